@@ -1,0 +1,124 @@
+package acp
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// Parsed is one entry of a decoded line: a valid envelope, or the error the
+// receiver must answer with (Err.ID says which id to answer, often null).
+type Parsed struct {
+	Msg Message
+	Err *Error
+	// ErrID is the id to put on the error response: the entry's id when it
+	// could be read, otherwise null.
+	ErrID ID
+}
+
+// Line is one decoded ndjson line.
+type Line struct {
+	Batch   bool
+	Entries []Parsed
+}
+
+// ParseLine decodes one line per the v2 stdio transport: a single message or
+// a batch array. Invalid JSON yields one -32700 entry; an empty batch yields
+// one -32600 entry; an invalid entry inside a batch yields a -32600 for that
+// entry alone.
+func ParseLine(line []byte) Line {
+	line = bytes.TrimSpace(line)
+	if len(line) > 0 && line[0] == '[' {
+		var raws []json.RawMessage
+		if err := json.Unmarshal(line, &raws); err != nil {
+			return Line{Entries: []Parsed{{Err: Errorf(CodeParseError, "parse error: %v", err), ErrID: "null"}}}
+		}
+		if len(raws) == 0 {
+			return Line{Entries: []Parsed{{Err: Errorf(CodeInvalidRequest, "invalid request: empty batch"), ErrID: "null"}}}
+		}
+		out := Line{Batch: true, Entries: make([]Parsed, 0, len(raws))}
+		for _, r := range raws {
+			out.Entries = append(out.Entries, parseOne(r, false))
+		}
+		return out
+	}
+	return Line{Entries: []Parsed{parseOne(line, true)}}
+}
+
+func parseOne(b []byte, top bool) Parsed {
+	var m Message
+	if err := json.Unmarshal(b, &m); err != nil {
+		if top && !json.Valid(b) {
+			return Parsed{Err: Errorf(CodeParseError, "parse error: %v", err), ErrID: "null"}
+		}
+		return Parsed{Err: Errorf(CodeInvalidRequest, "invalid request: %v", err), ErrID: "null"}
+	}
+	if m.JSONRPC != Version {
+		return Parsed{Err: Errorf(CodeInvalidRequest, `invalid request: "jsonrpc" must be "2.0"`), ErrID: idOrNull(m.ID)}
+	}
+	if m.Kind() == KindInvalid {
+		return Parsed{Err: Errorf(CodeInvalidRequest, "invalid request: neither a request, a notification nor a response"), ErrID: idOrNull(m.ID)}
+	}
+	return Parsed{Msg: m}
+}
+
+func idOrNull(id ID) ID {
+	if id == "" {
+		return "null"
+	}
+	return id
+}
+
+// Encode returns the compact JSON of m with no trailing newline.
+func Encode(m *Message) []byte {
+	b, err := json.Marshal(m)
+	if err != nil { // only reachable with invalid RawMessage contents, a programming error
+		panic("acp: encode: " + err.Error())
+	}
+	return b
+}
+
+func mustRaw(v any) json.RawMessage {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("acp: encode params: " + err.Error())
+	}
+	return b
+}
+
+// Request encodes a request frame.
+func Request(id ID, method string, params any) []byte {
+	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: mustRaw(params)})
+}
+
+// Notification encodes a notification frame.
+func Notification(method string, params any) []byte {
+	return Encode(&Message{JSONRPC: Version, Method: method, Params: mustRaw(params)})
+}
+
+// Result encodes a success response frame.
+func Result(id ID, result any) []byte {
+	r := mustRaw(result)
+	if r == nil {
+		r = json.RawMessage("{}")
+	}
+	return Encode(&Message{JSONRPC: Version, ID: idOrNull(id), Result: r})
+}
+
+// ErrorResponse encodes an error response frame.
+func ErrorResponse(id ID, e *Error) []byte {
+	return Encode(&Message{JSONRPC: Version, ID: idOrNull(id), Error: e})
+}
+
+// DecodeParams decodes params into v and turns a failure into -32602.
+func DecodeParams(raw json.RawMessage, v any) *Error {
+	if len(raw) == 0 {
+		raw = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(raw, v); err != nil {
+		return Errorf(CodeInvalidParams, "invalid params: %v", err)
+	}
+	return nil
+}

@@ -1,0 +1,251 @@
+package acp
+
+import (
+	"encoding/json"
+	"strings"
+	"unicode/utf8"
+)
+
+// Method names.
+const (
+	MethodInitialize    = "initialize"
+	MethodSessionNew    = "session/new"
+	MethodSessionResume = "session/resume"
+	MethodSessionList   = "session/list"
+	MethodSessionClose  = "session/close"
+	MethodSessionPrompt = "session/prompt"
+	MethodSessionCancel = "session/cancel"
+	MethodSessionUpdate = "session/update"
+	MethodCancelRequest = "$/cancel_request"
+)
+
+// Implementation names a Client or an Agent.
+type Implementation struct {
+	Name    string  `json:"name"`
+	Version string  `json:"version"`
+	Title   *string `json:"title,omitempty"`
+}
+
+// InitializeParams are the params of initialize.
+type InitializeParams struct {
+	ProtocolVersion int             `json:"protocolVersion"`
+	Info            Implementation  `json:"info"`
+	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
+}
+
+// SessionCapabilities are the Agent's session capabilities; {} means the baseline.
+type SessionCapabilities struct {
+	Delete *struct{} `json:"delete,omitempty"`
+}
+
+// AgentCapabilities are what the Agent advertises in initialize.
+type AgentCapabilities struct {
+	Session *SessionCapabilities `json:"session,omitempty"`
+}
+
+// InitializeResult is the result of initialize.
+type InitializeResult struct {
+	ProtocolVersion int               `json:"protocolVersion"`
+	Info            Implementation    `json:"info"`
+	Capabilities    AgentCapabilities `json:"capabilities"`
+}
+
+// NewSessionParams are the params of session/new.
+type NewSessionParams struct {
+	Cwd                   string            `json:"cwd"`
+	AdditionalDirectories []string          `json:"additionalDirectories,omitempty"`
+	McpServers            []json.RawMessage `json:"mcpServers,omitempty"`
+}
+
+// NewSessionResult is the result of session/new.
+type NewSessionResult struct {
+	SessionID string `json:"sessionId"`
+}
+
+// ReplayFrom is session/resume's replay cursor; {"type":"start"} replays all.
+type ReplayFrom struct {
+	Type string `json:"type"`
+}
+
+// ReplayStart is the cursor that replays the whole conversation.
+const ReplayStart = "start"
+
+// ResumeSessionParams are the params of session/resume.
+type ResumeSessionParams struct {
+	SessionID  string            `json:"sessionId"`
+	Cwd        string            `json:"cwd"`
+	McpServers []json.RawMessage `json:"mcpServers,omitempty"`
+	ReplayFrom *ReplayFrom       `json:"replayFrom,omitempty"`
+}
+
+// ListSessionsParams are the params of session/list.
+type ListSessionsParams struct {
+	Cwd    *string `json:"cwd,omitempty"`
+	Cursor *string `json:"cursor,omitempty"`
+}
+
+// SessionInfo is one entry of session/list.
+type SessionInfo struct {
+	SessionID string          `json:"sessionId"`
+	Cwd       string          `json:"cwd"`
+	Title     *string         `json:"title,omitempty"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// ListSessionsResult is the result of session/list.
+type ListSessionsResult struct {
+	Sessions   []SessionInfo `json:"sessions"`
+	NextCursor *string       `json:"nextCursor,omitempty"`
+}
+
+// SessionParams are the params of the methods that name only a session
+// (session/close, session/cancel).
+type SessionParams struct {
+	SessionID string `json:"sessionId"`
+}
+
+// CancelRequestParams are the params of $/cancel_request.
+type CancelRequestParams struct {
+	RequestID ID `json:"requestId"`
+}
+
+// ContentBlock is a content block. acpsim's model actors exchange text; other
+// types are carried but an Agent that does not support them answers -32602.
+type ContentBlock struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
+}
+
+// Text returns a single text block.
+func Text(s string) ContentBlock { return ContentBlock{Type: "text", Text: s} }
+
+// PromptParams are the params of session/prompt. IdempotencyKey keeps its raw
+// JSON so omitted (nil), null and "" stay distinct; use Key to validate it.
+type PromptParams struct {
+	SessionID      string          `json:"sessionId"`
+	Prompt         []ContentBlock  `json:"prompt"`
+	IdempotencyKey json.RawMessage `json:"idempotencyKey,omitempty"`
+	Meta           json.RawMessage `json:"_meta,omitempty"`
+}
+
+// MaxKeyLength is the RFD's upper bound on an idempotencyKey, counted in
+// Unicode code points as JSON Schema's maxLength counts.
+const MaxKeyLength = 255
+
+// KeyLengthUnit names the unit MaxKeyLength is counted in; traces record it.
+const KeyLengthUnit = "codepoints"
+
+// KeyJSON is the raw field value for key k.
+func KeyJSON(k string) json.RawMessage {
+	b, _ := json.Marshal(k)
+	return b
+}
+
+// Key validates the idempotencyKey: omitted and null mean no key (present is
+// false); a string of 1..255 code points is a key; anything else is -32602.
+func (p *PromptParams) Key() (key string, present bool, err *Error) {
+	raw := p.IdempotencyKey
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", false, nil
+	}
+	if raw[0] != '"' {
+		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be a string of 1 to %d characters", MaxKeyLength)
+	}
+	if err := json.Unmarshal(raw, &key); err != nil {
+		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
+	}
+	if n := utf8.RuneCountInString(key); n < 1 || n > MaxKeyLength {
+		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, n)
+	}
+	return key, true, nil
+}
+
+// PromptText joins the text blocks of a prompt; the model actors compare prompts by it.
+func PromptText(blocks []ContentBlock) string {
+	if len(blocks) == 1 {
+		return blocks[0].Text
+	}
+	var b strings.Builder
+	for _, c := range blocks {
+		b.WriteString(c.Text)
+	}
+	return b.String()
+}
+
+// PromptResult is the result of session/prompt: the inserted user message.
+type PromptResult struct {
+	MessageID string          `json:"messageId"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// Session update kinds acpsim produces and reads. Others are tolerated.
+const (
+	UpdateUserMessage       = "user_message"
+	UpdateUserMessageChunk  = "user_message_chunk"
+	UpdateAgentMessage      = "agent_message"
+	UpdateAgentMessageChunk = "agent_message_chunk"
+	UpdateState             = "state_update"
+)
+
+// Session states carried by state_update.
+const (
+	StateRunning = "running"
+	StateIdle    = "idle"
+)
+
+// Update is the update of a session/update notification. Content is an array
+// for whole messages and a single block for chunks, so it stays raw; unknown
+// update kinds decode with only Kind set.
+type Update struct {
+	Kind       string          `json:"sessionUpdate"`
+	MessageID  string          `json:"messageId,omitempty"`
+	Content    json.RawMessage `json:"content,omitempty"`
+	State      string          `json:"state,omitempty"`
+	StopReason string          `json:"stopReason,omitempty"`
+	Meta       json.RawMessage `json:"_meta,omitempty"`
+}
+
+// SessionUpdateParams are the params of session/update.
+type SessionUpdateParams struct {
+	SessionID string          `json:"sessionId"`
+	Update    Update          `json:"update"`
+	Meta      json.RawMessage `json:"_meta,omitempty"`
+}
+
+// MessageUpdate is a whole-message update carrying text content.
+func MessageUpdate(kind, messageID, text string) Update {
+	c, _ := json.Marshal([]ContentBlock{Text(text)})
+	return Update{Kind: kind, MessageID: messageID, Content: c}
+}
+
+// ChunkUpdate is a chunk update carrying one text block.
+func ChunkUpdate(kind, messageID, text string) Update {
+	c, _ := json.Marshal(Text(text))
+	return Update{Kind: kind, MessageID: messageID, Content: c}
+}
+
+// StateUpdate is a state_update; stopReason is set only for idle.
+func StateUpdate(state, stopReason string) Update {
+	return Update{Kind: UpdateState, State: state, StopReason: stopReason}
+}
+
+// ContentText returns the text of an update's content, whether an array of
+// blocks or a single block. ok is false when there is no readable content.
+func (u *Update) ContentText() (text string, ok bool) {
+	c := u.Content
+	if len(c) == 0 || string(c) == "null" {
+		return "", false
+	}
+	if c[0] == '[' {
+		var blocks []ContentBlock
+		if json.Unmarshal(c, &blocks) != nil {
+			return "", false
+		}
+		return PromptText(blocks), true
+	}
+	var b ContentBlock
+	if json.Unmarshal(c, &b) != nil {
+		return "", false
+	}
+	return b.Text, true
+}

@@ -1,0 +1,61 @@
+// Package agent holds acpsim's model Agents: state machines in the style of
+// etcd-io/raft's RawNode. An Agent takes one input (a connection opening, a
+// frame, a connection ending, a timer) and returns the outputs it produced,
+// in order: frames to send, storage syncs, timers to set. It never blocks and
+// never sees the link, so the simulator can kill its process between any two
+// outputs, and the same code can run behind real pipes and sockets.
+package agent
+
+import (
+	"time"
+
+	"github.com/acpsim/acpsim/sim"
+)
+
+// OutputKind says what an Output asks the host to do.
+type OutputKind uint8
+
+// Output kinds.
+const (
+	// OutSend writes Frame to connection Conn.
+	OutSend OutputKind = iota + 1
+	// OutSync makes the store's committed writes durable.
+	OutSync
+	// OutTimer asks for Timer(ID) to be called After from now.
+	OutTimer
+	// OutInsert notes that a user message was inserted (trace bookkeeping
+	// only; checkers never read it).
+	OutInsert
+)
+
+// Output is one effect of a step. Step names the protocol step that produced
+// it; the simulator uses it to name crash sites.
+type Output struct {
+	Kind  OutputKind
+	Step  string
+	Conn  string
+	Frame []byte
+	After time.Duration
+	ID    int
+
+	Session   string
+	MessageID string
+	Text      string
+}
+
+// Machine is a model Agent process.
+type Machine interface {
+	Connect(conn string) []Output
+	Receive(conn string, frame []byte) []Output
+	Disconnect(conn string) []Output
+	Timer(id int) []Output
+}
+
+// Env is what a process gets from its host: its name, the fault Chooser (for
+// faults that happen inside the Agent, such as a transient rejection) and the
+// stream of fresh ids.
+type Env struct {
+	Name   string
+	Choose func(sim.Decision) int
+	NewID  func() string
+}

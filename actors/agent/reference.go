@@ -1,0 +1,531 @@
+package agent
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/sim"
+)
+
+// Reference is the name of the reference Agent.
+const Reference = "reference"
+
+func init() {
+	Register(Reference, "the reference Agent: every rule of the RFD", func(k Knobs, open StoreOpener, env Env) Machine {
+		return New(k, open(), env)
+	})
+}
+
+// Agent is the reference Agent: sessions, one user message inserted per
+// prompt, idempotency keys honoured per the RFD, and the session, the message
+// and the key binding written to the store in one batch before the response.
+type Agent struct {
+	knobs Knobs
+	st    store.Store
+	env   Env
+
+	conns    map[string]bool // connection → initialized
+	sessions map[string]*session
+	timers   map[int]string // timer id → session id
+	nextTmr  int
+	out      []Output
+}
+
+type session struct {
+	rec     store.Session
+	conn    string // the connection it is active on, "" if none
+	history []store.Message
+	state   string
+	// work in progress
+	chunksLeft int
+	agentMsg   string
+	agentText  string
+	timer      int
+	held       []*heldPrompt
+	pending    map[string]*heldPrompt // key → held prompt carrying it
+}
+
+// heldPrompt is a prompt not inserted yet; reqs are every request waiting
+// for its outcome (the original and the keyed retries).
+type heldPrompt struct {
+	key     string
+	hasKey  bool
+	text    string
+	prompt  []acp.ContentBlock
+	waiters []waiter
+}
+
+type waiter struct {
+	conn string
+	id   acp.ID
+}
+
+// New starts a reference Agent process over st; sessions, messages and
+// bindings that st kept are loaded, every session inactive and idle.
+func New(k Knobs, st store.Store, env Env) *Agent {
+	a := &Agent{knobs: k, st: st, env: env, conns: map[string]bool{}, sessions: map[string]*session{}, timers: map[int]string{}}
+	for _, rec := range st.Sessions() {
+		a.sessions[rec.ID] = &session{rec: rec, history: st.Messages(rec.ID), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+	}
+	return a
+}
+
+func (a *Agent) flush() []Output {
+	out := a.out
+	a.out = nil
+	return out
+}
+
+func (a *Agent) send(conn, step string, frame []byte) {
+	a.out = append(a.out, Output{Kind: OutSend, Step: step, Conn: conn, Frame: frame})
+}
+
+func (a *Agent) update(s *session, step string, u acp.Update) {
+	if s.conn == "" {
+		return // no connection to tell: live updates are lost, replay recovers them
+	}
+	a.send(s.conn, step, acp.Notification(acp.MethodSessionUpdate, acp.SessionUpdateParams{SessionID: s.rec.ID, Update: u}))
+}
+
+// Connect implements Machine.
+func (a *Agent) Connect(conn string) []Output {
+	a.conns[conn] = false
+	return nil
+}
+
+// Disconnect implements Machine: the connection's sessions stop being active
+// (their work continues); its held prompts lose their waiters and a held
+// prompt nobody waits for is dropped, leaving its key unused.
+func (a *Agent) Disconnect(conn string) []Output {
+	delete(a.conns, conn)
+	for _, s := range a.sortedSessions() {
+		if s.conn == conn {
+			s.conn = ""
+		}
+		kept := s.held[:0]
+		for _, h := range s.held {
+			h.waiters = dropWaiters(h.waiters, conn)
+			if len(h.waiters) > 0 {
+				kept = append(kept, h)
+			} else if h.hasKey {
+				delete(s.pending, h.key)
+			}
+		}
+		s.held = kept
+	}
+	return a.flush()
+}
+
+func dropWaiters(ws []waiter, conn string) []waiter {
+	out := ws[:0]
+	for _, w := range ws {
+		if w.conn != conn {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// sortedSessions lists sessions in creation order, never in map order.
+func (a *Agent) sortedSessions() []*session {
+	out := make([]*session, 0, len(a.sessions))
+	for _, rec := range a.st.Sessions() {
+		if s, ok := a.sessions[rec.ID]; ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Receive implements Machine.
+func (a *Agent) Receive(conn string, frame []byte) []Output {
+	line := acp.ParseLine(frame)
+	if !line.Batch {
+		a.handle(conn, line.Entries[0], "")
+		return a.flush()
+	}
+	// A batch is answered with one array of the responses that are ready;
+	// a held prompt inside a batch is answered on its own later.
+	var resps []byte
+	for _, e := range line.Entries {
+		before := len(a.out)
+		a.handle(conn, e, "batch")
+		kept := a.out[:before]
+		for _, o := range a.out[before:] {
+			if o.Step == "batch" {
+				if resps == nil {
+					resps = append(resps, '[')
+				} else {
+					resps = append(resps, ',')
+				}
+				resps = append(resps, o.Frame...)
+				continue
+			}
+			kept = append(kept, o)
+		}
+		a.out = kept
+	}
+	if resps != nil {
+		a.send(conn, "respond-batch", append(resps, ']'))
+	}
+	return a.flush()
+}
+
+// reply sends a response; inside a batch it is collected under step "batch".
+func (a *Agent) reply(conn string, id acp.ID, batch, step string, result any) {
+	if batch != "" {
+		step = batch
+	}
+	a.send(conn, step, acp.Result(id, result))
+}
+
+func (a *Agent) fail(conn string, id acp.ID, batch string, e *acp.Error) {
+	step := "respond-error"
+	if batch != "" {
+		step = batch
+	}
+	a.send(conn, step, acp.ErrorResponse(id, e))
+}
+
+func (a *Agent) handle(conn string, p acp.Parsed, batch string) {
+	if p.Err != nil {
+		a.fail(conn, p.ErrID, batch, p.Err)
+		return
+	}
+	m := &p.Msg
+	switch m.Kind() {
+	case acp.KindResponse:
+		return // the reference Agent sends no requests; stray responses are ignored
+	case acp.KindNotification:
+		a.notification(conn, m)
+		return
+	}
+	h, ok := requestHandlers[m.Method]
+	if !ok {
+		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeMethodNotFound, "method not found: %s", m.Method))
+		return
+	}
+	h(a, conn, m, batch)
+}
+
+// requestHandlers is the method table of the reference Agent.
+var requestHandlers = map[string]func(a *Agent, conn string, m *acp.Message, batch string){
+	acp.MethodInitialize:    (*Agent).initialize,
+	acp.MethodSessionNew:    (*Agent).newSession,
+	acp.MethodSessionResume: (*Agent).resume,
+	acp.MethodSessionList:   (*Agent).list,
+	acp.MethodSessionClose:  (*Agent).closeSession,
+	acp.MethodSessionPrompt: (*Agent).prompt,
+}
+
+func (a *Agent) notification(conn string, m *acp.Message) {
+	switch m.Method {
+	case acp.MethodCancelRequest:
+		var p acp.CancelRequestParams
+		if acp.DecodeParams(m.Params, &p) == nil {
+			a.cancelRequest(conn, p.RequestID)
+		}
+	case acp.MethodSessionCancel:
+		var p acp.SessionParams
+		if acp.DecodeParams(m.Params, &p) == nil {
+			if s := a.active(conn, p.SessionID); s != nil {
+				a.cancelSession(s)
+			}
+		}
+	}
+}
+
+func (a *Agent) initialize(conn string, m *acp.Message, batch string) {
+	var p acp.InitializeParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, batch, e)
+		return
+	}
+	a.conns[conn] = true
+	a.reply(conn, m.ID, batch, "respond-initialize", acp.InitializeResult{
+		ProtocolVersion: min(p.ProtocolVersion, acp.ProtocolVersion),
+		Info:            acp.Implementation{Name: "acpsim-reference", Version: "0"},
+		Capabilities:    acp.AgentCapabilities{Session: &acp.SessionCapabilities{}},
+	})
+}
+
+func (a *Agent) newSession(conn string, m *acp.Message, batch string) {
+	var p acp.NewSessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, batch, e)
+		return
+	}
+	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
+	if err := a.st.Commit(store.Batch{Sessions: []store.Session{rec}}); err != nil {
+		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+		return
+	}
+	a.sessions[rec.ID] = &session{rec: rec, conn: conn, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-session"})
+	a.reply(conn, m.ID, batch, "respond-session-new", acp.NewSessionResult{SessionID: rec.ID})
+}
+
+// active returns the session if it is active on conn.
+func (a *Agent) active(conn, id string) *session {
+	s := a.sessions[id]
+	if s == nil || s.conn != conn {
+		return nil
+	}
+	return s
+}
+
+func (a *Agent) resume(conn string, m *acp.Message, batch string) {
+	var p acp.ResumeSessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, batch, e)
+		return
+	}
+	if p.ReplayFrom != nil && p.ReplayFrom.Type != acp.ReplayStart {
+		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown replayFrom type %q", p.ReplayFrom.Type))
+		return
+	}
+	s := a.sessions[p.SessionID]
+	if s == nil {
+		a.fail(conn, m.ID, batch, acp.SessionNotFound(p.SessionID))
+		return
+	}
+	s.conn = conn
+	if p.ReplayFrom != nil {
+		for _, msg := range s.history {
+			kind := acp.UpdateUserMessage
+			if msg.Role == store.RoleAgent {
+				kind = acp.UpdateAgentMessage
+			}
+			a.update(s, "replay", acp.MessageUpdate(kind, msg.ID, msg.Text))
+		}
+	}
+	a.update(s, "resume-snapshot", acp.StateUpdate(s.state, ""))
+	a.reply(conn, m.ID, batch, "respond-resume", struct{}{})
+}
+
+// listPage is how many sessions one session/list page holds.
+const listPage = 50
+
+func (a *Agent) list(conn string, m *acp.Message, batch string) {
+	var p acp.ListSessionsParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, batch, e)
+		return
+	}
+	start := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(*p.Cursor)
+		if err != nil || n < 0 {
+			a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown cursor %q", *p.Cursor))
+			return
+		}
+		start = n
+	}
+	res := acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}
+	all := a.st.Sessions()
+	for i := start; i < len(all) && len(res.Sessions) < listPage; i++ {
+		if p.Cwd != nil && *p.Cwd != all[i].Cwd {
+			continue
+		}
+		res.Sessions = append(res.Sessions, acp.SessionInfo{SessionID: all[i].ID, Cwd: all[i].Cwd})
+		if len(res.Sessions) == listPage && i+1 < len(all) {
+			next := strconv.Itoa(i + 1)
+			res.NextCursor = &next
+		}
+	}
+	a.reply(conn, m.ID, batch, "respond-list", res)
+}
+
+func (a *Agent) closeSession(conn string, m *acp.Message, batch string) {
+	var p acp.SessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, batch, e)
+		return
+	}
+	if s := a.active(conn, p.SessionID); s != nil {
+		a.cancelSession(s)
+		s.conn = ""
+	}
+	a.reply(conn, m.ID, batch, "respond-close", struct{}{}) // closing an unknown or inactive session succeeds
+}
+
+// cancelSession answers every held prompt with -32800 (their keys stay
+// unused) and stops the running work with stopReason cancelled.
+func (a *Agent) cancelSession(s *session) {
+	for _, h := range s.held {
+		a.withdraw(s, h, "cancelled by session/cancel")
+	}
+	s.held = nil
+	if s.state == acp.StateRunning {
+		a.finishWork(s, "cancelled")
+	}
+}
+
+func (a *Agent) withdraw(s *session, h *heldPrompt, why string) {
+	for _, w := range h.waiters {
+		a.send(w.conn, "respond-cancelled", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why)))
+	}
+	if h.hasKey {
+		delete(s.pending, h.key)
+	}
+}
+
+func (a *Agent) cancelRequest(conn string, id acp.ID) {
+	for _, s := range a.sortedSessions() {
+		for i, h := range s.held {
+			for _, w := range h.waiters {
+				if w.conn == conn && w.id == id {
+					a.withdraw(s, h, "cancelled by $/cancel_request")
+					s.held = append(s.held[:i], s.held[i+1:]...)
+					return
+				}
+			}
+		}
+	}
+	// Not pending (already answered or unknown): a late cancel is ignored.
+}
+
+func (a *Agent) prompt(conn string, m *acp.Message, batch string) {
+	var p acp.PromptParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, batch, e)
+		return
+	}
+	key, hasKey, kerr := p.Key()
+	if kerr != nil {
+		a.fail(conn, m.ID, batch, kerr)
+		return
+	}
+	if len(p.Prompt) == 0 {
+		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: prompt must not be empty"))
+		return
+	}
+	for _, b := range p.Prompt {
+		if b.Type != "text" && b.Type != "resource_link" {
+			a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: unsupported content block type %q", b.Type))
+			return
+		}
+	}
+	s := a.active(conn, p.SessionID)
+	if s == nil {
+		a.fail(conn, m.ID, batch, acp.SessionNotFound(p.SessionID))
+		return
+	}
+	if hasKey {
+		if msgID, ok := a.st.Binding(s.rec.ID, key); ok {
+			// A retry gets the original messageId and nothing else.
+			a.reply(conn, m.ID, batch, "respond-from-binding", acp.PromptResult{MessageID: msgID})
+			return
+		}
+		if h := s.pending[key]; h != nil {
+			h.waiters = append(h.waiters, waiter{conn, m.ID})
+			return
+		}
+	}
+	if a.env.Choose(sim.Decision{Kind: "reject", Site: a.env.Name + "/prompt/" + conn + "/" + string(m.ID), N: 2}) != 0 {
+		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion"))
+		return
+	}
+	h := &heldPrompt{key: key, hasKey: hasKey, text: acp.PromptText(p.Prompt), prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
+	if s.state == acp.StateRunning && a.knobs.Busy == BusyHold {
+		s.held = append(s.held, h)
+		if hasKey {
+			s.pending[key] = h
+		}
+		return
+	}
+	a.insert(s, h)
+}
+
+// insert writes the session, the message and the key binding in one batch,
+// syncs, answers every waiter with the messageId, echoes the user message and
+// starts (or, at a breakpoint, extends) the work.
+func (a *Agent) insert(s *session, h *heldPrompt) {
+	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text}
+	b := store.Batch{Sessions: []store.Session{s.rec}, Messages: []store.Message{msg}}
+	if h.hasKey {
+		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID}}
+		delete(s.pending, h.key)
+	}
+	if err := a.st.Commit(b); err != nil {
+		var be *store.BoundError
+		if errors.As(err, &be) { // another process bound the key first: this is a retry
+			for _, w := range h.waiters {
+				a.send(w.conn, "respond-from-binding", acp.Result(w.id, acp.PromptResult{MessageID: be.Existing.MessageID}))
+			}
+			return
+		}
+		for _, w := range h.waiters {
+			a.send(w.conn, "respond-error", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeInternalError, "store: %v", err)))
+		}
+		return
+	}
+	s.history = append(s.history, msg)
+	a.out = append(a.out,
+		Output{Kind: OutInsert, Step: "inserted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text},
+		Output{Kind: OutSync, Step: "sync-insert"})
+	for _, w := range h.waiters {
+		a.send(w.conn, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
+	}
+	a.update(s, "update-user-message", acp.MessageUpdate(acp.UpdateUserMessage, msg.ID, msg.Text))
+	if s.state == acp.StateRunning { // breakpoint: the running work takes the message in
+		s.chunksLeft += a.knobs.Chunks
+		return
+	}
+	s.state = acp.StateRunning
+	s.chunksLeft = a.knobs.Chunks
+	s.agentMsg = a.env.NewID()
+	s.agentText = ""
+	a.update(s, "update-running", acp.StateUpdate(acp.StateRunning, ""))
+	a.setTimer(s)
+}
+
+func (a *Agent) setTimer(s *session) {
+	a.nextTmr++
+	s.timer = a.nextTmr
+	a.timers[s.timer] = s.rec.ID
+	a.out = append(a.out, Output{Kind: OutTimer, Step: "work", After: a.knobs.ChunkEvery, ID: s.timer})
+}
+
+// Timer implements Machine: one chunk of work.
+func (a *Agent) Timer(id int) []Output {
+	sid, ok := a.timers[id]
+	delete(a.timers, id)
+	s := a.sessions[sid]
+	if !ok || s == nil || s.timer != id || s.state != acp.StateRunning {
+		return nil
+	}
+	s.chunksLeft--
+	chunk := "chunk " + strconv.Itoa(len(s.agentText)/8) + ". "
+	s.agentText += chunk
+	a.update(s, "update-chunk", acp.ChunkUpdate(acp.UpdateAgentMessageChunk, s.agentMsg, chunk))
+	if s.chunksLeft > 0 {
+		a.setTimer(s)
+		return a.flush()
+	}
+	a.finishWork(s, "end_turn")
+	return a.flush()
+}
+
+// finishWork stores the agent message, reports idle and inserts the next
+// held prompt, if any.
+func (a *Agent) finishWork(s *session, stop string) {
+	s.timer = 0
+	if s.agentText != "" {
+		msg := store.Message{Session: s.rec.ID, ID: s.agentMsg, Role: store.RoleAgent, Text: s.agentText}
+		if a.st.Commit(store.Batch{Messages: []store.Message{msg}}) == nil {
+			s.history = append(s.history, msg)
+			a.out = append(a.out, Output{Kind: OutSync, Step: "sync-agent-message"})
+		}
+		s.agentText = ""
+	}
+	s.state = acp.StateIdle
+	a.update(s, "update-idle", acp.StateUpdate(acp.StateIdle, stop))
+	if len(s.held) > 0 {
+		h := s.held[0]
+		s.held = s.held[1:]
+		a.insert(s, h)
+	}
+}

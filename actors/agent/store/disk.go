@@ -1,0 +1,92 @@
+package store
+
+// Disk is the simulator's Store: committed batches are visible at once but
+// durable only after Sync; Crash decides whether the unsynced ones survive.
+// It is shared by every incarnation of an Agent process (and by several Agent
+// nodes that share one store).
+type Disk struct {
+	log    []Batch // every committed batch, in order
+	synced int     // log[:synced] is durable
+
+	sessions []Session
+	sessIdx  map[string]int
+	messages map[string][]Message
+	bindings map[[2]string]string
+}
+
+// NewDisk returns an empty disk.
+func NewDisk() *Disk {
+	d := &Disk{}
+	d.reset()
+	return d
+}
+
+func (d *Disk) reset() {
+	d.sessions = nil
+	d.sessIdx = map[string]int{}
+	d.messages = map[string][]Message{}
+	d.bindings = map[[2]string]string{}
+}
+
+// Commit implements Store.
+func (d *Disk) Commit(b Batch) error {
+	for _, k := range b.Bindings {
+		if m, ok := d.bindings[[2]string{k.Session, k.Key}]; ok {
+			return &BoundError{Existing: Binding{Session: k.Session, Key: k.Key, MessageID: m}}
+		}
+	}
+	d.log = append(d.log, b)
+	d.apply(b)
+	return nil
+}
+
+func (d *Disk) apply(b Batch) {
+	for _, s := range b.Sessions {
+		if i, ok := d.sessIdx[s.ID]; ok {
+			d.sessions[i] = s
+			continue
+		}
+		d.sessIdx[s.ID] = len(d.sessions)
+		d.sessions = append(d.sessions, s)
+	}
+	for _, m := range b.Messages {
+		d.messages[m.Session] = append(d.messages[m.Session], m)
+	}
+	for _, k := range b.Bindings {
+		d.bindings[[2]string{k.Session, k.Key}] = k.MessageID
+	}
+}
+
+// Sync implements Store.
+func (d *Disk) Sync() { d.synced = len(d.log) }
+
+// Unsynced is the number of committed batches a crash could lose.
+func (d *Disk) Unsynced() int { return len(d.log) - d.synced }
+
+// Crash models the death of the process writing to d: when lose is true the
+// unsynced batches are gone, otherwise the OS had flushed them.
+func (d *Disk) Crash(lose bool) {
+	if !lose || d.synced == len(d.log) {
+		d.synced = len(d.log)
+		return
+	}
+	d.log = d.log[:d.synced]
+	d.reset()
+	for _, b := range d.log {
+		d.apply(b)
+	}
+}
+
+// Sessions implements Store.
+func (d *Disk) Sessions() []Session { return append([]Session(nil), d.sessions...) }
+
+// Messages implements Store.
+func (d *Disk) Messages(session string) []Message {
+	return append([]Message(nil), d.messages[session]...)
+}
+
+// Binding implements Store.
+func (d *Disk) Binding(session, key string) (string, bool) {
+	m, ok := d.bindings[[2]string{session, key}]
+	return m, ok
+}

@@ -1,0 +1,75 @@
+// Package store is the Agent's durable state: sessions, messages and
+// idempotency-key bindings, behind one small interface with an atomic
+// insert-if-absent on (session, key). The simulator's implementation (Disk)
+// can lose writes that were not synced when its process crashes.
+package store
+
+import (
+	"errors"
+	"fmt"
+)
+
+// Session is a stored session.
+type Session struct {
+	ID    string
+	Cwd   string
+	Title string
+}
+
+// Roles of stored messages.
+const (
+	RoleUser  = "user"
+	RoleAgent = "agent"
+)
+
+// Message is a stored message of a session's history.
+type Message struct {
+	Session string
+	ID      string
+	Role    string
+	Text    string
+}
+
+// Binding records that idempotency key Key of Session inserted MessageID.
+type Binding struct {
+	Session   string
+	Key       string
+	MessageID string
+}
+
+// Batch is one atomic write: sessions to create or update, messages to
+// append, bindings to insert if absent. Either all of it is applied or none.
+type Batch struct {
+	Sessions []Session
+	Messages []Message
+	Bindings []Binding
+}
+
+// ErrKeyBound is returned (wrapped in *BoundError) when a batch would bind a
+// key that is already bound; nothing of the batch is written.
+var ErrKeyBound = errors.New("idempotency key already bound")
+
+// BoundError names the binding that made a Commit fail.
+type BoundError struct{ Existing Binding }
+
+func (e *BoundError) Error() string {
+	return fmt.Sprintf("%v: session %s key bound to message %s", ErrKeyBound, e.Existing.Session, e.Existing.MessageID)
+}
+
+// Unwrap lets errors.Is(err, ErrKeyBound) work.
+func (e *BoundError) Unwrap() error { return ErrKeyBound }
+
+// Store is what an Agent process sees of its durable state.
+type Store interface {
+	// Commit applies b atomically. If any binding of b exists already it
+	// returns a *BoundError and writes nothing.
+	Commit(b Batch) error
+	// Sync makes every committed batch durable.
+	Sync()
+	// Sessions lists stored sessions in creation order.
+	Sessions() []Session
+	// Messages lists a session's messages in insertion order.
+	Messages(session string) []Message
+	// Binding returns the message a key of a session inserted.
+	Binding(session, key string) (messageID string, ok bool)
+}

@@ -1,0 +1,87 @@
+package client
+
+import (
+	"encoding/json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// Observer is the checker's own Client. After a run has healed it connects,
+// lists every session (all pages) and resumes each with replay from the
+// start; the user messages it receives are the final transcript. It keeps no
+// state the checker relies on: the checker reads its frames from the trace.
+type Observer struct {
+	conn    string
+	nextReq int64
+	reqs    map[acp.ID]string // request id → "init", "list" or the session being resumed
+	cwd     string
+	out     []Output
+	open    int
+}
+
+// NewObserver returns an observer that resumes sessions with working directory cwd.
+func NewObserver(cwd string) *Observer { return &Observer{reqs: map[acp.ID]string{}, cwd: cwd} }
+
+// Done reports whether every request it sent has been answered.
+func (o *Observer) Done() bool { return o.open == 0 && o.conn != "" }
+
+func (o *Observer) request(tag, method string, params any) {
+	o.nextReq++
+	id := acp.NumID(o.nextReq)
+	o.reqs[id] = tag
+	o.open++
+	o.out = append(o.out, Output{Kind: OutSend, Conn: o.conn, Frame: acp.Request(id, method, params)})
+}
+
+func (o *Observer) flush() []Output {
+	out := o.out
+	o.out = nil
+	return out
+}
+
+// Connected starts the reading.
+func (o *Observer) Connected(conn string) []Output {
+	o.conn = conn
+	o.request("init", acp.MethodInitialize, acp.InitializeParams{
+		ProtocolVersion: acp.ProtocolVersion,
+		Info:            acp.Implementation{Name: "acpsim-observer", Version: "0"},
+		Capabilities:    json.RawMessage(`{}`),
+	})
+	return o.flush()
+}
+
+// Receive handles the Agent's answers.
+func (o *Observer) Receive(conn string, frame []byte) []Output {
+	for _, e := range acp.ParseLine(frame).Entries {
+		if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
+			continue
+		}
+		tag, ok := o.reqs[e.Msg.ID]
+		if !ok {
+			continue
+		}
+		delete(o.reqs, e.Msg.ID)
+		o.open--
+		if e.Msg.Error != nil {
+			continue
+		}
+		switch tag {
+		case "init":
+			o.request("list", acp.MethodSessionList, acp.ListSessionsParams{})
+		case "list":
+			var res acp.ListSessionsResult
+			if json.Unmarshal(e.Msg.Result, &res) != nil {
+				continue
+			}
+			for _, s := range res.Sessions {
+				o.request(s.SessionID, acp.MethodSessionResume, acp.ResumeSessionParams{
+					SessionID: s.SessionID, Cwd: o.cwd, ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart},
+				})
+			}
+			if res.NextCursor != nil {
+				o.request("list", acp.MethodSessionList, acp.ListSessionsParams{Cursor: res.NextCursor})
+			}
+		}
+	}
+	return o.flush()
+}

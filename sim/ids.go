@@ -1,0 +1,52 @@
+package sim
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+
+	"github.com/google/uuid"
+)
+
+// IDs is the seeded stream for everything that is not a fault: session and
+// message ids, idempotency keys, prompt texts, tie-breaks. Keeping it apart
+// from the Chooser means a code change that draws one more id does not shift
+// which faults a seed produces.
+type IDs struct {
+	rng *rand.Rand
+	buf [8]byte
+	n   int
+}
+
+// NewIDs returns the id stream of seed.
+func NewIDs(seed uint64) *IDs {
+	return &IDs{rng: rand.New(rand.NewPCG(seed, 0x696473))} // "ids"
+}
+
+// Read fills p from the stream; it never fails. It lets uuid.NewRandomFromReader
+// draw from the seed.
+func (s *IDs) Read(p []byte) (int, error) {
+	for i := range p {
+		if s.n == 0 {
+			binary.LittleEndian.PutUint64(s.buf[:], s.rng.Uint64())
+			s.n = 8
+		}
+		p[i] = s.buf[8-s.n]
+		s.n--
+	}
+	return len(p), nil
+}
+
+// UUID returns a random (version 4) UUID from the stream.
+func (s *IDs) UUID() string {
+	u, err := uuid.NewRandomFromReader(s)
+	if err != nil { // unreachable: Read never fails
+		panic(err)
+	}
+	return u.String()
+}
+
+// IntN returns a value in [0, n) from the stream.
+func (s *IDs) IntN(n int) int { return s.rng.IntN(n) }
+
+// Float64 returns a value in [0, 1) from the stream.
+func (s *IDs) Float64() float64 { return s.rng.Float64() }

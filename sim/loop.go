@@ -1,0 +1,99 @@
+package sim
+
+import (
+	"container/heap"
+	"time"
+)
+
+// Loop is a single-goroutine discrete-event loop over virtual time. Events
+// scheduled for the same instant run in the order they were scheduled, so a
+// run never depends on map order or on the Go scheduler.
+type Loop struct {
+	now  time.Duration
+	seq  uint64
+	q    eventQueue
+	runs uint64
+}
+
+type event struct {
+	at  time.Duration
+	seq uint64
+	fn  func()
+}
+
+type eventQueue []event
+
+func (q eventQueue) Len() int { return len(q) }
+func (q eventQueue) Less(i, j int) bool {
+	if q[i].at != q[j].at {
+		return q[i].at < q[j].at
+	}
+	return q[i].seq < q[j].seq
+}
+func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
+func (q *eventQueue) Pop() any {
+	old := *q
+	e := old[len(old)-1]
+	old[len(old)-1] = event{}
+	*q = old[:len(old)-1]
+	return e
+}
+
+// Now is the current virtual time, measured from the start of the run.
+func (l *Loop) Now() time.Duration { return l.now }
+
+// At schedules fn at virtual time t (or now, if t is in the past).
+func (l *Loop) At(t time.Duration, fn func()) {
+	if t < l.now {
+		t = l.now
+	}
+	l.seq++
+	heap.Push(&l.q, event{at: t, seq: l.seq, fn: fn})
+}
+
+// After schedules fn d after now.
+func (l *Loop) After(d time.Duration, fn func()) { l.At(l.now+d, fn) }
+
+// Pending is the number of scheduled events.
+func (l *Loop) Pending() int { return len(l.q) }
+
+// Next is the time of the earliest scheduled event; ok is false when none is.
+func (l *Loop) Next() (t time.Duration, ok bool) {
+	if len(l.q) == 0 {
+		return 0, false
+	}
+	return l.q[0].at, true
+}
+
+// Step runs the earliest event and reports whether there was one.
+func (l *Loop) Step() bool {
+	if len(l.q) == 0 {
+		return false
+	}
+	e := heap.Pop(&l.q).(event)
+	l.now = e.at
+	l.runs++
+	e.fn()
+	return true
+}
+
+// RunUntil runs events up to and including virtual time t, or until stop
+// returns true after an event. It returns the number of events run.
+func (l *Loop) RunUntil(t time.Duration, stop func() bool) int {
+	n := 0
+	for len(l.q) > 0 && l.q[0].at <= t {
+		l.Step()
+		n++
+		if stop != nil && stop() {
+			break
+		}
+	}
+	if l.now < t && (stop == nil || !stop()) && len(l.q) == 0 {
+		l.now = t
+	}
+	return n
+}
+
+// Events is the total number of events run so far.
+func (l *Loop) Events() uint64 { return l.runs }

@@ -1,0 +1,111 @@
+// Package traces is acpsim's trace format: one ndjson file per run, a header
+// line and then one event per line, written as the run goes. The trace is the
+// source of truth: checkers read it, replay re-runs it, people read it.
+package traces
+
+// FormatVersion is the version of the trace format this package writes.
+const FormatVersion = 1
+
+// Header is the first line of a trace: everything needed to rerun the run and
+// to judge it without the tool that made it.
+type Header struct {
+	Format int    `json:"format"`
+	Tool   string `json:"tool"`
+	// Source says where the fault decisions came from: "seed" or "schedule".
+	Source string `json:"source"`
+	Seed   uint64 `json:"seed"`
+	Policy string `json:"policy"`
+	Agent  string `json:"agent"`
+	Link   string `json:"link"`
+	// Scenario sizes and timing.
+	Clients  int `json:"clients"`
+	Sessions int `json:"sessions"`
+	Prompts  int `json:"prompts"`
+	// Rates are the fault probabilities per decision kind.
+	Rates map[string]float64 `json:"rates"`
+	// Knobs are the Agent's settings for the choices the protocol leaves open.
+	Knobs map[string]string `json:"knobs"`
+	// Contract is what the Agent promises a black-box checker: which update
+	// kinds are live-only and whether history is retained, so forgotten keys
+	// that are expected are not reported.
+	Contract Contract `json:"contract"`
+	// KeyLengthUnit is the unit idempotencyKey lengths are counted in.
+	KeyLengthUnit string `json:"keyLengthUnit"`
+	// Command is the acpsim command line that reruns this trace's run.
+	Command string `json:"command"`
+}
+
+// Contract is the Agent's declared retention behaviour.
+type Contract struct {
+	Retention string   `json:"retention"` // "all": every inserted message is retained
+	LiveOnly  []string `json:"liveOnly"`  // message kinds that are not retained
+}
+
+// Event kinds. Frames move as send (written by an endpoint), deliver (read by
+// the other end) or drop (lost in flight). The kinds in Bookkeeping are the
+// simulator's own notes: a checker must reach the same verdict without them.
+const (
+	KindSubmit     = "submit"     // a user submitted text to a Client (Client, Sub, Text)
+	KindSend       = "send"       // an endpoint wrote Frame to Link (From, To, Dir, Frame, Sub)
+	KindDeliver    = "deliver"    // Frame arrived at To over Link
+	KindDrop       = "drop"       // Frame was lost on Link (Note says why)
+	KindConnect    = "connect"    // Link came up between From (Client side) and To (Agent side)
+	KindDisconnect = "disconnect" // Link ended; frames still in flight were dropped
+	KindKill       = "kill"       // process From died (Note: where; LostUnsynced)
+	KindRestart    = "restart"    // process From started (a new incarnation)
+	KindOutcome    = "outcome"    // a Client told its user the outcome of Sub
+	KindHeal       = "heal"       // chaos ended: no more faults from here on
+	KindEnd        = "end"        // the run stopped: Note is "quiet" or "cap"
+	KindChoose     = "choose"     // a non-zero fault decision (Decision, Site, Option)
+	KindInsert     = "insert"     // an Agent inserted a user message (Session, MessageID, Text)
+	KindTimer      = "timer"      // an actor's timer fired (To, Note)
+)
+
+// Bookkeeping lists the event kinds a checker must not depend on.
+var Bookkeeping = map[string]bool{KindChoose: true, KindInsert: true, KindTimer: true}
+
+// Directions of a frame on a link.
+const (
+	ClientToAgent = "c2a"
+	AgentToClient = "a2c"
+)
+
+// Outcomes a Client reports to its user.
+const (
+	OutcomeInserted  = "inserted"  // with MessageID
+	OutcomeFailed    = "failed"    // a definite error was shown
+	OutcomeUnknown   = "unknown"   // the Client gave up and told the user it does not know
+	OutcomeAbandoned = "abandoned" // the Client stopped tracking it and told the user nothing
+)
+
+// Observer is the endpoint name of the checker's own Client, which reads the
+// final transcript after the run has healed.
+const Observer = "observer"
+
+// Event is one line after the header. T is virtual time in microseconds; Seq
+// numbers events from 1. Fields are set per Kind as the Kind constants say.
+type Event struct {
+	T    int64  `json:"t"`
+	Seq  int64  `json:"seq"`
+	Kind string `json:"kind"`
+
+	Link  string `json:"link,omitempty"`
+	From  string `json:"from,omitempty"`
+	To    string `json:"to,omitempty"`
+	Dir   string `json:"dir,omitempty"`
+	Frame string `json:"frame,omitempty"`
+
+	Client    string `json:"client,omitempty"`
+	Sub       string `json:"sub,omitempty"`
+	Text      string `json:"text,omitempty"`
+	Outcome   string `json:"outcome,omitempty"`
+	Session   string `json:"session,omitempty"`
+	MessageID string `json:"messageId,omitempty"`
+
+	Decision string `json:"decision,omitempty"`
+	Site     string `json:"site,omitempty"`
+	Option   int    `json:"option,omitempty"`
+
+	LostUnsynced bool   `json:"lostUnsynced,omitempty"`
+	Note         string `json:"note,omitempty"`
+}
