@@ -79,7 +79,8 @@ func (l *Loop) Step() bool {
 }
 
 // RunUntil runs events up to and including virtual time t, or until stop
-// returns true after an event. It returns the number of events run.
+// returns true after an event. It returns the number of events run. The
+// clock stays at the last event run: an empty queue is quiet, not idle time.
 func (l *Loop) RunUntil(t time.Duration, stop func() bool) int {
 	n := 0
 	for len(l.q) > 0 && l.q[0].at <= t {
@@ -88,9 +89,6 @@ func (l *Loop) RunUntil(t time.Duration, stop func() bool) int {
 		if stop != nil && stop() {
 			break
 		}
-	}
-	if l.now < t && (stop == nil || !stop()) && len(l.q) == 0 {
-		l.now = t
 	}
 	return n
 }

@@ -1,0 +1,30 @@
+# acpsim: `make test` is what CI runs (.ci/run). `make bench` prints the
+# throughput figures of DESIGN.md §7.
+
+GO ?= go
+STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
+BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+BENCHCOUNT ?= 6
+
+.PHONY: test lint unit race bench run
+
+test: lint unit
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run $(STATICCHECK) ./...
+
+unit:
+	$(GO) test -count=1 ./...
+
+race:
+	$(GO) test -race -count=1 ./...
+
+run:
+	$(GO) run ./cmd/acpsim run
+
+# Per-core figures: one simulation per benchmark loop, GOMAXPROCS=1.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count $(BENCHCOUNT) ./sim/world/ ./properties/ ./actors/acp/ | tee bench.txt
+	$(GO) run $(BENCHSTAT) bench.txt

@@ -1,0 +1,153 @@
+package acp
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestKeyValidation(t *testing.T) {
+	long := strings.Repeat("é", MaxKeyLength) // 255 code points, 510 bytes
+	for _, tc := range []struct {
+		name    string
+		raw     string // the idempotencyKey field's JSON, "" = omitted
+		key     string
+		present bool
+		invalid bool
+	}{
+		{name: "omitted"},
+		{name: "null", raw: `null`},
+		{name: "uuid", raw: `"6e40df93-12c2-43d6-bf09-128b89a1f3c1"`, key: "6e40df93-12c2-43d6-bf09-128b89a1f3c1", present: true},
+		{name: "case kept", raw: `"AbC"`, key: "AbC", present: true},
+		{name: "255 code points of 2 bytes", raw: `"` + long + `"`, key: long, present: true},
+		{name: "escaped", raw: `"\u0041"`, key: "A", present: true},
+		{name: "empty string", raw: `""`, invalid: true},
+		{name: "256 characters", raw: `"` + strings.Repeat("k", 256) + `"`, invalid: true},
+		{name: "number", raw: `42`, invalid: true},
+		{name: "object", raw: `{"k":1}`, invalid: true},
+		{name: "bool", raw: `true`, invalid: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			frame := `{"sessionId":"s","prompt":[{"type":"text","text":"hi"}]`
+			if tc.raw != "" {
+				frame += `,"idempotencyKey":` + tc.raw
+			}
+			frame += `}`
+			var p PromptParams
+			if err := DecodeParams(json.RawMessage(frame), &p); err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			key, present, err := p.Key()
+			if tc.invalid {
+				if err == nil || err.Code != CodeInvalidParams {
+					t.Fatalf("Key() = %q, %v, %v; want -32602", key, present, err)
+				}
+				return
+			}
+			if err != nil || key != tc.key || present != tc.present {
+				t.Fatalf("Key() = %q, %v, %v; want %q, %v", key, present, err, tc.key, tc.present)
+			}
+		})
+	}
+}
+
+// Omitted, null and "" must stay three different things on the way out too.
+func TestKeyFieldRoundTripsThreeWays(t *testing.T) {
+	for raw, want := range map[string]string{"": `"prompt":[]}`, "null": `"idempotencyKey":null}`, `""`: `"idempotencyKey":""}`} {
+		p := PromptParams{SessionID: "s", Prompt: []ContentBlock{}}
+		if raw != "" {
+			p.IdempotencyKey = json.RawMessage(raw)
+		}
+		b, _ := json.Marshal(p)
+		if !strings.HasSuffix(string(b), want) {
+			t.Errorf("key %q encodes as %s, want suffix %s", raw, b, want)
+		}
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		line  string
+		batch bool
+		codes []int // per entry: 0 = valid
+		kinds []Kind
+	}{
+		{name: "request", line: `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`, codes: []int{0}, kinds: []Kind{KindRequest}},
+		{name: "string id", line: `{"jsonrpc":"2.0","id":"a","method":"x"}`, codes: []int{0}, kinds: []Kind{KindRequest}},
+		{name: "notification", line: `{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}}`, codes: []int{0}, kinds: []Kind{KindNotification}},
+		{name: "response", line: `{"jsonrpc":"2.0","id":3,"result":{}}`, codes: []int{0}, kinds: []Kind{KindResponse}},
+		{name: "not json", line: `{"jsonrpc":`, codes: []int{CodeParseError}},
+		{name: "garbage", line: `hello`, codes: []int{CodeParseError}},
+		{name: "empty batch", line: `[]`, codes: []int{CodeInvalidRequest}},
+		{name: "bad version", line: `{"jsonrpc":"1.0","id":1,"method":"x"}`, codes: []int{CodeInvalidRequest}},
+		{name: "neither", line: `{"jsonrpc":"2.0","id":1}`, codes: []int{CodeInvalidRequest}},
+		{name: "float id", line: `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, codes: []int{CodeInvalidRequest}},
+		{name: "batch", line: `[{"jsonrpc":"2.0","id":1,"method":"a"},1,{"jsonrpc":"2.0","method":"b"}]`, batch: true,
+			codes: []int{0, CodeInvalidRequest, 0}, kinds: []Kind{KindRequest, 0, KindNotification}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l := ParseLine([]byte(tc.line))
+			if l.Batch != tc.batch || len(l.Entries) != len(tc.codes) {
+				t.Fatalf("batch %v, %d entries; want %v, %d", l.Batch, len(l.Entries), tc.batch, len(tc.codes))
+			}
+			for i, e := range l.Entries {
+				code := 0
+				if e.Err != nil {
+					code = e.Err.Code
+					if e.ErrID == "" {
+						t.Errorf("entry %d: error without an id to answer", i)
+					}
+				}
+				if code != tc.codes[i] {
+					t.Errorf("entry %d: code %d, want %d", i, code, tc.codes[i])
+				}
+				if code == 0 && e.Msg.Kind() != tc.kinds[i] {
+					t.Errorf("entry %d: kind %d, want %d", i, e.Msg.Kind(), tc.kinds[i])
+				}
+			}
+		})
+	}
+}
+
+func TestIDsKeepTheirText(t *testing.T) {
+	for _, in := range []string{`7`, `"7"`, `"x y"`, `-3`} {
+		l := ParseLine([]byte(`{"jsonrpc":"2.0","id":` + in + `,"result":{}}`))
+		if got := string(l.Entries[0].Msg.ID); got != in {
+			t.Errorf("id %s decoded as %s", in, got)
+		}
+		if out := string(Result(l.Entries[0].Msg.ID, nil)); !strings.Contains(out, `"id":`+in) {
+			t.Errorf("id %s encoded as %s", in, out)
+		}
+	}
+}
+
+func TestUpdateContentText(t *testing.T) {
+	whole := MessageUpdate(UpdateUserMessage, "m", "hello")
+	chunk := ChunkUpdate(UpdateUserMessageChunk, "m", "hel")
+	for _, tc := range []struct {
+		u    Update
+		want string
+	}{{whole, "hello"}, {chunk, "hel"}} {
+		if got, ok := tc.u.ContentText(); !ok || got != tc.want {
+			t.Errorf("%s: %q, %v", tc.u.Kind, got, ok)
+		}
+	}
+}
+
+// BenchmarkPromptRoundTrip encodes and decodes a ~250-byte session/prompt
+// frame, params and envelope, as every simulated delivery does.
+func BenchmarkPromptRoundTrip(b *testing.B) {
+	p := PromptParams{SessionID: "0f1681d7-2a75-4b11-af99-4491ae2b913e", Prompt: []ContentBlock{Text("fix the failing test in the parser, please")},
+		IdempotencyKey: KeyJSON("6e40df93-12c2-43d6-bf09-128b89a1f3c1")}
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		frame := Request(NumID(int64(i)), MethodSessionPrompt, p)
+		l := ParseLine(frame)
+		var q PromptParams
+		if err := DecodeParams(l.Entries[0].Msg.Params, &q); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
+}

@@ -1,0 +1,302 @@
+// Package mutants holds known-bad model Agents. Each breaks one rule of the
+// RFD in a way real Agents plausibly would, and each property checker must
+// catch at least one of them: a checker that cannot fail is a defect.
+//
+// A mutant wraps the reference Agent and rewrites what goes in or comes out,
+// so the reference stays free of deliberate bugs.
+package mutants
+
+import (
+	"encoding/json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent"
+	"github.com/acpsim/acpsim/actors/agent/store"
+)
+
+// The mutants, as data: name, what is wrong with it, how to build it.
+var mutants = []struct {
+	name, doc string
+	build     agent.Factory
+}{
+	{"ignore-key", "ignores idempotencyKey: every retry inserts again", newIgnoreKey},
+	{"bind-on-arrival", "binds the key when the request arrives, so an error leaves it used", newBindOnArrival},
+	{"memory-keys", "keeps key bindings only in process memory: a restart forgets them", newMemoryKeys},
+	{"echo-key", "echoes the key in the user_message update's _meta", newEchoKey},
+	{"new-id-on-retry", "answers a retry with a new messageId (inserting nothing)", newNewIDOnRetry},
+	{"rework-on-retry", "answers a retry from the binding, then runs the work again", newReworkOnRetry},
+}
+
+func init() {
+	for _, m := range mutants {
+		agent.Register(m.name, m.doc, m.build)
+	}
+}
+
+// Names lists the mutants in the order of the table.
+func Names() []string {
+	out := make([]string, 0, len(mutants))
+	for _, m := range mutants {
+		out = append(out, m.name)
+	}
+	return out
+}
+
+// wrapper runs the reference Agent with hooks on the frames going in and the
+// outputs coming out.
+type wrapper struct {
+	inner agent.Machine
+	env   agent.Env
+	// in may rewrite or swallow an incoming single message; it returns the
+	// frame to pass on (nil to swallow) and outputs of its own.
+	in func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output)
+	// out may rewrite one output of the reference into several.
+	out func(o agent.Output) []agent.Output
+}
+
+func (w *wrapper) Connect(conn string) []agent.Output    { return w.post(w.inner.Connect(conn)) }
+func (w *wrapper) Disconnect(conn string) []agent.Output { return w.post(w.inner.Disconnect(conn)) }
+func (w *wrapper) Timer(id int) []agent.Output           { return w.post(w.inner.Timer(id)) }
+
+func (w *wrapper) Receive(conn string, frame []byte) []agent.Output {
+	var own []agent.Output
+	if w.in != nil {
+		if line := acp.ParseLine(frame); !line.Batch && line.Entries[0].Err == nil {
+			frame, own = w.in(conn, &line.Entries[0].Msg, frame)
+		}
+	}
+	if frame == nil {
+		return own
+	}
+	return append(own, w.post(w.inner.Receive(conn, frame))...)
+}
+
+func (w *wrapper) post(outs []agent.Output) []agent.Output {
+	if w.out == nil {
+		return outs
+	}
+	var res []agent.Output
+	for _, o := range outs {
+		res = append(res, w.out(o)...)
+	}
+	return res
+}
+
+func reference(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	return agent.New(k, open(), env)
+}
+
+// promptOf decodes a session/prompt request's params and key.
+func promptOf(m *acp.Message) (p acp.PromptParams, key string, ok bool) {
+	if m.Method != acp.MethodSessionPrompt || acp.DecodeParams(m.Params, &p) != nil {
+		return p, "", false
+	}
+	key, present, err := p.Key()
+	return p, key, present && err == nil
+}
+
+type reqRef struct {
+	conn string
+	id   acp.ID
+}
+
+// responseOf decodes an outgoing response frame.
+func responseOf(o agent.Output) (*acp.Message, bool) {
+	if o.Kind != agent.OutSend {
+		return nil, false
+	}
+	line := acp.ParseLine(o.Frame)
+	if line.Batch || line.Entries[0].Err != nil || line.Entries[0].Msg.Kind() != acp.KindResponse {
+		return nil, false
+	}
+	return &line.Entries[0].Msg, true
+}
+
+func newIgnoreKey(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(_ string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		p, _, ok := promptOf(m)
+		if !ok {
+			return frame, nil
+		}
+		p.IdempotencyKey = nil
+		m.Params, _ = json.Marshal(p)
+		return acp.Encode(m), nil
+	}
+	return w
+}
+
+func newBindOnArrival(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	arrived := map[reqRef][2]string{} // request → (session, key)
+	bound := map[[2]string]string{}   // (session, key) → messageId bound at arrival
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		p, key, ok := promptOf(m)
+		if !ok {
+			return frame, nil
+		}
+		sk := [2]string{p.SessionID, key}
+		if id, ok := bound[sk]; ok {
+			return nil, []agent.Output{{Kind: agent.OutSend, Step: "respond-from-binding", Conn: conn,
+				Frame: acp.Result(m.ID, acp.PromptResult{MessageID: id})}}
+		}
+		arrived[reqRef{conn, m.ID}] = sk
+		return frame, nil
+	}
+	w.out = func(o agent.Output) []agent.Output {
+		if r, ok := responseOf(o); ok {
+			ref := reqRef{o.Conn, r.ID}
+			if sk, ok := arrived[ref]; ok {
+				delete(arrived, ref)
+				if r.Error != nil { // the key was bound on arrival: the error leaves it used
+					bound[sk] = env.NewID()
+				}
+			}
+		}
+		return []agent.Output{o}
+	}
+	return w
+}
+
+// memoryKeys is a store whose bindings live in the process, not on disk.
+type memoryKeys struct {
+	store.Store
+	keys map[[2]string]string
+}
+
+func (s *memoryKeys) Commit(b store.Batch) error {
+	for _, k := range b.Bindings {
+		if m, ok := s.keys[[2]string{k.Session, k.Key}]; ok {
+			return &store.BoundError{Existing: store.Binding{Session: k.Session, Key: k.Key, MessageID: m}}
+		}
+	}
+	bindings := b.Bindings
+	b.Bindings = nil
+	if err := s.Store.Commit(b); err != nil {
+		return err
+	}
+	for _, k := range bindings {
+		s.keys[[2]string{k.Session, k.Key}] = k.MessageID
+	}
+	return nil
+}
+
+func (s *memoryKeys) Binding(session, key string) (string, bool) {
+	m, ok := s.keys[[2]string{session, key}]
+	return m, ok
+}
+
+func newMemoryKeys(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	return agent.New(k, &memoryKeys{Store: open(), keys: map[[2]string]string{}}, env)
+}
+
+// keyTracker remembers which key each answered prompt carried.
+type keyTracker struct {
+	reqs  map[reqRef][2]string // request → (session, key)
+	first map[[2]string]string // (session, key) → first messageId answered
+	msgs  map[string]string    // messageId → key
+}
+
+func newKeyTracker() *keyTracker {
+	return &keyTracker{reqs: map[reqRef][2]string{}, first: map[[2]string]string{}, msgs: map[string]string{}}
+}
+
+func (t *keyTracker) in(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+	if p, key, ok := promptOf(m); ok {
+		t.reqs[reqRef{conn, m.ID}] = [2]string{p.SessionID, key}
+	}
+	return frame, nil
+}
+
+// answered returns the (session, key) of a success response to a keyed
+// prompt and its messageId.
+func (t *keyTracker) answered(o agent.Output) (sk [2]string, msgID string, r *acp.Message, ok bool) {
+	r, isResp := responseOf(o)
+	if !isResp || r.Error != nil {
+		return sk, "", r, false
+	}
+	sk, ok = t.reqs[reqRef{o.Conn, r.ID}]
+	if !ok {
+		return sk, "", r, false
+	}
+	delete(t.reqs, reqRef{o.Conn, r.ID})
+	var res acp.PromptResult
+	if json.Unmarshal(r.Result, &res) != nil {
+		return sk, "", r, false
+	}
+	return sk, res.MessageID, r, true
+}
+
+func newEchoKey(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	t := newKeyTracker()
+	w := &wrapper{inner: reference(k, open, env), env: env, in: t.in}
+	w.out = func(o agent.Output) []agent.Output {
+		if sk, msgID, _, ok := t.answered(o); ok {
+			t.msgs[msgID] = sk[1]
+			return []agent.Output{o}
+		}
+		if o.Kind != agent.OutSend || o.Step != "update-user-message" {
+			return []agent.Output{o}
+		}
+		var n struct {
+			Params acp.SessionUpdateParams `json:"params"`
+		}
+		if json.Unmarshal(o.Frame, &n) != nil {
+			return []agent.Output{o}
+		}
+		if key, ok := t.msgs[n.Params.Update.MessageID]; ok {
+			n.Params.Update.Meta, _ = json.Marshal(map[string]string{"idempotencyKey": key})
+			o.Frame = acp.Notification(acp.MethodSessionUpdate, n.Params)
+		}
+		return []agent.Output{o}
+	}
+	return w
+}
+
+func newNewIDOnRetry(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	t := newKeyTracker()
+	w := &wrapper{inner: reference(k, open, env), env: env, in: t.in}
+	w.out = func(o agent.Output) []agent.Output {
+		sk, msgID, r, ok := t.answered(o)
+		if !ok {
+			return []agent.Output{o}
+		}
+		if _, seen := t.first[sk]; !seen {
+			t.first[sk] = msgID
+			return []agent.Output{o}
+		}
+		o.Frame = acp.Result(r.ID, acp.PromptResult{MessageID: env.NewID()})
+		return []agent.Output{o}
+	}
+	return w
+}
+
+func newReworkOnRetry(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	t := newKeyTracker()
+	state := map[string]string{} // session → last state sent
+	w := &wrapper{inner: reference(k, open, env), env: env, in: t.in}
+	w.out = func(o agent.Output) []agent.Output {
+		if o.Kind == agent.OutSend && (o.Step == "update-running" || o.Step == "update-idle" || o.Step == "resume-snapshot") {
+			var n struct {
+				Params acp.SessionUpdateParams `json:"params"`
+			}
+			if json.Unmarshal(o.Frame, &n) == nil {
+				state[n.Params.SessionID] = n.Params.Update.State
+			}
+		}
+		sk, _, _, ok := t.answered(o)
+		if !ok || o.Step != "respond-from-binding" || state[sk[0]] == acp.StateRunning {
+			return []agent.Output{o}
+		}
+		upd := func(u acp.Update) agent.Output {
+			return agent.Output{Kind: agent.OutSend, Step: "rework", Conn: o.Conn,
+				Frame: acp.Notification(acp.MethodSessionUpdate, acp.SessionUpdateParams{SessionID: sk[0], Update: u})}
+		}
+		return []agent.Output{o,
+			upd(acp.StateUpdate(acp.StateRunning, "")),
+			upd(acp.ChunkUpdate(acp.UpdateAgentMessageChunk, env.NewID(), "doing it again. ")),
+			upd(acp.StateUpdate(acp.StateIdle, "end_turn")),
+		}
+	}
+	return w
+}

@@ -1,0 +1,162 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/acpsim/acpsim/actors/agent"
+	_ "github.com/acpsim/acpsim/actors/agent/mutants" // registers the known-bad Agents
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/sim/world"
+)
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "acpsim",
+		Short: "Deterministic chaos simulator for ACP prompt idempotency",
+		Long: `acpsim runs model ACP Clients and Agents over virtual stdio links, cuts pipes,
+delays frames, kills and restarts Agent processes, and checks from the wire
+frames that every user submission is inserted at most once and never silently
+lost (draft RFD: idempotencyKey on session/prompt).
+
+Every flag has an environment twin: --seed is ACPSIM_SEED, --fault-rates is
+ACPSIM_FAULT_RATES. A flag on the command line wins over its twin.
+
+Exit codes: 0 all properties hold, 1 a property failed, 2 bad usage or input,
+3 inconclusive (a run hit its cap while still busy).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {
+			return applyEnv(cmd.Flags())
+		},
+	}
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return fmt.Errorf("%v (see acpsim --help)", err)
+	})
+	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd())
+	return root
+}
+
+// envName is the environment twin of a flag: --fault-rates → ACPSIM_FAULT_RATES.
+func envName(flag string) string {
+	return "ACPSIM_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
+}
+
+// applyEnv sets every flag not given on the command line from its twin.
+func applyEnv(fs *pflag.FlagSet) error {
+	var err error
+	fs.VisitAll(func(f *pflag.Flag) {
+		if err != nil || f.Changed || f.Name == "help" {
+			return
+		}
+		if v, ok := os.LookupEnv(envName(f.Name)); ok {
+			if e := fs.Set(f.Name, v); e != nil {
+				err = fmt.Errorf("%s=%q: %v", envName(f.Name), v, e)
+			}
+		}
+	})
+	return err
+}
+
+// simFlags are the flags that shape a simulation, shared by run and swarm.
+type simFlags struct {
+	policy, agentName, faults, busy string
+	prompts, sessions, clients      int
+	timeout                         time.Duration
+}
+
+func (s *simFlags) register(fs *pflag.FlagSet) {
+	pols := make([]string, 0, len(client.Policies))
+	for _, p := range client.Policies {
+		pols = append(pols, fmt.Sprintf("%s (%s)", p.Name, p.Doc))
+	}
+	fs.StringVar(&s.policy, "policy", "keyed", "Client retry policy: "+strings.Join(pols, "; "))
+	fs.StringVar(&s.agentName, "agent", agent.Reference, "model Agent: "+agentList())
+	fs.IntVar(&s.prompts, "prompts", 10, "submissions per Client")
+	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
+	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
+	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
+	fs.StringVar(&s.busy, "busy", agent.BusyHold, "Agent knob: a prompt that arrives while the session runs is held until idle (hold) or inserted at once (breakpoint)")
+	fs.DurationVar(&s.timeout, "timeout", 250*time.Millisecond, "Client timeout waiting for a prompt's response (virtual time)")
+}
+
+func agentList() string {
+	var b strings.Builder
+	for i, n := range agent.Names() {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", n, agent.Doc(n))
+	}
+	return b.String()
+}
+
+func faultList() string {
+	parts := make([]string, 0, len(netfault.Faults))
+	for _, f := range netfault.Faults {
+		parts = append(parts, fmt.Sprintf("%s=%g", f.Kind, f.Rate))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (s *simFlags) config() (world.Config, error) {
+	cfg := world.DefaultConfig()
+	cfg.Policy, cfg.Agent = s.policy, s.agentName
+	cfg.Prompts, cfg.Sessions, cfg.Clients = s.prompts, s.sessions, s.clients
+	cfg.Knobs.Busy = s.busy
+	cfg.Timeout = s.timeout
+	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
+	if err != nil {
+		return cfg, err
+	}
+	cfg.Rates = rates
+	return cfg, cfg.Validate()
+}
+
+// rerunFlags renders the simulation flags a user set (on the command line or
+// through a twin), in name order, for a rerun command.
+func rerunFlags(fs *pflag.FlagSet, skip ...string) string {
+	var parts []string
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Changed || f.Name == "seed" || contains(skip, f.Name) {
+			return
+		}
+		parts = append(parts, "--"+f.Name+"="+shellQuote(f.Value.String()))
+	})
+	sort.Strings(parts)
+	return strings.Join(parts, " ")
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if x == y {
+			return true
+		}
+	}
+	return false
+}
+
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' ||
+			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+func rerunCommand(fs *pflag.FlagSet, seed uint64, skip ...string) string {
+	cmd := fmt.Sprintf("acpsim run --seed %d", seed)
+	if f := rerunFlags(fs, skip...); f != "" {
+		cmd += " " + f
+	}
+	return cmd
+}

@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/world"
+	"github.com/acpsim/acpsim/traces"
+)
+
+func newRunCmd() *cobra.Command {
+	var sf simFlags
+	var seed uint64
+	var tracePath string
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run one seed and print its submissions, outcomes and anomalies",
+		Long: `Run one simulation: the Clients submit prompts while faults hit the links and
+the Agent processes, then the run heals (faults stop, processes restart) and
+goes on until it is quiet; finally an observer reads every session's
+transcript and the checkers judge the trace.
+
+Without --trace, a failing run writes its trace to acpsim-failures/ and
+prints where.`,
+		Example: `  acpsim run
+  acpsim run --seed 7 --trace a.ndjson
+  acpsim run --policy naive --seed 3
+  ACPSIM_SEED=9 acpsim run --agent memory-keys`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := sf.config()
+			if err != nil {
+				return err
+			}
+			cfg.Seed = seed
+			cfg.Command = binName() + " " + rerunCommand(cmd.Flags(), seed, "trace")[len("acpsim "):]
+			var trace *os.File
+			if tracePath != "" {
+				if trace, err = createTrace(tracePath); err != nil {
+					return err
+				}
+			}
+			v, err := world.Judge(cfg)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			fmt.Fprintf(out, "seed %d · policy %s · agent %s · %d Client(s) × %d prompts · %d events\n\n",
+				seed, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, len(v.Result.Log.Events))
+			v.Report.WriteText(out)
+			fmt.Fprintln(out)
+			writeFaults(out, v.Result.Faults)
+			if trace != nil {
+				if err := writeTrace(trace, v.Result.Log); err != nil {
+					return err
+				}
+			}
+			return verdict(out, v.Report.OK(), v.Report.Inconclusive, cfg.Command, func() string {
+				if tracePath != "" {
+					return tracePath
+				}
+				return saveFailure(v.Result.Log, seed)
+			})
+		},
+	}
+	sf.register(cmd.Flags())
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the run: the same seed gives the same trace, byte for byte")
+	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (ndjson) to this file")
+	return cmd
+}
+
+// verdict prints the last line of a run and turns it into the exit code.
+func verdict(out io.Writer, ok, inconclusive bool, rerun string, tracePath func() string) error {
+	switch {
+	case ok && inconclusive:
+		fmt.Fprintln(out, "INCONCLUSIVE: the run hit its cap while still busy")
+		return exitError{exitInconclusive}
+	case ok:
+		fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")
+		return nil
+	}
+	fmt.Fprintf(out, "FAIL\n  trace: %s\n  rerun: %s\n", tracePath(), rerun)
+	return exitError{exitAnomaly}
+}
+
+func writeFaults(out io.Writer, faults []sim.KindCount) {
+	if len(faults) == 0 {
+		return
+	}
+	parts := make([]string, 0, len(faults))
+	for _, f := range faults {
+		parts = append(parts, fmt.Sprintf("%s %d/%d", f.Kind, f.Faults, f.Asked))
+	}
+	fmt.Fprintf(out, "faults injected/asked: %s\n", strings.Join(parts, ", "))
+}
+
+// createTrace opens the trace file before the run, so a bad path fails fast.
+func createTrace(path string) (*os.File, error) {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return nil, fmt.Errorf("--trace %s: is a directory, expected a file path", path)
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("--trace: %v", err)
+	}
+	return f, nil
+}
+
+func writeTrace(f *os.File, log *traces.Log) error {
+	bw := bufio.NewWriterSize(f, 1<<16)
+	if _, err := log.WriteTo(bw); err != nil {
+		f.Close()
+		return fmt.Errorf("writing trace %s: %v", f.Name(), err)
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return fmt.Errorf("writing trace %s: %v", f.Name(), err)
+	}
+	return f.Close()
+}
+
+// saveFailure writes a failing run's trace under acpsim-failures/.
+func saveFailure(log *traces.Log, seed uint64) string {
+	dir := "acpsim-failures"
+	path := filepath.Join(dir, fmt.Sprintf("seed-%d.ndjson", seed))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "(not written: " + err.Error() + ")"
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return "(not written: " + err.Error() + ")"
+	}
+	if err := writeTrace(f, log); err != nil {
+		return "(not written: " + err.Error() + ")"
+	}
+	return path
+}
+
+// binName is how the user started acpsim, for rerun commands: a binary on
+// PATH, or `go run ./cmd/acpsim` when started that way.
+func binName() string {
+	exe := os.Args[0]
+	if strings.Contains(exe, "go-build") {
+		return "go run ./cmd/acpsim"
+	}
+	return filepath.Base(exe)
+}

@@ -1,0 +1,122 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+
+	"github.com/acpsim/acpsim/sim/world"
+)
+
+func newSwarmCmd() *cobra.Command {
+	var sf simFlags
+	var seeds, workers, show int
+	var first uint64
+	cmd := &cobra.Command{
+		Use:   "swarm",
+		Short: "Run many seeds on all cores and summarise anomalies and fault coverage",
+		Long: `Run seeds first-seed … first-seed+seeds-1, each as "acpsim run" would, on all
+cores. The summary counts anomalies per kind, the interesting events the
+faults produced (so a clean result is not a fault that never fired), and
+prints the exact rerun command of each failing seed.`,
+		Example: `  acpsim swarm --seeds 2000 --policy keyed
+  acpsim swarm --seeds 2000 --policy naive
+  acpsim swarm --seeds 2000 --agent ignore-key`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := sf.config()
+			if err != nil {
+				return err
+			}
+			if seeds < 1 {
+				return fmt.Errorf("--seeds %d: expected at least 1", seeds)
+			}
+			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: workers}
+			var bar *progressbar.ProgressBar
+			if isatty.IsTerminal(os.Stderr.Fd()) {
+				bar = progressbar.NewOptions(seeds, progressbar.OptionSetWriter(os.Stderr),
+					progressbar.OptionSetDescription("seeds"), progressbar.OptionShowCount(),
+					progressbar.OptionShowIts(), progressbar.OptionSetItsString("seeds"),
+					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
+				sc.Progress = func(done, failed int) {
+					bar.Describe(fmt.Sprintf("seeds (%d failed)", failed))
+					_ = bar.Set(done)
+				}
+			}
+			start := time.Now()
+			sum, err := world.Swarm(sc)
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			writeSummary(out, sum, cfg, time.Since(start))
+			skip := []string{"seeds", "first-seed", "workers", "show"}
+			if len(sum.Failures) > 0 {
+				n := min(show, len(sum.Failures))
+				fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, len(sum.Failures))
+				for _, f := range sum.Failures[:n] {
+					fmt.Fprintf(out, "  seed %d: %s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "),
+						binName()+" "+rerunCommand(cmd.Flags(), f.Seed, skip...)[len("acpsim "):])
+				}
+			}
+			fmt.Fprintln(out)
+			switch {
+			case sum.Failed > 0:
+				fmt.Fprintf(out, "FAIL: %d of %d seeds broke a property\n", sum.Failed, sum.Seeds)
+				return exitError{exitAnomaly}
+			case sum.Inconclusive > 0:
+				fmt.Fprintf(out, "INCONCLUSIVE: %d of %d seeds hit their cap while still busy\n", sum.Inconclusive, sum.Seeds)
+				return exitError{exitInconclusive}
+			}
+			fmt.Fprintf(out, "PASS: %d seeds, every submission inserted at most once and never silently lost\n", sum.Seeds)
+			return nil
+		},
+	}
+	sf.register(cmd.Flags())
+	cmd.Flags().IntVar(&seeds, "seeds", 100, "number of seeds to run")
+	cmd.Flags().Uint64Var(&first, "first-seed", 1, "first seed")
+	cmd.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per core)")
+	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
+	return cmd
+}
+
+func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config, took time.Duration) {
+	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts · %s (%.0f seeds/s)\n\n",
+		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, took.Round(time.Millisecond), float64(sum.Seeds)/took.Seconds())
+	fmt.Fprintf(out, "seeds failed: %d of %d", sum.Failed, sum.Seeds)
+	if sum.Inconclusive > 0 {
+		fmt.Fprintf(out, " (%d inconclusive)", sum.Inconclusive)
+	}
+	fmt.Fprintln(out)
+	if len(sum.Anomalies) == 0 {
+		fmt.Fprintln(out, "anomalies: none")
+	} else {
+		fmt.Fprintln(out, "anomalies:")
+		for _, k := range sum.Anomalies {
+			fmt.Fprintf(out, "  %-16s %6d in %d seeds\n", k.Kind, k.Count, k.Seeds)
+		}
+	}
+	st := sum.Stats
+	fmt.Fprintln(out, "interesting events (the faults reached the windows that matter):")
+	for _, row := range []struct {
+		name string
+		n    int
+	}{
+		{"responses lost after insertion", st.RespLostAfterInsert},
+		{"retries answered from a binding", st.RetriesFromBinding},
+		{"retries of still-pending prompts", st.RetriesWhilePending},
+		{"keyed retries after an Agent restart", st.RetriesAfterRestart},
+	} {
+		fmt.Fprintf(out, "  %-38s %6d\n", row.name, row.n)
+	}
+	writeFaults(out, sum.Faults)
+}

@@ -1,0 +1,92 @@
+// Package netfault carries frames between Clients and Agents with the
+// semantics of each transport, and injects only the faults that transport can
+// really produce. Faults are data (the Faults table), every one is decided by
+// the sim.Chooser, and a Recorder sees every frame sent, delivered or lost.
+package netfault
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Fault is one kind of fault: the Decision.Kind it is asked under, how many
+// options it has, what it does and its default rate (the probability that a
+// decision of this kind is not "no fault").
+type Fault struct {
+	Kind    string
+	Options int
+	Rate    float64
+	Doc     string
+}
+
+// Fault kinds.
+const (
+	Delay        = "delay"
+	Cut          = "cut"
+	Kill         = "kill"
+	LoseUnsynced = "lose-unsynced"
+	Reject       = "reject"
+)
+
+// DelaySteps are the options of a delay decision: how much later than the
+// link's latency a frame is delivered. Option 0 is no delay.
+var DelaySteps = []time.Duration{0, 2 * time.Millisecond, 30 * time.Millisecond, 300 * time.Millisecond, 1500 * time.Millisecond}
+
+// Faults is every fault the stdio link and the processes behind it produce.
+// A pipe is reliable and ordered: it loses frames only by being cut, and
+// never duplicates one.
+var Faults = []Fault{
+	{Delay, len(DelaySteps), 0.04, "a frame is held back (order is kept: later frames wait behind it)"},
+	{Cut, 2, 0.004, "the pipe is cut as a frame is written: it and every frame in flight are lost; the Agent reads EOF and exits"},
+	{Kill, 2, 0.006, "the Agent process is killed between two outputs of a step (e.g. after the store write, before the response)"},
+	{LoseUnsynced, 2, 0.5, "a killed Agent loses the writes it had not synced"},
+	{Reject, 2, 0.04, "the Agent rejects a prompt before insertion with a transient -32603"},
+}
+
+// DefaultRates returns the default rate of every fault kind.
+func DefaultRates() map[string]float64 {
+	out := make(map[string]float64, len(Faults))
+	for _, f := range Faults {
+		out[f.Kind] = f.Rate
+	}
+	return out
+}
+
+// ParseRates reads "kind=rate,kind=rate" over the defaults; an unknown kind or
+// a rate outside [0,1] is an error that names it.
+func ParseRates(spec string, base map[string]float64) (map[string]float64, error) {
+	out := make(map[string]float64, len(base))
+	for k, v := range base {
+		out[k] = v
+	}
+	if strings.TrimSpace(spec) == "" {
+		return out, nil
+	}
+	for _, part := range strings.Split(spec, ",") {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			return nil, fmt.Errorf("fault rate %q: expected kind=rate, e.g. kill=0.01", part)
+		}
+		if _, known := out[k]; !known {
+			return nil, fmt.Errorf("fault rate %q: unknown fault kind %q, expected one of %s", part, k, strings.Join(Kinds(), ", "))
+		}
+		var r float64
+		if _, err := fmt.Sscanf(v, "%g", &r); err != nil || r < 0 || r > 1 {
+			return nil, fmt.Errorf("fault rate %q: expected a number between 0 and 1", part)
+		}
+		out[k] = r
+	}
+	return out, nil
+}
+
+// Kinds lists the fault kinds, sorted.
+func Kinds() []string {
+	out := make([]string, 0, len(Faults))
+	for _, f := range Faults {
+		out = append(out, f.Kind)
+	}
+	sort.Strings(out)
+	return out
+}

@@ -1,0 +1,148 @@
+package netfault
+
+import (
+	"strconv"
+	"time"
+
+	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Recorder receives the events of a link. T and Seq are filled in by it.
+type Recorder interface {
+	Record(e traces.Event)
+}
+
+// Pipe is a virtual stdio connection: one pipe pair for one Agent process
+// lifetime, reliable and in order. It ends when it is cut (a fault), when the
+// Agent process dies or when the Client closes it.
+type Pipe struct {
+	Name   string
+	Client string // endpoint names, as traces show them
+	Agent  string
+
+	loop    *sim.Loop
+	choose  func(sim.Decision) int
+	rec     Recorder
+	latency time.Duration
+
+	alive    bool
+	seq      [2]int
+	last     [2]time.Duration
+	inflight [2][]*frame
+
+	// Deliver is called with each frame that arrives, by direction.
+	ToAgent, ToClient func(frame []byte)
+	// OnCut is called once when a fault cuts the pipe.
+	OnCut func()
+	// OnClosed is called once when the pipe ends, for any reason.
+	OnClosed func()
+}
+
+type frame struct {
+	bytes []byte
+	sub   string
+	gone  bool
+}
+
+const (
+	c2a = 0
+	a2c = 1
+)
+
+var dirNames = [2]string{traces.ClientToAgent, traces.AgentToClient}
+
+// NewPipe opens a pipe between client and agent named name and records the
+// connect event.
+func NewPipe(name, client, agent string, loop *sim.Loop, choose func(sim.Decision) int, rec Recorder, latency time.Duration) *Pipe {
+	p := &Pipe{Name: name, Client: client, Agent: agent, loop: loop, choose: choose, rec: rec, latency: latency, alive: true}
+	rec.Record(traces.Event{Kind: traces.KindConnect, Link: name, From: client, To: agent})
+	return p
+}
+
+// Alive reports whether the pipe still carries frames.
+func (p *Pipe) Alive() bool { return p.alive }
+
+// SendToAgent writes a Client frame; sub names the submission of a prompt.
+func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub) }
+
+// SendToClient writes an Agent frame.
+func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "") }
+
+func (p *Pipe) ends(dir int) (from, to string) {
+	if dir == c2a {
+		return p.Client, p.Agent
+	}
+	return p.Agent, p.Client
+}
+
+func (p *Pipe) event(kind string, dir int, f *frame, note string) {
+	from, to := p.ends(dir)
+	p.rec.Record(traces.Event{Kind: kind, Link: p.Name, From: from, To: to, Dir: dirNames[dir], Frame: string(f.bytes), Sub: f.sub, Note: note})
+}
+
+func (p *Pipe) send(dir int, b []byte, sub string) {
+	f := &frame{bytes: b, sub: sub}
+	if !p.alive {
+		p.event(traces.KindDrop, dir, f, "pipe closed")
+		return
+	}
+	p.event(traces.KindSend, dir, f, "")
+	p.seq[dir]++
+	site := p.Name + "/" + dirNames[dir] + "/" + strconv.Itoa(p.seq[dir])
+	if p.choose(sim.Decision{Kind: Cut, Site: site, N: 2}) != 0 {
+		p.inflight[dir] = append(p.inflight[dir], f)
+		p.end("cut")
+		if p.OnCut != nil {
+			p.OnCut()
+		}
+		return
+	}
+	extra := DelaySteps[p.choose(sim.Decision{Kind: Delay, Site: site, N: len(DelaySteps)})]
+	at := max(p.loop.Now()+p.latency+extra, p.last[dir]) // a pipe never reorders
+	p.last[dir] = at
+	p.inflight[dir] = append(p.inflight[dir], f)
+	p.loop.At(at, func() { p.arrive(dir, f) })
+}
+
+func (p *Pipe) arrive(dir int, f *frame) {
+	if f.gone {
+		return
+	}
+	f.gone = true
+	q := p.inflight[dir]
+	if len(q) > 0 && q[0] == f {
+		q[0] = nil
+		p.inflight[dir] = q[1:]
+	}
+	p.event(traces.KindDeliver, dir, f, "")
+	if dir == c2a {
+		p.ToAgent(f.bytes)
+	} else {
+		p.ToClient(f.bytes)
+	}
+}
+
+// Close ends the pipe: why is "cut", "kill", "exit" or "close" (an orderly
+// close at the end of a run). Frames still in flight are dropped.
+func (p *Pipe) Close(why string) { p.end(why) }
+
+func (p *Pipe) end(why string) {
+	if !p.alive {
+		return
+	}
+	p.alive = false
+	for dir := range p.inflight {
+		for _, f := range p.inflight[dir] {
+			if f != nil && !f.gone {
+				f.gone = true
+				p.event(traces.KindDrop, dir, f, why)
+			}
+		}
+		p.inflight[dir] = nil
+	}
+	p.rec.Record(traces.Event{Kind: traces.KindDisconnect, Link: p.Name, From: p.Client, To: p.Agent, Note: why})
+	if p.OnClosed != nil {
+		p.OnClosed()
+	}
+}

@@ -1,0 +1,97 @@
+// Package world puts the pieces of one simulation together: model Clients,
+// model Agent processes over a simulated disk, stdio links, the scenario of
+// user submissions, the chaos phase, the heal phase and the observer that
+// reads the final transcript. Run is a pure function of its Config.
+package world
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/agent"
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/sim"
+)
+
+// Config is everything a run depends on.
+type Config struct {
+	Seed   uint64
+	Policy string
+	Agent  string
+	Knobs  agent.Knobs
+	Link   string
+
+	Clients  int
+	Sessions int // per Client
+	Prompts  int // per Client
+
+	Rates map[string]float64
+	// Chooser, when set, replaces the seeded fault stream (rapid plans,
+	// explore, replay). Rates are then ignored.
+	Chooser sim.Chooser
+
+	Latency  time.Duration // one-way link latency
+	Spawn    time.Duration // time to start an Agent process
+	Timeout  time.Duration // Client prompt timeout
+	Backoff  time.Duration // Client reconnect / retry wait
+	MaxGap   time.Duration // longest pause between two submissions of a Client
+	ChaosFor time.Duration // chaos lasts this long after the last submission
+	HealCap  time.Duration // the heal phase gives up after this much virtual time
+	// MaxEvents stops a run that never goes quiet.
+	MaxEvents int
+	// Command is the command line that reruns this run (for the trace header).
+	Command string
+}
+
+// DefaultConfig is the configuration of `acpsim run` with no flags.
+func DefaultConfig() Config {
+	return Config{
+		Seed:      1,
+		Policy:    "keyed",
+		Agent:     agent.Reference,
+		Knobs:     agent.DefaultKnobs(),
+		Link:      "stdio",
+		Clients:   1,
+		Sessions:  2,
+		Prompts:   10,
+		Rates:     netfault.DefaultRates(),
+		Latency:   500 * time.Microsecond,
+		Spawn:     5 * time.Millisecond,
+		Timeout:   250 * time.Millisecond,
+		Backoff:   20 * time.Millisecond,
+		MaxGap:    120 * time.Millisecond,
+		ChaosFor:  2 * time.Second,
+		HealCap:   60 * time.Second,
+		MaxEvents: 200000,
+	}
+}
+
+// Validate reports the first setting a run cannot use, naming it.
+func (c *Config) Validate() error {
+	if _, err := client.LookupPolicy(c.Policy); err != nil {
+		return err
+	}
+	if _, err := agent.Lookup(c.Agent); err != nil {
+		return err
+	}
+	if err := c.Knobs.Validate(); err != nil {
+		return err
+	}
+	if c.Link != "stdio" {
+		return fmt.Errorf("link %q: expected stdio (http and ws are not built yet)", c.Link)
+	}
+	switch {
+	case c.Clients < 1:
+		return fmt.Errorf("clients %d: expected at least 1", c.Clients)
+	case c.Sessions < 1:
+		return fmt.Errorf("sessions %d: expected at least 1", c.Sessions)
+	case c.Prompts < 0:
+		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
+	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
+		return fmt.Errorf("timeout, backoff and latency must be positive")
+	case c.MaxEvents < 1000:
+		return fmt.Errorf("max events %d: expected at least 1000", c.MaxEvents)
+	}
+	return nil
+}

@@ -1,0 +1,168 @@
+package world
+
+import (
+	"runtime"
+	"sync"
+
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim"
+)
+
+// Verdict is one judged run.
+type Verdict struct {
+	Seed   uint64
+	Result *Result
+	Report *properties.Report
+}
+
+// Judge runs cfg and checks its trace.
+func Judge(cfg Config) (*Verdict, error) {
+	res, err := Run(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Verdict{Seed: cfg.Seed, Result: res, Report: properties.Check(res.Log.Header, res.Log.Events)}, nil
+}
+
+// SwarmConfig runs Seeds seeds from FirstSeed on Workers cores.
+type SwarmConfig struct {
+	Base      Config
+	FirstSeed uint64
+	Seeds     int
+	Workers   int
+	// Progress, when set, is called after each seed from one goroutine.
+	Progress func(done, failed int)
+}
+
+// SeedFailure is a failing seed with its anomaly kinds (first occurrence order).
+type SeedFailure struct {
+	Seed         uint64
+	Kinds        []string
+	Inconclusive bool
+	First        string // the first anomaly's explanation
+}
+
+// Summary aggregates a swarm.
+type Summary struct {
+	Seeds        int
+	Failed       int
+	Inconclusive int
+	// Anomalies counts anomalies per kind, in the order kinds were first seen.
+	Anomalies []KindTotal
+	Stats     properties.Stats
+	Faults    []sim.KindCount
+	Failures  []SeedFailure // in seed order
+	Events    int
+}
+
+// KindTotal is a count per anomaly kind.
+type KindTotal struct {
+	Kind  string
+	Count int
+	Seeds int
+}
+
+// Swarm runs many seeds in parallel. Each simulation stays on one goroutine;
+// only whole seeds run side by side, and results are merged in seed order so
+// the summary does not depend on scheduling. Only one trace per worker is
+// alive at a time.
+func Swarm(sc SwarmConfig) (*Summary, error) {
+	if err := sc.Base.Validate(); err != nil {
+		return nil, err
+	}
+	workers := sc.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	type slim struct {
+		seed   uint64
+		report *properties.Report
+		faults []sim.KindCount
+		events int
+		err    error
+	}
+	results := make([]slim, sc.Seeds)
+	next := make(chan int)
+	done := make(chan int)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				cfg := sc.Base
+				cfg.Seed = sc.FirstSeed + uint64(i)
+				v, err := Judge(cfg)
+				r := slim{seed: cfg.Seed, err: err}
+				if err == nil {
+					r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
+				}
+				results[i] = r
+				done <- i
+			}
+		}()
+	}
+	go func() {
+		for i := range sc.Seeds {
+			next <- i
+		}
+		close(next)
+		wg.Wait()
+		close(done)
+	}()
+	finished, failed := 0, 0
+	for i := range done {
+		finished++
+		if r := results[i]; r.err == nil && !r.report.OK() {
+			failed++
+		}
+		if sc.Progress != nil {
+			sc.Progress(finished, failed)
+		}
+	}
+	sum := &Summary{Seeds: sc.Seeds}
+	kindIdx := map[string]int{}
+	faultIdx := map[string]int{}
+	for _, r := range results {
+		if r.err != nil {
+			return nil, r.err
+		}
+		sum.Events += r.events
+		sum.Stats.Add(r.report.Stats)
+		for _, f := range r.faults {
+			j, ok := faultIdx[f.Kind]
+			if !ok {
+				j = len(sum.Faults)
+				faultIdx[f.Kind] = j
+				sum.Faults = append(sum.Faults, sim.KindCount{Kind: f.Kind})
+			}
+			sum.Faults[j].Asked += f.Asked
+			sum.Faults[j].Faults += f.Faults
+		}
+		if r.report.Inconclusive {
+			sum.Inconclusive++
+		}
+		if r.report.OK() {
+			continue
+		}
+		sum.Failed++
+		fail := SeedFailure{Seed: r.seed, Inconclusive: r.report.Inconclusive, First: r.report.Anomalies[0].Explanation}
+		seen := map[string]bool{}
+		for _, a := range r.report.Anomalies {
+			j, ok := kindIdx[a.Kind]
+			if !ok {
+				j = len(sum.Anomalies)
+				kindIdx[a.Kind] = j
+				sum.Anomalies = append(sum.Anomalies, KindTotal{Kind: a.Kind})
+			}
+			sum.Anomalies[j].Count++
+			if !seen[a.Kind] {
+				seen[a.Kind] = true
+				sum.Anomalies[j].Seeds++
+				fail.Kinds = append(fail.Kinds, a.Kind)
+			}
+		}
+		sum.Failures = append(sum.Failures, fail)
+	}
+	return sum, nil
+}

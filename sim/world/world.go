@@ -1,0 +1,334 @@
+package world
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent"
+	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// ToolVersion is written into every trace header.
+const ToolVersion = "acpsim 0.1.0"
+
+// world is one simulation in progress.
+type world struct {
+	cfg     Config
+	loop    sim.Loop
+	faults  *sim.Recorder
+	ids     *sim.IDs
+	log     *traces.Log
+	healing bool
+
+	factory agent.Factory
+	clients []*clientNode
+	agents  []*agentNode
+	obs     *client.Observer
+}
+
+type clientNode struct {
+	name  string
+	c     *client.Client
+	agent *agentNode
+	pipe  *netfault.Pipe
+}
+
+// agentNode is one Agent installation: its disk outlives its processes.
+type agentNode struct {
+	name string
+	disk *store.Disk
+	inc  int
+	proc *agentProc
+}
+
+type agentProc struct {
+	name  string // "a1#3"
+	node  *agentNode
+	m     agent.Machine
+	alive bool
+	pipe  *netfault.Pipe
+	outs  int // outputs applied, for crash-site names
+}
+
+// Record implements netfault.Recorder.
+func (w *world) Record(e traces.Event) {
+	e.T = int64(w.loop.Now() / time.Microsecond)
+	w.log.Append(e)
+}
+
+func (w *world) choose(d sim.Decision) int {
+	if w.healing {
+		return 0
+	}
+	return w.faults.Choose(d)
+}
+
+// Result is what one run produced: its trace and how often each kind of
+// fault was asked for and injected.
+type Result struct {
+	Log    *traces.Log
+	Faults []sim.KindCount
+}
+
+// Run simulates one run and returns its trace.
+func Run(cfg Config) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	pol, _ := client.LookupPolicy(cfg.Policy)
+	factory, _ := agent.Lookup(cfg.Agent)
+	chooser := cfg.Chooser
+	source := "schedule"
+	if chooser == nil {
+		chooser = sim.NewSeeded(cfg.Seed, cfg.Rates)
+		source = "seed"
+	}
+	w := &world{cfg: cfg, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{}}
+	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
+		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
+	}}
+	w.log.Header = traces.Header{
+		Format: traces.FormatVersion, Tool: ToolVersion, Source: source, Seed: cfg.Seed,
+		Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link,
+		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
+		Rates: cfg.Rates, Knobs: cfg.Knobs.Map(),
+		Contract:      traces.Contract{Retention: "all", LiveOnly: []string{}},
+		KeyLengthUnit: acp.KeyLengthUnit,
+		Command:       cfg.Command,
+	}
+	cenv := client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN}
+	for i := range cfg.Clients {
+		an := &agentNode{name: fmt.Sprintf("a%d", i+1), disk: store.NewDisk()}
+		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an}
+		cn.c = client.New(client.Config{
+			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
+			Timeout: cfg.Timeout, Backoff: cfg.Backoff,
+		}, cenv)
+		w.agents = append(w.agents, an)
+		w.clients = append(w.clients, cn)
+	}
+	last := w.schedule()
+	for _, cn := range w.clients {
+		w.applyClient(cn, cn.c.Start())
+	}
+
+	// Chaos, then heal: faults stop, dead processes come back, the run goes on
+	// until nothing is left to do.
+	w.loop.RunUntil(last+cfg.ChaosFor, w.overBudget)
+	w.healing = true
+	w.Record(traces.Event{Kind: traces.KindHeal})
+	end := w.runQuiet(w.loop.Now() + cfg.HealCap)
+
+	// The observer reads the final transcript from a fresh Agent process.
+	for _, cn := range w.clients {
+		if cn.pipe != nil && cn.pipe.Alive() {
+			w.stopProc(cn.agent.proc, "close")
+		}
+	}
+	for _, an := range w.agents {
+		w.observe(an)
+	}
+	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != "quiet" {
+		end = e
+	}
+	w.Record(traces.Event{Kind: traces.KindEnd, Note: end})
+	return &Result{Log: w.log, Faults: w.faults.Tally()}, nil
+}
+
+func (w *world) overBudget() bool { return len(w.log.Events) >= w.cfg.MaxEvents }
+
+// runQuiet runs until no event is left ("quiet") or the cap is hit ("cap").
+func (w *world) runQuiet(capAt time.Duration) string {
+	w.loop.RunUntil(capAt, w.overBudget)
+	if w.loop.Pending() > 0 {
+		return "cap"
+	}
+	return "quiet"
+}
+
+// texts are what the model users type. A user sometimes sends the same text
+// again on purpose: that is a new submission and must be inserted again.
+var texts = []string{
+	"fix the failing test", "explain this function", "add a unit test", "rename the variable",
+	"why does this panic?", "update the changelog", "run the linter", "make it faster",
+	"write the docs", "undo that", "continue", "split this file",
+}
+
+// schedule draws every Client's submissions (times, texts, sessions) from the
+// id stream and returns the time of the last one.
+func (w *world) schedule() time.Duration {
+	var last time.Duration
+	sub := 0
+	for _, cn := range w.clients {
+		at := time.Duration(0)
+		var mine []string
+		for range w.cfg.Prompts {
+			at += time.Duration(w.ids.IntN(int(w.cfg.MaxGap/time.Millisecond)+1)) * time.Millisecond
+			text := texts[w.ids.IntN(len(texts))]
+			if len(mine) > 0 && w.ids.IntN(5) == 0 {
+				text = mine[w.ids.IntN(len(mine))]
+			}
+			mine = append(mine, text)
+			sub++
+			id, sess, cn := fmt.Sprintf("s%d", sub), w.ids.IntN(w.cfg.Sessions), cn
+			w.loop.At(at, func() {
+				w.Record(traces.Event{Kind: traces.KindSubmit, Client: cn.name, Sub: id, Text: text})
+				w.applyClient(cn, cn.c.Submit(id, text, sess))
+			})
+			last = max(last, at)
+		}
+	}
+	return last
+}
+
+func (w *world) applyClient(cn *clientNode, outs []client.Output) {
+	for _, o := range outs {
+		switch o.Kind {
+		case client.OutSend:
+			if cn.pipe == nil || cn.pipe.Name != o.Conn {
+				continue // written to a connection that is gone: nobody reads it
+			}
+			cn.pipe.SendToAgent(o.Frame, o.Sub)
+		case client.OutConnect:
+			w.loop.After(w.cfg.Spawn, func() { w.spawn(cn) })
+		case client.OutTimer:
+			id := o.ID
+			w.loop.After(o.After, func() { w.applyClient(cn, cn.c.Timer(id)) })
+		case client.OutOutcome:
+			w.Record(traces.Event{Kind: traces.KindOutcome, Client: cn.name, Sub: o.Sub, Outcome: o.Outcome, MessageID: o.MessageID})
+		}
+	}
+}
+
+// newProc starts a new incarnation of an Agent installation.
+func (w *world) newProc(an *agentNode) *agentProc {
+	an.inc++
+	p := &agentProc{name: fmt.Sprintf("%s#%d", an.name, an.inc), node: an, alive: true}
+	env := agent.Env{Name: p.name, Choose: w.choose, NewID: w.ids.UUID}
+	p.m = w.factory(w.cfg.Knobs, func() store.Store { return an.disk }, env)
+	an.proc = p
+	w.Record(traces.Event{Kind: traces.KindRestart, From: p.name})
+	return p
+}
+
+// spawn is the stdio Client starting its Agent: a new process on a new pipe.
+func (w *world) spawn(cn *clientNode) {
+	if cn.pipe != nil && cn.pipe.Alive() {
+		return
+	}
+	p := w.newProc(cn.agent)
+	pipe := netfault.NewPipe(cn.name+":"+p.name, cn.name, p.name, &w.loop, w.choose, w, w.cfg.Latency)
+	p.pipe, cn.pipe = pipe, pipe
+	pipe.ToAgent = func(b []byte) {
+		if p.alive {
+			w.applyAgent(p, p.m.Receive(pipe.Name, b))
+		}
+	}
+	pipe.ToClient = func(b []byte) { w.applyClient(cn, cn.c.Receive(pipe.Name, b)) }
+	pipe.OnCut = func() { w.procDied(p, "cut", false) }
+	w.applyAgent(p, p.m.Connect(pipe.Name))
+	w.applyClient(cn, cn.c.Connected(pipe.Name))
+	pipe.OnClosed = func() {
+		w.loop.After(w.cfg.Latency, func() { w.applyClient(cn, cn.c.Disconnected(pipe.Name)) })
+	}
+}
+
+// applyAgent carries out a step's outputs in order. Before each visible one
+// the process may be killed: that is how "after the store write, before the
+// response" and every other window between two outputs is reached.
+func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
+	for _, o := range outs {
+		if !p.alive {
+			return
+		}
+		if o.Kind == agent.OutSend || o.Kind == agent.OutSync {
+			p.outs++
+			site := fmt.Sprintf("%s/%d/%s", p.name, p.outs, o.Step)
+			if w.choose(sim.Decision{Kind: netfault.Kill, Site: site, N: 2}) != 0 {
+				w.procDied(p, "killed before "+o.Step, true)
+				return
+			}
+		}
+		switch o.Kind {
+		case agent.OutSend:
+			if p.pipe != nil && p.pipe.Name == o.Conn {
+				p.pipe.SendToClient(o.Frame)
+			}
+		case agent.OutSync:
+			p.node.disk.Sync()
+		case agent.OutTimer:
+			id := o.ID
+			w.loop.After(o.After, func() {
+				if p.alive {
+					w.applyAgent(p, p.m.Timer(id))
+				}
+			})
+		case agent.OutInsert:
+			w.Record(traces.Event{Kind: traces.KindInsert, From: p.name, Session: o.Session, MessageID: o.MessageID, Text: o.Text})
+		}
+	}
+}
+
+// procDied ends an Agent process. A crash may lose unsynced writes; a process
+// that reads EOF exits and the OS keeps what it wrote.
+func (w *world) procDied(p *agentProc, why string, crash bool) {
+	if !p.alive {
+		return
+	}
+	p.alive = false
+	lost := false
+	if crash && p.node.disk.Unsynced() > 0 {
+		lost = w.choose(sim.Decision{Kind: netfault.LoseUnsynced, Site: p.name, N: 2}) != 0
+	}
+	p.node.disk.Crash(lost)
+	w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: why, LostUnsynced: lost})
+	if p.pipe != nil {
+		reason := "exit"
+		if crash {
+			reason = "kill"
+		}
+		if why == "cut" {
+			reason = "cut"
+		}
+		p.pipe.Close(reason)
+	}
+}
+
+// stopProc is the orderly end of a run: the Client closes the pipe and the
+// Agent exits.
+func (w *world) stopProc(p *agentProc, why string) {
+	if p == nil || !p.alive {
+		return
+	}
+	p.alive = false
+	p.node.disk.Crash(false)
+	p.pipe.OnClosed = nil
+	p.pipe.Close(why)
+}
+
+// observe starts a fresh process of an Agent installation for the observer.
+func (w *world) observe(an *agentNode) {
+	p := w.newProc(an)
+	obs := client.NewObserver("/")
+	pipe := netfault.NewPipe(traces.Observer+":"+p.name, traces.Observer, p.name, &w.loop, w.choose, w, w.cfg.Latency)
+	p.pipe = pipe
+	pipe.ToAgent = func(b []byte) {
+		if p.alive {
+			w.applyAgent(p, p.m.Receive(pipe.Name, b))
+		}
+	}
+	pipe.ToClient = func(b []byte) {
+		for _, o := range obs.Receive(pipe.Name, b) {
+			pipe.SendToAgent(o.Frame, "")
+		}
+	}
+	w.applyAgent(p, p.m.Connect(pipe.Name))
+	for _, o := range obs.Connected(pipe.Name) {
+		pipe.SendToAgent(o.Frame, "")
+	}
+}

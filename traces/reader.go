@@ -1,0 +1,340 @@
+package traces
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strconv"
+	"strings"
+)
+
+// kindSpec says which fields an event of one kind must have. A string field
+// is set when it is not empty, a number when it is greater than 0.
+type kindSpec struct {
+	kind     string
+	required []string
+	when     []condition
+}
+
+// condition requires more fields when field has value.
+type condition struct {
+	field, value string
+	required     []string
+}
+
+var frameFields = []string{"link", "from", "to", "dir", "frame"}
+
+// kindSpecs is the table the reader checks events against, from the
+// comments on the Kind constants, in their order.
+var kindSpecs = []kindSpec{
+	{kind: KindSubmit, required: []string{"client", "sub", "text"}},
+	{kind: KindSend, required: frameFields},
+	{kind: KindDeliver, required: frameFields},
+	{kind: KindDrop, required: append(frameFields[:len(frameFields):len(frameFields)], "note")},
+	{kind: KindConnect, required: []string{"link", "from", "to"}},
+	{kind: KindDisconnect, required: []string{"link"}},
+	{kind: KindKill, required: []string{"from", "note"}},
+	{kind: KindRestart, required: []string{"from"}},
+	{kind: KindOutcome, required: []string{"client", "sub", "outcome"}, when: []condition{
+		{field: "outcome", value: OutcomeInserted, required: []string{"messageId"}},
+	}},
+	{kind: KindHeal},
+	{kind: KindEnd, required: []string{"note"}},
+	{kind: KindChoose, required: []string{"decision", "site", "option"}},
+	{kind: KindInsert, required: []string{"session", "messageId", "text"}},
+	{kind: KindTimer, required: []string{"to", "note"}},
+}
+
+// fieldValues lists the values allowed for a field whenever it is set.
+var fieldValues = map[string][]string{
+	"dir":     {ClientToAgent, AgentToClient},
+	"outcome": {OutcomeInserted, OutcomeFailed, OutcomeUnknown, OutcomeAbandoned},
+}
+
+// headerValues lists the values allowed for a header field.
+var headerValues = map[string][]string{
+	"source": {"seed", "schedule"},
+}
+
+var (
+	specByKind = func() map[string]*kindSpec {
+		m := make(map[string]*kindSpec, len(kindSpecs))
+		for i := range kindSpecs {
+			m[kindSpecs[i].kind] = &kindSpecs[i]
+		}
+		return m
+	}()
+	kindList = func() string {
+		var names []string
+		for _, s := range kindSpecs {
+			names = append(names, s.kind)
+		}
+		return strings.Join(names, ", ")
+	}()
+	eventType  = reflect.TypeFor[Event]()
+	headerType = reflect.TypeFor[Header]()
+)
+
+// ReadError is an error found while reading a trace. Its message is one line:
+// "NAME:LINE: what is wrong, what was expected", or "NAME: ..." when it is
+// about the file as a whole (Line 0).
+type ReadError struct {
+	Name string
+	Line int
+	Msg  string
+	Err  error // the underlying I/O error, if any
+}
+
+func (e *ReadError) Error() string {
+	if e.Line == 0 {
+		return oneLine(e.Name + ": " + e.Msg)
+	}
+	return oneLine(e.Name + ":" + strconv.Itoa(e.Line) + ": " + e.Msg)
+}
+
+func (e *ReadError) Unwrap() error { return e.Err }
+
+// ReadFile reads the trace in the file at path. See Read.
+func ReadFile(path string) (*Log, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return nil, &ReadError{Name: path, Msg: "is a directory, expected a trace file"}
+	}
+	return Read(f, path)
+}
+
+// Read reads a whole trace from r, checking it strictly: the header comes
+// first with a supported format; every line is one JSON object with only
+// known fields of the right types; events are numbered 1, 2, 3, ... with
+// time never going backwards; every event has a known kind and the fields
+// that kind needs; and the file ends with a newline. name is used in error
+// messages, which are *ReadError.
+func Read(r io.Reader, name string) (*Log, error) {
+	if name == "" {
+		name = "trace"
+	}
+	rd := reader{br: bufio.NewReaderSize(r, 64<<10), name: name}
+	return rd.read()
+}
+
+type reader struct {
+	br   *bufio.Reader
+	name string
+	long []byte // holds a line longer than br's buffer
+	line int
+}
+
+func (rd *reader) errorf(format string, args ...any) error {
+	return &ReadError{Name: rd.name, Line: rd.line, Msg: fmt.Sprintf(format, args...)}
+}
+
+// readLine returns the next line with its '\n', valid until the next call.
+func (rd *reader) readLine() ([]byte, error) {
+	line, err := rd.br.ReadSlice('\n')
+	if err != bufio.ErrBufferFull {
+		return line, err
+	}
+	rd.long = append(rd.long[:0], line...)
+	for {
+		line, err = rd.br.ReadSlice('\n')
+		rd.long = append(rd.long, line...)
+		if err != bufio.ErrBufferFull {
+			return rd.long, err
+		}
+	}
+}
+
+func (rd *reader) read() (*Log, error) {
+	log := &Log{}
+	var prevT int64
+	for {
+		line, err := rd.readLine()
+		if len(line) == 0 && err == io.EOF {
+			break
+		}
+		rd.line++
+		if err == io.EOF {
+			return nil, rd.errorf("truncated line (no newline at end of file): the trace was cut off while being written")
+		}
+		if err != nil {
+			return nil, &ReadError{Name: rd.name, Line: rd.line, Msg: "read error: " + err.Error(), Err: err}
+		}
+		line = line[:len(line)-1]
+		what := "an event"
+		if rd.line == 1 {
+			what = "the header"
+		}
+		if len(bytes.TrimSpace(line)) == 0 {
+			return nil, rd.errorf("empty line, expected %s (one JSON object per line)", what)
+		}
+		if rd.line == 1 {
+			if err := decodeHeader(line, &log.Header); err != nil {
+				return nil, rd.errorf("header: %v", err)
+			}
+			continue
+		}
+		log.Events = append(log.Events, Event{})
+		e := &log.Events[len(log.Events)-1]
+		if err := decodeEvent(line, e, int64(len(log.Events)), prevT); err != nil {
+			return nil, rd.errorf("event: %v", err)
+		}
+		prevT = e.T
+	}
+	if rd.line == 0 {
+		return nil, &ReadError{Name: rd.name, Msg: "empty file: expected a header line"}
+	}
+	return log, nil
+}
+
+func decodeHeader(line []byte, h *Header) error {
+	// The format comes first: a file of another format may have other
+	// fields, and that is what its reader should hear about.
+	var format json.RawMessage
+	err := eachMember(line, func(key string, val json.RawMessage) error {
+		if key == "format" {
+			format = val
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if format == nil {
+		return fmt.Errorf(`missing field "format", expected the first line to be the header ({"format":%d,...})`, FormatVersion)
+	}
+	var f int
+	if err := decodeValue(format, reflect.ValueOf(&f).Elem()); err != nil {
+		return fmt.Errorf(`field "format": %w`, err)
+	}
+	if f != FormatVersion {
+		return fmt.Errorf("unsupported format %d, expected %d", f, FormatVersion)
+	}
+	if err := decodeStruct(line, reflect.ValueOf(h).Elem(), nil); err != nil {
+		return err
+	}
+	v := reflect.ValueOf(h).Elem()
+	return checkValues(v, infoFor(headerType), headerValues)
+}
+
+// decodeEvent decodes line into e and checks it: seq must be seq, t at least
+// prevT, and the fields must be those the kind needs.
+func decodeEvent(line []byte, e *Event, seq, prevT int64) error {
+	v := reflect.ValueOf(e).Elem()
+	si := infoFor(eventType)
+	if err := decodeStruct(line, v, nil); err != nil {
+		return err
+	}
+	spec := specByKind[e.Kind]
+	if spec == nil {
+		return fmt.Errorf("unknown kind %s, expected one of %s", quoted(e.Kind), kindList)
+	}
+	if e.Seq != seq {
+		return fmt.Errorf(`field "seq": got %d, expected %d (events are numbered 1, 2, 3, ... in order)`, e.Seq, seq)
+	}
+	if e.T < prevT {
+		if seq == 1 {
+			return fmt.Errorf(`field "t": got %d, expected a time of at least 0`, e.T)
+		}
+		return fmt.Errorf(`field "t": got %d, expected at least %d (time never goes backwards)`, e.T, prevT)
+	}
+	if err := checkValues(v, si, fieldValues); err != nil {
+		return err
+	}
+	if err := checkRequired(v, si, spec.kind+" event", spec.required); err != nil {
+		return err
+	}
+	for _, c := range spec.when {
+		fv := v.Field(si.fields[si.byName[c.field]].index)
+		if fv.Kind() == reflect.String && fv.String() == c.value {
+			what := fmt.Sprintf("%s event with %s %q", spec.kind, c.field, c.value)
+			if err := checkRequired(v, si, what, c.required); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// checkValues checks that the string fields named in allowed hold one of
+// their allowed values when they are set.
+func checkValues(v reflect.Value, si *structInfo, allowed map[string][]string) error {
+	for _, f := range si.fields {
+		values, ok := allowed[f.name]
+		if !ok {
+			continue
+		}
+		s := v.Field(f.index).String()
+		if s == "" || contains(values, s) {
+			continue
+		}
+		return fmt.Errorf("field %q: got %s, expected %s", f.name, quoted(s), alternatives(values))
+	}
+	return nil
+}
+
+// checkRequired checks that the fields named are set: a string not empty, a
+// number greater than 0, a bool true.
+func checkRequired(v reflect.Value, si *structInfo, what string, names []string) error {
+	for _, name := range names {
+		i, ok := si.byName[name]
+		if !ok {
+			// A table names a field Event does not have: TestKindSpecs
+			// catches this.
+			return fmt.Errorf("%s: the reader requires an unknown field %q", what, name)
+		}
+		fv := v.Field(si.fields[i].index)
+		switch fv.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			if fv.Int() <= 0 {
+				return fmt.Errorf("%s: field %q: got %d, expected a number greater than 0", what, name, fv.Int())
+			}
+		default:
+			if fv.IsZero() {
+				return fmt.Errorf("%s: missing field %q, expected fields %s", what, name, strings.Join(names, ", "))
+			}
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// alternatives returns `"a" or "b"`, or `one of "a", "b", "c"`.
+func alternatives(values []string) string {
+	q := make([]string, len(values))
+	for i, v := range values {
+		q[i] = strconv.Quote(v)
+	}
+	if len(q) == 2 {
+		return q[0] + " or " + q[1]
+	}
+	return "one of " + strings.Join(q, ", ")
+}
+
+// Strip returns a copy of events without those whose Kind is in drop (for
+// example Bookkeeping), to show a verdict does not depend on them. Seq is
+// kept as it was, so the copy may have gaps.
+func Strip(events []Event, drop map[string]bool) []Event {
+	out := make([]Event, 0, len(events))
+	for _, e := range events {
+		if !drop[e.Kind] {
+			out = append(out, e)
+		}
+	}
+	return out
+}

@@ -1,0 +1,534 @@
+package traces
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+func sampleHeader() Header {
+	return Header{
+		Format: FormatVersion, Tool: "acpsim test", Source: "seed", Seed: 7,
+		Policy: "retry", Agent: "reference", Link: "stdio",
+		Clients: 2, Sessions: 1, Prompts: 3,
+		Rates:         map[string]float64{"drop": 0.1, "kill": 0.01, "cut": 0.05},
+		Knobs:         map[string]string{"replay": "all"},
+		Contract:      Contract{Retention: "all", LiveOnly: []string{"agent_thought_chunk"}},
+		KeyLengthUnit: "bytes",
+		Command:       "acpsim run --seed 7",
+	}
+}
+
+// sampleLog has one event of every kind.
+func sampleLog() *Log {
+	l := &Log{Header: sampleHeader()}
+	frame := `{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"prompt":[{"type":"text","text":"a \"quoted\" <b>"}]}}`
+	l.Append(Event{T: 0, Kind: KindConnect, Link: "l1", From: "c1", To: "a1"})
+	l.Append(Event{T: 0, Kind: KindSubmit, Client: "c1", Sub: "s1", Text: "hello\nworld"})
+	l.Append(Event{T: 10, Kind: KindChoose, Decision: "drop", Site: "l1", Option: 1})
+	l.Append(Event{T: 10, Kind: KindSend, Link: "l1", From: "c1", To: "a1", Dir: ClientToAgent, Frame: frame, Sub: "s1"})
+	l.Append(Event{T: 12, Kind: KindDrop, Link: "l1", From: "c1", To: "a1", Dir: ClientToAgent, Frame: frame, Note: "fault"})
+	l.Append(Event{T: 15, Kind: KindSend, Link: "l1", From: "a1", To: "c1", Dir: AgentToClient, Frame: frame})
+	l.Append(Event{T: 20, Kind: KindDeliver, Link: "l1", From: "a1", To: "c1", Dir: AgentToClient, Frame: frame})
+	l.Append(Event{T: 21, Kind: KindInsert, From: "a1", Session: "sess1", MessageID: "m1", Text: "hello\nworld"})
+	l.Append(Event{T: 22, Kind: KindTimer, To: "c1", Note: "retry"})
+	l.Append(Event{T: 30, Kind: KindKill, From: "a1", Note: "killed before sync", LostUnsynced: true})
+	l.Append(Event{T: 30, Kind: KindDisconnect, Link: "l1", From: "c1", To: "a1", Note: "kill"})
+	l.Append(Event{T: 40, Kind: KindRestart, From: "a1"})
+	l.Append(Event{T: 50, Kind: KindHeal})
+	l.Append(Event{T: 60, Kind: KindOutcome, Client: "c1", Sub: "s1", Outcome: OutcomeInserted, MessageID: "m1"})
+	l.Append(Event{T: 61, Kind: KindOutcome, Client: "c2", Sub: "s2", Outcome: OutcomeUnknown})
+	l.Append(Event{T: 70, Kind: KindEnd, Note: "quiet"})
+	return l
+}
+
+func encode(t testing.TB, l *Log) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if _, err := l.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+func TestRoundTripSample(t *testing.T) {
+	l := sampleLog()
+	data := encode(t, l)
+	got, err := Read(bytes.NewReader(data), "sample.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, l) {
+		t.Fatalf("round trip differs:\n got: %+v\nwant: %+v", got, l)
+	}
+	// And the bytes are stable.
+	if again := encode(t, got); !bytes.Equal(again, data) {
+		t.Fatalf("re-encoding differs:\n%s\n%s", again, data)
+	}
+}
+
+func TestRoundTripNilAndEmpty(t *testing.T) {
+	for _, h := range []Header{
+		{Format: FormatVersion},
+		{Format: FormatVersion, Rates: map[string]float64{}, Knobs: map[string]string{}, Contract: Contract{LiveOnly: []string{}}},
+	} {
+		l := &Log{Header: h}
+		got, err := Read(bytes.NewReader(encode(t, l)), "h.ndjson")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, l) {
+			t.Errorf("round trip differs:\n got: %#v\nwant: %#v", got, l)
+		}
+	}
+}
+
+// genValidLog draws a trace the reader must accept.
+func genValidLog(t *rapid.T) *Log {
+	text := rapid.String() // valid UTF-8: survives the JSON round trip as is
+	nonEmpty := rapid.StringN(1, 20, -1)
+	optional := func(label string) string {
+		if rapid.Bool().Draw(t, label+"Set") {
+			return text.Draw(t, label)
+		}
+		return ""
+	}
+	l := &Log{Header: Header{
+		Format:        FormatVersion,
+		Tool:          text.Draw(t, "tool"),
+		Source:        rapid.SampledFrom([]string{"seed", "schedule"}).Draw(t, "source"),
+		Seed:          rapid.Uint64().Draw(t, "seed"),
+		Policy:        text.Draw(t, "policy"),
+		Agent:         text.Draw(t, "agent"),
+		Link:          text.Draw(t, "link"),
+		Clients:       rapid.Int().Draw(t, "clients"),
+		Sessions:      rapid.Int().Draw(t, "sessions"),
+		Prompts:       rapid.Int().Draw(t, "prompts"),
+		KeyLengthUnit: text.Draw(t, "unit"),
+		Command:       text.Draw(t, "command"),
+	}}
+	if rapid.Bool().Draw(t, "ratesSet") {
+		l.Header.Rates = rapid.MapOf(text, rapid.Float64Range(-1e300, 1e300)).Draw(t, "rates")
+	}
+	if rapid.Bool().Draw(t, "knobsSet") {
+		l.Header.Knobs = rapid.MapOf(text, text).Draw(t, "knobs")
+	}
+	l.Header.Contract.Retention = text.Draw(t, "retention")
+	if rapid.Bool().Draw(t, "liveSet") {
+		l.Header.Contract.LiveOnly = rapid.SliceOf(text).Draw(t, "liveOnly")
+	}
+	var now int64
+	n := rapid.IntRange(0, 30).Draw(t, "events")
+	for range n {
+		now += rapid.Int64Range(0, 1e9).Draw(t, "dt")
+		spec := rapid.SampledFrom(kindSpecs).Draw(t, "kind")
+		e := Event{
+			T: now, Kind: spec.kind,
+			Link: optional("link"), From: optional("from"), To: optional("to"),
+			Dir:   rapid.SampledFrom([]string{"", ClientToAgent, AgentToClient}).Draw(t, "dir"),
+			Frame: optional("frame"), Client: optional("client"), Sub: optional("sub"), Text: optional("text"),
+			Outcome:   rapid.SampledFrom(append([]string{""}, fieldValues["outcome"]...)).Draw(t, "outcome"),
+			Session:   optional("session"),
+			MessageID: optional("messageId"), Decision: optional("decision"), Site: optional("site"),
+			Option:       rapid.IntRange(0, 10).Draw(t, "option"),
+			LostUnsynced: rapid.Bool().Draw(t, "lost"),
+			Note:         optional("note"),
+		}
+		v := reflect.ValueOf(&e).Elem()
+		si := infoFor(eventType)
+		required := spec.required
+		for _, c := range spec.when {
+			required = append(required[:len(required):len(required)], c.required...)
+		}
+		for _, r := range required {
+			f := v.Field(si.fields[si.byName[r]].index)
+			switch {
+			case r == "dir":
+				f.SetString(rapid.SampledFrom([]string{ClientToAgent, AgentToClient}).Draw(t, "dir!"))
+			case r == "outcome":
+				f.SetString(rapid.SampledFrom(fieldValues["outcome"]).Draw(t, "outcome!"))
+			case f.Kind() == reflect.String && f.String() == "":
+				f.SetString(nonEmpty.Draw(t, r+"!"))
+			case f.Kind() == reflect.Int && f.Int() <= 0:
+				f.SetInt(rapid.Int64Range(1, 1<<40).Draw(t, r+"!"))
+			}
+		}
+		if e.Kind == KindOutcome && e.Outcome == OutcomeInserted && e.MessageID == "" {
+			e.MessageID = nonEmpty.Draw(t, "messageId!")
+		}
+		l.Append(e)
+	}
+	return l
+}
+
+func TestRoundTripProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		l := genValidLog(t)
+		var b bytes.Buffer
+		if _, err := l.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Read(bytes.NewReader(b.Bytes()), "gen.ndjson")
+		if err != nil {
+			t.Fatalf("Read: %v\n%s", err, b.Bytes())
+		}
+		if len(l.Events) == 0 {
+			l.Events = nil // Read leaves no events as nil
+		}
+		if !reflect.DeepEqual(got, l) {
+			t.Fatalf("round trip differs:\n got: %#v\nwant: %#v", got, l)
+		}
+	})
+}
+
+func TestReadLongLines(t *testing.T) {
+	l := &Log{Header: sampleHeader()}
+	for _, n := range []int{4095, 4096, 65535, 65536, 1 << 20, 3<<20 + 17} {
+		frame := strings.Repeat("x\"<", n/3) + strings.Repeat("y", n%3)
+		l.Append(Event{T: int64(n), Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: frame})
+	}
+	data := encode(t, l)
+	got, err := Read(bytes.NewReader(data), "long.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, l) {
+		t.Fatal("long lines do not round trip")
+	}
+	// An error after the long lines has the right line number.
+	data = append(data, `{"t":1,"seq":7,"kind":"heal"}`+"\n"...)
+	_, err = Read(bytes.NewReader(data), "long.ndjson")
+	if err == nil || !strings.HasPrefix(err.Error(), "long.ndjson:8: event: ") {
+		t.Fatalf("got %v, want an error at line 8", err)
+	}
+}
+
+func TestReadCRLF(t *testing.T) {
+	data := strings.ReplaceAll(string(encode(t, sampleLog())), "\n", "\r\n")
+	if _, err := Read(strings.NewReader(data), "crlf.ndjson"); err != nil {
+		t.Fatalf("CRLF line ends: %v", err)
+	}
+}
+
+// hdr is a valid header line.
+var hdr = func() string {
+	b, err := json.Marshal(sampleHeader())
+	if err != nil {
+		panic(err)
+	}
+	return string(b) + "\n"
+}()
+
+// withHeader returns the header line with field key set to the raw JSON
+// value (or removed, if value is "").
+func withHeader(key, value string) string {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(hdr), &m); err != nil {
+		panic(err)
+	}
+	if value == "" {
+		delete(m, key)
+	} else {
+		m[key] = json.RawMessage(value)
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		panic(err)
+	}
+	return string(b) + "\n"
+}
+
+const (
+	ev1    = `{"t":0,"seq":1,"kind":"heal"}` + "\n"
+	sendOK = `"kind":"send","link":"l","from":"c","to":"a","dir":"c2a","frame":"{}"`
+)
+
+// malformed is a table of bad traces: each must fail with an error that
+// starts with want and mentions every string in mentions.
+var malformed = []struct {
+	name     string
+	input    string
+	want     string
+	mentions []string
+}{
+	{"empty file", "", "a.ndjson: empty file: expected a header line", nil},
+	{"empty header line", "\n", "a.ndjson:1: empty line, expected the header", nil},
+	{"blank event line", hdr + ev1 + "  \n", "a.ndjson:3: empty line, expected an event", nil},
+	{"truncated header", hdr[:40], "a.ndjson:1: truncated line (no newline at end of file): the trace was cut off while being written", nil},
+	{"truncated event", hdr + ev1 + `{"t":1,"seq":2,"ki`, "a.ndjson:3: truncated line (no newline at end of file): the trace was cut off while being written", nil},
+	{"truncated but complete JSON", hdr + strings.TrimSuffix(ev1, "\n"), "a.ndjson:2: truncated line", nil},
+
+	{"header format 3", withHeader("format", "3"), "a.ndjson:1: header: unsupported format 3, expected 1", nil},
+	{"header format 3 with new fields", `{"format":3,"colour":"red"}` + "\n", "a.ndjson:1: header: unsupported format 3, expected 1", nil},
+	{"header format string", withHeader("format", `"1"`), `a.ndjson:1: header: field "format": expected a number, got "1"`, nil},
+	{"header format float", withHeader("format", `1.5`), `a.ndjson:1: header: field "format": got 1.5, expected an integer`, nil},
+	{"event as header", ev1, `a.ndjson:1: header: missing field "format"`, nil},
+	{"header not JSON", "format=1\n", "a.ndjson:1: header: invalid JSON", nil},
+	{"header array", "[1]\n", "a.ndjson:1: header: got [1], expected a JSON object", nil},
+	{"header unknown field", withHeader("colour", `"red"`), `a.ndjson:1: header: unknown field "colour"`, []string{"command"}},
+	{"header missing field", withHeader("command", ""), `a.ndjson:1: header: missing field "command"`, nil},
+	{"header null string", withHeader("tool", "null"), `a.ndjson:1: header: field "tool": expected a string, got null`, nil},
+	{"header rate not a number", withHeader("rates", `{"drop":"x"}`), `a.ndjson:1: header: field "rates": key "drop": expected a number, got "x"`, nil},
+	{"header rates array", withHeader("rates", `[0.1]`), `a.ndjson:1: header: field "rates": expected an object, got [0.1]`, nil},
+	{"header rates duplicate key", withHeader("rates", `{"drop":0.1,"drop":0.2}`), `a.ndjson:1: header: field "rates": key "drop" appears twice`, nil},
+	{"header seed negative", withHeader("seed", `-1`), `a.ndjson:1: header: field "seed": got -1, expected a non-negative integer`, nil},
+	{"header seed too big", withHeader("seed", `18446744073709551616`), `a.ndjson:1: header: field "seed": got 18446744073709551616, expected a non-negative integer that fits in 64 bits`, nil},
+	{"header source", withHeader("source", `"dice"`), `a.ndjson:1: header: field "source": got "dice", expected "seed" or "schedule"`, nil},
+	{"header contract unknown field", withHeader("contract", `{"retention":"all","liveOnly":null,"extra":1}`), `a.ndjson:1: header: field "contract": unknown field "extra"`, []string{"retention", "liveOnly"}},
+	{"header contract missing field", withHeader("contract", `{"retention":"all"}`), `a.ndjson:1: header: field "contract": missing field "liveOnly"`, nil},
+	{"header liveOnly element", withHeader("contract", `{"retention":"all","liveOnly":["a",2]}`), `a.ndjson:1: header: field "contract": field "liveOnly": element 1: expected a string, got 2`, nil},
+	{"header duplicate field", strings.Replace(hdr, `{`, `{"tool":"x",`, 1), `a.ndjson:1: header: field "tool" appears twice`, nil},
+	{"header trailing data", strings.TrimSuffix(hdr, "\n") + " {}\n", "a.ndjson:1: header: unexpected data after the JSON object", nil},
+
+	{"t not a number", hdr + `{"t":"x","seq":1,"kind":"heal"}` + "\n", `a.ndjson:2: event: field "t": expected a number, got "x"`, nil},
+	{"t float", hdr + `{"t":1.5,"seq":1,"kind":"heal"}` + "\n", `a.ndjson:2: event: field "t": got 1.5, expected an integer`, nil},
+	{"t overflow", hdr + `{"t":9223372036854775808,"seq":1,"kind":"heal"}` + "\n", `a.ndjson:2: event: field "t": got 9223372036854775808, expected an integer that fits in 64 bits`, nil},
+	{"t negative", hdr + `{"t":-1,"seq":1,"kind":"heal"}` + "\n", `a.ndjson:2: event: field "t": got -1, expected a time of at least 0`, nil},
+	{"t decreasing", hdr + `{"t":100,"seq":1,"kind":"heal"}` + "\n" + `{"t":90,"seq":2,"kind":"heal"}` + "\n", `a.ndjson:3: event: field "t": got 90, expected at least 100`, nil},
+	{"t missing", hdr + `{"seq":1,"kind":"heal"}` + "\n", `a.ndjson:2: event: missing field "t", expected fields t, seq, kind`, nil},
+	{"seq missing", hdr + `{"t":0,"kind":"heal"}` + "\n", `a.ndjson:2: event: missing field "seq"`, nil},
+	{"seq from 0", hdr + `{"t":0,"seq":0,"kind":"heal"}` + "\n", `a.ndjson:2: event: field "seq": got 0, expected 1`, nil},
+	{"seq gap", hdr + ev1 + `{"t":0,"seq":3,"kind":"heal"}` + "\n", `a.ndjson:3: event: field "seq": got 3, expected 2`, nil},
+	{"seq repeated", hdr + ev1 + ev1, `a.ndjson:3: event: field "seq": got 1, expected 2`, nil},
+	{"kind missing", hdr + `{"t":0,"seq":1}` + "\n", `a.ndjson:2: event: missing field "kind"`, nil},
+	{"kind unknown", hdr + `{"t":0,"seq":1,"kind":"dup"}` + "\n", `a.ndjson:2: event: unknown kind "dup", expected one of submit, send, deliver, drop,`, []string{"timer"}},
+	{"kind number", hdr + `{"t":0,"seq":1,"kind":3}` + "\n", `a.ndjson:2: event: field "kind": expected a string, got 3`, nil},
+	{"unknown field", hdr + `{"t":0,"seq":1,"kind":"heal","frmae":"x"}` + "\n", `a.ndjson:2: event: unknown field "frmae", expected one of t, seq, kind,`, []string{"frame", "lostUnsynced"}},
+	{"duplicate field", hdr + `{"t":0,"seq":1,"t":0,"kind":"heal"}` + "\n", `a.ndjson:2: event: field "t" appears twice`, nil},
+	{"null field", hdr + `{"t":0,"seq":1,"kind":"heal","note":null}` + "\n", `a.ndjson:2: event: field "note": expected a string, got null`, nil},
+	{"bool field", hdr + `{"t":0,"seq":1,"kind":"kill","from":"a","note":"x","lostUnsynced":"yes"}` + "\n", `a.ndjson:2: event: field "lostUnsynced": expected true or false, got "yes"`, nil},
+	{"invalid JSON", hdr + `{"t":0,"seq":1,` + "\n", `a.ndjson:2: event: invalid JSON`, nil},
+	{"invalid JSON char", hdr + `{"t":0,"seq":1,"kind":heal}` + "\n", `a.ndjson:2: event: invalid JSON`, nil},
+	{"not an object", hdr + `"heal"` + "\n", `a.ndjson:2: event: got "heal", expected a JSON object`, nil},
+	{"two objects", hdr + strings.TrimSuffix(ev1, "\n") + ev1, `a.ndjson:2: event: unexpected data after the JSON object`, nil},
+	{"raw newline in string", hdr + `{"t":0,"seq":1,"kind":"he` + "\n" + `al"}` + "\n", `a.ndjson:2: event: invalid JSON`, nil},
+
+	{"dir", hdr + `{"t":0,"seq":1,` + strings.Replace(sendOK, `"c2a"`, `"x2y"`, 1) + "}\n", `a.ndjson:2: event: field "dir": got "x2y", expected "c2a" or "a2c"`, nil},
+	{"send missing frame", hdr + `{"t":0,"seq":1,` + strings.Replace(sendOK, `,"frame":"{}"`, ``, 1) + "}\n", `a.ndjson:2: event: send event: missing field "frame", expected fields link, from, to, dir, frame`, nil},
+	{"send empty frame", hdr + `{"t":0,"seq":1,` + strings.Replace(sendOK, `"frame":"{}"`, `"frame":""`, 1) + "}\n", `a.ndjson:2: event: send event: missing field "frame"`, nil},
+	{"deliver missing link", hdr + `{"t":0,"seq":1,` + strings.Replace(strings.Replace(sendOK, `"link":"l",`, ``, 1), "send", "deliver", 1) + "}\n", `a.ndjson:2: event: deliver event: missing field "link"`, nil},
+	{"drop missing dir", hdr + `{"t":0,"seq":1,` + strings.Replace(strings.Replace(sendOK, `"dir":"c2a",`, ``, 1), "send", "drop", 1) + "}\n", `a.ndjson:2: event: drop event: missing field "dir"`, nil},
+	{"drop missing note", hdr + `{"t":0,"seq":1,` + strings.Replace(sendOK, "send", "drop", 1) + "}\n", `a.ndjson:2: event: drop event: missing field "note"`, nil},
+	{"submit missing text", hdr + `{"t":0,"seq":1,"kind":"submit","client":"c1","sub":"s1"}` + "\n", `a.ndjson:2: event: submit event: missing field "text", expected fields client, sub, text`, nil},
+	{"connect missing to", hdr + `{"t":0,"seq":1,"kind":"connect","link":"l","from":"c"}` + "\n", `a.ndjson:2: event: connect event: missing field "to"`, nil},
+	{"disconnect missing link", hdr + `{"t":0,"seq":1,"kind":"disconnect"}` + "\n", `a.ndjson:2: event: disconnect event: missing field "link"`, nil},
+	{"kill missing from", hdr + `{"t":0,"seq":1,"kind":"kill","note":"x"}` + "\n", `a.ndjson:2: event: kill event: missing field "from"`, nil},
+	{"restart missing from", hdr + `{"t":0,"seq":1,"kind":"restart"}` + "\n", `a.ndjson:2: event: restart event: missing field "from"`, nil},
+	{"end missing note", hdr + `{"t":0,"seq":1,"kind":"end"}` + "\n", `a.ndjson:2: event: end event: missing field "note"`, nil},
+	{"insert missing session", hdr + `{"t":0,"seq":1,"kind":"insert","messageId":"m","text":"x"}` + "\n", `a.ndjson:2: event: insert event: missing field "session"`, nil},
+	{"timer missing to", hdr + `{"t":0,"seq":1,"kind":"timer","note":"x"}` + "\n", `a.ndjson:2: event: timer event: missing field "to"`, nil},
+	{"choose missing option", hdr + `{"t":0,"seq":1,"kind":"choose","decision":"drop","site":"l1"}` + "\n", `a.ndjson:2: event: choose event: field "option": got 0, expected a number greater than 0`, nil},
+	{"choose negative option", hdr + `{"t":0,"seq":1,"kind":"choose","decision":"drop","site":"l1","option":-2}` + "\n", `a.ndjson:2: event: choose event: field "option": got -2, expected a number greater than 0`, nil},
+	{"choose missing site", hdr + `{"t":0,"seq":1,"kind":"choose","decision":"drop","option":1}` + "\n", `a.ndjson:2: event: choose event: missing field "site"`, nil},
+	{"outcome value", hdr + `{"t":0,"seq":1,"kind":"outcome","client":"c","sub":"s","outcome":"maybe"}` + "\n", `a.ndjson:2: event: field "outcome": got "maybe", expected one of "inserted", "failed", "unknown", "abandoned"`, nil},
+	{"outcome missing sub", hdr + `{"t":0,"seq":1,"kind":"outcome","client":"c","outcome":"failed"}` + "\n", `a.ndjson:2: event: outcome event: missing field "sub"`, nil},
+	{"outcome inserted without id", hdr + `{"t":0,"seq":1,"kind":"outcome","client":"c","sub":"s","outcome":"inserted"}` + "\n", `a.ndjson:2: event: outcome event with outcome "inserted": missing field "messageId"`, nil},
+	{"error after good events", hdr + ev1 + `{"t":0,"seq":2,"kind":"heal"}` + "\n" + `{"t":0,"seq":3,"kind":"heal","x":1}` + "\n", `a.ndjson:4: event: unknown field "x"`, nil},
+	{"long garbage key", hdr + `{"t":0,"seq":1,"kind":"heal","` + strings.Repeat("k", 500) + `\n":1}` + "\n", `a.ndjson:2: event: unknown field "kkkk`, nil},
+}
+
+func TestReadMalformed(t *testing.T) {
+	for _, tc := range malformed {
+		t.Run(tc.name, func(t *testing.T) {
+			l, err := Read(strings.NewReader(tc.input), "a.ndjson")
+			if err == nil {
+				t.Fatalf("no error, want %q (read %d events)", tc.want, len(l.Events))
+			}
+			if l != nil {
+				t.Errorf("got a Log along with the error")
+			}
+			msg := err.Error()
+			if strings.ContainsAny(msg, "\n\r") {
+				t.Errorf("error is not one line: %q", msg)
+			}
+			if !strings.HasPrefix(msg, tc.want) {
+				t.Errorf("error\n got: %s\nwant: %s...", msg, tc.want)
+			}
+			for _, m := range tc.mentions {
+				if !strings.Contains(msg, m) {
+					t.Errorf("error %q does not mention %q", msg, m)
+				}
+			}
+			var re *ReadError
+			if !errors.As(err, &re) || re.Name != "a.ndjson" {
+				t.Errorf("error is %T, want *ReadError named a.ndjson", err)
+			}
+		})
+	}
+}
+
+func TestReadFile(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.ndjson")
+	l := sampleLog()
+	if err := os.WriteFile(good, encode(t, l), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, l) {
+		t.Error("ReadFile does not give back what was written")
+	}
+
+	// A trace cut off in the middle of its last line.
+	data := encode(t, l)
+	cut := filepath.Join(dir, "cut.ndjson")
+	if err := os.WriteFile(cut, data[:len(data)-10], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadFile(cut)
+	want := cut + ":17: truncated line (no newline at end of file): the trace was cut off while being written"
+	if err == nil || err.Error() != want {
+		t.Errorf("truncated file:\n got: %v\nwant: %s", err, want)
+	}
+
+	_, err = ReadFile(dir)
+	if want := dir + ": is a directory, expected a trace file"; err == nil || err.Error() != want {
+		t.Errorf("directory:\n got: %v\nwant: %s", err, want)
+	}
+
+	missing := filepath.Join(dir, "missing.ndjson")
+	_, err = ReadFile(missing)
+	if err == nil || !errors.Is(err, fs.ErrNotExist) || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), missing) {
+		t.Errorf("missing file: got %v, want a one-line not-exist error naming the file", err)
+	}
+}
+
+// TestKindSpecs checks the required-field table against Event and the Kind
+// constants.
+func TestKindSpecs(t *testing.T) {
+	kinds := []string{KindSubmit, KindSend, KindDeliver, KindDrop, KindConnect, KindDisconnect, KindKill,
+		KindRestart, KindOutcome, KindHeal, KindEnd, KindChoose, KindInsert, KindTimer}
+	if len(kindSpecs) != len(kinds) {
+		t.Errorf("kindSpecs has %d kinds, event.go %d", len(kindSpecs), len(kinds))
+	}
+	si := infoFor(eventType)
+	for _, k := range kinds {
+		spec := specByKind[k]
+		if spec == nil {
+			t.Errorf("kind %q has no entry in kindSpecs", k)
+			continue
+		}
+		var fields []string
+		fields = append(fields, spec.required...)
+		for _, c := range spec.when {
+			fields = append(fields, c.field)
+			fields = append(fields, c.required...)
+		}
+		for _, f := range fields {
+			if _, ok := si.byName[f]; !ok {
+				t.Errorf("kind %q names field %q, which Event does not have", k, f)
+			}
+		}
+	}
+	for f := range fieldValues {
+		if _, ok := si.byName[f]; !ok {
+			t.Errorf("fieldValues names field %q, which Event does not have", f)
+		}
+	}
+	for f := range headerValues {
+		if _, ok := infoFor(headerType).byName[f]; !ok {
+			t.Errorf("headerValues names field %q, which Header does not have", f)
+		}
+	}
+	// A minimal event of each kind, built from the table, is accepted.
+	l := &Log{Header: sampleHeader()}
+	for _, spec := range kindSpecs {
+		e := Event{Kind: spec.kind}
+		v := reflect.ValueOf(&e).Elem()
+		for _, f := range spec.required {
+			fv := v.Field(si.fields[si.byName[f]].index)
+			switch f {
+			case "dir":
+				fv.SetString(ClientToAgent)
+			case "outcome":
+				fv.SetString(OutcomeFailed)
+			default:
+				if fv.Kind() == reflect.String {
+					fv.SetString("x")
+				} else {
+					fv.SetInt(1)
+				}
+			}
+		}
+		l.Append(e)
+	}
+	if _, err := Read(bytes.NewReader(encode(t, l)), "min.ndjson"); err != nil {
+		t.Error(err)
+	}
+}
+
+func TestStrip(t *testing.T) {
+	l := sampleLog()
+	before := append([]Event(nil), l.Events...)
+	got := Strip(l.Events, Bookkeeping)
+	for _, e := range got {
+		if Bookkeeping[e.Kind] {
+			t.Errorf("Strip kept a %s event", e.Kind)
+		}
+	}
+	if want := len(l.Events) - 3; len(got) != want { // one choose, one insert, one timer
+		t.Errorf("Strip kept %d events, want %d", len(got), want)
+	}
+	if !reflect.DeepEqual(l.Events, before) {
+		t.Error("Strip changed its input")
+	}
+	if len(got) > 0 {
+		got[0].Note = "changed"
+		if l.Events[0].Note == "changed" {
+			t.Error("Strip's result shares memory with its input")
+		}
+	}
+	if all := Strip(l.Events, nil); !reflect.DeepEqual(all, l.Events) {
+		t.Error("Strip with no kinds to drop is not a copy")
+	}
+}
+
+func FuzzRead(f *testing.F) {
+	for _, tc := range malformed {
+		f.Add([]byte(tc.input))
+	}
+	var b bytes.Buffer
+	if _, err := sampleLog().WriteTo(&b); err != nil {
+		f.Fatal(err)
+	}
+	f.Add(b.Bytes())
+	f.Fuzz(func(t *testing.T, data []byte) {
+		l, err := Read(bytes.NewReader(data), "fuzz.ndjson")
+		if err != nil {
+			msg := err.Error()
+			if strings.ContainsAny(msg, "\n\r") {
+				t.Fatalf("error is not one line: %q", msg)
+			}
+			if !strings.HasPrefix(msg, "fuzz.ndjson:") {
+				t.Fatalf("error does not start with the file name: %q", msg)
+			}
+			if l != nil {
+				t.Fatal("got a Log along with an error")
+			}
+			return
+		}
+		// What was accepted writes back and reads again to the same Log.
+		var out bytes.Buffer
+		if _, err := l.WriteTo(&out); err != nil {
+			t.Fatalf("writing an accepted trace: %v", err)
+		}
+		again, err := Read(bytes.NewReader(out.Bytes()), "again.ndjson")
+		if err != nil {
+			t.Fatalf("re-reading an accepted trace: %v\n%s", err, out.Bytes())
+		}
+		if !reflect.DeepEqual(again, l) {
+			t.Fatalf("accepted trace does not round trip:\n%#v\n%#v", l, again)
+		}
+	})
+}

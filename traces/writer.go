@@ -1,0 +1,240 @@
+package traces
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"unicode/utf8"
+)
+
+// Writer writes a trace: one header line, then one line per event. Each line
+// is one compact JSON object ended by '\n', and the bytes depend only on the
+// values written. Writes are buffered: call Flush when done. The first error
+// sticks: every later call returns it.
+type Writer struct {
+	bw     *bufio.Writer
+	buf    []byte
+	header bool
+	err    error
+}
+
+// NewWriter returns a Writer that writes to w.
+func NewWriter(w io.Writer) *Writer {
+	return &Writer{bw: bufio.NewWriterSize(w, 64<<10), buf: make([]byte, 0, 1024)}
+}
+
+// WriteHeader writes the header line. It must be called once, before any
+// event, with h.Format equal to FormatVersion. Maps are written with sorted
+// keys, as encoding/json does.
+func (w *Writer) WriteHeader(h Header) error {
+	if w.err != nil {
+		return w.err
+	}
+	if w.header {
+		return errors.New("traces: WriteHeader called twice, expected one header per trace")
+	}
+	if h.Format != FormatVersion {
+		return fmt.Errorf("traces: header format %d, expected %d (FormatVersion)", h.Format, FormatVersion)
+	}
+	b, err := json.Marshal(h)
+	if err != nil {
+		return fmt.Errorf("traces: header: %w", err)
+	}
+	w.header = true
+	b = append(b, '\n')
+	if _, err := w.bw.Write(b); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// WriteEvent writes e as one line. The bytes are those of json.Marshal(e)
+// followed by '\n', produced without reflection or allocation.
+func (w *Writer) WriteEvent(e *Event) error {
+	if w.err != nil {
+		return w.err
+	}
+	if !w.header {
+		return errors.New("traces: WriteEvent before WriteHeader, expected the header first")
+	}
+	if e == nil {
+		return errors.New("traces: WriteEvent(nil), expected an event")
+	}
+	w.buf = AppendEvent(w.buf[:0], e)
+	w.buf = append(w.buf, '\n')
+	if _, err := w.bw.Write(w.buf); err != nil {
+		w.err = err
+	}
+	return w.err
+}
+
+// Flush writes any buffered data to the underlying io.Writer.
+func (w *Writer) Flush() error {
+	if w.err != nil {
+		return w.err
+	}
+	w.err = w.bw.Flush()
+	return w.err
+}
+
+// AppendEvent appends the JSON encoding of e to dst and returns the extended
+// buffer. The bytes are identical to json.Marshal(e): fields in struct order,
+// empty omitempty fields left out, strings escaped as encoding/json escapes
+// them (including <, >, & and U+2028/U+2029, with invalid UTF-8 replaced by
+// U+FFFD). No trailing newline is added.
+func AppendEvent(dst []byte, e *Event) []byte {
+	dst = append(dst, `{"t":`...)
+	dst = strconv.AppendInt(dst, e.T, 10)
+	dst = append(dst, `,"seq":`...)
+	dst = strconv.AppendInt(dst, e.Seq, 10)
+	dst = append(dst, `,"kind":`...)
+	dst = appendString(dst, e.Kind)
+	dst = appendField(dst, `,"link":`, e.Link)
+	dst = appendField(dst, `,"from":`, e.From)
+	dst = appendField(dst, `,"to":`, e.To)
+	dst = appendField(dst, `,"dir":`, e.Dir)
+	dst = appendField(dst, `,"frame":`, e.Frame)
+	dst = appendField(dst, `,"client":`, e.Client)
+	dst = appendField(dst, `,"sub":`, e.Sub)
+	dst = appendField(dst, `,"text":`, e.Text)
+	dst = appendField(dst, `,"outcome":`, e.Outcome)
+	dst = appendField(dst, `,"session":`, e.Session)
+	dst = appendField(dst, `,"messageId":`, e.MessageID)
+	dst = appendField(dst, `,"decision":`, e.Decision)
+	dst = appendField(dst, `,"site":`, e.Site)
+	if e.Option != 0 {
+		dst = append(dst, `,"option":`...)
+		dst = strconv.AppendInt(dst, int64(e.Option), 10)
+	}
+	if e.LostUnsynced {
+		dst = append(dst, `,"lostUnsynced":true`...)
+	}
+	dst = appendField(dst, `,"note":`, e.Note)
+	return append(dst, '}')
+}
+
+// appendField appends key and the quoted s unless s is empty (omitempty).
+func appendField(dst []byte, key, s string) []byte {
+	if s == "" {
+		return dst
+	}
+	dst = append(dst, key...)
+	return appendString(dst, s)
+}
+
+const hexDigits = "0123456789abcdef"
+
+// safeASCII[b] is true for the ASCII bytes encoding/json writes as they are
+// (with HTML escaping on, its default).
+var safeASCII = func() (t [utf8.RuneSelf]bool) {
+	for b := 0x20; b < utf8.RuneSelf; b++ {
+		t[b] = true
+	}
+	for _, b := range `"\<>` {
+		t[b] = false
+	}
+	return t
+}()
+
+// appendString appends s as a JSON string exactly as encoding/json encodes
+// it.
+func appendString(dst []byte, s string) []byte {
+	dst = append(dst, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		b := s[i]
+		if b < utf8.RuneSelf {
+			if safeASCII[b] {
+				i++
+				continue
+			}
+			dst = append(dst, s[start:i]...)
+			switch b {
+			case '\\', '"':
+				dst = append(dst, '\\', b)
+			case '\b':
+				dst = append(dst, '\\', 'b')
+			case '\f':
+				dst = append(dst, '\\', 'f')
+			case '\n':
+				dst = append(dst, '\\', 'n')
+			case '\r':
+				dst = append(dst, '\\', 'r')
+			case '\t':
+				dst = append(dst, '\\', 't')
+			default:
+				// Control characters and <, >, &.
+				dst = append(dst, '\\', 'u', '0', '0', hexDigits[b>>4], hexDigits[b&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, `\ufffd`...)
+			i += size
+			start = i
+			continue
+		}
+		// U+2028 and U+2029 end lines in JavaScript: encoding/json escapes
+		// them.
+		if r == '\u2028' || r == '\u2029' {
+			dst = append(dst, s[start:i]...)
+			dst = append(dst, '\\', 'u', '2', '0', '2', hexDigits[r&0xF])
+			i += size
+			start = i
+			continue
+		}
+		i += size
+	}
+	dst = append(dst, s[start:]...)
+	return append(dst, '"')
+}
+
+// Log is a whole trace in memory.
+type Log struct {
+	Header Header
+	Events []Event
+}
+
+// Append adds e as the next event, setting its Seq to len(Events)+1, and
+// returns a pointer to the stored copy. The pointer is valid until the next
+// Append (which may move Events).
+func (l *Log) Append(e Event) *Event {
+	e.Seq = int64(len(l.Events)) + 1
+	l.Events = append(l.Events, e)
+	return &l.Events[len(l.Events)-1]
+}
+
+// WriteTo writes the trace to w (header, then events) and returns the
+// number of bytes written. It implements io.WriterTo.
+func (l *Log) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	tw := NewWriter(cw)
+	if err := tw.WriteHeader(l.Header); err != nil {
+		return cw.n, err
+	}
+	for i := range l.Events {
+		if err := tw.WriteEvent(&l.Events[i]); err != nil {
+			return cw.n, err
+		}
+	}
+	err := tw.Flush()
+	return cw.n, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	c.n += int64(n)
+	return n, err
+}
