@@ -1,7 +1,7 @@
 package acp
 
 import (
-	"encoding/json"
+	json "github.com/goccy/go-json"
 	"strings"
 	"testing"
 )

@@ -2,7 +2,7 @@ package acp
 
 import (
 	"bytes"
-	"encoding/json"
+	json "github.com/goccy/go-json"
 )
 
 // Parsed is one entry of a decoded line: a valid envelope, or the error the

@@ -11,7 +11,7 @@ package acp
 
 import (
 	"bytes"
-	"encoding/json"
+	json "github.com/goccy/go-json"
 	"fmt"
 	"strconv"
 )
