@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -59,6 +61,11 @@ var fieldValues = map[string][]string{
 var headerValues = map[string][]string{
 	"source": {"seed", "schedule"},
 }
+
+var (
+	fieldValueOrder  = sortedKeys(fieldValues)
+	headerValueOrder = sortedKeys(headerValues)
+)
 
 var (
 	specByKind = func() map[string]*kindSpec {
@@ -130,6 +137,7 @@ type reader struct {
 	name string
 	long []byte // holds a line longer than br's buffer
 	line int
+	sc   lineScanner
 }
 
 func (rd *reader) errorf(format string, args ...any) error {
@@ -183,7 +191,7 @@ func (rd *reader) read() (*Log, error) {
 		}
 		log.Events = append(log.Events, Event{})
 		e := &log.Events[len(log.Events)-1]
-		if err := decodeEvent(line, e, int64(len(log.Events)), prevT); err != nil {
+		if err := decodeEvent(&rd.sc, line, e, int64(len(log.Events)), prevT); err != nil {
 			return nil, rd.errorf("event: %v", err)
 		}
 		prevT = e.T
@@ -221,15 +229,16 @@ func decodeHeader(line []byte, h *Header) error {
 		return err
 	}
 	v := reflect.ValueOf(h).Elem()
-	return checkValues(v, infoFor(headerType), headerValues)
+	return checkValues(v, infoFor(headerType), headerValues, headerValueOrder)
 }
 
-// decodeEvent decodes line into e and checks it: seq must be seq, t at least
-// prevT, and the fields must be those the kind needs.
-func decodeEvent(line []byte, e *Event, seq, prevT int64) error {
+// decodeEvent decodes line into e, using sc, and checks it: Seq must be seq,
+// T at least prevT, and the fields must be those the kind needs.
+func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64) error {
 	v := reflect.ValueOf(e).Elem()
 	si := infoFor(eventType)
-	if err := decodeStruct(line, v, nil); err != nil {
+	sc.data, sc.pos, sc.intern = line, 0, eventInterned
+	if err := sc.decodeFlat(v, si); err != nil {
 		return err
 	}
 	spec := specByKind[e.Kind]
@@ -245,7 +254,7 @@ func decodeEvent(line []byte, e *Event, seq, prevT int64) error {
 		}
 		return fmt.Errorf(`field "t": got %d, expected at least %d (time never goes backwards)`, e.T, prevT)
 	}
-	if err := checkValues(v, si, fieldValues); err != nil {
+	if err := checkValues(v, si, fieldValues, fieldValueOrder); err != nil {
 		return err
 	}
 	if err := checkRequired(v, si, spec.kind+" event", spec.required); err != nil {
@@ -263,21 +272,24 @@ func decodeEvent(line []byte, e *Event, seq, prevT int64) error {
 	return nil
 }
 
-// checkValues checks that the string fields named in allowed hold one of
-// their allowed values when they are set.
-func checkValues(v reflect.Value, si *structInfo, allowed map[string][]string) error {
-	for _, f := range si.fields {
-		values, ok := allowed[f.name]
-		if !ok {
-			continue
-		}
-		s := v.Field(f.index).String()
+// checkValues checks that the string fields named in allowed (in order)
+// hold one of their allowed values when they are set.
+func checkValues(v reflect.Value, si *structInfo, allowed map[string][]string, order []string) error {
+	for _, name := range order {
+		values := allowed[name]
+		s := v.Field(si.fields[si.byName[name]].index).String()
 		if s == "" || contains(values, s) {
 			continue
 		}
-		return fmt.Errorf("field %q: got %s, expected %s", f.name, quoted(s), alternatives(values))
+		return fmt.Errorf("field %q: got %s, expected %s", name, quoted(s), alternatives(values))
 	}
 	return nil
+}
+
+// sortedKeys returns the keys of m in order, so that checks run in the same
+// order every time.
+func sortedKeys(m map[string][]string) []string {
+	return slices.Sorted(maps.Keys(m))
 }
 
 // checkRequired checks that the fields named are set: a string not empty, a

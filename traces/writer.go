@@ -133,7 +133,7 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 	for b := 0x20; b < utf8.RuneSelf; b++ {
 		t[b] = true
 	}
-	for _, b := range `"\<>` {
+	for _, b := range `"\<>&` {
 		t[b] = false
 	}
 	return t

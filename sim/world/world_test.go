@@ -14,7 +14,13 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-func traceBytes(t testing.TB, cfg Config) []byte {
+// tb is what both *testing.T and *rapid.T offer.
+type tb interface {
+	Helper()
+	Fatal(args ...any)
+}
+
+func traceBytes(t tb, cfg Config) []byte {
 	t.Helper()
 	res, err := Run(cfg)
 	if err != nil {
@@ -51,7 +57,7 @@ func boosted() map[string]float64 {
 	return r
 }
 
-func judge(t testing.TB, cfg Config) *Verdict {
+func judge(t tb, cfg Config) *Verdict {
 	t.Helper()
 	v, err := Judge(cfg)
 	if err != nil {

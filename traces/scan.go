@@ -1,0 +1,530 @@
+package traces
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// This file decodes event lines quickly. An event line is a flat JSON object
+// whose values are strings, numbers and booleans, so a small scanner does the
+// job of encoding/json without its per-value overhead. It accepts exactly
+// what encoding/json accepts for such an object (FuzzScanMatchesJSON checks
+// this) and decodes strings the same way, invalid UTF-8 and lone surrogates
+// included.
+
+// lineScanner reads one line holding one JSON object.
+type lineScanner struct {
+	data   []byte
+	pos    int
+	buf    []byte // scratch space for unescaping strings
+	intern uint64 // the fields (by position) whose values are looked up in interned
+}
+
+// interned holds the values of kind, dir and outcome, which are on almost
+// every line, so that decoding them does not allocate.
+var interned = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range kindSpecs {
+		m[s.kind] = s.kind
+	}
+	for _, vs := range fieldValues {
+		for _, v := range vs {
+			m[v] = v
+		}
+	}
+	return m
+}()
+
+// maxInterned is the length of the longest string in interned.
+var maxInterned = func() int {
+	n := 0
+	for s := range interned {
+		n = max(n, len(s))
+	}
+	return n
+}()
+
+// eventInterned is lineScanner.intern for Event.
+var eventInterned = func() uint64 {
+	si := infoFor(eventType)
+	mask := uint64(1) << si.byName["kind"]
+	for name := range fieldValues {
+		mask |= 1 << si.byName[name]
+	}
+	return mask
+}()
+
+// jsonSyntaxError is invalid JSON on a line: it is reported without the name of
+// the field it was found in.
+type jsonSyntaxError struct{ msg string }
+
+func (e *jsonSyntaxError) Error() string { return e.msg }
+
+// syntaxErr reports invalid JSON at pos: what says what is wrong and what
+// was expected.
+func (s *lineScanner) syntaxErr(what string) error {
+	if s.pos >= len(s.data) {
+		return &jsonSyntaxError{"invalid JSON: unexpected end of line, expected one complete JSON object per line"}
+	}
+	return &jsonSyntaxError{fmt.Sprintf("invalid JSON at byte %d: %s", s.pos+1, what)}
+}
+
+func (s *lineScanner) skipSpace() {
+	for s.pos < len(s.data) {
+		switch s.data[s.pos] {
+		case ' ', '\t', '\r', '\n':
+			s.pos++
+		default:
+			return
+		}
+	}
+}
+
+// peek returns the next byte, or 0 at the end.
+func (s *lineScanner) peek() byte {
+	if s.pos < len(s.data) {
+		return s.data[s.pos]
+	}
+	return 0
+}
+
+// decodeFlat decodes the line into the struct v, whose JSON fields must all
+// be strings, integers or booleans (at most 64 of them). It rejects unknown
+// and repeated fields and missing fields that have no omitempty.
+func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
+	if len(si.fields) > 64 {
+		return fmt.Errorf("%s has %d fields, expected at most 64 for the line scanner", si.names, len(si.fields))
+	}
+	var present uint64
+	next := 0
+	s.skipSpace()
+	if s.peek() != '{' {
+		if s.pos >= len(s.data) {
+			return s.syntaxErr("")
+		}
+		return fmt.Errorf("got %s, expected a JSON object", shown(s.data[s.pos:]))
+	}
+	s.pos++
+	s.skipSpace()
+	if s.peek() == '}' {
+		s.pos++
+	} else {
+		for {
+			s.skipSpace()
+			if s.peek() != '"' {
+				return s.syntaxErr(fmt.Sprintf("unexpected %s, expected a field name", s.shownByte()))
+			}
+			key, err := s.rawString()
+			if err != nil {
+				return err
+			}
+			s.skipSpace()
+			if s.peek() != ':' {
+				return s.syntaxErr(fmt.Sprintf("unexpected %s after a field name, expected ':'", s.shownByte()))
+			}
+			s.pos++
+			s.skipSpace()
+			// Fields usually come in struct order: look there first.
+			i, ok := -1, false
+			for j := next; j < len(si.fields); j++ {
+				if si.fields[j].name == string(key) {
+					i, ok = j, true
+					break
+				}
+			}
+			if !ok {
+				i, ok = si.byName[string(key)]
+			}
+			if !ok && containsByte(key, '\\') {
+				i, ok = si.byName[s.unquote(key)]
+			}
+			if !ok {
+				if err := s.skipValue(); err != nil {
+					return err
+				}
+				return fmt.Errorf("unknown field %s, expected one of %s", quoted(s.unquote(key)), si.names)
+			}
+			if present&(1<<i) != 0 {
+				return fmt.Errorf("field %s appears twice, expected each field once", quoted(si.fields[i].name))
+			}
+			present |= 1 << i
+			next = i + 1
+			if err := s.scalar(v.Field(si.fields[i].index), s.intern&(1<<i) != 0); err != nil {
+				if _, ok := err.(*jsonSyntaxError); ok {
+					return err
+				}
+				return fmt.Errorf("field %q: %w", si.fields[i].name, err)
+			}
+			s.skipSpace()
+			c := s.peek()
+			if c == ',' {
+				s.pos++
+				continue
+			}
+			if c == '}' {
+				s.pos++
+				break
+			}
+			return s.syntaxErr(fmt.Sprintf("unexpected %s after a value, expected ',' or '}'", s.shownByte()))
+		}
+	}
+	s.skipSpace()
+	if s.pos < len(s.data) {
+		return errors.New("unexpected data after the JSON object, expected one JSON object per line")
+	}
+	for i, f := range si.fields {
+		if present&(1<<i) == 0 && !f.omitempty {
+			return fmt.Errorf("missing field %q, expected fields %s", f.name, si.always)
+		}
+	}
+	return nil
+}
+
+func (s *lineScanner) shownByte() string {
+	if s.pos >= len(s.data) {
+		return "end of line"
+	}
+	c := s.data[s.pos]
+	if c < 0x20 || c >= 0x7f {
+		return fmt.Sprintf("byte 0x%02x", c)
+	}
+	return strconv.QuoteRune(rune(c))
+}
+
+// scalar decodes the value at pos into v (a string, integer or bool).
+// Strings of fields intern says are looked up in interned first.
+func (s *lineScanner) scalar(v reflect.Value, intern bool) error {
+	start := s.pos
+	c := s.peek()
+	switch {
+	case c == '"':
+		raw, err := s.rawString()
+		if err != nil {
+			return err
+		}
+		if v.Kind() != reflect.String {
+			return s.typeErr(v, start)
+		}
+		if intern && len(raw) <= maxInterned {
+			if str, ok := interned[string(raw)]; ok {
+				v.SetString(str)
+				return nil
+			}
+		}
+		v.SetString(s.unquote(raw))
+		return nil
+	case c == '-' || (c >= '0' && c <= '9'):
+		num, err := s.number()
+		if err != nil {
+			return err
+		}
+		switch v.Kind() {
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			n, err := strconv.ParseInt(string(num), 10, v.Type().Bits())
+			if err != nil {
+				return intError(num, v.Type(), "an integer")
+			}
+			v.SetInt(n)
+			return nil
+		}
+		return s.typeErr(v, start)
+	case c == 't' || c == 'f' || c == 'n':
+		for _, lit := range []string{"true", "false", "null"} {
+			if len(s.data)-s.pos >= len(lit) && string(s.data[s.pos:s.pos+len(lit)]) == lit {
+				s.pos += len(lit)
+				if v.Kind() == reflect.Bool && lit != "null" {
+					v.SetBool(lit == "true")
+					return nil
+				}
+				return s.typeErr(v, start)
+			}
+		}
+		return s.syntaxErr("invalid literal, expected true, false or null")
+	case c == '{' || c == '[':
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		return s.typeErr(v, start)
+	}
+	return s.syntaxErr(fmt.Sprintf("unexpected %s, expected a value", s.shownByte()))
+}
+
+func (s *lineScanner) typeErr(v reflect.Value, start int) error {
+	got := shown(s.data[start:s.pos])
+	switch v.Kind() {
+	case reflect.String:
+		return fmt.Errorf("expected a string, got %s", got)
+	case reflect.Bool:
+		return fmt.Errorf("expected true or false, got %s", got)
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return fmt.Errorf("expected a number, got %s", got)
+	}
+	return fmt.Errorf("cannot decode into a Go %s, expected a field type the trace reader knows", v.Type())
+}
+
+// rawString scans the JSON string at pos and returns its bytes between the
+// quotes, still escaped.
+func (s *lineScanner) rawString() ([]byte, error) {
+	s.pos++ // the opening quote
+	start := s.pos
+	for s.pos < len(s.data) {
+		c := s.data[s.pos]
+		switch {
+		case c == '"':
+			raw := s.data[start:s.pos]
+			s.pos++
+			return raw, nil
+		case c == '\\':
+			s.pos++
+			switch s.peek() {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				s.pos++
+			case 'u':
+				s.pos++
+				for range 4 {
+					if !isHex(s.peek()) {
+						return nil, s.syntaxErr("invalid \\u escape in a string, expected 4 hex digits")
+					}
+					s.pos++
+				}
+			default:
+				return nil, s.syntaxErr("invalid escape in a string, expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u")
+			}
+		case c < 0x20:
+			return nil, s.syntaxErr(fmt.Sprintf("%s in a string, expected it escaped", s.shownByte()))
+		default:
+			s.pos++
+		}
+	}
+	return nil, s.syntaxErr("")
+}
+
+func isHex(c byte) bool {
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
+}
+
+// unquote decodes the escaped string contents raw (from rawString) as
+// encoding/json does: invalid UTF-8 and unpaired surrogates become U+FFFD.
+func (s *lineScanner) unquote(raw []byte) string {
+	if !containsByte(raw, '\\') && utf8.Valid(raw) {
+		return string(raw)
+	}
+	b := s.buf[:0]
+	for i := 0; i < len(raw); {
+		c := raw[i]
+		if c == '\\' {
+			switch raw[i+1] {
+			case 'b':
+				b = append(b, '\b')
+			case 'f':
+				b = append(b, '\f')
+			case 'n':
+				b = append(b, '\n')
+			case 'r':
+				b = append(b, '\r')
+			case 't':
+				b = append(b, '\t')
+			case 'u':
+				r := hex4(raw[i+2 : i+6])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
+						if dec := utf16.DecodeRune(r, hex4(raw[i+2:i+6])); dec != utf8.RuneError {
+							r = dec
+							i += 6
+						} else {
+							r = utf8.RuneError
+						}
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				b = utf8.AppendRune(b, r)
+				continue
+			default: // '"', '\\', '/'
+				b = append(b, raw[i+1])
+			}
+			i += 2
+			continue
+		}
+		if c < utf8.RuneSelf {
+			b = append(b, c)
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(raw[i:])
+		if r == utf8.RuneError && size == 1 {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, raw[i:i+size]...)
+		}
+		i += size
+	}
+	s.buf = b
+	return string(b)
+}
+
+func containsByte(b []byte, c byte) bool {
+	for _, x := range b {
+		if x == c {
+			return true
+		}
+	}
+	return false
+}
+
+func hex4(h []byte) rune {
+	var r rune
+	for _, c := range h {
+		r <<= 4
+		switch {
+		case c >= '0' && c <= '9':
+			r |= rune(c - '0')
+		case c >= 'a' && c <= 'f':
+			r |= rune(c - 'a' + 10)
+		default:
+			r |= rune(c - 'A' + 10)
+		}
+	}
+	return r
+}
+
+// number scans a JSON number at pos and returns its bytes.
+func (s *lineScanner) number() ([]byte, error) {
+	start := s.pos
+	digits := func() int {
+		n := 0
+		for s.pos < len(s.data) && s.data[s.pos] >= '0' && s.data[s.pos] <= '9' {
+			s.pos++
+			n++
+		}
+		return n
+	}
+	if s.peek() == '-' {
+		s.pos++
+	}
+	if s.peek() == '0' {
+		s.pos++
+	} else if digits() == 0 {
+		return nil, s.syntaxErr("invalid number, expected digits")
+	}
+	if s.peek() == '.' {
+		s.pos++
+		if digits() == 0 {
+			return nil, s.syntaxErr("invalid number, expected digits")
+		}
+	}
+	if c := s.peek(); c == 'e' || c == 'E' {
+		s.pos++
+		if c := s.peek(); c == '+' || c == '-' {
+			s.pos++
+		}
+		if digits() == 0 {
+			return nil, s.syntaxErr("invalid number, expected digits")
+		}
+	}
+	return s.data[start:s.pos], nil
+}
+
+// skipValue scans over any JSON value at pos.
+func (s *lineScanner) skipValue() error {
+	s.skipSpace()
+	c := s.peek()
+	switch {
+	case c == '"':
+		_, err := s.rawString()
+		return err
+	case c == '-' || (c >= '0' && c <= '9'):
+		_, err := s.number()
+		return err
+	case c == '{' || c == '[':
+		return s.skipContainer()
+	}
+	for _, lit := range []string{"true", "false", "null"} {
+		if len(s.data)-s.pos >= len(lit) && string(s.data[s.pos:s.pos+len(lit)]) == lit {
+			s.pos += len(lit)
+			return nil
+		}
+	}
+	return s.syntaxErr(fmt.Sprintf("unexpected %s, expected a value", s.shownByte()))
+}
+
+// skipContainer scans over an object or array at pos, without recursion so
+// that deep nesting cannot exhaust the stack.
+func (s *lineScanner) skipContainer() error {
+	var stack []byte // the closing brackets expected
+	for {
+		c := s.peek()
+		switch c {
+		case '{', '[':
+			s.pos++
+			if c == '{' {
+				stack = append(stack, '}')
+			} else {
+				stack = append(stack, ']')
+			}
+			s.skipSpace()
+			if s.peek() == stack[len(stack)-1] {
+				s.pos++
+				stack = stack[:len(stack)-1]
+				break
+			}
+			if c == '{' {
+				if err := s.member(); err != nil {
+					return err
+				}
+			}
+			continue
+		default:
+			if err := s.skipValue(); err != nil {
+				return err
+			}
+		}
+		// After a value: ',' then the next element, or a closing bracket.
+		for {
+			if len(stack) == 0 {
+				return nil
+			}
+			s.skipSpace()
+			c := s.peek()
+			if c == ',' {
+				s.pos++
+				s.skipSpace()
+				if stack[len(stack)-1] == '}' {
+					if err := s.member(); err != nil {
+						return err
+					}
+				}
+				break
+			}
+			if c != stack[len(stack)-1] {
+				return s.syntaxErr(fmt.Sprintf("unexpected %s, expected ',' or '%c'", s.shownByte(), stack[len(stack)-1]))
+			}
+			s.pos++
+			stack = stack[:len(stack)-1]
+		}
+		s.skipSpace()
+	}
+}
+
+// member scans an object member's name and colon, leaving pos at its value.
+func (s *lineScanner) member() error {
+	s.skipSpace()
+	if s.peek() != '"' {
+		return s.syntaxErr(fmt.Sprintf("unexpected %s, expected a field name", s.shownByte()))
+	}
+	if _, err := s.rawString(); err != nil {
+		return err
+	}
+	s.skipSpace()
+	if s.peek() != ':' {
+		return s.syntaxErr(fmt.Sprintf("unexpected %s after a field name, expected ':'", s.shownByte()))
+	}
+	s.pos++
+	s.skipSpace()
+	return nil
+}
