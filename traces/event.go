@@ -57,7 +57,7 @@ const (
 	KindHeal       = "heal"       // chaos ended: no more faults from here on
 	KindEnd        = "end"        // the run stopped: Note is "quiet" or "cap"
 	KindChoose     = "choose"     // a non-zero fault decision (Decision, Site, Option)
-	KindInsert     = "insert"     // an Agent inserted a user message (Session, MessageID, Text)
+	KindInsert     = "insert"     // an Agent process (From) inserted a user message (Session, MessageID, Text)
 	KindTimer      = "timer"      // an actor's timer fired (To, Note)
 )
 
@@ -76,6 +76,19 @@ const (
 	OutcomeFailed    = "failed"    // a definite error was shown
 	OutcomeUnknown   = "unknown"   // the Client gave up and told the user it does not know
 	OutcomeAbandoned = "abandoned" // the Client stopped tracking it and told the user nothing
+)
+
+// Notes of the end event: the run went quiet (nothing left to do), or it hit
+// its cap while still busy (inconclusive).
+const (
+	EndQuiet = "quiet"
+	EndCap   = "cap"
+)
+
+// Sources of fault decisions in the header.
+const (
+	SourceSeed     = "seed"
+	SourceSchedule = "schedule"
 )
 
 // Observer is the endpoint name of the checker's own Client, which reads the

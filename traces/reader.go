@@ -59,7 +59,7 @@ var fieldValues = map[string][]string{
 
 // headerValues lists the values allowed for a header field.
 var headerValues = map[string][]string{
-	"source": {"seed", "schedule"},
+	"source": {SourceSeed, SourceSchedule},
 }
 
 var (

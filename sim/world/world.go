@@ -83,10 +83,10 @@ func Run(cfg Config) (*Result, error) {
 	pol, _ := client.LookupPolicy(cfg.Policy)
 	factory, _ := agent.Lookup(cfg.Agent)
 	chooser := cfg.Chooser
-	source := "schedule"
+	source := traces.SourceSchedule
 	if chooser == nil {
 		chooser = sim.NewSeeded(cfg.Seed, cfg.Rates)
-		source = "seed"
+		source = traces.SourceSeed
 	}
 	w := &world{cfg: cfg, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{}}
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
@@ -133,7 +133,7 @@ func Run(cfg Config) (*Result, error) {
 	for _, an := range w.agents {
 		w.observe(an)
 	}
-	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != "quiet" {
+	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != traces.EndQuiet {
 		end = e
 	}
 	w.Record(traces.Event{Kind: traces.KindEnd, Note: end})
@@ -146,9 +146,9 @@ func (w *world) overBudget() bool { return len(w.log.Events) >= w.cfg.MaxEvents 
 func (w *world) runQuiet(capAt time.Duration) string {
 	w.loop.RunUntil(capAt, w.overBudget)
 	if w.loop.Pending() > 0 {
-		return "cap"
+		return traces.EndCap
 	}
-	return "quiet"
+	return traces.EndQuiet
 }
 
 // texts are what the model users type. A user sometimes sends the same text
