@@ -231,11 +231,11 @@ func (w *world) spawn(cn *clientNode) {
 	}
 	pipe.ToClient = func(b []byte) { w.applyClient(cn, cn.c.Receive(pipe.Name, b)) }
 	pipe.OnCut = func() { w.procDied(p, "cut", false) }
-	w.applyAgent(p, p.m.Connect(pipe.Name))
-	w.applyClient(cn, cn.c.Connected(pipe.Name))
 	pipe.OnClosed = func() {
 		w.loop.After(w.cfg.Latency, func() { w.applyClient(cn, cn.c.Disconnected(pipe.Name)) })
 	}
+	w.applyAgent(p, p.m.Connect(pipe.Name))
+	w.applyClient(cn, cn.c.Connected(pipe.Name))
 }
 
 // applyAgent carries out a step's outputs in order. Before each visible one
