@@ -1,0 +1,74 @@
+package properties
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// synthetic builds a healthy keyed run of n submissions over 8 Clients with
+// 4 sessions each; every tenth submission is resent after a timeout and
+// answered from the binding. The observer reads every session at the end.
+func synthetic(n int) *tb {
+	b := newTB("all")
+	const clients, sessions = 8, 4
+	texts := []string{"fix the tests", "make it faster", "write the docs", "continue"}
+	replay := map[string][]msg{}
+	var order []string
+	for c := 1; c <= clients; c++ {
+		b.connect(fmt.Sprintf("c%d>a%d#1", c, c))
+	}
+	for i := 0; i < n; i++ {
+		c := i%clients + 1
+		client, link := fmt.Sprintf("c%d", c), fmt.Sprintf("c%d>a%d#1", c, c)
+		session := fmt.Sprintf("%08x-0000-4000-8000-%012x", c, i/clients%sessions)
+		if _, ok := replay[session]; !ok {
+			replay[session] = nil
+			order = append(order, session)
+		}
+		sub, key, id := fmt.Sprintf("s%d", i+1), fmt.Sprintf("%08x-1111-4222-8333-%012x", i, i), fmt.Sprintf("m-%d", i)
+		t := texts[i%len(texts)]
+		b.submit(client, sub, t)
+		rid := b.prompt(link, sub, session, t, key)
+		b.userMsg(link, session, id, t)
+		b.answer(link, rid, id)
+		if i%10 == 0 {
+			b.prompt(link, sub, session, t, key)
+			b.answer(link, acp.NumID(b.ids[link]), id)
+		}
+		b.turn(link, session, "o-"+id)
+		b.outcome(client, sub, traces.OutcomeInserted, id)
+		replay[session] = append(replay[session], msg{id: id, text: t})
+	}
+	var ss []sess
+	for _, s := range order {
+		ss = append(ss, sess{s, replay[s]})
+	}
+	b.observe("a1#1", ss...)
+	b.add(traces.Event{Kind: traces.KindEnd, Note: "quiet"})
+	return b
+}
+
+func TestSyntheticIsHealthy(t *testing.T) {
+	r := synthetic(200).check()
+	if !r.OK() || r.Stats.RetriesFromBinding != 20 || r.Stats.Submissions != 200 {
+		t.Fatalf("stats %+v\n%s", r.Stats, dump(r))
+	}
+}
+
+// BenchmarkCheck measures the checker alone on a prepared trace; DESIGN.md §7
+// asks for a million submissions in a second on one core.
+func BenchmarkCheck(b *testing.B) {
+	const n = 20000
+	tr := synthetic(n)
+	b.ReportAllocs()
+	for b.Loop() {
+		if r := Check(tr.h, tr.evs); !r.OK() {
+			b.Fatal("synthetic trace is not healthy")
+		}
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
+	b.ReportMetric(float64(len(tr.evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
+}

@@ -1,0 +1,64 @@
+package properties_test
+
+import (
+	"fmt"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// A Client without keys resends a prompt after the Agent process died; the
+// first attempt had been inserted, so the final transcript holds it twice.
+func ExampleCheck() {
+	var evs []traces.Event
+	add := func(e traces.Event) {
+		e.Seq, e.T = int64(len(evs)+1), int64(len(evs)+1)*100
+		evs = append(evs, e)
+	}
+	frame := func(link, dir string, f []byte, sub string, deliver bool) {
+		from, to := "c1", link[3:]
+		if link[:3] == "obs" {
+			from, to = traces.Observer, link[9:]
+		}
+		if dir == traces.AgentToClient {
+			from, to = to, from
+		}
+		add(traces.Event{Kind: traces.KindSend, Link: link, From: from, To: to, Dir: dir, Frame: string(f), Sub: sub})
+		if deliver {
+			add(traces.Event{Kind: traces.KindDeliver, Link: link, From: from, To: to, Dir: dir, Frame: string(f), Sub: sub})
+		}
+	}
+	prompt := acp.Request(acp.NumID(1), acp.MethodSessionPrompt, acp.PromptParams{SessionID: "S1", Prompt: []acp.ContentBlock{acp.Text("fix the tests")}})
+	userMsg := func(id string) []byte {
+		return acp.Notification(acp.MethodSessionUpdate, acp.SessionUpdateParams{SessionID: "S1", Update: acp.MessageUpdate(acp.UpdateUserMessage, id, "fix the tests")})
+	}
+
+	add(traces.Event{Kind: traces.KindSubmit, Client: "c1", Sub: "s1", Text: "fix the tests"})
+	add(traces.Event{Kind: traces.KindConnect, Link: "c1>a1#1", From: "c1", To: "a1#1"})
+	frame("c1>a1#1", traces.ClientToAgent, prompt, "s1", true)
+	frame("c1>a1#1", traces.AgentToClient, acp.Result(acp.NumID(1), acp.PromptResult{MessageID: "M1"}), "", false)
+	add(traces.Event{Kind: traces.KindDisconnect, Link: "c1>a1#1", Note: "kill"})
+	add(traces.Event{Kind: traces.KindConnect, Link: "c1>a1#2", From: "c1", To: "a1#2"})
+	frame("c1>a1#2", traces.ClientToAgent, prompt, "s1", true)
+	frame("c1>a1#2", traces.AgentToClient, acp.Result(acp.NumID(1), acp.PromptResult{MessageID: "M2"}), "", true)
+	add(traces.Event{Kind: traces.KindOutcome, Client: "c1", Sub: "s1", Outcome: traces.OutcomeInserted, MessageID: "M2"})
+
+	// The observer reads the final transcript after the run has healed.
+	add(traces.Event{Kind: traces.KindHeal})
+	add(traces.Event{Kind: traces.KindConnect, Link: "observer>a1#2", From: traces.Observer, To: "a1#2"})
+	frame("observer>a1#2", traces.ClientToAgent, acp.Request(acp.NumID(1), acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: "S1", ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}}), "", true)
+	frame("observer>a1#2", traces.AgentToClient, userMsg("M1"), "", true)
+	frame("observer>a1#2", traces.AgentToClient, userMsg("M2"), "", true)
+	frame("observer>a1#2", traces.AgentToClient, acp.Result(acp.NumID(1), nil), "", true)
+	add(traces.Event{Kind: traces.KindEnd, Note: "quiet"})
+
+	r := properties.Check(traces.Header{Contract: traces.Contract{Retention: "all"}}, evs)
+	for _, a := range r.Anomalies {
+		fmt.Printf("%s %s: %s\n", a.Kind, a.Sub, a.Explanation)
+	}
+	fmt.Println("transcript of s1:", r.Submissions[0].Transcript)
+	// Output:
+	// duplicate s1: s1 ("fix the tests", no key) was inserted twice: request 1 on c1>a1#1 delivered at 0.4ms, Agent answered messageId M1 at 0.5ms but the response was lost when the link ended (kill); request 1 on c1>a1#2 delivered at 0.9ms, Agent answered messageId M2 at 1ms; c1 told the user inserted(M2) at 1.2ms; the final transcript of session S1 (read on observer>a1#2 at 2.2ms) holds all of M1 and M2.
+	// transcript of s1: [M1 M2]
+}

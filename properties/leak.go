@@ -1,0 +1,219 @@
+package properties
+
+import (
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// keyField is the parameter name an Agent must never echo.
+const keyField = "idempotencyKey"
+
+// keyInfo is one key string some Client sent.
+type keyInfo struct {
+	key   string
+	first *reqRec // the first prompt request that carried it (set in the main pass)
+}
+
+// keyIndex finds every Client key inside a string in time linear in the
+// string per distinct key length: a Rabin-Karp rolling hash per length, so a
+// million keys cost no more per string than one (they are mostly UUIDs, one
+// length).
+type keyIndex struct {
+	all   map[string]*keyInfo
+	lens  []int
+	byLen map[int]*lenIndex
+}
+
+type lenIndex struct {
+	pow  uint64 // hashBase^(len-1)
+	hash map[uint64][]*keyInfo
+}
+
+const hashBase = 1099511628211
+
+func rollHash(b string) uint64 {
+	var h uint64
+	for i := 0; i < len(b); i++ {
+		h = h*hashBase + uint64(b[i])
+	}
+	return h
+}
+
+func (x *keyIndex) add(key string) {
+	if key == "" || x.all[key] != nil {
+		return
+	}
+	ki := &keyInfo{key: key}
+	x.all[key] = ki
+	n := len(key)
+	li := x.byLen[n]
+	if li == nil {
+		li = &lenIndex{pow: 1, hash: map[uint64][]*keyInfo{}}
+		for i := 1; i < n; i++ {
+			li.pow *= hashBase
+		}
+		x.byLen[n] = li
+		x.lens = append(x.lens, n)
+		sort.Ints(x.lens)
+	}
+	h := rollHash(key)
+	li.hash[h] = append(li.hash[h], ki)
+}
+
+func (x *keyIndex) sentBy(key string, r *reqRec) {
+	if ki := x.all[key]; ki != nil && ki.first == nil {
+		ki.first = r
+	}
+}
+
+// find calls fn for every key contained in s.
+func (x *keyIndex) find(s string, fn func(*keyInfo)) {
+	for _, n := range x.lens {
+		if n > len(s) {
+			return
+		}
+		li := x.byLen[n]
+		h := rollHash(s[:n])
+		for i := 0; ; i++ {
+			for _, ki := range li.hash[h] {
+				if s[i:i+n] == ki.key {
+					fn(ki)
+				}
+			}
+			if i+n >= len(s) {
+				break
+			}
+			h = (h-uint64(s[i])*li.pow)*hashBase + uint64(s[i+n])
+		}
+	}
+}
+
+// collectKeys gathers every idempotencyKey string any Client sent, before the
+// main pass, so a leak is caught whichever comes first in the trace. Only
+// frames that can carry the field are decoded: it is spelled out literally or
+// hidden behind an escape.
+func collectKeys(evs []traces.Event) *keyIndex {
+	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}}
+	for i := range evs {
+		e := &evs[i]
+		if e.Kind != traces.KindSend || e.Dir == traces.AgentToClient {
+			continue
+		}
+		if !strings.Contains(e.Frame, keyField) && strings.IndexByte(e.Frame, '\\') < 0 {
+			continue
+		}
+		for _, v := range viewFrame(e.Frame, nil) {
+			if v.kind != acp.KindRequest || v.method != acp.MethodSessionPrompt {
+				continue
+			}
+			if raw := readPrompt(v.params).key; raw != "" && raw[0] == '"' {
+				if key, ok := stringField(raw); ok {
+					x.add(key)
+				}
+			}
+		}
+	}
+	return x
+}
+
+// leakAcc gathers the frames that leak one needle: a key, or the field name.
+type leakAcc struct {
+	key     *keyInfo // nil for the field name
+	count   int
+	seqs    []int64
+	first   *traces.Event
+	asKey   bool   // first found in an object key, not a string value
+	where   string // the string it was found in (first frame)
+	lastSeq int64
+}
+
+const maxLeakEvents = 8
+
+func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
+	name := keyField
+	if ki != nil {
+		name = "k:" + ki.key
+	}
+	a := c.leakBy[name]
+	if a == nil {
+		ev := *e
+		a = &leakAcc{key: ki, first: &ev, asKey: asKey, where: where}
+		c.leakBy[name] = a
+		c.leaks = append(c.leaks, a)
+	}
+	if a.lastSeq == e.Seq {
+		return
+	}
+	a.lastSeq = e.Seq
+	a.count++
+	if len(a.seqs) < maxLeakEvents {
+		a.seqs = append(a.seqs, e.Seq)
+	}
+}
+
+// scanLeaks looks through every string of an Agent-to-Client frame, object
+// keys included, decoded so that no JSON escape can hide a key.
+func (c *checker) scanLeaks(l *linkState, e *traces.Event) {
+	eachString(e.Frame, func(s string, isKey bool) {
+		if isKey && s == keyField {
+			c.leak(e, nil, true, s)
+		}
+		c.keys.find(s, func(ki *keyInfo) { c.leak(e, ki, isKey, s) })
+	})
+}
+
+// eachString calls fn with the decoded value of every string token of the
+// JSON text b and whether it is an object key. b is expected to be valid JSON
+// (the frames a trace records); on anything else it does its best.
+func eachString(b string, fn func(s string, isKey bool)) {
+	// Substrings between ASCII quotes of valid UTF-8 are valid UTF-8.
+	valid := utf8.ValidString(b)
+	for i := 0; i < len(b); i++ {
+		q := strings.IndexByte(b[i:], '"')
+		if q < 0 {
+			return
+		}
+		i += q
+		j, esc := i+1, false
+		for {
+			q := strings.IndexByte(b[j:], '"')
+			if q < 0 {
+				j = len(b)
+				break
+			}
+			bs := strings.IndexByte(b[j:j+q], '\\')
+			if bs < 0 {
+				j += q
+				break
+			}
+			esc = true
+			j += bs + 2 // past the backslash and the byte it escapes
+			if j > len(b) {
+				j = len(b)
+				break
+			}
+		}
+		end := min(j, len(b))
+		s := b[i+1 : end]
+		if esc || !valid && !utf8.ValidString(s) {
+			// Decode with the codec the keys were read with, so escapes and
+			// invalid bytes read the same on both sides.
+			var str string
+			if j < len(b) && json.Unmarshal([]byte(b[i:j+1]), &str) == nil {
+				s = str
+			}
+		}
+		k := j + 1
+		for k < len(b) && (b[k] == ' ' || b[k] == '\t' || b[k] == '\n' || b[k] == '\r') {
+			k++
+		}
+		fn(s, k < len(b) && b[k] == ':')
+		i = j
+	}
+}

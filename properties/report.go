@@ -1,0 +1,133 @@
+// Package properties judges a trace from its frames alone (DESIGN.md §5).
+//
+// Check reads what each endpoint wrote and read, attributes the user messages
+// of the final transcript to submissions, and reports anomalies with the chain
+// of events that shows each one. It is a black-box checker: it never looks at
+// the simulator's own notes (traces.Bookkeeping), so it judges a model Agent,
+// a Go plug-in Agent and a real executable by the same evidence. It runs in one
+// pass over the trace (plus a cheap pass that collects the Clients' keys), with
+// maps keyed by link and JSON-RPC id, and never searches over interleavings.
+package properties
+
+// Anomaly kinds, in the order reports list them.
+const (
+	// Duplicate: one submission has two or more messages in the final
+	// transcript. When the frames prove that one of several same-text
+	// submissions has, without telling which, the anomaly names them all and
+	// its Sub is empty.
+	Duplicate = "duplicate"
+	// Lost: the user was told inserted(M), or nothing, and the message is not
+	// in the final transcript although the Agent promised to retain it.
+	Lost = "lost"
+	// Phantom: the user was told failed, yet the submission is in the transcript.
+	Phantom = "phantom"
+	// Unresolved: the submission never got an outcome.
+	Unresolved = "unresolved"
+	// WrongID: a keyed submission got two different messageIds in one
+	// session, or two submissions got the same one.
+	WrongID = "wrong-id"
+	// Rework: a retry answered from a binding was followed by a second round
+	// of work for the message.
+	Rework = "rework"
+	// KeyLeak: an Agent-to-Client frame carries a Client's idempotencyKey or
+	// an "idempotencyKey" field.
+	KeyLeak = "key-leak"
+	// BadReply: a request got no response or two while its link lived, a
+	// malformed key was not answered -32602, or a response answered no request.
+	BadReply = "bad-reply"
+	// Unattributable: transcript messages that no response names could not be
+	// matched to submissions without changing some verdict, or match none.
+	Unattributable = "unattributable"
+)
+
+// Kinds lists every anomaly kind in report order.
+var Kinds = []string{Duplicate, Lost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, Unattributable}
+
+// Report is the verdict on one trace.
+type Report struct {
+	// Submissions are in the order the trace first names them.
+	Submissions []SubmissionResult
+	// Anomalies are ordered by kind (as in Kinds), then by their first event.
+	Anomalies []Anomaly
+	Stats     Stats
+	// End is the Note of the trace's end event: "quiet", "cap", or "" when the
+	// trace has none (a truncated trace).
+	End string
+	// Inconclusive is set when the run stopped (cap, or no end event) while
+	// work was still pending, so a missing outcome or response is not a bug
+	// the checker can pin on anyone.
+	Inconclusive bool
+}
+
+// OK reports whether no anomaly was found. An inconclusive report may be OK.
+func (r *Report) OK() bool { return len(r.Anomalies) == 0 }
+
+// SubmissionResult is what the checker learned about one submission.
+type SubmissionResult struct {
+	Sub    string
+	Client string
+	Text   string
+	// Sessions are the sessions its prompt requests named, in first-use order.
+	Sessions []string
+	// Key is the idempotencyKey every attempt carried, "" when none did; Mixed
+	// is set when the attempts disagree (then the submission is not keyed).
+	Key   string
+	Mixed bool
+	// Attempts counts prompt requests sent; Delivered those that reached an Agent.
+	Attempts, Delivered int
+	// Outcome is the last outcome the Client reported ("" for none) and
+	// MessageID the id it reported with inserted.
+	Outcome   string
+	MessageID string
+	// Answered lists the distinct messageIds the Agent sent in success
+	// responses to its requests, in order.
+	Answered []string
+	// Transcript lists the messageIds of the final transcript attributed to
+	// it; ByText counts those attributed by the text fallback.
+	Transcript []string
+	ByText     int
+	// Anomalies are the kinds reported for it.
+	Anomalies []string
+}
+
+// Anomaly is one property violation.
+type Anomaly struct {
+	Kind    string
+	Sub     string // the submission it concerns, "" when none or not one alone
+	Session string // the session it concerns, "" when none
+	// Explanation tells the chain of events that shows it, in order, in prose.
+	Explanation string
+	// Events are the seqs of the events Explanation cites, ascending.
+	Events []int64
+}
+
+// Stats counts how often the run reached the windows where retries matter, so
+// a swarm can show that its faults hit them and not only easy spots.
+type Stats struct {
+	// RespLostAfterInsert: prompt requests whose success response the Agent
+	// sent but that never arrived, plus submissions attributed by the text
+	// fallback (inserted, never answered).
+	RespLostAfterInsert int
+	// RetriesFromBinding: success responses to the second or later request of
+	// a keyed submission that carry a messageId already sent for it.
+	RetriesFromBinding int
+	// RetriesWhilePending: keyed prompt requests delivered to an Agent process
+	// while an earlier request of the same submission was still unanswered there.
+	RetriesWhilePending int
+	// RetriesAfterRestart: keyed prompt requests delivered to an incarnation of
+	// an Agent other than one an earlier attempt reached.
+	RetriesAfterRestart int
+	// Submissions, prompt requests sent, and frames sent.
+	Submissions, Prompts, Frames int
+}
+
+// Add adds o to s, for summing over the seeds of a swarm.
+func (s *Stats) Add(o Stats) {
+	s.RespLostAfterInsert += o.RespLostAfterInsert
+	s.RetriesFromBinding += o.RetriesFromBinding
+	s.RetriesWhilePending += o.RetriesWhilePending
+	s.RetriesAfterRestart += o.RetriesAfterRestart
+	s.Submissions += o.Submissions
+	s.Prompts += o.Prompts
+	s.Frames += o.Frames
+}

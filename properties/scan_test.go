@@ -1,0 +1,239 @@
+package properties
+
+import (
+	stdjson "encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// slowView reads a frame only through acp.ParseLine: the reference the fast
+// path must agree with.
+func slowView(frame string) []msgView {
+	var out []msgView
+	for _, p := range parseLine(frame).Entries {
+		if p.Err != nil {
+			out = append(out, msgView{kind: acp.KindInvalid, errID: p.ErrID})
+			continue
+		}
+		m := &p.Msg
+		v := msgView{kind: m.Kind(), id: m.ID, method: m.Method, params: string(m.Params), result: string(m.Result)}
+		if m.Error != nil {
+			v.hasErr, v.errCode = true, m.Error.Code
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// Frames the scanner must read exactly as the codec does, or hand over.
+var viewCases = []string{
+	`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"S","prompt":[]}}`,
+	` {"jsonrpc" : "2.0" , "id" : "a" , "result" : { "messageId" : "M" } } `,
+	`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`,
+	`{"jsonrpc":"2.0","id":7,"result":null}`,
+	`{"jsonrpc":"2.0","id":7,"params":null,"method":"x"}`,
+	`{"jsonrpc":"2.0","method":"session/update","params":{"a":[1,2.5e3,-0,true,false,null,{"b":"\u00e9"}]}}`,
+	`{"jsonrpc":"1.0","id":3,"method":"x"}`,
+	`{"id":3,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":3}`,
+	`{"jsonrpc":"2.0","id":3,"result":{},"error":{"code":1,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":3,"error":null}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":"x","message":"m"}}`,
+	`{"jsonrpc":"2.0","id":3,"error":{"code":1.5,"message":"m"}}`,
+	`{"jsonrpc":"2.0","id":3,"error":[]}`,
+	`{"jsonrpc":"2.0","id":1.5,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1e2,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":true,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":"a\"b","method":"x"}`,
+	`{"jsonrpc":"2.0","id":"<é>","method":"x"}`,
+	`{"jsonrpc":"2.0","id":99999999999999999999,"method":"x"}`,
+	`{"jsonrpc":"2.0","ID":1,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"Method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","method":"y"}`,
+	`{"jsonrpc":"2.0","\u0069d":1,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"a\/b"}`,
+	`{"jsonrpc":"2.0","id":1,"method":5}`,
+	`{"jsonrpc":2,"id":1,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":1,"method":"x","extra":{"deep":[[[]]]}}`,
+	`[{"jsonrpc":"2.0","id":1,"method":"x"},{"jsonrpc":"2.0","method":"y"}]`,
+	`[]`,
+	`{"jsonrpc":"2.0","id":1,"method":"x"`,
+	`{"jsonrpc":"2.0","id":1,"method":"x"} x`,
+	`{"jsonrpc":"2.0","id":01,"method":"x"}`,
+	`{"jsonrpc":"2.0","id":-1,"method":"x","params":"\ud800"}`,
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"x\xff\"}",
+	"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"a\tb\"}",
+	`"just a string"`,
+	`{}`,
+	``,
+	"{\"\\uX" + strings.Repeat("\xe8", 600), // panics goccy's Valid
+}
+
+func TestViewMatchesParseLine(t *testing.T) {
+	frames := append([]string(nil), viewCases...)
+	for _, p := range pairs {
+		for _, b := range []*tb{p.bad(), p.good()} {
+			for _, e := range b.evs {
+				if e.Frame != "" {
+					frames = append(frames, e.Frame)
+				}
+			}
+		}
+	}
+	fast := 0
+	for _, f := range frames {
+		if _, ok := fastMessage(f); ok {
+			fast++
+		}
+		if got, want := viewFrame(f, nil), slowView(f); !reflect.DeepEqual(got, want) {
+			t.Errorf("frame %s\n got %+v\nwant %+v", f, got, want)
+		}
+	}
+	if fast < len(frames)/2 {
+		t.Errorf("the fast path read only %d of %d frames", fast, len(frames))
+	}
+}
+
+func FuzzViewMatchesParseLine(f *testing.F) {
+	for _, c := range viewCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, frame string) {
+		if strings.ContainsAny(frame, "\n\r") {
+			return // one line per frame
+		}
+		if got, want := viewFrame(frame, nil), slowView(frame); !reflect.DeepEqual(got, want) {
+			t.Fatalf("frame %q\n got %+v\nwant %+v", frame, got, want)
+		}
+	})
+}
+
+func TestFieldsOf(t *testing.T) {
+	keys := []string{"sessionId", "idempotencyKey"}
+	tests := []struct {
+		obj  string
+		vals []string
+		ok   bool
+	}{
+		{`{"sessionId":"S","idempotencyKey":"k","x":1}`, []string{`"S"`, `"k"`}, true},
+		{`{"sessionId":"S"}`, []string{`"S"`, ``}, true},
+		{`{"idempotencyKey":null}`, []string{``, `null`}, true},
+		{`null`, []string{``, ``}, true},
+		{`[1]`, []string{``, ``}, false},
+		{`{"SessionId":"S"}`, []string{``, ``}, false},
+		{`{"sessionId":"S","sessionId":"T"}`, []string{`"S"`, ``}, false},
+		{`{"session\u0049d":"S"}`, []string{``, ``}, false},
+	}
+	for _, tt := range tests {
+		vals := make([]string, 2)
+		ok := fieldsOf(tt.obj, keys, vals)
+		if ok != tt.ok || ok && !reflect.DeepEqual(vals, tt.vals) {
+			t.Errorf("fieldsOf(%s) = %q %v, want %q %v", tt.obj, vals, ok, tt.vals, tt.ok)
+		}
+	}
+}
+
+func TestHasControl(t *testing.T) {
+	for _, s := range []string{"", "a", "0123456789abcdef", "\x1f", "0123456\x00", "01234567\x19x", "\xff\xfe\xa0\x80\x20\x21\x7f\x9f", "é€\u2028 ok", strings.Repeat("x", 40) + "\t"} {
+		want := false
+		for i := 0; i < len(s); i++ {
+			want = want || s[i] < 0x20
+		}
+		if got := hasControl(s); got != want {
+			t.Errorf("hasControl(%q) = %v", s, got)
+		}
+	}
+}
+
+// codecReads decodes raw with the acp codec alone; ok is false when the codec
+// reports an error, where the scanner's reading is not pinned down.
+func codecReads(raw string) (p promptFields, u updView, session, msgID string, ok bool) {
+	var pp struct {
+		SessionID      string          `json:"sessionId"`
+		Prompt         json.RawMessage `json:"prompt"`
+		IdempotencyKey json.RawMessage `json:"idempotencyKey"`
+	}
+	var up acp.SessionUpdateParams
+	var r struct {
+		MessageID string `json:"messageId"`
+	}
+	b := []byte(raw)
+	if json.Unmarshal(b, &pp) != nil || json.Unmarshal(b, &up) != nil || json.Unmarshal(b, &r) != nil {
+		return p, u, "", "", false
+	}
+	p = promptFields{session: pp.SessionID, prompt: string(pp.Prompt), key: string(pp.IdempotencyKey)}
+	u = updView{up.SessionID, up.Update.Kind, up.Update.MessageID, up.Update.State, string(up.Update.Content)}
+	return p, u, pp.SessionID, r.MessageID, true
+}
+
+func checkReaders(t *testing.T, raw string) {
+	t.Helper()
+	p, u, session, msgID, ok := codecReads(raw)
+	if !ok {
+		return
+	}
+	if got := readPrompt(raw); got != p {
+		t.Errorf("readPrompt(%s) = %+v, codec %+v", raw, got, p)
+	}
+	if got, ok := readUpdate(raw); !ok || got != u {
+		t.Errorf("readUpdate(%s) = %+v %v, codec %+v", raw, got, ok, u)
+	}
+	if got := readSession(raw); got != session {
+		t.Errorf("readSession(%s) = %q, codec %q", raw, got, session)
+	}
+	if got := readMessageID(raw); got != msgID {
+		t.Errorf("readMessageID(%s) = %q, codec %q", raw, got, msgID)
+	}
+}
+
+var readerCases = []string{
+	`{"sessionId":"S","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"k"}`,
+	`{"sessionId":"S","idempotencyKey":null}`,
+	`{"sessionId":"S","idempotencyKey":""}`,
+	`{"sessionId":"S","idempotencyKey":42}`,
+	`{"sessionId":"S\u00e9","update":{"sessionUpdate":"user_message","messageId":"M","content":[{"type":"text","text":"a"}]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"state_update","state":"idle","stopReason":"end_turn"}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message_chunk","messageId":"M","content":{"type":"text","text":"a"}}}`,
+	`{"sessionId":"S","update":null}`,
+	`{"SessionId":"S"}`,
+	`{"sessionId":"S","Update":{"sessionUpdate":"x"}}`,
+	`{"sessionId":"S","update":{"SessionUpdate":"x","sessionUpdate":"y"}}`,
+	`{"messageId":"M","_meta":{"messageId":"N"}}`,
+	`{"messageId":null}`,
+	`{}`,
+	`null`,
+	`{"sessionId":"a","sessionId":"b"}`,
+}
+
+func TestReadersMatchCodec(t *testing.T) {
+	raws := append([]string(nil), readerCases...)
+	for _, p := range pairs {
+		for _, e := range p.bad().evs {
+			for _, v := range viewFrame(e.Frame, nil) {
+				raws = append(raws, v.params, v.result)
+			}
+		}
+	}
+	for _, raw := range raws {
+		if raw != "" {
+			checkReaders(t, raw)
+		}
+	}
+}
+
+func FuzzReadersMatchCodec(f *testing.F) {
+	for _, c := range readerCases {
+		f.Add(c)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		if !stdjson.Valid([]byte(raw)) {
+			return // params and results come out of frames found valid
+		}
+		checkReaders(t, raw)
+	})
+}
