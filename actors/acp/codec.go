@@ -2,6 +2,8 @@ package acp
 
 import (
 	"bytes"
+	stdjson "encoding/json"
+
 	json "github.com/goccy/go-json"
 )
 
@@ -25,7 +27,14 @@ type Line struct {
 // a batch array. Invalid JSON yields one -32700 entry; an empty batch yields
 // one -32600 entry; an invalid entry inside a batch yields a -32600 for that
 // entry alone.
-func ParseLine(line []byte) Line {
+//
+// It never panics: a peer's garbage is answered, not fatal.
+func ParseLine(line []byte) (l Line) {
+	defer func() {
+		if r := recover(); r != nil { // the fast codec choked on garbage; the answer is the same
+			l = Line{Entries: []Parsed{{Err: Errorf(CodeParseError, "parse error: malformed JSON"), ErrID: "null"}}}
+		}
+	}()
 	line = bytes.TrimSpace(line)
 	if len(line) > 0 && line[0] == '[' {
 		var raws []json.RawMessage
@@ -47,7 +56,7 @@ func ParseLine(line []byte) Line {
 func parseOne(b []byte, top bool) Parsed {
 	var m Message
 	if err := json.Unmarshal(b, &m); err != nil {
-		if top && !json.Valid(b) {
+		if top && !stdjson.Valid(b) {
 			return Parsed{Err: Errorf(CodeParseError, "parse error: %v", err), ErrID: "null"}
 		}
 		return Parsed{Err: Errorf(CodeInvalidRequest, "invalid request: %v", err), ErrID: "null"}
@@ -113,7 +122,12 @@ func ErrorResponse(id ID, e *Error) []byte {
 }
 
 // DecodeParams decodes params into v and turns a failure into -32602.
-func DecodeParams(raw json.RawMessage, v any) *Error {
+func DecodeParams(raw json.RawMessage, v any) (e *Error) {
+	defer func() {
+		if r := recover(); r != nil {
+			e = Errorf(CodeInvalidParams, "invalid params: malformed JSON")
+		}
+	}()
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
