@@ -53,10 +53,6 @@ func (b *tb) deliver(link, dir string, frame []byte, sub string) {
 	b.frameEvent(traces.KindDeliver, link, dir, string(frame), sub, "")
 }
 
-func (b *tb) drop(link, dir string, frame []byte, sub, note string) {
-	b.frameEvent(traces.KindDrop, link, dir, string(frame), sub, note)
-}
-
 func (b *tb) c2a(link string, frame []byte, sub string) {
 	b.send(link, traces.ClientToAgent, frame, sub)
 	b.deliver(link, traces.ClientToAgent, frame, sub)

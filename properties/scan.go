@@ -165,9 +165,7 @@ func fastID(raw string) (acp.ID, bool) {
 }
 
 func isIntLiteral(s string) bool {
-	if strings.HasPrefix(s, "-") {
-		s = s[1:]
-	}
+	s = strings.TrimPrefix(s, "-")
 	if s == "" {
 		return false
 	}

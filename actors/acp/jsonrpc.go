@@ -11,8 +11,8 @@ package acp
 
 import (
 	"bytes"
-	json "github.com/goccy/go-json"
 	"fmt"
+	json "github.com/goccy/go-json"
 	"strconv"
 )
 

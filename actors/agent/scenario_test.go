@@ -13,8 +13,8 @@ import (
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
-	"github.com/acpsim/acpsim/actors/agent/store"
 	_ "github.com/acpsim/acpsim/actors/agent/mutants"
+	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/sim"
 )
 

@@ -28,7 +28,6 @@ type world struct {
 	factory agent.Factory
 	clients []*clientNode
 	agents  []*agentNode
-	obs     *client.Observer
 }
 
 type clientNode struct {
