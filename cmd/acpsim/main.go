@@ -10,6 +10,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 )
 
@@ -27,12 +28,16 @@ type exitError struct{ code int }
 func (e exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
 func main() {
-	os.Exit(execute(os.Args[1:]))
+	os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-func execute(args []string) int {
+// execute runs the command line args and returns the exit code; errors go
+// to stderr as one line.
+func execute(args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
 	err := root.Execute()
 	var ee exitError
 	switch {
@@ -41,7 +46,7 @@ func execute(args []string) int {
 	case errors.As(err, &ee):
 		return ee.code
 	default:
-		fmt.Fprintf(os.Stderr, "acpsim: %v\n", oneLine(err.Error()))
+		fmt.Fprintf(stderr, "acpsim: %v\n", oneLine(err.Error()))
 		return exitUsage
 	}
 }

@@ -14,17 +14,30 @@ import (
 	"github.com/acpsim/acpsim/actors/agent/store"
 )
 
-// The mutants, as data: name, what is wrong with it, how to build it.
+// The mutants, as data: name, what is wrong with it, how to build it, and
+// the anomaly a checker must report for it.
 var mutants = []struct {
 	name, doc string
 	build     agent.Factory
+	catch     string
 }{
-	{"ignore-key", "ignores idempotencyKey: every retry inserts again", newIgnoreKey},
-	{"bind-on-arrival", "binds the key when the request arrives, so an error leaves it used", newBindOnArrival},
-	{"memory-keys", "keeps key bindings only in process memory: a restart forgets them", newMemoryKeys},
-	{"echo-key", "echoes the key in the user_message update's _meta", newEchoKey},
-	{"new-id-on-retry", "answers a retry with a new messageId (inserting nothing)", newNewIDOnRetry},
-	{"rework-on-retry", "answers a retry from the binding, then runs the work again", newReworkOnRetry},
+	{"ignore-key", "ignores idempotencyKey: every retry inserts again", newIgnoreKey, "duplicate"},
+	{"bind-on-arrival", "binds the key when the request arrives, so an error leaves it used", newBindOnArrival, "lost"},
+	{"memory-keys", "keeps key bindings only in process memory: a restart forgets them", newMemoryKeys, "duplicate"},
+	{"echo-key", "echoes the key in the user_message update's _meta", newEchoKey, "key-leak"},
+	{"new-id-on-retry", "answers a retry with a new messageId (inserting nothing)", newNewIDOnRetry, "wrong-id"},
+	{"rework-on-retry", "answers a retry from the binding, then runs the work again", newReworkOnRetry, "rework"},
+}
+
+// Catches is the anomaly kind the checkers must report for the named
+// mutant ("" for a name that is not a mutant).
+func Catches(name string) string {
+	for _, m := range mutants {
+		if m.name == name {
+			return m.catch
+		}
+	}
+	return ""
 }
 
 func init() {
