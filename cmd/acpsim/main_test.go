@@ -126,7 +126,11 @@ func TestJudgeAgreesWithRun(t *testing.T) {
 		path := filepath.Join(dir, policy+".ndjson")
 		code, out, _ := run(t, "run", "--seed", "3", "--policy", policy, "--trace", path)
 		jcode, jout, _ := run(t, "judge", path)
-		table := func(s string) string { _, rest, _ := strings.Cut(s, "\n\n"); before, _, _ := strings.Cut(rest, "\n\n"); return before }
+		table := func(s string) string {
+			_, rest, _ := strings.Cut(s, "\n\n")
+			before, _, _ := strings.Cut(rest, "\n\n")
+			return before
+		}
 		if code != jcode || table(out) != table(jout) {
 			t.Fatalf("%s: run exit %d, judge exit %d\nrun:\n%s\njudge:\n%s", policy, code, jcode, out, jout)
 		}
