@@ -25,6 +25,9 @@ run:
 	$(GO) run ./cmd/acpsim run
 
 # Per-core figures: one simulation per benchmark loop, GOMAXPROCS=1.
+# bench.txt keeps the raw runs for benchstat comparisons between commits.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count $(BENCHCOUNT) ./sim/world/ ./properties/ ./actors/acp/ | tee bench.txt
-	$(GO) run $(BENCHSTAT) bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count $(BENCHCOUNT) ./sim/world/ ./properties/ ./actors/acp/ > bench.txt
+	$(GO) run $(BENCHSTAT) bench.txt > benchstat.txt
+	@awk -f scripts/bench-summary.awk bench.txt
+	@echo "(benchstat of every metric: benchstat.txt; raw runs: bench.txt)"
