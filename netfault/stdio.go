@@ -41,6 +41,7 @@ type Pipe struct {
 
 type frame struct {
 	bytes []byte
+	text  string // the bytes as the trace records them, copied once for send and deliver
 	sub   string
 	gone  bool
 }
@@ -78,11 +79,11 @@ func (p *Pipe) ends(dir int) (from, to string) {
 
 func (p *Pipe) event(kind string, dir int, f *frame, note string) {
 	from, to := p.ends(dir)
-	p.rec.Record(traces.Event{Kind: kind, Link: p.Name, From: from, To: to, Dir: dirNames[dir], Frame: string(f.bytes), Sub: f.sub, Note: note})
+	p.rec.Record(traces.Event{Kind: kind, Link: p.Name, From: from, To: to, Dir: dirNames[dir], Frame: f.text, Sub: f.sub, Note: note})
 }
 
 func (p *Pipe) send(dir int, b []byte, sub string) {
-	f := &frame{bytes: b, sub: sub}
+	f := &frame{bytes: b, text: string(b), sub: sub}
 	if !p.alive {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
 		return
