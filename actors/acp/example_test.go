@@ -1,0 +1,42 @@
+package acp_test
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// The RFD's key rules: omitted and null mean no key; a 1..255 character
+// string is a key; anything else is -32602, never "no key".
+func ExamplePromptParams_Key() {
+	for _, raw := range []string{``, `null`, `"6e40df93"`, `""`, `42`} {
+		p := acp.PromptParams{SessionID: "s", Prompt: []acp.ContentBlock{acp.Text("hi")}}
+		if raw != "" {
+			p.IdempotencyKey = json.RawMessage(raw)
+		}
+		key, present, err := p.Key()
+		fmt.Printf("%-10q key=%q present=%v err=%v\n", raw, key, present, err)
+	}
+	// Output:
+	// ""         key="" present=false err=<nil>
+	// "null"     key="" present=false err=<nil>
+	// "\"6e40df93\"" key="6e40df93" present=true err=<nil>
+	// "\"\""     key="" present=false err=-32602 invalid params: idempotencyKey must be 1 to 255 characters, got 0
+	// "42"       key="" present=false err=-32602 invalid params: idempotencyKey must be a string of 1 to 255 characters
+}
+
+func ExampleParseLine() {
+	line := acp.ParseLine([]byte(`[{"jsonrpc":"2.0","id":1,"method":"session/list"},{"jsonrpc":"2.0","method":"session/cancel","params":{"sessionId":"s"}},7]`))
+	for _, e := range line.Entries {
+		if e.Err != nil {
+			fmt.Println("error", e.Err.Code, "answered with id", e.ErrID)
+			continue
+		}
+		fmt.Println(e.Msg.Kind() == acp.KindRequest, e.Msg.Method)
+	}
+	// Output:
+	// true session/list
+	// false session/cancel
+	// error -32600 answered with id null
+}
