@@ -7,6 +7,7 @@ package netfault
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -72,8 +73,8 @@ func ParseRates(spec string, base map[string]float64) (map[string]float64, error
 		if _, known := out[k]; !known {
 			return nil, fmt.Errorf("fault rate %q: unknown fault kind %q, expected one of %s", part, k, strings.Join(Kinds(), ", "))
 		}
-		var r float64
-		if _, err := fmt.Sscanf(v, "%g", &r); err != nil || r < 0 || r > 1 {
+		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
+		if err != nil || !(r >= 0 && r <= 1) { // written so that NaN fails too
 			return nil, fmt.Errorf("fault rate %q: expected a number between 0 and 1", part)
 		}
 		out[k] = r

@@ -255,6 +255,22 @@ func TestPlanTwoFaultsOfOneKind(t *testing.T) {
 	}
 }
 
+// Two planned faults that land on one decision: the one listed first decides,
+// and both count as spent.
+func TestPlanFaultsOnTheSameDecision(t *testing.T) {
+	p := sim.NewPlan([]sim.PlannedFault{
+		{Kind: "delay", Match: "c2a", Nth: 0, Option: 2},
+		{Kind: "delay", Match: "/1", Nth: 0, Option: 4},
+	})
+	var got []int
+	for _, site := range []string{"p/c2a/1", "p/c2a/2", "p/a2c/1"} {
+		got = append(got, p.Choose(sim.Decision{Kind: "delay", Site: site, N: 5}))
+	}
+	if want := []int{2, 0, 0}; !reflect.DeepEqual(got, want) {
+		t.Errorf("decisions = %v, want %v", got, want)
+	}
+}
+
 func TestPlanEmptyIsHealthy(t *testing.T) {
 	p := sim.NewPlan(nil)
 	for _, d := range decisions(50) {

@@ -1,0 +1,783 @@
+package client_test
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/traces"
+)
+
+const (
+	timeout = 250 * time.Millisecond
+	backoff = 20 * time.Millisecond
+)
+
+// sent is one OutSend output, decoded.
+type sent struct {
+	conn string
+	sub  string
+	msg  acp.Message
+}
+
+func decode(t *testing.T, frame []byte) acp.Message {
+	t.Helper()
+	line := acp.ParseLine(frame)
+	if line.Batch || len(line.Entries) != 1 || line.Entries[0].Err != nil {
+		t.Fatalf("frame %s is not one valid JSON-RPC message: %+v", frame, line)
+	}
+	return line.Entries[0].Msg
+}
+
+// split sorts outputs by kind and checks that every OutSend is a request.
+type outs struct {
+	all      []client.Output
+	sends    []sent
+	timers   []client.Output
+	outcomes []client.Output
+	connects int
+}
+
+func split(t *testing.T, os []client.Output) outs {
+	t.Helper()
+	o := outs{all: os}
+	for _, out := range os {
+		switch out.Kind {
+		case client.OutSend:
+			m := decode(t, out.Frame)
+			if m.Kind() != acp.KindRequest {
+				t.Fatalf("the Client sent a non-request: %s", out.Frame)
+			}
+			o.sends = append(o.sends, sent{conn: out.Conn, sub: out.Sub, msg: m})
+		case client.OutTimer:
+			o.timers = append(o.timers, out)
+		case client.OutOutcome:
+			o.outcomes = append(o.outcomes, out)
+		case client.OutConnect:
+			o.connects++
+		default:
+			t.Fatalf("unknown output kind %d: %+v", out.Kind, out)
+		}
+	}
+	return o
+}
+
+func (o outs) methods() []string {
+	var ms []string
+	for _, s := range o.sends {
+		ms = append(ms, s.msg.Method)
+	}
+	return ms
+}
+
+func params[T any](t *testing.T, s sent) T {
+	t.Helper()
+	var p T
+	if err := acp.DecodeParams(s.msg.Params, &p); err != nil {
+		t.Fatalf("params of %s: %v", s.msg.Method, err)
+	}
+	return p
+}
+
+// promptOf decodes a session/prompt request: session, text, key (present).
+func promptOf(t *testing.T, s sent) (session, text, key string, keyed bool) {
+	t.Helper()
+	if s.msg.Method != acp.MethodSessionPrompt {
+		t.Fatalf("expected session/prompt, got %s", s.msg.Method)
+	}
+	p := params[acp.PromptParams](t, s)
+	k, present, kerr := p.Key()
+	if kerr != nil {
+		t.Fatalf("prompt with an invalid key: %v", kerr)
+	}
+	return p.SessionID, acp.PromptText(p.Prompt), k, present
+}
+
+// harness drives one Client by hand.
+type harness struct {
+	t      *testing.T
+	c      *client.Client
+	pol    client.Policy
+	conn   string
+	timers map[int]client.Output
+	keys   int
+	// intN answers Env.IntN; the default never reuses another session's key.
+	intN func(n int) int
+}
+
+func newHarness(t *testing.T, pol client.Policy, sessions int) *harness {
+	h := &harness{t: t, pol: pol, timers: map[int]client.Output{}, intN: func(n int) int { return n - 1 }}
+	h.c = client.New(client.Config{
+		Name: "client-1", Policy: pol, Sessions: sessions, Cwd: "/work",
+		Timeout: timeout, Backoff: backoff,
+	}, client.Env{
+		NewID: func() string { h.keys++; return fmt.Sprintf("key-%d", h.keys) },
+		IntN:  func(n int) int { return h.intN(n) },
+	})
+	return h
+}
+
+func (h *harness) take(os []client.Output) outs {
+	h.t.Helper()
+	o := split(h.t, os)
+	for _, tm := range o.timers {
+		if _, dup := h.timers[tm.ID]; dup {
+			h.t.Fatalf("timer id %d reused", tm.ID)
+		}
+		h.timers[tm.ID] = tm
+	}
+	for _, s := range o.sends {
+		if s.conn != h.conn {
+			h.t.Fatalf("%s sent on %q, the connection is %q", s.msg.Method, s.conn, h.conn)
+		}
+	}
+	return o
+}
+
+func (h *harness) connected(conn string) outs {
+	h.conn = conn
+	return h.take(h.c.Connected(conn))
+}
+
+func (h *harness) receive(frame []byte) outs { return h.take(h.c.Receive(h.conn, frame)) }
+
+func (h *harness) submit(sub, text string, sess int) outs {
+	return h.take(h.c.Submit(sub, text, sess))
+}
+
+// fire fires pending timer id and fails if it is not pending.
+func (h *harness) fire(id int) outs {
+	h.t.Helper()
+	if _, ok := h.timers[id]; !ok {
+		h.t.Fatalf("timer %d is not pending", id)
+	}
+	delete(h.timers, id)
+	return h.take(h.c.Timer(id))
+}
+
+func (h *harness) timerAfter(o outs, d time.Duration) int {
+	h.t.Helper()
+	for _, tm := range o.timers {
+		if tm.After == d {
+			return tm.ID
+		}
+	}
+	h.t.Fatalf("no timer of %v among %+v", d, o.timers)
+	return 0
+}
+
+// handshake connects on conn and answers initialize; it returns the session
+// requests that follow.
+func (h *harness) handshake(conn string) outs {
+	h.t.Helper()
+	o := h.connected(conn)
+	if got := o.methods(); !reflect.DeepEqual(got, []string{acp.MethodInitialize}) {
+		h.t.Fatalf("after Connected the Client sent %v, want [initialize]", got)
+	}
+	return h.receive(acp.Result(o.sends[0].msg.ID, acp.InitializeResult{ProtocolVersion: acp.ProtocolVersion, Info: acp.Implementation{Name: "agent", Version: "1"}}))
+}
+
+// ready runs Start and a first handshake and creates the sessions S0, S1, …
+// answering session/new in order; it returns the outputs of the last answer.
+func (h *harness) ready() outs {
+	h.t.Helper()
+	if o := split(h.t, h.c.Start()); o.connects != 1 || len(o.all) != 1 {
+		h.t.Fatalf("Start = %+v, want one OutConnect", o.all)
+	}
+	o := h.handshake("conn-1")
+	var last outs
+	for i, s := range o.sends {
+		last = h.receive(acp.Result(s.msg.ID, acp.NewSessionResult{SessionID: fmt.Sprintf("S%d", i)}))
+	}
+	return last
+}
+
+func onlyPrompt(t *testing.T, o outs) sent {
+	t.Helper()
+	if len(o.sends) != 1 || o.sends[0].msg.Method != acp.MethodSessionPrompt {
+		t.Fatalf("want one session/prompt, got %v", o.methods())
+	}
+	return o.sends[0]
+}
+
+func policy(t *testing.T, name string) client.Policy {
+	t.Helper()
+	p, err := client.LookupPolicy(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func forEachPolicy(t *testing.T, f func(t *testing.T, pol client.Policy)) {
+	for _, pol := range client.Policies {
+		t.Run(pol.Name, func(t *testing.T) { f(t, pol) })
+	}
+}
+
+func TestLookupPolicy(t *testing.T) {
+	for _, want := range client.Policies {
+		got, err := client.LookupPolicy(want.Name)
+		if err != nil || !reflect.DeepEqual(got, want) {
+			t.Errorf("LookupPolicy(%q) = %+v, %v", want.Name, got, err)
+		}
+	}
+	_, err := client.LookupPolicy("bounded")
+	if err == nil {
+		t.Fatal("LookupPolicy(bounded) did not fail")
+	}
+	for _, w := range []string{`"bounded"`, "none, naive, keyed"} {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not contain %q", err, w)
+		}
+	}
+	for _, p := range client.Policies {
+		if p.Doc == "" {
+			t.Errorf("policy %s has no Doc", p.Name)
+		}
+		if p.Keyed && !p.Resend {
+			t.Errorf("policy %s has keys but never resends", p.Name)
+		}
+	}
+}
+
+func TestClientHandshake(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 2)
+		if o := split(t, h.c.Start()); o.connects != 1 || len(o.all) != 1 {
+			t.Fatalf("Start = %+v, want one OutConnect", o.all)
+		}
+		// A submission before the session exists waits for it.
+		if o := h.submit("sub-1", "hello", 1); len(o.all) != 0 {
+			t.Fatalf("Submit before any session: %+v, want nothing yet", o.all)
+		}
+		if !h.c.Pending() {
+			t.Error("Pending() false with a submission waiting")
+		}
+
+		o := h.connected("conn-1")
+		if len(o.all) != 1 || o.methods()[0] != acp.MethodInitialize {
+			t.Fatalf("Connected: %+v, want one initialize request", o.all)
+		}
+		init := o.sends[0]
+		if init.msg.ID != acp.NumID(1) || init.sub != "" {
+			t.Errorf("initialize: id %s, sub %q; want 1, none", init.msg.ID, init.sub)
+		}
+		ip := params[acp.InitializeParams](t, init)
+		if ip.ProtocolVersion != acp.ProtocolVersion {
+			t.Errorf("initialize protocolVersion %d, want %d", ip.ProtocolVersion, acp.ProtocolVersion)
+		}
+
+		o = h.receive(acp.Result(init.msg.ID, acp.InitializeResult{ProtocolVersion: acp.ProtocolVersion}))
+		if got := o.methods(); !reflect.DeepEqual(got, []string{acp.MethodSessionNew, acp.MethodSessionNew}) {
+			t.Fatalf("after initialize: %v, want one session/new per session", got)
+		}
+		for i, s := range o.sends {
+			if s.msg.ID != acp.NumID(int64(i+2)) {
+				t.Errorf("session/new %d has id %s, want %d", i, s.msg.ID, i+2)
+			}
+			if p := params[acp.NewSessionParams](t, s); p.Cwd != "/work" {
+				t.Errorf("session/new cwd %q, want /work", p.Cwd)
+			}
+		}
+		news := o.sends
+
+		// Session 0 comes up: nothing of session 1 goes out.
+		if o := h.receive(acp.Result(news[0].msg.ID, acp.NewSessionResult{SessionID: "S0"})); len(o.all) != 0 {
+			t.Errorf("session 0 ready: %+v, want nothing (the submission is for session 1)", o.all)
+		}
+		o = h.receive(acp.Result(news[1].msg.ID, acp.NewSessionResult{SessionID: "S1"}))
+		p := onlyPrompt(t, o)
+		sess, text, _, _ := promptOf(t, p)
+		if sess != "S1" || text != "hello" || p.sub != "sub-1" {
+			t.Errorf("prompt to %s %q for %q, want S1 \"hello\" for sub-1", sess, text, p.sub)
+		}
+		if len(o.timers) != 1 || o.timers[0].After != timeout {
+			t.Errorf("prompt timers %+v, want one of %v", o.timers, timeout)
+		}
+
+		// Once the session is ready, a submission goes out at once.
+		o = h.submit("sub-2", "again", 0)
+		if sess, text, _, _ := promptOf(t, onlyPrompt(t, o)); sess != "S0" || text != "again" {
+			t.Errorf("prompt to %s %q, want S0 \"again\"", sess, text)
+		}
+		if o.sends[0].sub != "sub-2" {
+			t.Errorf("prompt Sub %q, want sub-2", o.sends[0].sub)
+		}
+	})
+}
+
+func TestClientKeys(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 1)
+		h.ready()
+		_, _, k1, keyed1 := promptOf(t, onlyPrompt(t, h.submit("a", "same text", 0)))
+		_, _, k2, keyed2 := promptOf(t, onlyPrompt(t, h.submit("b", "same text", 0)))
+		if !pol.Keyed {
+			if keyed1 || keyed2 {
+				t.Errorf("policy %s sent keys %q %q", pol.Name, k1, k2)
+			}
+			return
+		}
+		if !keyed1 || !keyed2 || k1 == k2 {
+			t.Errorf("keys %q (%v) and %q (%v); want two different keys", k1, keyed1, k2, keyed2)
+		}
+	})
+}
+
+// Now and then a keyed Client deliberately reuses another session's key,
+// exactly or in another case (both legal), but never a key of the same session.
+func TestClientKeyedReusesKeysAcrossSessionsOnly(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		exact bool
+		want  []string // keys of subs a (S0), b (S1), c (S1), d (S0)
+	}{
+		{"exact", true, []string{"key-1", "key-1", "key-2", "key-2"}},
+		{"other case", false, []string{"key-1", "KEY-1", "key-2", "KEY-2"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t, policy(t, "keyed"), 2)
+			h.intN = func(n int) int {
+				if n == 2 && !tc.exact {
+					return 1 // the other case
+				}
+				return 0 // always try to reuse
+			}
+			h.ready()
+			var keys []string
+			for i, sub := range []string{"a", "b", "c", "d"} {
+				_, _, k, _ := promptOf(t, onlyPrompt(t, h.submit(sub, "text", []int{0, 1, 1, 0}[i])))
+				keys = append(keys, k)
+			}
+			if !reflect.DeepEqual(keys, tc.want) {
+				t.Errorf("keys = %v, want %v", keys, tc.want)
+			}
+		})
+	}
+}
+
+func TestClientTimeout(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 1)
+		h.ready()
+		o := h.submit("sub-1", "hi", 0)
+		first := onlyPrompt(t, o)
+		_, _, key, keyed := promptOf(t, first)
+		if keyed != pol.Keyed {
+			t.Fatalf("first attempt keyed=%v, policy %s", keyed, pol.Name)
+		}
+		tm := h.timerAfter(o, timeout)
+
+		for attempt := 2; attempt <= 3; attempt++ {
+			o = h.fire(tm)
+			if !pol.Resend {
+				if len(o.sends) != 0 {
+					t.Errorf("policy none resent: %v", o.methods())
+				}
+				want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeAbandoned}}
+				if !reflect.DeepEqual(o.all, want) {
+					t.Errorf("timeout under none: %+v, want %+v", o.all, want)
+				}
+				if h.c.Pending() {
+					t.Error("an abandoned submission is still pending")
+				}
+				return
+			}
+			retry := onlyPrompt(t, o)
+			sess, text, k, kd := promptOf(t, retry)
+			if sess != "S0" || text != "hi" || retry.sub != "sub-1" {
+				t.Errorf("attempt %d: %s %q for %q", attempt, sess, text, retry.sub)
+			}
+			if retry.msg.ID == first.msg.ID {
+				t.Errorf("attempt %d reuses JSON-RPC id %s", attempt, retry.msg.ID)
+			}
+			if kd != pol.Keyed || k != key {
+				t.Errorf("attempt %d: key %q (present %v), want %q (present %v)", attempt, k, kd, key, pol.Keyed)
+			}
+			first = retry
+			tm = h.timerAfter(o, timeout)
+		}
+	})
+}
+
+func TestClientInserted(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 1)
+		h.ready()
+		o := h.submit("sub-1", "hi", 0)
+		p := onlyPrompt(t, o)
+		tm := h.timerAfter(o, timeout)
+		o = h.receive(acp.Result(p.msg.ID, acp.PromptResult{MessageID: "msg-9"}))
+		want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeInserted, MessageID: "msg-9"}}
+		if !reflect.DeepEqual(o.all, want) {
+			t.Errorf("response: %+v, want %+v", o.all, want)
+		}
+		if h.c.Pending() {
+			t.Error("Pending() after the only submission was inserted")
+		}
+		if o := h.fire(tm); len(o.all) != 0 {
+			t.Errorf("the timeout of an answered prompt produced %+v", o.all)
+		}
+		if o := h.receive(acp.Result(p.msg.ID, acp.PromptResult{MessageID: "msg-9"})); len(o.all) != 0 {
+			t.Errorf("a second answer to the same id produced %+v", o.all)
+		}
+	})
+}
+
+// After a timeout resend, the answer to the first attempt settles the
+// submission and the second answer changes nothing.
+func TestClientAnswerToAnEarlierAttempt(t *testing.T) {
+	for _, name := range []string{"naive", "keyed"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, policy(t, name), 1)
+			h.ready()
+			o := h.submit("sub-1", "hi", 0)
+			first := onlyPrompt(t, o)
+			second := onlyPrompt(t, h.fire(h.timerAfter(o, timeout)))
+			o = h.receive(acp.Result(first.msg.ID, acp.PromptResult{MessageID: "m1"}))
+			if len(o.outcomes) != 1 || o.outcomes[0].MessageID != "m1" || o.outcomes[0].Outcome != traces.OutcomeInserted {
+				t.Fatalf("answer to attempt 1: %+v", o.all)
+			}
+			if o := h.receive(acp.Result(second.msg.ID, acp.PromptResult{MessageID: "m1"})); len(o.all) != 0 {
+				t.Errorf("answer to attempt 2 after the outcome: %+v", o.all)
+			}
+		})
+	}
+}
+
+func TestClientTransientError(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 1)
+		h.ready()
+		o := h.submit("sub-1", "hi", 0)
+		first := onlyPrompt(t, o)
+		_, _, key, _ := promptOf(t, first)
+		timeoutTimer := h.timerAfter(o, timeout)
+
+		o = h.receive(acp.ErrorResponse(first.msg.ID, acp.Errorf(acp.CodeInternalError, "try again")))
+		if !pol.Resend {
+			want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeFailed}}
+			if !reflect.DeepEqual(o.all, want) {
+				t.Errorf("-32603 under none: %+v, want %+v", o.all, want)
+			}
+			return
+		}
+		if len(o.sends) != 0 || len(o.outcomes) != 0 || len(o.timers) != 1 || o.timers[0].After != backoff {
+			t.Fatalf("-32603 under %s: %+v, want only a timer of %v", pol.Name, o.all, backoff)
+		}
+		// The timeout of the failed attempt does not resend it.
+		if o := h.fire(timeoutTimer); len(o.all) != 0 {
+			t.Errorf("timeout of the failed attempt: %+v", o.all)
+		}
+		o = h.fire(o.timers[0].ID)
+		retry := onlyPrompt(t, o)
+		sess, text, k, kd := promptOf(t, retry)
+		if sess != "S0" || text != "hi" || k != key || kd != pol.Keyed || retry.msg.ID == first.msg.ID {
+			t.Errorf("retry: %s %q key %q (%v) id %s; want S0 \"hi\" key %q, a new id", sess, text, k, kd, retry.msg.ID, key)
+		}
+		o = h.receive(acp.Result(retry.msg.ID, acp.PromptResult{MessageID: "m"}))
+		if len(o.outcomes) != 1 || o.outcomes[0].Outcome != traces.OutcomeInserted {
+			t.Errorf("answer to the retry: %+v", o.all)
+		}
+	})
+}
+
+func TestClientDefiniteErrorFails(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 1)
+		h.ready()
+		p := onlyPrompt(t, h.submit("sub-1", "hi", 0))
+		o := h.receive(acp.ErrorResponse(p.msg.ID, acp.Errorf(acp.CodeInvalidParams, "bad prompt")))
+		want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeFailed}}
+		if !reflect.DeepEqual(o.all, want) {
+			t.Errorf("-32602: %+v, want %+v", o.all, want)
+		}
+	})
+}
+
+func TestClientDisconnect(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 2)
+		h.ready()
+		o := h.submit("sub-1", "one", 0)
+		first := onlyPrompt(t, o)
+		_, _, key, _ := promptOf(t, first)
+		oldTimeout := h.timerAfter(o, timeout)
+		answered := onlyPrompt(t, h.submit("sub-2", "two", 1))
+		h.receive(acp.Result(answered.msg.ID, acp.PromptResult{MessageID: "m2"}))
+
+		if o := h.take(h.c.Disconnected("conn-0")); len(o.all) != 0 {
+			t.Errorf("Disconnected of a stale connection: %+v", o.all)
+		}
+		o = h.take(h.c.Disconnected("conn-1"))
+		if len(o.sends) != 0 || len(o.timers) != 1 || o.timers[0].After != backoff {
+			t.Fatalf("Disconnected: %+v, want a reconnect timer of %v and no frame", o.all, backoff)
+		}
+		if pol.Resend {
+			if len(o.outcomes) != 0 {
+				t.Errorf("policy %s reported %+v on disconnect", pol.Name, o.outcomes)
+			}
+		} else {
+			want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeAbandoned}}
+			if !reflect.DeepEqual(o.outcomes, want) {
+				t.Errorf("none on disconnect: %+v, want %+v (the answered sub-2 untouched)", o.outcomes, want)
+			}
+		}
+		if got := h.c.Pending(); got != pol.Resend {
+			t.Errorf("Pending() = %v after disconnect", got)
+		}
+		reconnect := o.timers[0].ID
+		if o := h.fire(reconnect); o.connects != 1 || len(o.all) != 1 {
+			t.Fatalf("reconnect timer: %+v, want one OutConnect", o.all)
+		}
+
+		o = h.connected("conn-2")
+		if o.sends[0].msg.ID != acp.NumID(1) {
+			t.Errorf("initialize on the new connection has id %s, want 1", o.sends[0].msg.ID)
+		}
+		o = h.receive(acp.Result(o.sends[0].msg.ID, acp.InitializeResult{ProtocolVersion: acp.ProtocolVersion}))
+		if got := o.methods(); !reflect.DeepEqual(got, []string{acp.MethodSessionResume, acp.MethodSessionResume}) {
+			t.Fatalf("after initialize: %v, want session/resume for both known sessions", got)
+		}
+		for i, s := range o.sends {
+			p := params[acp.ResumeSessionParams](t, s)
+			if want := fmt.Sprintf("S%d", i); p.SessionID != want || p.Cwd != "/work" {
+				t.Errorf("resume %d: %+v, want session %s cwd /work", i, p, want)
+			}
+			if s.msg.ID != acp.NumID(int64(i+2)) {
+				t.Errorf("resume %d: id %s, want %d (ids restart on each connection)", i, s.msg.ID, i+2)
+			}
+		}
+		resumes := o.sends
+
+		// A late answer on the old connection is not read.
+		if o := h.take(h.c.Receive("conn-1", acp.Result(first.msg.ID, acp.PromptResult{MessageID: "late"}))); len(o.all) != 0 {
+			t.Errorf("answer on the old connection: %+v", o.all)
+		}
+
+		o = h.receive(acp.Result(resumes[0].msg.ID, struct{}{}))
+		if !pol.Resend {
+			if len(o.all) != 0 {
+				t.Errorf("none after resume: %+v, want nothing", o.all)
+			}
+			if o := h.fire(oldTimeout); len(o.all) != 0 {
+				t.Errorf("timeout of an abandoned prompt: %+v, want nothing", o.all)
+			}
+			return
+		}
+		p := onlyPrompt(t, o)
+		sess, text, k, kd := promptOf(t, p)
+		if sess != "S0" || text != "one" || p.sub != "sub-1" || k != key || kd != pol.Keyed {
+			t.Errorf("resend after resume: %s %q for %q key %q (%v); want S0 \"one\" for sub-1 key %q", sess, text, p.sub, k, kd, key)
+		}
+		if p.msg.ID != acp.NumID(4) {
+			t.Errorf("resend has id %s, want 4", p.msg.ID)
+		}
+		// The first attempt's timeout, firing now, does not touch the resend.
+		if o := h.fire(oldTimeout); len(o.all) != 0 {
+			t.Errorf("timeout of the attempt before the disconnect: %+v, want nothing", o.all)
+		}
+		if o := h.receive(acp.Result(resumes[1].msg.ID, struct{}{})); len(o.all) != 0 {
+			t.Errorf("resume of a session with nothing pending: %+v", o.all)
+		}
+		o = h.receive(acp.Result(p.msg.ID, acp.PromptResult{MessageID: "m1"}))
+		if len(o.outcomes) != 1 || o.outcomes[0].MessageID != "m1" {
+			t.Errorf("answer to the resend: %+v", o.all)
+		}
+		if h.c.Pending() {
+			t.Error("Pending() after every submission was answered")
+		}
+	})
+}
+
+func TestClientResumeNotFoundCreatesNewSession(t *testing.T) {
+	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		h := newHarness(t, pol, 1)
+		h.ready()
+		o := h.take(h.c.Disconnected("conn-1"))
+		reconnect := o.timers[0].ID
+		// Submitted while disconnected: nothing in flight, it waits.
+		if o := h.submit("sub-1", "while down", 0); len(o.all) != 0 {
+			t.Fatalf("Submit while disconnected: %+v", o.all)
+		}
+		h.fire(reconnect)
+		o = h.handshake("conn-2")
+		if got := o.methods(); !reflect.DeepEqual(got, []string{acp.MethodSessionResume}) {
+			t.Fatalf("after initialize: %v, want [session/resume]", got)
+		}
+		o = h.receive(acp.ErrorResponse(o.sends[0].msg.ID, acp.SessionNotFound("S0")))
+		if got := o.methods(); !reflect.DeepEqual(got, []string{acp.MethodSessionNew}) || len(o.outcomes) != 0 {
+			t.Fatalf("after -32002 on resume: %+v, want one session/new", o.all)
+		}
+		o = h.receive(acp.Result(o.sends[0].msg.ID, acp.NewSessionResult{SessionID: "S0-bis"}))
+		p := onlyPrompt(t, o)
+		if sess, text, _, keyed := promptOf(t, p); sess != "S0-bis" || text != "while down" || keyed != pol.Keyed {
+			t.Errorf("prompt to %s %q (keyed %v), want S0-bis \"while down\"", sess, text, keyed)
+		}
+
+		// The next reconnect resumes the new session.
+		o = h.take(h.c.Disconnected("conn-2"))
+		h.fire(o.timers[0].ID)
+		o = h.handshake("conn-3")
+		if len(o.sends) != 1 || params[acp.ResumeSessionParams](t, o.sends[0]).SessionID != "S0-bis" {
+			t.Errorf("after the next connect: %+v, want a resume of S0-bis", o.methods())
+		}
+	})
+}
+
+func TestClientResendsInFlightPromptToNewSession(t *testing.T) {
+	for _, name := range []string{"naive", "keyed"} {
+		t.Run(name, func(t *testing.T) {
+			h := newHarness(t, policy(t, name), 1)
+			h.ready()
+			_, _, key, _ := promptOf(t, onlyPrompt(t, h.submit("sub-1", "x", 0)))
+			h.fire(h.take(h.c.Disconnected("conn-1")).timers[0].ID)
+			o := h.handshake("conn-2")
+			o = h.receive(acp.ErrorResponse(o.sends[0].msg.ID, acp.SessionNotFound("S0")))
+			o = h.receive(acp.Result(o.sends[0].msg.ID, acp.NewSessionResult{SessionID: "S9"}))
+			sess, _, k, _ := promptOf(t, onlyPrompt(t, o))
+			if sess != "S9" || k != key {
+				t.Errorf("resend to %s with key %q, want S9 with %q", sess, k, key)
+			}
+		})
+	}
+}
+
+func TestObserver(t *testing.T) {
+	o := client.NewObserver("/work")
+	if o.Done() {
+		t.Error("Done before connecting")
+	}
+	cursor := "page-2"
+	step := func(what string, out []client.Output) []sent {
+		t.Helper()
+		s := split(t, out)
+		if len(s.sends) != len(out) {
+			t.Fatalf("%s: observer output %+v, want only frames", what, out)
+		}
+		for _, x := range s.sends {
+			if x.conn != "obs" {
+				t.Fatalf("%s: frame on %q", what, x.conn)
+			}
+		}
+		return s.sends
+	}
+
+	init := step("connected", o.Connected("obs"))
+	if len(init) != 1 || init[0].msg.Method != acp.MethodInitialize || init[0].msg.ID != acp.NumID(1) {
+		t.Fatalf("Connected: %+v, want initialize with id 1", init)
+	}
+	if o.Done() {
+		t.Error("Done with initialize unanswered")
+	}
+	list := step("initialized", o.Receive("obs", acp.Result(init[0].msg.ID, acp.InitializeResult{ProtocolVersion: acp.ProtocolVersion})))
+	if len(list) != 1 || list[0].msg.Method != acp.MethodSessionList {
+		t.Fatalf("after initialize: %+v, want session/list", list)
+	}
+	if p := params[acp.ListSessionsParams](t, list[0]); p.Cursor != nil {
+		t.Errorf("first session/list has cursor %q", *p.Cursor)
+	}
+
+	page1 := step("page 1", o.Receive("obs", acp.Result(list[0].msg.ID, acp.ListSessionsResult{
+		Sessions:   []acp.SessionInfo{{SessionID: "A", Cwd: "/work"}, {SessionID: "B", Cwd: "/work"}},
+		NextCursor: &cursor,
+	})))
+	var methods []string
+	for _, s := range page1 {
+		methods = append(methods, s.msg.Method)
+	}
+	if want := []string{acp.MethodSessionResume, acp.MethodSessionResume, acp.MethodSessionList}; !reflect.DeepEqual(methods, want) {
+		t.Fatalf("after page 1: %v, want %v", methods, want)
+	}
+	for i, want := range []string{"A", "B"} {
+		p := params[acp.ResumeSessionParams](t, page1[i])
+		if p.SessionID != want || p.Cwd != "/work" || p.ReplayFrom == nil || p.ReplayFrom.Type != acp.ReplayStart {
+			t.Errorf("resume %d: %+v, want session %s, cwd /work, replayFrom start", i, p, want)
+		}
+	}
+	if p := params[acp.ListSessionsParams](t, page1[2]); p.Cursor == nil || *p.Cursor != cursor {
+		t.Errorf("second session/list: %+v, want cursor %q", p, cursor)
+	}
+
+	page2 := step("page 2", o.Receive("obs", acp.Result(page1[2].msg.ID, acp.ListSessionsResult{
+		Sessions: []acp.SessionInfo{{SessionID: "C", Cwd: "/else"}},
+	})))
+	if len(page2) != 1 || params[acp.ResumeSessionParams](t, page2[0]).SessionID != "C" {
+		t.Fatalf("after the last page: %+v, want one resume of C", page2)
+	}
+
+	// Updates replayed during a resume are not answers.
+	upd := acp.Notification(acp.MethodSessionUpdate, acp.SessionUpdateParams{SessionID: "A", Update: acp.MessageUpdate(acp.UpdateUserMessage, "m1", "hi")})
+	if out := o.Receive("obs", upd); len(out) != 0 {
+		t.Errorf("update produced %+v", out)
+	}
+	resumes := []sent{page1[0], page1[1], page2[0]}
+	ids := map[acp.ID]bool{}
+	for _, r := range append(append([]sent{}, init[0], list[0], page1[2]), resumes...) {
+		if ids[r.msg.ID] {
+			t.Errorf("request id %s used twice", r.msg.ID)
+		}
+		ids[r.msg.ID] = true
+	}
+	for i, r := range resumes {
+		if o.Done() {
+			t.Fatalf("Done with %d resumes unanswered", len(resumes)-i)
+		}
+		if out := o.Receive("obs", acp.Result(r.msg.ID, struct{}{})); len(out) != 0 {
+			t.Errorf("answer to a resume produced %+v", out)
+		}
+	}
+	if !o.Done() {
+		t.Error("not Done after every request was answered")
+	}
+}
+
+func TestObserverErrorAnswersCount(t *testing.T) {
+	o := client.NewObserver("/")
+	init := split(t, o.Connected("obs")).sends[0]
+	list := split(t, o.Receive("obs", acp.Result(init.msg.ID, struct{}{}))).sends[0]
+	if out := o.Receive("obs", acp.ErrorResponse(list.msg.ID, acp.Errorf(acp.CodeInternalError, "boom"))); len(out) != 0 {
+		t.Errorf("error to session/list produced %+v", out)
+	}
+	if !o.Done() {
+		t.Error("not Done after the only open request was answered with an error")
+	}
+}
+
+func ExampleClient() {
+	keyed, _ := client.LookupPolicy("keyed")
+	c := client.New(client.Config{Name: "c", Policy: keyed, Sessions: 1, Timeout: time.Second, Backoff: time.Millisecond},
+		client.Env{NewID: func() string { return "6e40df93-12c2-43d6-bf09-128b89a1f3c1" }, IntN: func(int) int { return 1 }})
+	show := func(outs []client.Output) {
+		for _, o := range outs {
+			switch o.Kind {
+			case client.OutConnect:
+				fmt.Println("connect")
+			case client.OutSend:
+				fmt.Printf("send %s\n", o.Frame)
+			case client.OutTimer:
+				fmt.Printf("timer %d in %v\n", o.ID, o.After)
+			case client.OutOutcome:
+				fmt.Printf("outcome %s %s %s\n", o.Sub, o.Outcome, o.MessageID)
+			}
+		}
+	}
+	show(c.Start())
+	show(c.Submit("sub-1", "hi", 0))
+	show(c.Connected("conn-1"))
+	show(c.Receive("conn-1", []byte(`{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"info":{"name":"a","version":"1"},"capabilities":{}}}`)))
+	show(c.Receive("conn-1", []byte(`{"jsonrpc":"2.0","id":2,"result":{"sessionId":"S"}}`)))
+	show(c.Receive("conn-1", []byte(`{"jsonrpc":"2.0","id":3,"result":{"messageId":"m1"}}`)))
+	// Output:
+	// connect
+	// send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"acpsim-keyed","version":"0"},"capabilities":{}}}
+	// send {"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":""}}
+	// send {"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"S","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"6e40df93-12c2-43d6-bf09-128b89a1f3c1"}}
+	// timer 1 in 1s
+	// outcome sub-1 inserted m1
+}
