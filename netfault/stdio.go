@@ -27,6 +27,7 @@ type Pipe struct {
 	latency time.Duration
 
 	alive    bool
+	gone     string // why the Agent process ended, while its last frames drain
 	seq      [2]int
 	last     [2]time.Duration
 	inflight [2][]*frame
@@ -84,7 +85,7 @@ func (p *Pipe) event(kind string, dir int, f *frame, note string) {
 
 func (p *Pipe) send(dir int, b []byte, sub string) {
 	f := &frame{bytes: b, text: string(b), sub: sub}
-	if !p.alive {
+	if !p.alive || p.gone != "" {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
 		return
 	}
@@ -119,13 +120,38 @@ func (p *Pipe) arrive(dir int, f *frame) {
 	p.event(traces.KindDeliver, dir, f, "")
 	if dir == c2a {
 		p.ToAgent(f.bytes)
-	} else {
-		p.ToClient(f.bytes)
+		return
+	}
+	p.ToClient(f.bytes)
+	if p.gone != "" && len(p.inflight[a2c]) == 0 {
+		p.end(p.gone) // the Client reads end of file after the last frame
 	}
 }
 
-// Close ends the pipe: why is "cut", "kill", "exit" or "close" (an orderly
-// close at the end of a run). Frames still in flight are dropped.
+// AgentGone is the Agent process ending, killed or exited. What it wrote
+// before stays in the pipe and the Client still reads it; what the Client
+// wrote that the Agent had not read, and anything it writes from now on, is
+// lost. The link ends after the Agent's last frame arrives.
+func (p *Pipe) AgentGone(why string) {
+	if !p.alive || p.gone != "" {
+		return
+	}
+	p.gone = why
+	for _, f := range p.inflight[c2a] {
+		if f != nil && !f.gone {
+			f.gone = true
+			p.event(traces.KindDrop, c2a, f, why)
+		}
+	}
+	p.inflight[c2a] = nil
+	if len(p.inflight[a2c]) == 0 {
+		p.end(why)
+	}
+}
+
+// Close ends the pipe at once, dropping every frame in flight: why is "close"
+// for the orderly close at the end of a run, "hangup" when a Client gives up
+// on its Agent.
 func (p *Pipe) Close(why string) { p.end(why) }
 
 func (p *Pipe) end(why string) {

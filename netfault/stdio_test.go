@@ -330,3 +330,34 @@ func ExamplePipe() {
 	// 31ms agent reads {"id":2}
 	// disconnect close
 }
+
+// A killed Agent's last words still reach the Client: what it wrote stays in
+// the pipe, with the order kept behind a delayed frame. Only what the Client
+// wrote and the Agent had not read is lost, and end of file comes after the
+// Agent's last frame.
+func TestPipeAgentGoneDrainsWhatTheAgentWrote(t *testing.T) {
+	r := newRig()
+	r.faults["delay p/a2c/1"] = 3 // 300ms
+	r.pipe.SendToClient([]byte("resp"))
+	r.pipe.SendToClient([]byte("upd"))
+	r.pipe.SendToAgent([]byte("retry"), "s1")
+	r.loop.RunUntil(ms/2, nil) // nothing has arrived yet
+	r.pipe.AgentGone("kill")
+	r.pipe.SendToAgent([]byte("late"), "")
+	if r.closings != 0 {
+		t.Fatalf("link ended before the Agent's frames arrived")
+	}
+	r.run()
+	want := []string{"a2c resp@301ms", "a2c upd@301ms"}
+	if !reflect.DeepEqual(r.got, want) {
+		t.Errorf("delivered %v, want %v", r.got, want)
+	}
+	if r.closings != 1 || r.cuts != 0 {
+		t.Errorf("closings %d cuts %d, want 1 and 0", r.closings, r.cuts)
+	}
+	tail := r.rec.short()[len(r.rec.short())-5:]
+	wantTail := []string{"drop c2a retry kill", "drop c2a late pipe closed", "deliver a2c resp", "deliver a2c upd", "disconnect kill"}
+	if !reflect.DeepEqual(tail, wantTail) {
+		t.Errorf("events end with %q, want %q", tail, wantTail)
+	}
+}

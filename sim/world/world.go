@@ -291,10 +291,7 @@ func (w *world) procDied(p *agentProc, why string, crash bool) {
 		if crash {
 			reason = "kill"
 		}
-		if why == "cut" {
-			reason = "cut"
-		}
-		p.pipe.Close(reason)
+		p.pipe.AgentGone(reason) // a cut pipe has ended already
 	}
 }
 
