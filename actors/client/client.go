@@ -24,6 +24,9 @@ const (
 	OutTimer
 	// OutOutcome reports a submission's outcome to the user.
 	OutOutcome
+	// OutHangup closes connection Conn (on stdio: the Agent process ends);
+	// the Client reconnects after its backoff.
+	OutHangup
 )
 
 // Output is one effect of a step.

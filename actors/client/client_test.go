@@ -737,15 +737,31 @@ func TestObserver(t *testing.T) {
 	}
 }
 
-func TestObserverErrorAnswersCount(t *testing.T) {
+// A transient error to a read is answered by sending it again (list and
+// resume are safe to resend); a definite error ends that read.
+func TestObserverRetriesTransientErrorsOnly(t *testing.T) {
 	o := client.NewObserver("/")
 	init := split(t, o.Connected("obs")).sends[0]
 	list := split(t, o.Receive("obs", acp.Result(init.msg.ID, struct{}{}))).sends[0]
-	if out := o.Receive("obs", acp.ErrorResponse(list.msg.ID, acp.Errorf(acp.CodeInternalError, "boom"))); len(out) != 0 {
-		t.Errorf("error to session/list produced %+v", out)
+	again := split(t, o.Receive("obs", acp.ErrorResponse(list.msg.ID, acp.Errorf(acp.CodeInternalError, "boom")))).sends
+	if len(again) != 1 || again[0].msg.Method != acp.MethodSessionList || again[0].msg.ID == list.msg.ID {
+		t.Fatalf("after -32603 to session/list: %+v, want one new session/list request", again)
+	}
+	if out := o.Receive("obs", acp.ErrorResponse(again[0].msg.ID, acp.Errorf(acp.CodeMethodNotFound, "no"))); len(out) != 0 {
+		t.Errorf("a definite error produced %+v", out)
 	}
 	if !o.Done() {
-		t.Error("not Done after the only open request was answered with an error")
+		t.Error("not Done after the only open request was answered with a definite error")
+	}
+}
+
+// An error to initialize makes the observer ask for a new connection.
+func TestObserverHangsUpWhenInitializeFails(t *testing.T) {
+	o := client.NewObserver("/")
+	init := split(t, o.Connected("obs")).sends[0]
+	out := o.Receive("obs", acp.ErrorResponse(init.msg.ID, acp.Errorf(acp.CodeInternalError, "not now")))
+	if len(out) != 1 || out[0].Kind != client.OutHangup || out[0].Conn != "obs" {
+		t.Fatalf("after a failed initialize: %+v, want one hangup of obs", out)
 	}
 }
 

@@ -70,12 +70,14 @@ const (
 	timerReconnect timerKind = iota + 1
 	timerTimeout
 	timerRetry
+	timerReopen // session/new or session/resume again after an error
 )
 
 type timer struct {
 	kind    timerKind
 	sub     *submission
 	attempt int
+	sess    int
 }
 
 // New returns a Client; call Start to make it connect.
@@ -251,6 +253,10 @@ func (c *Client) Timer(id int) []Output {
 		if c.sessions[s.sess].state == sessReady {
 			c.sendPrompt(s)
 		}
+	case timerReopen:
+		if s := c.sessions[t.sess]; c.ready && s.state == sessDown {
+			c.openSession(t.sess, s)
+		}
 	case timerRetry:
 		s := t.sub
 		if !s.done && s.inflight == "" && c.sessions[s.sess].state == sessReady {
@@ -284,7 +290,9 @@ func (c *Client) response(r request, m *acp.Message) {
 	switch r.kind {
 	case reqInit:
 		if m.Error != nil {
-			return // the Agent refuses to talk; the run will end unresolved and say so
+			// initialize is not resent on one connection: start over on a new one.
+			c.out = append(c.out, Output{Kind: OutHangup, Conn: c.conn})
+			return
 		}
 		c.ready = true
 		for i, s := range c.sessions {
@@ -293,8 +301,7 @@ func (c *Client) response(r request, m *acp.Message) {
 	case reqNew:
 		var res acp.NewSessionResult
 		if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.SessionID == "" {
-			c.sessions[r.sess].state = sessDown
-			c.setTimer(timer{kind: timerReconnect}, Output{After: c.cfg.Backoff})
+			c.reopenLater(r.sess) // the id never reached us, so a new one is no duplicate we could use
 			return
 		}
 		c.sessions[r.sess].id = res.SessionID
@@ -305,13 +312,20 @@ func (c *Client) response(r request, m *acp.Message) {
 				// The Agent lost the session: start a new one; pending input moves there.
 				c.sessions[r.sess].id = ""
 				c.openSession(r.sess, c.sessions[r.sess])
+				return
 			}
+			c.reopenLater(r.sess) // resume is safe to send again as is
 			return
 		}
 		c.sessionReady(r.sess)
 	case reqPrompt:
 		c.promptResponse(r.sub, m)
 	}
+}
+
+func (c *Client) reopenLater(i int) {
+	c.sessions[i].state = sessDown
+	c.setTimer(timer{kind: timerReopen, sess: i}, Output{After: c.cfg.Backoff})
 }
 
 func (c *Client) openSession(i int, s *clientSession) {

@@ -13,22 +13,35 @@ import (
 type Observer struct {
 	conn    string
 	nextReq int64
-	reqs    map[acp.ID]string // request id → "init", "list" or the session being resumed
+	reqs    map[acp.ID]obsReq
 	cwd     string
+	retries int
 	out     []Output
 	open    int
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
-func NewObserver(cwd string) *Observer { return &Observer{reqs: map[acp.ID]string{}, cwd: cwd} }
+func NewObserver(cwd string) *Observer { return &Observer{reqs: map[acp.ID]obsReq{}, cwd: cwd} }
 
 // Done reports whether every request it sent has been answered.
 func (o *Observer) Done() bool { return o.open == 0 && o.conn != "" }
 
+// obsReq is an outstanding observer request: its tag ("init", "list" or
+// the session being resumed) and what to send again after a transient error.
+type obsReq struct {
+	tag    string
+	method string
+	params any
+}
+
+// maxRetries bounds the observer's resends of list and resume, which are
+// safe to send again as they are.
+const maxRetries = 5
+
 func (o *Observer) request(tag, method string, params any) {
 	o.nextReq++
 	id := acp.NumID(o.nextReq)
-	o.reqs[id] = tag
+	o.reqs[id] = obsReq{tag, method, params}
 	o.open++
 	o.out = append(o.out, Output{Kind: OutSend, Conn: o.conn, Frame: acp.Request(id, method, params)})
 }
@@ -56,16 +69,24 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 		if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
 			continue
 		}
-		tag, ok := o.reqs[e.Msg.ID]
+		r, ok := o.reqs[e.Msg.ID]
 		if !ok {
 			continue
 		}
 		delete(o.reqs, e.Msg.ID)
 		o.open--
 		if e.Msg.Error != nil {
+			switch {
+			case r.tag == "init":
+				// initialize is not sent twice on a connection: ask for a new one.
+				o.out = append(o.out, Output{Kind: OutHangup, Conn: o.conn})
+			case e.Msg.Error.Code == acp.CodeInternalError && o.retries < maxRetries:
+				o.retries++
+				o.request(r.tag, r.method, r.params)
+			}
 			continue
 		}
-		switch tag {
+		switch r.tag {
 		case "init":
 			o.request("list", acp.MethodSessionList, acp.ListSessionsParams{})
 		case "list":

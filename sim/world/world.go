@@ -198,6 +198,13 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 		case client.OutTimer:
 			id := o.ID
 			w.loop.After(o.After, func() { w.applyClient(cn, cn.c.Timer(id)) })
+		case client.OutHangup:
+			if p := cn.agent.proc; p != nil && p.alive && p.pipe != nil && p.pipe.Name == o.Conn {
+				p.alive = false
+				p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
+				w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: the Client hung up"})
+				p.pipe.Close("hangup")
+			}
 		case client.OutOutcome:
 			w.Record(traces.Event{Kind: traces.KindOutcome, Client: cn.name, Sub: o.Sub, Outcome: o.Outcome, MessageID: o.MessageID})
 		}
@@ -307,8 +314,14 @@ func (w *world) stopProc(p *agentProc, why string) {
 	p.pipe.Close(why)
 }
 
+// maxObserverTries bounds how often the observer starts over on a new
+// connection after its initialize failed.
+const maxObserverTries = 5
+
 // observe starts a fresh process of an Agent installation for the observer.
-func (w *world) observe(an *agentNode) {
+func (w *world) observe(an *agentNode) { w.observeTry(an, 1) }
+
+func (w *world) observeTry(an *agentNode, try int) {
 	p := w.newProc(an)
 	obs := client.NewObserver("/")
 	pipe := netfault.NewPipe(traces.Observer+":"+p.name, traces.Observer, p.name, &w.loop, w.choose, w, w.cfg.Latency)
@@ -318,13 +331,23 @@ func (w *world) observe(an *agentNode) {
 			w.applyAgent(p, p.m.Receive(pipe.Name, b))
 		}
 	}
-	pipe.ToClient = func(b []byte) {
-		for _, o := range obs.Receive(pipe.Name, b) {
-			pipe.SendToAgent(o.Frame, "")
+	apply := func(outs []client.Output) {
+		for _, o := range outs {
+			switch o.Kind {
+			case client.OutSend:
+				pipe.SendToAgent(o.Frame, "")
+			case client.OutHangup:
+				p.alive = false
+				an.disk.Crash(false)
+				w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: the observer hung up"})
+				pipe.Close("hangup")
+				if try < maxObserverTries {
+					w.loop.After(w.cfg.Backoff, func() { w.observeTry(an, try+1) })
+				}
+			}
 		}
 	}
+	pipe.ToClient = func(b []byte) { apply(obs.Receive(pipe.Name, b)) }
 	w.applyAgent(p, p.m.Connect(pipe.Name))
-	for _, o := range obs.Connected(pipe.Name) {
-		pipe.SendToAgent(o.Frame, "")
-	}
+	apply(obs.Connected(pipe.Name))
 }
