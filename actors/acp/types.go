@@ -151,6 +151,11 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 	if raw[0] != '"' {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be a string of 1 to %d characters", MaxKeyLength)
 	}
+	if !validUnicode(raw) {
+		// Decoding would turn every lone surrogate and invalid byte into
+		// U+FFFD, so two different keys would name one submission.
+		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be valid Unicode (no lone surrogates, no invalid UTF-8)")
+	}
 	if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
 	}
@@ -248,4 +253,59 @@ func (u *Update) ContentText() (text string, ok bool) {
 		return "", false
 	}
 	return b.Text, true
+}
+
+// validUnicode reports whether a JSON string literal decodes without loss:
+// its bytes are UTF-8 and every \u escape of a surrogate is part of a pair.
+func validUnicode(lit []byte) bool {
+	if !utf8.Valid(lit) {
+		return false
+	}
+	for i := 0; i < len(lit); i++ {
+		if lit[i] != '\\' || i+1 >= len(lit) {
+			continue
+		}
+		if lit[i+1] != 'u' {
+			i++
+			continue
+		}
+		r, ok := hex4(lit, i+2)
+		switch {
+		case !ok:
+			return false
+		case r >= 0xD800 && r < 0xDC00:
+			if i+11 >= len(lit) || lit[i+6] != '\\' || lit[i+7] != 'u' {
+				return false
+			}
+			if lo, ok := hex4(lit, i+8); !ok || lo < 0xDC00 || lo > 0xDFFF {
+				return false
+			}
+			i += 11
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return false
+		default:
+			i += 5
+		}
+	}
+	return true
+}
+
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	var r rune
+	for _, c := range b[at : at+4] {
+		switch {
+		case '0' <= c && c <= '9':
+			r = r<<4 | rune(c-'0')
+		case 'a' <= c && c <= 'f':
+			r = r<<4 | rune(c-'a'+10)
+		case 'A' <= c && c <= 'F':
+			r = r<<4 | rune(c-'A'+10)
+		default:
+			return 0, false
+		}
+	}
+	return r, true
 }

@@ -523,7 +523,9 @@ func (a *Agent) finishWork(s *session, stop string) {
 	}
 	s.state = acp.StateIdle
 	a.update(s, "update-idle", acp.StateUpdate(acp.StateIdle, stop))
-	if len(s.held) > 0 {
+	// Insert held prompts until one starts work: one answered from another
+	// process's binding, or failed, must not leave the rest waiting.
+	for len(s.held) > 0 && s.state == acp.StateIdle {
 		h := s.held[0]
 		s.held = s.held[1:]
 		a.insert(s, h)
