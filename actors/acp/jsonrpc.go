@@ -121,19 +121,30 @@ func (e *Error) Error() string { return fmt.Sprintf("%d %s", e.Code, e.Message) 
 
 // Error codes of the v2 schema (ErrorCode) that acpsim uses.
 const (
-	CodeParseError       = -32700
-	CodeInvalidRequest   = -32600
-	CodeMethodNotFound   = -32601
-	CodeInvalidParams    = -32602
-	CodeInternalError    = -32603
-	CodeRequestCancelled = -32800
-	CodeAuthRequired     = -32000
-	CodeResourceNotFound = -32002
+	CodeParseError         = -32700
+	CodeInvalidRequest     = -32600
+	CodeMethodNotFound     = -32601
+	CodeInvalidParams      = -32602
+	CodeInternalError      = -32603
+	CodeRequestCancelled   = -32800
+	CodeAuthRequired       = -32000
+	CodeResourceNotFound   = -32002
+	CodeUnsupportedVersion = -32022
 )
 
 // Errorf returns an *Error with a formatted message.
 func Errorf(code int, format string, args ...any) *Error {
 	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// UnsupportedVersion is the -32022 error with the schema's
+// UnsupportedProtocolVersionErrorData.
+func UnsupportedVersion(requested int) *Error {
+	data, _ := json.Marshal(struct {
+		Requested int   `json:"requested"`
+		Supported []int `json:"supported"`
+	}{requested, []int{ProtocolVersion}})
+	return &Error{Code: CodeUnsupportedVersion, Message: "unsupported protocol version", Data: data}
 }
 
 // SessionNotFound is the -32002 error with the schema's SessionNotFoundErrorData.

@@ -109,11 +109,37 @@ type CancelRequestParams struct {
 	RequestID ID `json:"requestId"`
 }
 
-// ContentBlock is a content block. acpsim's model actors exchange text; other
-// types are carried but an Agent that does not support them answers -32602.
+// ContentBlock is a content block. acpsim's model actors read the type and
+// the text; a decoded block keeps its exact JSON, so fields acpsim does not
+// model (a resource_link's uri, annotations, _meta) survive an echo or a
+// replay byte for byte.
 type ContentBlock struct {
+	Type string
+	Text string
+	raw  json.RawMessage
+}
+
+type plainBlock struct {
 	Type string `json:"type"`
 	Text string `json:"text"`
+}
+
+// UnmarshalJSON implements json.Unmarshaler.
+func (c *ContentBlock) UnmarshalJSON(b []byte) error {
+	var p plainBlock
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	c.Type, c.Text, c.raw = p.Type, p.Text, append(json.RawMessage(nil), b...)
+	return nil
+}
+
+// MarshalJSON implements json.Marshaler.
+func (c ContentBlock) MarshalJSON() ([]byte, error) {
+	if c.raw != nil {
+		return c.raw, nil
+	}
+	return json.Marshal(plainBlock{c.Type, c.Text})
 }
 
 // Text returns a single text block.
@@ -220,6 +246,12 @@ type SessionUpdateParams struct {
 // MessageUpdate is a whole-message update carrying text content.
 func MessageUpdate(kind, messageID, text string) Update {
 	c, _ := json.Marshal([]ContentBlock{Text(text)})
+	return Update{Kind: kind, MessageID: messageID, Content: c}
+}
+
+// BlocksUpdate is a whole-message update carrying content blocks as given.
+func BlocksUpdate(kind, messageID string, blocks []ContentBlock) Update {
+	c, _ := json.Marshal(blocks)
 	return Update{Kind: kind, MessageID: messageID, Content: c}
 }
 

@@ -27,6 +27,7 @@ func ExampleNew() {
 		}
 	}
 	a.Connect("c1")
+	a.Receive("c1", acp.Request(acp.NumID(0), acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: acp.ProtocolVersion}))
 	a.Receive("c1", acp.Request(acp.NumID(1), acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/w"}))
 	prompt := acp.PromptParams{SessionID: "id1", Prompt: []acp.ContentBlock{acp.Text("hi")}, IdempotencyKey: acp.KeyJSON("K1")}
 	show(a.Receive("c1", acp.Request(acp.NumID(2), acp.MethodSessionPrompt, prompt)))

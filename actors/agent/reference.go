@@ -1,6 +1,7 @@
 package agent
 
 import (
+	"encoding/json"
 	"errors"
 	"strconv"
 
@@ -207,6 +208,10 @@ func (a *Agent) handle(conn string, p acp.Parsed, batch string) {
 		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeMethodNotFound, "method not found: %s", m.Method))
 		return
 	}
+	if m.Method != acp.MethodInitialize && !a.conns[conn] {
+		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidRequest, "invalid request: %s before initialize", m.Method))
+		return
+	}
 	h(a, conn, m, batch)
 }
 
@@ -243,9 +248,13 @@ func (a *Agent) initialize(conn string, m *acp.Message, batch string) {
 		a.fail(conn, m.ID, batch, e)
 		return
 	}
+	if p.ProtocolVersion < acp.ProtocolVersion { // no version at or below the requested one
+		a.fail(conn, m.ID, batch, acp.UnsupportedVersion(p.ProtocolVersion))
+		return
+	}
 	a.conns[conn] = true
 	a.reply(conn, m.ID, batch, "respond-initialize", acp.InitializeResult{
-		ProtocolVersion: min(p.ProtocolVersion, acp.ProtocolVersion),
+		ProtocolVersion: acp.ProtocolVersion,
 		Info:            acp.Implementation{Name: "acpsim-reference", Version: "0"},
 		Capabilities:    acp.AgentCapabilities{Session: &acp.SessionCapabilities{}},
 	})
@@ -294,11 +303,7 @@ func (a *Agent) resume(conn string, m *acp.Message, batch string) {
 	s.conn = conn
 	if p.ReplayFrom != nil {
 		for _, msg := range s.history {
-			kind := acp.UpdateUserMessage
-			if msg.Role == store.RoleAgent {
-				kind = acp.UpdateAgentMessage
-			}
-			a.update(s, "replay", acp.MessageUpdate(kind, msg.ID, msg.Text))
+			a.update(s, "replay", messageUpdate(msg))
 		}
 	}
 	a.update(s, "resume-snapshot", acp.StateUpdate(s.state, ""))
@@ -443,7 +448,8 @@ func (a *Agent) prompt(conn string, m *acp.Message, batch string) {
 // syncs, answers every waiter with the messageId, echoes the user message and
 // starts (or, at a breakpoint, extends) the work.
 func (a *Agent) insert(s *session, h *heldPrompt) {
-	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text}
+	content, _ := json.Marshal(h.prompt)
+	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content}
 	b := store.Batch{Sessions: []store.Session{s.rec}, Messages: []store.Message{msg}}
 	if h.hasKey {
 		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID}}
@@ -469,7 +475,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 	for _, w := range h.waiters {
 		a.send(w.conn, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
 	}
-	a.update(s, "update-user-message", acp.MessageUpdate(acp.UpdateUserMessage, msg.ID, msg.Text))
+	a.update(s, "update-user-message", messageUpdate(msg))
 	if s.state == acp.StateRunning { // breakpoint: the running work takes the message in
 		s.chunksLeft += a.knobs.Chunks
 		return
@@ -480,6 +486,18 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 	s.agentText = ""
 	a.update(s, "update-running", acp.StateUpdate(acp.StateRunning, ""))
 	a.setTimer(s)
+}
+
+// messageUpdate is the whole-message update of a stored message: the user's
+// content blocks as sent, or the agent's text.
+func messageUpdate(m store.Message) acp.Update {
+	if m.Role == store.RoleAgent {
+		return acp.MessageUpdate(acp.UpdateAgentMessage, m.ID, m.Text)
+	}
+	if m.Content != nil {
+		return acp.Update{Kind: acp.UpdateUserMessage, MessageID: m.ID, Content: m.Content}
+	}
+	return acp.MessageUpdate(acp.UpdateUserMessage, m.ID, m.Text)
 }
 
 func (a *Agent) setTimer(s *session) {

@@ -109,6 +109,9 @@ func renderFrame(conn string, frame []byte) string {
 		if text, ok := u.ContentText(); ok {
 			s += " " + strconv.Quote(text)
 		}
+		if strings.Contains(string(u.Content), `"type":"`) && strings.Count(string(u.Content), `"type":"text"`) != strings.Count(string(u.Content), `"type":"`) {
+			s += " content=" + string(u.Content) // blocks beyond text: show them as sent
+		}
 		if u.State != "" {
 			s += " " + u.State
 		}

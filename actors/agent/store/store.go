@@ -22,12 +22,15 @@ const (
 	RoleAgent = "agent"
 )
 
-// Message is a stored message of a session's history.
+// Message is a stored message of a session's history. Content is the
+// message's content blocks as JSON, kept as the Client sent them; Text is
+// their text, for comparisons and reports.
 type Message struct {
 	Session string
 	ID      string
 	Role    string
 	Text    string
+	Content []byte
 }
 
 // Binding records that idempotency key Key of Session inserted MessageID.
