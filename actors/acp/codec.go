@@ -54,6 +54,9 @@ func ParseLine(line []byte) (l Line) {
 }
 
 func parseOne(b []byte, top bool) Parsed {
+	if t := bytes.TrimSpace(b); len(t) > 0 && t[0] != '{' && (!top || stdjson.Valid(t)) {
+		return Parsed{Err: Errorf(CodeInvalidRequest, "invalid request: expected a JSON-RPC object, got %.20s", t), ErrID: "null"}
+	}
 	var m Message
 	if err := json.Unmarshal(b, &m); err != nil {
 		if top && !stdjson.Valid(b) {

@@ -30,6 +30,7 @@ type Agent struct {
 	conns    map[string]bool // connection → initialized
 	sessions map[string]*session
 	timers   map[int]string // timer id → session id
+	batches  map[waiter]*batchReply
 	nextTmr  int
 	out      []Output
 }
@@ -66,7 +67,7 @@ type waiter struct {
 // New starts a reference Agent process over st; sessions, messages and
 // bindings that st kept are loaded, every session inactive and idle.
 func New(k Knobs, st store.Store, env Env) *Agent {
-	a := &Agent{knobs: k, st: st, env: env, conns: map[string]bool{}, sessions: map[string]*session{}, timers: map[int]string{}}
+	a := &Agent{knobs: k, st: st, env: env, conns: map[string]bool{}, sessions: map[string]*session{}, timers: map[int]string{}, batches: map[waiter]*batchReply{}}
 	for _, rec := range st.Sessions() {
 		a.sessions[rec.ID] = &session{rec: rec, history: st.Messages(rec.ID), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	}
@@ -101,6 +102,11 @@ func (a *Agent) Connect(conn string) []Output {
 // prompt nobody waits for is dropped, leaving its key unused.
 func (a *Agent) Disconnect(conn string) []Output {
 	delete(a.conns, conn)
+	for ref := range a.batches { // deleting only: the order cannot show
+		if ref.conn == conn {
+			delete(a.batches, ref)
+		}
+	}
 	for _, s := range a.sortedSessions() {
 		if s.conn == conn {
 			s.conn = ""
@@ -144,55 +150,77 @@ func (a *Agent) sortedSessions() []*session {
 func (a *Agent) Receive(conn string, frame []byte) []Output {
 	line := acp.ParseLine(frame)
 	if !line.Batch {
-		a.handle(conn, line.Entries[0], "")
+		a.handle(conn, line.Entries[0])
 		return a.flush()
 	}
-	// A batch is answered with one array of the responses that are ready;
-	// a held prompt inside a batch is answered on its own later.
-	var resps []byte
+	// A batch is answered with one array holding a response for each of its
+	// requests (and for each invalid entry), sent when the last one is
+	// answered; a batch of notifications gets nothing back.
+	b := &batchReply{conn: conn, waiting: map[acp.ID]bool{}}
 	for _, e := range line.Entries {
-		before := len(a.out)
-		a.handle(conn, e, "batch")
-		kept := a.out[:before]
-		for _, o := range a.out[before:] {
-			if o.Step == "batch" {
-				if resps == nil {
-					resps = append(resps, '[')
-				} else {
-					resps = append(resps, ',')
-				}
-				resps = append(resps, o.Frame...)
-				continue
-			}
-			kept = append(kept, o)
+		if e.Err == nil && e.Msg.Kind() == acp.KindRequest && !b.waiting[e.Msg.ID] {
+			b.waiting[e.Msg.ID] = true
+			a.batches[waiter{conn, e.Msg.ID}] = b
 		}
-		a.out = kept
 	}
-	if resps != nil {
-		a.send(conn, "respond-batch", append(resps, ']'))
+	for _, e := range line.Entries {
+		if e.Err != nil {
+			b.frames = append(b.frames, acp.ErrorResponse(e.ErrID, e.Err))
+			continue
+		}
+		a.handle(conn, e)
 	}
+	a.finishBatch(b)
 	return a.flush()
 }
 
-// reply sends a response; inside a batch it is collected under step "batch".
-func (a *Agent) reply(conn string, id acp.ID, batch, step string, result any) {
-	if batch != "" {
-		step = batch
-	}
-	a.send(conn, step, acp.Result(id, result))
+// batchReply collects the responses to one batch.
+type batchReply struct {
+	conn    string
+	waiting map[acp.ID]bool
+	frames  [][]byte
 }
 
-func (a *Agent) fail(conn string, id acp.ID, batch string, e *acp.Error) {
-	step := "respond-error"
-	if batch != "" {
-		step = batch
+func (a *Agent) finishBatch(b *batchReply) {
+	if len(b.waiting) > 0 || len(b.frames) == 0 {
+		return
 	}
-	a.send(conn, step, acp.ErrorResponse(id, e))
+	out := []byte{'['}
+	for i, f := range b.frames {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, f...)
+	}
+	a.send(b.conn, "respond-batch", append(out, ']'))
 }
 
-func (a *Agent) handle(conn string, p acp.Parsed, batch string) {
+// respond sends the response to request id on conn, or adds it to the
+// batch the request came in.
+func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
+	ref := waiter{conn, id}
+	b := a.batches[ref]
+	if b == nil {
+		a.send(conn, step, frame)
+		return
+	}
+	delete(a.batches, ref)
+	delete(b.waiting, id)
+	b.frames = append(b.frames, frame)
+	a.finishBatch(b)
+}
+
+func (a *Agent) reply(conn string, id acp.ID, step string, result any) {
+	a.respond(conn, id, step, acp.Result(id, result))
+}
+
+func (a *Agent) fail(conn string, id acp.ID, e *acp.Error) {
+	a.respond(conn, id, "respond-error", acp.ErrorResponse(id, e))
+}
+
+func (a *Agent) handle(conn string, p acp.Parsed) {
 	if p.Err != nil {
-		a.fail(conn, p.ErrID, batch, p.Err)
+		a.fail(conn, p.ErrID, p.Err)
 		return
 	}
 	m := &p.Msg
@@ -205,18 +233,18 @@ func (a *Agent) handle(conn string, p acp.Parsed, batch string) {
 	}
 	h, ok := requestHandlers[m.Method]
 	if !ok {
-		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeMethodNotFound, "method not found: %s", m.Method))
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeMethodNotFound, "method not found: %s", m.Method))
 		return
 	}
 	if m.Method != acp.MethodInitialize && !a.conns[conn] {
-		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidRequest, "invalid request: %s before initialize", m.Method))
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidRequest, "invalid request: %s before initialize", m.Method))
 		return
 	}
-	h(a, conn, m, batch)
+	h(a, conn, m)
 }
 
 // requestHandlers is the method table of the reference Agent.
-var requestHandlers = map[string]func(a *Agent, conn string, m *acp.Message, batch string){
+var requestHandlers = map[string]func(a *Agent, conn string, m *acp.Message){
 	acp.MethodInitialize:    (*Agent).initialize,
 	acp.MethodSessionNew:    (*Agent).newSession,
 	acp.MethodSessionResume: (*Agent).resume,
@@ -242,38 +270,38 @@ func (a *Agent) notification(conn string, m *acp.Message) {
 	}
 }
 
-func (a *Agent) initialize(conn string, m *acp.Message, batch string) {
+func (a *Agent) initialize(conn string, m *acp.Message) {
 	var p acp.InitializeParams
 	if e := acp.DecodeParams(m.Params, &p); e != nil {
-		a.fail(conn, m.ID, batch, e)
+		a.fail(conn, m.ID, e)
 		return
 	}
 	if p.ProtocolVersion < acp.ProtocolVersion { // no version at or below the requested one
-		a.fail(conn, m.ID, batch, acp.UnsupportedVersion(p.ProtocolVersion))
+		a.fail(conn, m.ID, acp.UnsupportedVersion(p.ProtocolVersion))
 		return
 	}
 	a.conns[conn] = true
-	a.reply(conn, m.ID, batch, "respond-initialize", acp.InitializeResult{
+	a.reply(conn, m.ID, "respond-initialize", acp.InitializeResult{
 		ProtocolVersion: acp.ProtocolVersion,
 		Info:            acp.Implementation{Name: "acpsim-reference", Version: "0"},
 		Capabilities:    acp.AgentCapabilities{Session: &acp.SessionCapabilities{}},
 	})
 }
 
-func (a *Agent) newSession(conn string, m *acp.Message, batch string) {
+func (a *Agent) newSession(conn string, m *acp.Message) {
 	var p acp.NewSessionParams
 	if e := acp.DecodeParams(m.Params, &p); e != nil {
-		a.fail(conn, m.ID, batch, e)
+		a.fail(conn, m.ID, e)
 		return
 	}
 	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
 	if err := a.st.Commit(store.Batch{Sessions: []store.Session{rec}}); err != nil {
-		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
 		return
 	}
 	a.sessions[rec.ID] = &session{rec: rec, conn: conn, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-session"})
-	a.reply(conn, m.ID, batch, "respond-session-new", acp.NewSessionResult{SessionID: rec.ID})
+	a.reply(conn, m.ID, "respond-session-new", acp.NewSessionResult{SessionID: rec.ID})
 }
 
 // active returns the session if it is active on conn.
@@ -285,19 +313,19 @@ func (a *Agent) active(conn, id string) *session {
 	return s
 }
 
-func (a *Agent) resume(conn string, m *acp.Message, batch string) {
+func (a *Agent) resume(conn string, m *acp.Message) {
 	var p acp.ResumeSessionParams
 	if e := acp.DecodeParams(m.Params, &p); e != nil {
-		a.fail(conn, m.ID, batch, e)
+		a.fail(conn, m.ID, e)
 		return
 	}
 	if p.ReplayFrom != nil && p.ReplayFrom.Type != acp.ReplayStart {
-		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown replayFrom type %q", p.ReplayFrom.Type))
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown replayFrom type %q", p.ReplayFrom.Type))
 		return
 	}
 	s := a.sessions[p.SessionID]
 	if s == nil {
-		a.fail(conn, m.ID, batch, acp.SessionNotFound(p.SessionID))
+		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
 		return
 	}
 	s.conn = conn
@@ -307,23 +335,23 @@ func (a *Agent) resume(conn string, m *acp.Message, batch string) {
 		}
 	}
 	a.update(s, "resume-snapshot", acp.StateUpdate(s.state, ""))
-	a.reply(conn, m.ID, batch, "respond-resume", struct{}{})
+	a.reply(conn, m.ID, "respond-resume", struct{}{})
 }
 
 // listPage is how many sessions one session/list page holds.
 const listPage = 50
 
-func (a *Agent) list(conn string, m *acp.Message, batch string) {
+func (a *Agent) list(conn string, m *acp.Message) {
 	var p acp.ListSessionsParams
 	if e := acp.DecodeParams(m.Params, &p); e != nil {
-		a.fail(conn, m.ID, batch, e)
+		a.fail(conn, m.ID, e)
 		return
 	}
 	start := 0
 	if p.Cursor != nil {
 		n, err := strconv.Atoi(*p.Cursor)
 		if err != nil || n < 0 {
-			a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown cursor %q", *p.Cursor))
+			a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown cursor %q", *p.Cursor))
 			return
 		}
 		start = n
@@ -340,20 +368,20 @@ func (a *Agent) list(conn string, m *acp.Message, batch string) {
 			res.NextCursor = &next
 		}
 	}
-	a.reply(conn, m.ID, batch, "respond-list", res)
+	a.reply(conn, m.ID, "respond-list", res)
 }
 
-func (a *Agent) closeSession(conn string, m *acp.Message, batch string) {
+func (a *Agent) closeSession(conn string, m *acp.Message) {
 	var p acp.SessionParams
 	if e := acp.DecodeParams(m.Params, &p); e != nil {
-		a.fail(conn, m.ID, batch, e)
+		a.fail(conn, m.ID, e)
 		return
 	}
 	if s := a.active(conn, p.SessionID); s != nil {
 		a.cancelSession(s)
 		s.conn = ""
 	}
-	a.reply(conn, m.ID, batch, "respond-close", struct{}{}) // closing an unknown or inactive session succeeds
+	a.reply(conn, m.ID, "respond-close", struct{}{}) // closing an unknown or inactive session succeeds
 }
 
 // cancelSession answers every held prompt with -32800 (their keys stay
@@ -370,7 +398,7 @@ func (a *Agent) cancelSession(s *session) {
 
 func (a *Agent) withdraw(s *session, h *heldPrompt, why string) {
 	for _, w := range h.waiters {
-		a.send(w.conn, "respond-cancelled", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why)))
+		a.respond(w.conn, w.id, "respond-cancelled", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why)))
 	}
 	if h.hasKey {
 		delete(s.pending, h.key)
@@ -392,36 +420,36 @@ func (a *Agent) cancelRequest(conn string, id acp.ID) {
 	// Not pending (already answered or unknown): a late cancel is ignored.
 }
 
-func (a *Agent) prompt(conn string, m *acp.Message, batch string) {
+func (a *Agent) prompt(conn string, m *acp.Message) {
 	var p acp.PromptParams
 	if e := acp.DecodeParams(m.Params, &p); e != nil {
-		a.fail(conn, m.ID, batch, e)
+		a.fail(conn, m.ID, e)
 		return
 	}
 	key, hasKey, kerr := p.Key()
 	if kerr != nil {
-		a.fail(conn, m.ID, batch, kerr)
+		a.fail(conn, m.ID, kerr)
 		return
 	}
 	if len(p.Prompt) == 0 {
-		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: prompt must not be empty"))
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: prompt must not be empty"))
 		return
 	}
 	for _, b := range p.Prompt {
 		if b.Type != "text" && b.Type != "resource_link" {
-			a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInvalidParams, "invalid params: unsupported content block type %q", b.Type))
+			a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unsupported content block type %q", b.Type))
 			return
 		}
 	}
 	s := a.active(conn, p.SessionID)
 	if s == nil {
-		a.fail(conn, m.ID, batch, acp.SessionNotFound(p.SessionID))
+		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
 		return
 	}
 	if hasKey {
 		if msgID, ok := a.st.Binding(s.rec.ID, key); ok {
 			// A retry gets the original messageId and nothing else.
-			a.reply(conn, m.ID, batch, "respond-from-binding", acp.PromptResult{MessageID: msgID})
+			a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: msgID})
 			return
 		}
 		if h := s.pending[key]; h != nil {
@@ -430,7 +458,7 @@ func (a *Agent) prompt(conn string, m *acp.Message, batch string) {
 		}
 	}
 	if a.env.Choose(sim.Decision{Kind: "reject", Site: a.env.Name + "/prompt/" + conn + "/" + string(m.ID), N: 2}) != 0 {
-		a.fail(conn, m.ID, batch, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion"))
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion"))
 		return
 	}
 	h := &heldPrompt{key: key, hasKey: hasKey, text: acp.PromptText(p.Prompt), prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
@@ -459,12 +487,12 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		var be *store.BoundError
 		if errors.As(err, &be) { // another process bound the key first: this is a retry
 			for _, w := range h.waiters {
-				a.send(w.conn, "respond-from-binding", acp.Result(w.id, acp.PromptResult{MessageID: be.Existing.MessageID}))
+				a.respond(w.conn, w.id, "respond-from-binding", acp.Result(w.id, acp.PromptResult{MessageID: be.Existing.MessageID}))
 			}
 			return
 		}
 		for _, w := range h.waiters {
-			a.send(w.conn, "respond-error", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeInternalError, "store: %v", err)))
+			a.respond(w.conn, w.id, "respond-error", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeInternalError, "store: %v", err)))
 		}
 		return
 	}
@@ -473,7 +501,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		Output{Kind: OutInsert, Step: "inserted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text},
 		Output{Kind: OutSync, Step: "sync-insert"})
 	for _, w := range h.waiters {
-		a.send(w.conn, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
+		a.respond(w.conn, w.id, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
 	}
 	a.update(s, "update-user-message", messageUpdate(msg))
 	if s.state == acp.StateRunning { // breakpoint: the running work takes the message in
