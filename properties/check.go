@@ -799,4 +799,8 @@ func (c *checker) finalize(l *linkState, session string, e *traces.Event) {
 		c.sessOrder = append(c.sessOrder, session)
 	}
 	c.final[session] = t
+	// Live updates after the resume answer (the observer's probes, work
+	// that goes on) are not history: they start a new candidate that only
+	// a later resume would make final.
+	delete(l.cand, session)
 }

@@ -724,13 +724,33 @@ func TestObserver(t *testing.T) {
 		}
 		ids[r.msg.ID] = true
 	}
+	var probes []sent
 	for i, r := range resumes {
 		if o.Done() {
 			t.Fatalf("Done with %d resumes unanswered", len(resumes)-i)
 		}
-		if out := o.Receive("obs", acp.Result(r.msg.ID, struct{}{})); len(out) != 0 {
+		out := split(t, o.Receive("obs", acp.Result(r.msg.ID, struct{}{}))).sends
+		if i < len(resumes)-1 && len(out) != 0 {
 			t.Errorf("answer to a resume produced %+v", out)
 		}
+		if i == len(resumes)-1 {
+			probes = out
+		}
+	}
+	// Once every read is done, the first resumed session gets one prompt per
+	// malformed key; each must be refused with -32602.
+	if len(probes) != len(client.MalformedKeys) {
+		t.Fatalf("%d probes after the last read, want %d", len(probes), len(client.MalformedKeys))
+	}
+	for i, p := range probes {
+		pp := params[acp.PromptParams](t, p)
+		if _, _, err := pp.Key(); pp.SessionID != "A" || err == nil || err.Code != acp.CodeInvalidParams {
+			t.Errorf("probe %d: session %s key %s: want session A and a key Key() refuses", i, pp.SessionID, pp.IdempotencyKey)
+		}
+		if o.Done() {
+			t.Fatalf("Done with probe %d unanswered", i)
+		}
+		o.Receive("obs", acp.ErrorResponse(p.msg.ID, acp.Errorf(acp.CodeInvalidParams, "bad key")))
 	}
 	if !o.Done() {
 		t.Error("not Done after every request was answered")

@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -16,6 +17,10 @@ type Observer struct {
 	reqs    map[acp.ID]obsReq
 	cwd     string
 	retries int
+	// probe is a session to send malformed keys to once every read is done;
+	// each must be refused with -32602 (the checker's bad-reply rule).
+	probe  string
+	probed bool
 	out     []Output
 	open    int
 }
@@ -87,6 +92,7 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 			continue
 		}
 		switch r.tag {
+		case "probe":
 		case "init":
 			o.request("list", acp.MethodSessionList, acp.ListSessionsParams{})
 		case "list":
@@ -102,7 +108,28 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 			if res.NextCursor != nil {
 				o.request("list", acp.MethodSessionList, acp.ListSessionsParams{Cursor: res.NextCursor})
 			}
+		default: // a session resumed
+			if o.probe == "" {
+				o.probe = r.tag
+			}
+		}
+	}
+	if o.open == 0 && o.probe != "" && !o.probed {
+		o.probed = true
+		for _, key := range MalformedKeys {
+			o.request("probe", acp.MethodSessionPrompt, acp.PromptParams{
+				SessionID: o.probe, Prompt: []acp.ContentBlock{acp.Text("acpsim probe: this key is malformed")}, IdempotencyKey: key,
+			})
 		}
 	}
 	return o.flush()
+}
+
+// MalformedKeys are idempotencyKey values an Agent must refuse with -32602
+// and never treat as omitted: empty, too long, not a string.
+var MalformedKeys = []json.RawMessage{
+	json.RawMessage(`""`),
+	acp.KeyJSON(strings.Repeat("k", acp.MaxKeyLength+1)),
+	json.RawMessage(`5`),
+	json.RawMessage(`{"key":"k"}`),
 }

@@ -27,6 +27,7 @@ var mutants = []struct {
 	{"echo-key", "echoes the key in the user_message update's _meta", newEchoKey, "key-leak"},
 	{"new-id-on-retry", "answers a retry with a new messageId (inserting nothing)", newNewIDOnRetry, "wrong-id"},
 	{"rework-on-retry", "answers a retry from the binding, then runs the work again", newReworkOnRetry, "rework"},
+	{"lenient-key", "treats a malformed idempotencyKey (\"\", too long, not a string) as no key", newLenientKey, "bad-reply"},
 }
 
 // Catches is the anomaly kind the checkers must report for the named
@@ -310,6 +311,23 @@ func newReworkOnRetry(k agent.Knobs, open agent.StoreOpener, env agent.Env) agen
 			upd(acp.ChunkUpdate(acp.UpdateAgentMessageChunk, env.NewID(), "doing it again. ")),
 			upd(acp.StateUpdate(acp.StateIdle, "end_turn")),
 		}
+	}
+	return w
+}
+
+func newLenientKey(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(_ string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		var p acp.PromptParams
+		if m.Method != acp.MethodSessionPrompt || acp.DecodeParams(m.Params, &p) != nil {
+			return frame, nil
+		}
+		if _, _, err := p.Key(); err == nil {
+			return frame, nil
+		}
+		p.IdempotencyKey = nil
+		m.Params, _ = json.Marshal(p)
+		return acp.Encode(m), nil
 	}
 	return w
 }
