@@ -21,8 +21,8 @@ type Observer struct {
 	// each must be refused with -32602 (the checker's bad-reply rule).
 	probe  string
 	probed bool
-	out     []Output
-	open    int
+	out    []Output
+	open   int
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
