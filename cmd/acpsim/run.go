@@ -19,6 +19,7 @@ func newRunCmd() *cobra.Command {
 	var sf simFlags
 	var seed uint64
 	var tracePath string
+	var checkDet bool
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Run one seed and print its submissions, outcomes and anomalies",
@@ -40,11 +41,21 @@ prints where.`,
 				return err
 			}
 			cfg.Seed = seed
-			cfg.Command = binName() + " " + rerunCommand(cmd.Flags(), seed, "trace")[len("acpsim "):]
+			cfg.Command = binName() + " " + rerunCommand(cmd.Flags(), seed, "trace", "check-determinism")[len("acpsim "):]
 			var trace *os.File
 			if tracePath != "" {
 				if trace, err = createTrace(tracePath); err != nil {
 					return err
+				}
+			}
+			if checkDet {
+				d, err := world.CheckDeterminism(cfg)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.OutOrStdout(), "seed %d: %s\n", seed, d)
+				if !d.Equal {
+					return exitError{exitAnomaly}
 				}
 			}
 			v, err := world.Judge(cfg)
@@ -73,6 +84,7 @@ prints where.`,
 	sf.register(cmd.Flags())
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the run: the same seed gives the same trace, byte for byte")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (ndjson) to this file")
+	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run the seed twice first and name the first event where the traces differ")
 	return cmd
 }
 

@@ -17,6 +17,7 @@ import (
 func newSwarmCmd() *cobra.Command {
 	var sf simFlags
 	var seeds, workers, show int
+	var checkDet bool
 	var first uint64
 	cmd := &cobra.Command{
 		Use:   "swarm",
@@ -37,7 +38,7 @@ prints the exact rerun command of each failing seed.`,
 			if seeds < 1 {
 				return fmt.Errorf("--seeds %d: expected at least 1", seeds)
 			}
-			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: workers}
+			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: workers, CheckDeterminism: checkDet}
 			var bar *progressbar.ProgressBar
 			if isatty.IsTerminal(os.Stderr.Fd()) {
 				bar = progressbar.NewOptions(seeds, progressbar.OptionSetWriter(os.Stderr),
@@ -59,7 +60,7 @@ prints the exact rerun command of each failing seed.`,
 			}
 			out := cmd.OutOrStdout()
 			writeSummary(out, sum, cfg, time.Since(start))
-			skip := []string{"seeds", "first-seed", "workers", "show"}
+			skip := []string{"seeds", "first-seed", "workers", "show", "check-determinism"}
 			if len(sum.Failures) > 0 {
 				n := min(show, len(sum.Failures))
 				fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, len(sum.Failures))
@@ -68,8 +69,22 @@ prints the exact rerun command of each failing seed.`,
 						binName()+" "+rerunCommand(cmd.Flags(), f.Seed, skip...)[len("acpsim "):])
 				}
 			}
+			if checkDet {
+				if len(sum.Nondeterministic) == 0 {
+					fmt.Fprintf(out, "\ndeterministic: every seed ran twice gave the same trace\n")
+				}
+				for i, d := range sum.Nondeterministic {
+					if i == show {
+						break
+					}
+					fmt.Fprintf(out, "\nseed %d: %s\n", d.Seed, d.Divergence)
+				}
+			}
 			fmt.Fprintln(out)
 			switch {
+			case len(sum.Nondeterministic) > 0:
+				fmt.Fprintf(out, "FAIL: %d of %d seeds are not deterministic\n", len(sum.Nondeterministic), sum.Seeds)
+				return exitError{exitAnomaly}
 			case sum.Failed > 0:
 				fmt.Fprintf(out, "FAIL: %d of %d seeds broke a property\n", sum.Failed, sum.Seeds)
 				return exitError{exitAnomaly}
@@ -86,6 +101,7 @@ prints the exact rerun command of each failing seed.`,
 	cmd.Flags().Uint64Var(&first, "first-seed", 1, "first seed")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per core)")
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
+	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
 	return cmd
 }
 

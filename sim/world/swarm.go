@@ -32,6 +32,8 @@ type SwarmConfig struct {
 	Workers   int
 	// Progress, when set, is called after each seed from one goroutine.
 	Progress func(done, failed int)
+	// CheckDeterminism runs every seed twice and compares the traces.
+	CheckDeterminism bool
 }
 
 // SeedFailure is a failing seed with its anomaly kinds (first occurrence order).
@@ -53,6 +55,15 @@ type Summary struct {
 	Faults    []sim.KindCount
 	Failures  []SeedFailure // in seed order
 	Events    int
+	// Nondeterministic lists the seeds whose two runs differed (with
+	// CheckDeterminism), with the first divergent event.
+	Nondeterministic []SeedDivergence
+}
+
+// SeedDivergence is a seed whose two runs differed.
+type SeedDivergence struct {
+	Seed uint64
+	*Divergence
 }
 
 // KindTotal is a count per anomaly kind.
@@ -79,6 +90,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		report *properties.Report
 		faults []sim.KindCount
 		events int
+		div    *Divergence
 		err    error
 	}
 	results := make([]slim, sc.Seeds)
@@ -96,6 +108,14 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 				r := slim{seed: cfg.Seed, err: err}
 				if err == nil {
 					r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
+				}
+				if err == nil && sc.CheckDeterminism {
+					again, err2 := Run(cfg)
+					if r.err = err2; err2 == nil {
+						if d := diverge(v.Result.Log, again.Log); !d.Equal {
+							r.div = d
+						}
+					}
 				}
 				results[i] = r
 				done <- i
@@ -128,6 +148,9 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 			return nil, r.err
 		}
 		sum.Events += r.events
+		if r.div != nil {
+			sum.Nondeterministic = append(sum.Nondeterministic, SeedDivergence{r.seed, r.div})
+		}
 		sum.Stats.Add(r.report.Stats)
 		for _, f := range r.faults {
 			j, ok := faultIdx[f.Kind]
