@@ -87,7 +87,7 @@ func Run(cfg Config) (*Result, error) {
 		chooser = sim.NewSeeded(cfg.Seed, cfg.Rates)
 		source = traces.SourceSeed
 	}
-	w := &world{cfg: cfg, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: make([]traces.Event, 0, 64*(cfg.Prompts+4)*cfg.Clients)}}
+	w := &world{cfg: cfg, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: make([]traces.Event, 0, 40*(cfg.Prompts+4)*cfg.Clients)}}
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
