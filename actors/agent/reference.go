@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"sort"
 	"strconv"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -241,6 +242,17 @@ func (a *Agent) handle(conn string, p acp.Parsed) {
 		return
 	}
 	h(a, conn, m)
+}
+
+// Methods lists the requests and notifications the reference Agent serves,
+// sorted; other methods get -32601.
+func Methods() []string {
+	out := []string{acp.MethodCancelRequest, acp.MethodSessionCancel}
+	for m := range requestHandlers {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // requestHandlers is the method table of the reference Agent.
