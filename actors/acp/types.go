@@ -16,6 +16,10 @@ const (
 	MethodSessionPrompt = "session/prompt"
 	MethodSessionCancel = "session/cancel"
 	MethodSessionUpdate = "session/update"
+	MethodSessionDelete = "session/delete"
+	MethodSessionFork   = "session/fork"
+	MethodAuthLogin     = "auth/login"
+	MethodAuthLogout    = "auth/logout"
 	MethodCancelRequest = "$/cancel_request"
 )
 
@@ -33,9 +37,30 @@ type InitializeParams struct {
 	Capabilities    json.RawMessage `json:"capabilities,omitempty"`
 }
 
-// SessionCapabilities are the Agent's session capabilities; {} means the baseline.
+// SessionCapabilities are the Agent's session capabilities; {} means the
+// baseline. Fork is from the unstable schema.
 type SessionCapabilities struct {
 	Delete *struct{} `json:"delete,omitempty"`
+	Fork   *struct{} `json:"fork,omitempty"`
+}
+
+// AuthMethod is an authentication method an Agent offers.
+type AuthMethod struct {
+	Type     string `json:"type"`
+	MethodID string `json:"methodId"`
+	Name     string `json:"name"`
+}
+
+// LoginParams are the params of auth/login.
+type LoginParams struct {
+	MethodID string `json:"methodId"`
+}
+
+// ForkSessionParams are the params of session/fork (unstable schema).
+type ForkSessionParams struct {
+	SessionID  string            `json:"sessionId"`
+	Cwd        string            `json:"cwd"`
+	McpServers []json.RawMessage `json:"mcpServers,omitempty"`
 }
 
 // AgentCapabilities are what the Agent advertises in initialize.
@@ -48,6 +73,7 @@ type InitializeResult struct {
 	ProtocolVersion int               `json:"protocolVersion"`
 	Info            Implementation    `json:"info"`
 	Capabilities    AgentCapabilities `json:"capabilities"`
+	AuthMethods     []AuthMethod      `json:"authMethods,omitempty"`
 }
 
 // NewSessionParams are the params of session/new.

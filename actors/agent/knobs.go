@@ -13,39 +13,123 @@ import (
 // Every run records them in its trace header.
 type Knobs struct {
 	// Busy is what a prompt that arrives while the session is running does:
+	// "reject" answers an error (nothing inserted, the key stays unused);
 	// "hold" keeps the request pending until the session is idle, then
-	// inserts; "breakpoint" inserts at once and folds it into the running work.
+	// inserts; "breakpoint" inserts at once and folds it into the running
+	// work, with no extra idle.
 	Busy string
+	// HeldOnDisconnect is what a held prompt does when the connection that
+	// sent it ends (the RFD leaves it open): "drop" it, or "keep" it and
+	// insert it when its turn comes, answering whoever still waits for it.
+	HeldOnDisconnect string
+	// Compare is what a recorded key with a different prompt gets: "retry"
+	// answers as for a retry; "reject" answers -32602 and the key stays
+	// bound to the first prompt.
+	Compare string
+	// CloseMissing is the answer to session/close of an unknown or inactive
+	// session: "ok" (an empty result) or "error" (-32002).
+	CloseMissing string
+	// Auth "required" advertises an auth method and answers -32000 to
+	// session methods until auth/login on the connection; "none" does not.
+	Auth string
 	// Chunks is how many agent_message_chunks a round of work produces.
 	Chunks int
 	// ChunkEvery is the virtual time between two chunks.
 	ChunkEvery time.Duration
 }
 
-// DefaultKnobs are the reference Agent's defaults.
-func DefaultKnobs() Knobs {
-	return Knobs{Busy: BusyHold, Chunks: 3, ChunkEvery: 20 * time.Millisecond}
-}
-
-// Busy policies.
+// Knob values.
 const (
+	BusyReject     = "reject"
 	BusyHold       = "hold"
 	BusyBreakpoint = "breakpoint"
+	HeldKeep       = "keep"
+	HeldDrop       = "drop"
+	CompareRetry   = "retry"
+	CompareReject  = "reject"
+	CloseOK        = "ok"
+	CloseError     = "error"
+	AuthNone       = "none"
+	AuthRequired   = "required"
 )
 
-// Map renders the knobs for a trace header.
-func (k Knobs) Map() map[string]string {
-	return map[string]string{
-		"busy":       k.Busy,
-		"chunks":     fmt.Sprint(k.Chunks),
-		"chunkEvery": k.ChunkEvery.String(),
+// DefaultKnobs are the reference Agent's defaults.
+func DefaultKnobs() Knobs {
+	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Auth: AuthNone,
+		Chunks: 3, ChunkEvery: 20 * time.Millisecond}
+}
+
+// choiceKnobs are the knobs with a fixed set of values, as data: the trace
+// header, validation and the CLI's help all read this table.
+var choiceKnobs = []struct {
+	name   string
+	values []string
+	get    func(*Knobs) *string
+}{
+	{"busy", []string{BusyReject, BusyHold, BusyBreakpoint}, func(k *Knobs) *string { return &k.Busy }},
+	{"held-on-disconnect", []string{HeldKeep, HeldDrop}, func(k *Knobs) *string { return &k.HeldOnDisconnect }},
+	{"compare", []string{CompareRetry, CompareReject}, func(k *Knobs) *string { return &k.Compare }},
+	{"close-missing", []string{CloseOK, CloseError}, func(k *Knobs) *string { return &k.CloseMissing }},
+	{"auth", []string{AuthNone, AuthRequired}, func(k *Knobs) *string { return &k.Auth }},
+}
+
+// ChoiceKnob describes one knob with a fixed set of values.
+type ChoiceKnob struct {
+	Name    string
+	Values  []string
+	Default string
+}
+
+// ChoiceKnobs lists the knobs with a fixed set of values, in table order.
+func ChoiceKnobs() []ChoiceKnob {
+	def := DefaultKnobs()
+	out := make([]ChoiceKnob, 0, len(choiceKnobs))
+	for _, c := range choiceKnobs {
+		out = append(out, ChoiceKnob{c.name, c.values, *c.get(&def)})
 	}
+	return out
+}
+
+// Set sets the named choice knob, checking its value.
+func (k *Knobs) Set(name, value string) error {
+	for _, c := range choiceKnobs {
+		if c.name == name {
+			for _, v := range c.values {
+				if v == value {
+					*c.get(k) = value
+					return nil
+				}
+			}
+			return fmt.Errorf("knob %s=%q: expected one of %s", name, value, strings.Join(c.values, ", "))
+		}
+	}
+	return fmt.Errorf("unknown knob %q", name)
+}
+
+// Map renders the knobs for a trace header. cancel-scope records how the
+// Agent reads the schema's "only against requests they received from that
+// sender": a $/cancel_request names a request of its own connection, and
+// withdrawing that request's key answers every waiter of the key, on any
+// connection.
+func (k Knobs) Map() map[string]string {
+	m := map[string]string{
+		"chunks":       fmt.Sprint(k.Chunks),
+		"chunkEvery":   k.ChunkEvery.String(),
+		"cancel-scope": "sender",
+	}
+	for _, c := range choiceKnobs {
+		m[c.name] = *c.get(&k)
+	}
+	return m
 }
 
 // Validate reports a knob value the Agent does not know.
 func (k Knobs) Validate() error {
-	if k.Busy != BusyHold && k.Busy != BusyBreakpoint {
-		return fmt.Errorf("busy policy %q: expected %s or %s", k.Busy, BusyHold, BusyBreakpoint)
+	for _, c := range choiceKnobs {
+		v := *c.get(&k)
+		if err := (&Knobs{}).Set(c.name, v); err != nil {
+			return err
+		}
 	}
 	if k.Chunks < 1 || k.ChunkEvery <= 0 {
 		return fmt.Errorf("work must have at least one chunk and a positive chunk interval")

@@ -28,7 +28,7 @@ type Agent struct {
 	st    store.Store
 	env   Env
 
-	conns    map[string]bool // connection → initialized
+	conns    map[string]*connState
 	sessions map[string]*session
 	timers   map[int]string // timer id → session id
 	batches  map[waiter]*batchReply
@@ -68,7 +68,7 @@ type waiter struct {
 // New starts a reference Agent process over st; sessions, messages and
 // bindings that st kept are loaded, every session inactive and idle.
 func New(k Knobs, st store.Store, env Env) *Agent {
-	a := &Agent{knobs: k, st: st, env: env, conns: map[string]bool{}, sessions: map[string]*session{}, timers: map[int]string{}, batches: map[waiter]*batchReply{}}
+	a := &Agent{knobs: k, st: st, env: env, conns: map[string]*connState{}, sessions: map[string]*session{}, timers: map[int]string{}, batches: map[waiter]*batchReply{}}
 	for _, rec := range st.Sessions() {
 		a.sessions[rec.ID] = &session{rec: rec, history: st.Messages(rec.ID), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	}
@@ -92,9 +92,15 @@ func (a *Agent) update(s *session, step string, u acp.Update) {
 	a.send(s.conn, step, acp.Notification(acp.MethodSessionUpdate, acp.SessionUpdateParams{SessionID: s.rec.ID, Update: u}))
 }
 
+// connState is what the Agent knows of one connection.
+type connState struct {
+	initialized bool
+	loggedIn    bool
+}
+
 // Connect implements Machine.
 func (a *Agent) Connect(conn string) []Output {
-	a.conns[conn] = false
+	a.conns[conn] = &connState{}
 	return nil
 }
 
@@ -115,10 +121,10 @@ func (a *Agent) Disconnect(conn string) []Output {
 		kept := s.held[:0]
 		for _, h := range s.held {
 			h.waiters = dropWaiters(h.waiters, conn)
-			if len(h.waiters) > 0 {
+			if len(h.waiters) > 0 || a.knobs.HeldOnDisconnect == HeldKeep {
 				kept = append(kept, h)
 			} else if h.hasKey {
-				delete(s.pending, h.key)
+				delete(s.pending, h.key) // dropped: the key is unused again
 			}
 		}
 		s.held = kept
@@ -237,8 +243,17 @@ func (a *Agent) handle(conn string, p acp.Parsed) {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeMethodNotFound, "method not found: %s", m.Method))
 		return
 	}
-	if m.Method != acp.MethodInitialize && !a.conns[conn] {
+	cs := a.conns[conn]
+	if cs == nil { // a frame on a connection nobody announced: serve it as a fresh one
+		cs = &connState{}
+		a.conns[conn] = cs
+	}
+	if m.Method != acp.MethodInitialize && !cs.initialized {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidRequest, "invalid request: %s before initialize", m.Method))
+		return
+	}
+	if a.knobs.Auth == AuthRequired && !cs.loggedIn && needsAuth[m.Method] {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeAuthRequired, "authentication required"))
 		return
 	}
 	h(a, conn, m)
@@ -258,12 +273,27 @@ func Methods() []string {
 // requestHandlers is the method table of the reference Agent.
 var requestHandlers = map[string]func(a *Agent, conn string, m *acp.Message){
 	acp.MethodInitialize:    (*Agent).initialize,
+	acp.MethodAuthLogin:     (*Agent).login,
+	acp.MethodAuthLogout:    (*Agent).logout,
 	acp.MethodSessionNew:    (*Agent).newSession,
 	acp.MethodSessionResume: (*Agent).resume,
 	acp.MethodSessionList:   (*Agent).list,
 	acp.MethodSessionClose:  (*Agent).closeSession,
+	acp.MethodSessionDelete: (*Agent).deleteSession,
+	acp.MethodSessionFork:   (*Agent).fork,
 	acp.MethodSessionPrompt: (*Agent).prompt,
 }
+
+// needsAuth are the methods an Agent with Auth "required" serves only after
+// auth/login on the connection.
+var needsAuth = map[string]bool{
+	acp.MethodSessionNew: true, acp.MethodSessionResume: true, acp.MethodSessionList: true,
+	acp.MethodSessionClose: true, acp.MethodSessionDelete: true, acp.MethodSessionFork: true,
+	acp.MethodSessionPrompt: true,
+}
+
+// authMethod is the one method an Agent with Auth "required" offers.
+var authMethod = acp.AuthMethod{Type: "agent", MethodID: "token", Name: "Token"}
 
 func (a *Agent) notification(conn string, m *acp.Message) {
 	switch m.Method {
@@ -292,12 +322,37 @@ func (a *Agent) initialize(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, acp.UnsupportedVersion(p.ProtocolVersion))
 		return
 	}
-	a.conns[conn] = true
-	a.reply(conn, m.ID, "respond-initialize", acp.InitializeResult{
+	a.conns[conn].initialized = true
+	res := acp.InitializeResult{
 		ProtocolVersion: acp.ProtocolVersion,
 		Info:            acp.Implementation{Name: "acpsim-reference", Version: "0"},
-		Capabilities:    acp.AgentCapabilities{Session: &acp.SessionCapabilities{}},
-	})
+		Capabilities:    acp.AgentCapabilities{Session: &acp.SessionCapabilities{Delete: &struct{}{}, Fork: &struct{}{}}},
+	}
+	if a.knobs.Auth == AuthRequired {
+		res.AuthMethods = []acp.AuthMethod{authMethod}
+	}
+	a.reply(conn, m.ID, "respond-initialize", res)
+}
+
+func (a *Agent) login(conn string, m *acp.Message) {
+	var p acp.LoginParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	if p.MethodID != authMethod.MethodID {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown auth method %q", p.MethodID))
+		return
+	}
+	a.conns[conn].loggedIn = true
+	a.reply(conn, m.ID, "respond-login", struct{}{})
+}
+
+// logout ends the connection's login; its sessions stay active but every
+// session method answers -32000 until the next auth/login.
+func (a *Agent) logout(conn string, m *acp.Message) {
+	a.conns[conn].loggedIn = false
+	a.reply(conn, m.ID, "respond-logout", struct{}{})
 }
 
 func (a *Agent) newSession(conn string, m *acp.Message) {
@@ -389,11 +444,67 @@ func (a *Agent) closeSession(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, e)
 		return
 	}
-	if s := a.active(conn, p.SessionID); s != nil {
-		a.cancelSession(s)
-		s.conn = ""
+	s := a.active(conn, p.SessionID)
+	if s == nil {
+		if a.knobs.CloseMissing == CloseError {
+			a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
+			return
+		}
+		a.reply(conn, m.ID, "respond-close", struct{}{})
+		return
 	}
-	a.reply(conn, m.ID, "respond-close", struct{}{}) // closing an unknown or inactive session succeeds
+	a.cancelSession(s)
+	s.conn = ""
+	a.reply(conn, m.ID, "respond-close", struct{}{})
+}
+
+// deleteSession removes a session with its messages and key bindings; held
+// prompts are answered -32800. Deleting an unknown session succeeds.
+func (a *Agent) deleteSession(conn string, m *acp.Message) {
+	var p acp.SessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	if s := a.sessions[p.SessionID]; s != nil {
+		a.cancelSession(s)
+		if err := a.st.Commit(store.Batch{Delete: []string{p.SessionID}}); err != nil {
+			a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+			return
+		}
+		delete(a.sessions, p.SessionID)
+		a.out = append(a.out, Output{Kind: OutSync, Step: "sync-delete"})
+	}
+	a.reply(conn, m.ID, "respond-delete", struct{}{})
+}
+
+// fork makes a new session holding a copy of the parent's history under new
+// message ids. The copy inherits no key bindings: a key names a submission
+// of one session only.
+func (a *Agent) fork(conn string, m *acp.Message) {
+	var p acp.ForkSessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	parent := a.sessions[p.SessionID]
+	if parent == nil {
+		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
+		return
+	}
+	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
+	b := store.Batch{Sessions: []store.Session{rec}}
+	for _, msg := range parent.history {
+		msg.Session, msg.ID = rec.ID, a.env.NewID()
+		b.Messages = append(b.Messages, msg)
+	}
+	if err := a.st.Commit(b); err != nil {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+		return
+	}
+	a.sessions[rec.ID] = &session{rec: rec, conn: conn, history: b.Messages, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-fork"})
+	a.reply(conn, m.ID, "respond-fork", acp.NewSessionResult{SessionID: rec.ID})
 }
 
 // cancelSession answers every held prompt with -32800 (their keys stay
@@ -458,22 +569,35 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
 		return
 	}
+	text := acp.PromptText(p.Prompt)
 	if hasKey {
-		if msgID, ok := a.st.Binding(s.rec.ID, key); ok {
+		if b, ok := a.st.Binding(s.rec.ID, key); ok {
+			if a.knobs.Compare == CompareReject && b.Prompt != text {
+				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
+				return
+			}
 			// A retry gets the original messageId and nothing else.
-			a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: msgID})
+			a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: b.MessageID})
 			return
 		}
 		if h := s.pending[key]; h != nil {
+			if a.knobs.Compare == CompareReject && h.text != text {
+				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
+				return
+			}
 			h.waiters = append(h.waiters, waiter{conn, m.ID})
 			return
 		}
+	}
+	if s.state == acp.StateRunning && a.knobs.Busy == BusyReject {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: the session is busy; send the prompt again when it is idle"))
+		return
 	}
 	if a.env.Choose(sim.Decision{Kind: "reject", Site: a.env.Name + "/prompt/" + conn + "/" + string(m.ID), N: 2}) != 0 {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion"))
 		return
 	}
-	h := &heldPrompt{key: key, hasKey: hasKey, text: acp.PromptText(p.Prompt), prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
+	h := &heldPrompt{key: key, hasKey: hasKey, text: text, prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
 	if s.state == acp.StateRunning && a.knobs.Busy == BusyHold {
 		s.held = append(s.held, h)
 		if hasKey {
@@ -492,7 +616,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content}
 	b := store.Batch{Sessions: []store.Session{s.rec}, Messages: []store.Message{msg}}
 	if h.hasKey {
-		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID}}
+		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID, Prompt: h.text}}
 		delete(s.pending, h.key)
 	}
 	if err := a.st.Commit(b); err != nil {

@@ -28,6 +28,8 @@ type harness struct {
 	ids     int
 	reject  int    // reject the next n prompts before insertion
 	killAt  string // the process dies before the next output of this step
+	keys    []string // every key sent: none may appear in an Agent frame
+	leaks   []string
 	nextReq map[string]int64
 	now     time.Duration
 	timers  []pendingTimer
@@ -67,6 +69,11 @@ func (h *harness) render(outs []agent.Output) string {
 		}
 		switch o.Kind {
 		case agent.OutSend:
+			for _, k := range h.keys {
+				if strings.Contains(string(o.Frame), k) || strings.Contains(string(o.Frame), `"idempotencyKey":`) {
+					h.leaks = append(h.leaks, fmt.Sprintf("key %q in %s", k, o.Frame))
+				}
+			}
 			b.WriteString(renderFrame(o.Conn, o.Frame))
 		case agent.OutSync:
 			h.disk.Sync()
@@ -147,6 +154,11 @@ func TestScenarios(t *testing.T) {
 	datadriven.Walk(t, "testdata", func(t *testing.T, path string) {
 		h := &harness{name: agent.Reference, knobs: agent.DefaultKnobs(), disk: store.NewDisk(), nextReq: map[string]int64{}}
 		h.start()
+		t.Cleanup(func() {
+			for _, l := range h.leaks {
+				t.Errorf("an Agent frame leaks a key (the RFD: keys stay private): %s", l)
+			}
+		})
 		datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
 			conn := ""
 			if len(td.CmdArgs) > 0 && td.CmdArgs[0].Vals == nil {
@@ -154,15 +166,30 @@ func TestScenarios(t *testing.T) {
 			}
 			switch td.Cmd {
 			case "agent":
-				if n := arg(td, "name"); n != "" {
-					h.name = n
-				}
-				if b := arg(td, "busy"); b != "" {
-					h.knobs.Busy = b
+				// agent [name=N] [knob=value ...]: a fresh installation.
+				h.knobs = agent.DefaultKnobs()
+				for _, a := range td.CmdArgs {
+					if a.Key == "name" {
+						h.name = a.Vals[0]
+					} else if err := h.knobs.Set(a.Key, a.Vals[0]); err != nil {
+						t.Fatalf("%s: %v", td.Pos, err)
+					}
 				}
 				h.disk = store.NewDisk()
+				h.nextReq = map[string]int64{}
+				h.ids = 0
 				h.start()
 				return ""
+			case "login":
+				return h.request(t, conn, acp.MethodAuthLogin, td, acp.LoginParams{MethodID: "token"})
+			case "logout":
+				return h.request(t, conn, acp.MethodAuthLogout, td, struct{}{})
+			case "delete":
+				return h.request(t, conn, acp.MethodSessionDelete, td, acp.SessionParams{SessionID: arg(td, "session")})
+			case "fork":
+				return h.request(t, conn, acp.MethodSessionFork, td, acp.ForkSessionParams{SessionID: arg(td, "session"), Cwd: "/w"})
+			case "session-cancel":
+				return h.render(h.m.Receive(conn, acp.Notification(acp.MethodSessionCancel, acp.SessionParams{SessionID: arg(td, "session")})))
 			case "connect":
 				return h.render(h.m.Connect(conn))
 			case "disconnect":
@@ -185,6 +212,12 @@ func TestScenarios(t *testing.T) {
 				p := acp.PromptParams{SessionID: arg(td, "session"), Prompt: []acp.ContentBlock{acp.Text(arg(td, "text"))}}
 				if td.HasArg("key") {
 					p.IdempotencyKey = acp.KeyJSON(arg(td, "key"))
+					h.keys = append(h.keys, arg(td, "key"))
+				}
+				if td.HasArg("astral") { // n code points outside the BMP: 4 bytes, 2 UTF-16 units each
+					var n int
+					td.ScanArgs(t, "astral", &n)
+					p.IdempotencyKey = acp.KeyJSON(strings.Repeat("\U0001F600", n))
 				}
 				if td.HasArg("keylen") {
 					var n int

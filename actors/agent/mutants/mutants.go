@@ -175,13 +175,13 @@ func newBindOnArrival(k agent.Knobs, open agent.StoreOpener, env agent.Env) agen
 // memoryKeys is a store whose bindings live in the process, not on disk.
 type memoryKeys struct {
 	store.Store
-	keys map[[2]string]string
+	keys map[[2]string]store.Binding
 }
 
 func (s *memoryKeys) Commit(b store.Batch) error {
 	for _, k := range b.Bindings {
-		if m, ok := s.keys[[2]string{k.Session, k.Key}]; ok {
-			return &store.BoundError{Existing: store.Binding{Session: k.Session, Key: k.Key, MessageID: m}}
+		if old, ok := s.keys[[2]string{k.Session, k.Key}]; ok {
+			return &store.BoundError{Existing: old}
 		}
 	}
 	bindings := b.Bindings
@@ -190,18 +190,18 @@ func (s *memoryKeys) Commit(b store.Batch) error {
 		return err
 	}
 	for _, k := range bindings {
-		s.keys[[2]string{k.Session, k.Key}] = k.MessageID
+		s.keys[[2]string{k.Session, k.Key}] = k
 	}
 	return nil
 }
 
-func (s *memoryKeys) Binding(session, key string) (string, bool) {
-	m, ok := s.keys[[2]string{session, key}]
-	return m, ok
+func (s *memoryKeys) Binding(session, key string) (store.Binding, bool) {
+	b, ok := s.keys[[2]string{session, key}]
+	return b, ok
 }
 
 func newMemoryKeys(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
-	return agent.New(k, &memoryKeys{Store: open(), keys: map[[2]string]string{}}, env)
+	return agent.New(k, &memoryKeys{Store: open(), keys: map[[2]string]store.Binding{}}, env)
 }
 
 // keyTracker remembers which key each answered prompt carried.

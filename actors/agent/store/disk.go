@@ -11,7 +11,7 @@ type Disk struct {
 	sessions []Session
 	sessIdx  map[string]int
 	messages map[string][]Message
-	bindings map[[2]string]string
+	bindings map[[2]string]Binding
 }
 
 // NewDisk returns an empty disk.
@@ -25,14 +25,14 @@ func (d *Disk) reset() {
 	d.sessions = nil
 	d.sessIdx = map[string]int{}
 	d.messages = map[string][]Message{}
-	d.bindings = map[[2]string]string{}
+	d.bindings = map[[2]string]Binding{}
 }
 
 // Commit implements Store.
 func (d *Disk) Commit(b Batch) error {
 	for _, k := range b.Bindings {
-		if m, ok := d.bindings[[2]string{k.Session, k.Key}]; ok {
-			return &BoundError{Existing: Binding{Session: k.Session, Key: k.Key, MessageID: m}}
+		if old, ok := d.bindings[[2]string{k.Session, k.Key}]; ok {
+			return &BoundError{Existing: old}
 		}
 	}
 	d.log = append(d.log, b)
@@ -53,7 +53,28 @@ func (d *Disk) apply(b Batch) {
 		d.messages[m.Session] = append(d.messages[m.Session], m)
 	}
 	for _, k := range b.Bindings {
-		d.bindings[[2]string{k.Session, k.Key}] = k.MessageID
+		d.bindings[[2]string{k.Session, k.Key}] = k
+	}
+	for _, id := range b.Delete {
+		d.deleteSession(id)
+	}
+}
+
+func (d *Disk) deleteSession(id string) {
+	i, ok := d.sessIdx[id]
+	if !ok {
+		return
+	}
+	d.sessions = append(d.sessions[:i], d.sessions[i+1:]...)
+	delete(d.sessIdx, id)
+	for j := i; j < len(d.sessions); j++ {
+		d.sessIdx[d.sessions[j].ID] = j
+	}
+	delete(d.messages, id)
+	for k := range d.bindings { // deleting only: the order cannot show
+		if k[0] == id {
+			delete(d.bindings, k)
+		}
 	}
 }
 
@@ -86,7 +107,7 @@ func (d *Disk) Messages(session string) []Message {
 }
 
 // Binding implements Store.
-func (d *Disk) Binding(session, key string) (string, bool) {
-	m, ok := d.bindings[[2]string{session, key}]
-	return m, ok
+func (d *Disk) Binding(session, key string) (Binding, bool) {
+	b, ok := d.bindings[[2]string{session, key}]
+	return b, ok
 }

@@ -49,7 +49,8 @@ func sessionIDs(d *store.Disk) []string {
 
 func wantBinding(t *testing.T, d *store.Disk, session, key, msg string) {
 	t.Helper()
-	got, ok := d.Binding(session, key)
+	b, ok := d.Binding(session, key)
+	got := b.MessageID
 	switch {
 	case msg == "" && ok:
 		t.Errorf("Binding(%s, %s) = %s, want none", session, key, got)

@@ -34,18 +34,23 @@ type Message struct {
 }
 
 // Binding records that idempotency key Key of Session inserted MessageID.
+// Prompt is the prompt it was bound with, for Agents that compare a reused
+// key's prompt.
 type Binding struct {
 	Session   string
 	Key       string
 	MessageID string
+	Prompt    string
 }
 
 // Batch is one atomic write: sessions to create or update, messages to
-// append, bindings to insert if absent. Either all of it is applied or none.
+// append, bindings to insert if absent, sessions to delete with their
+// messages and bindings. Either all of it is applied or none.
 type Batch struct {
 	Sessions []Session
 	Messages []Message
 	Bindings []Binding
+	Delete   []string
 }
 
 // ErrKeyBound is returned (wrapped in *BoundError) when a batch would bind a
@@ -73,6 +78,6 @@ type Store interface {
 	Sessions() []Session
 	// Messages lists a session's messages in insertion order.
 	Messages(session string) []Message
-	// Binding returns the message a key of a session inserted.
-	Binding(session, key string) (messageID string, ok bool)
+	// Binding returns the binding of a key of a session.
+	Binding(session, key string) (Binding, bool)
 }
