@@ -26,8 +26,8 @@ type harness struct {
 	disk    *store.Disk
 	m       agent.Machine
 	ids     int
-	reject  int    // reject the next n prompts before insertion
-	killAt  string // the process dies before the next output of this step
+	reject  int      // reject the next n prompts before insertion
+	killAt  string   // the process dies before the next output of this step
 	keys    []string // every key sent: none may appear in an Agent frame
 	leaks   []string
 	nextReq map[string]int64
