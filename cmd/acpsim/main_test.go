@@ -66,6 +66,8 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"fault rate out of range", "", []string{"run", "--fault-rates", "kill=3"}, "between 0 and 1"},
 		{"unknown fault kind", "", []string{"run", "--fault-rates", "meteor=0.1"}, `unknown fault kind "meteor"`},
 		{"no seeds", "", []string{"swarm", "--seeds", "0"}, "--seeds 0"},
+		{"unknown knob value", "", []string{"run", "--busy", "maybe"}, "expected one of reject, hold, breakpoint"},
+		{"unknown knob value via twin", "ACPSIM_HELD_ON_DISCONNECT=forget", []string{"run"}, "expected one of keep, drop"},
 		{"truncated trace", "", []string{"judge", truncated}, "truncated.ndjson:"},
 		{"not a trace", "", []string{"judge", garbage}, "garbage.ndjson:1:"},
 		{"trace is a directory (judge)", "", []string{"judge", dir}, "is a directory"},

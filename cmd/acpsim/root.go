@@ -67,9 +67,25 @@ func applyEnv(fs *pflag.FlagSet) error {
 
 // simFlags are the flags that shape a simulation, shared by run and swarm.
 type simFlags struct {
-	policy, agentName, faults, busy string
-	prompts, sessions, clients      int
-	timeout                         time.Duration
+	policy, agentName, faults  string
+	prompts, sessions, clients int
+	timeout                    time.Duration
+	knobs                      []knobFlag
+}
+
+// knobFlag is one Agent knob with a fixed set of values, as a flag.
+type knobFlag struct {
+	name  string
+	value string
+}
+
+// knobDocs explain the Agent knobs for --help.
+var knobDocs = map[string]string{
+	"busy":               "a prompt arriving while the session runs is refused (reject), held until idle (hold) or inserted at once (breakpoint)",
+	"held-on-disconnect": "a held prompt whose connection ends is kept or dropped",
+	"compare":            "a recorded key with a different prompt is answered as a retry (retry) or -32602 (reject)",
+	"close-missing":      "session/close of an unknown or inactive session succeeds (ok) or is -32002 (error)",
+	"auth":               "session methods need auth/login first (required) or not (none)",
 }
 
 func (s *simFlags) register(fs *pflag.FlagSet) {
@@ -83,7 +99,12 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
-	fs.StringVar(&s.busy, "busy", agent.BusyHold, "Agent knob: a prompt that arrives while the session runs is held until idle (hold) or inserted at once (breakpoint)")
+	knobs := agent.ChoiceKnobs()
+	s.knobs = make([]knobFlag, len(knobs)) // sized once: the flags keep pointers into it
+	for i, k := range knobs {
+		s.knobs[i].name = k.Name
+		fs.StringVar(&s.knobs[i].value, k.Name, k.Default, fmt.Sprintf("Agent knob: %s (%s)", knobDocs[k.Name], strings.Join(k.Values, "|")))
+	}
 	fs.DurationVar(&s.timeout, "timeout", 250*time.Millisecond, "Client timeout waiting for a prompt's response (virtual time)")
 }
 
@@ -110,7 +131,11 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg := world.DefaultConfig()
 	cfg.Policy, cfg.Agent = s.policy, s.agentName
 	cfg.Prompts, cfg.Sessions, cfg.Clients = s.prompts, s.sessions, s.clients
-	cfg.Knobs.Busy = s.busy
+	for _, k := range s.knobs {
+		if err := cfg.Knobs.Set(k.name, k.value); err != nil {
+			return cfg, fmt.Errorf("--%s: %v", k.name, err)
+		}
+	}
 	cfg.Timeout = s.timeout
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
 	if err != nil {
