@@ -8,6 +8,7 @@ package mutants
 
 import (
 	"encoding/json"
+	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
@@ -28,6 +29,10 @@ var mutants = []struct {
 	{"new-id-on-retry", "answers a retry with a new messageId (inserting nothing)", newNewIDOnRetry, "wrong-id"},
 	{"rework-on-retry", "answers a retry from the binding, then runs the work again", newReworkOnRetry, "rework"},
 	{"lenient-key", "treats a malformed idempotencyKey (\"\", too long, not a string) as no key", newLenientKey, "bad-reply"},
+	{"key-in-list-meta", "shows each session's last key in session/list's _meta", newKeyInListMeta, "key-leak"},
+	{"agent-scoped-keys", "scopes keys per Agent instead of per session: the same key in another session is taken for a retry", newAgentScopedKeys, "lost"},
+	{"fold-key-case", "folds key case: keys that differ only in case are taken for one", newFoldKeyCase, "wrong-id"},
+	{"new-ids-on-replay", "mints new message ids on replay instead of keeping the originals", newNewIDsOnReplay, "lost"},
 }
 
 // Catches is the anomaly kind the checkers must report for the named
@@ -328,6 +333,113 @@ func newLenientKey(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.M
 		p.IdempotencyKey = nil
 		m.Params, _ = json.Marshal(p)
 		return acp.Encode(m), nil
+	}
+	return w
+}
+
+// keyInSession stores each session's last key with the session record, as
+// an Agent that saves "the last request's metadata" with a session would.
+type keyInSession struct{ store.Store }
+
+func (s keyInSession) Commit(b store.Batch) error {
+	if len(b.Bindings) > 0 && len(b.Sessions) > 0 {
+		b.Sessions = append([]store.Session(nil), b.Sessions...)
+		b.Sessions[0].Title = b.Bindings[0].Key
+	}
+	return s.Store.Commit(b)
+}
+
+func newKeyInListMeta(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	st := keyInSession{open()}
+	lists := map[reqRef]bool{}
+	w := &wrapper{inner: agent.New(k, st, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		if m.Method == acp.MethodSessionList {
+			lists[reqRef{conn, m.ID}] = true
+		}
+		return frame, nil
+	}
+	w.out = func(o agent.Output) []agent.Output {
+		r, ok := responseOf(o)
+		if !ok || !lists[reqRef{o.Conn, r.ID}] || r.Error != nil {
+			return []agent.Output{o}
+		}
+		var res acp.ListSessionsResult
+		if json.Unmarshal(r.Result, &res) != nil {
+			return []agent.Output{o}
+		}
+		for i, info := range res.Sessions {
+			for _, rec := range st.Sessions() {
+				if rec.ID == info.SessionID && rec.Title != "" {
+					res.Sessions[i].Meta, _ = json.Marshal(map[string]string{"lastRequest": rec.Title})
+				}
+			}
+		}
+		o.Frame = acp.Result(r.ID, res)
+		return []agent.Output{o}
+	}
+	return w
+}
+
+// agentScopedKeys looks a key up in every session: one key, one submission
+// per Agent, which the RFD scopes per session.
+type agentScopedKeys struct{ store.Store }
+
+func (s agentScopedKeys) Binding(_, key string) (store.Binding, bool) {
+	for _, sess := range s.Store.Sessions() {
+		if b, ok := s.Store.Binding(sess.ID, key); ok {
+			return b, true
+		}
+	}
+	return store.Binding{}, false
+}
+
+func (s agentScopedKeys) Commit(b store.Batch) error {
+	for _, k := range b.Bindings {
+		if old, ok := s.Binding(k.Session, k.Key); ok {
+			return &store.BoundError{Existing: old}
+		}
+	}
+	return s.Store.Commit(b)
+}
+
+func newAgentScopedKeys(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	return agent.New(k, agentScopedKeys{open()}, env)
+}
+
+// foldKeyCase stores and looks up keys in lower case.
+type foldKeyCase struct{ store.Store }
+
+func (s foldKeyCase) Binding(session, key string) (store.Binding, bool) {
+	return s.Store.Binding(session, strings.ToLower(key))
+}
+
+func (s foldKeyCase) Commit(b store.Batch) error {
+	b.Bindings = append([]store.Binding(nil), b.Bindings...)
+	for i := range b.Bindings {
+		b.Bindings[i].Key = strings.ToLower(b.Bindings[i].Key)
+	}
+	return s.Store.Commit(b)
+}
+
+func newFoldKeyCase(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	return agent.New(k, foldKeyCase{open()}, env)
+}
+
+func newNewIDsOnReplay(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.out = func(o agent.Output) []agent.Output {
+		if o.Kind != agent.OutSend || o.Step != "replay" {
+			return []agent.Output{o}
+		}
+		var n struct {
+			Params acp.SessionUpdateParams `json:"params"`
+		}
+		if json.Unmarshal(o.Frame, &n) == nil && n.Params.Update.MessageID != "" {
+			n.Params.Update.MessageID = env.NewID()
+			o.Frame = acp.Notification(acp.MethodSessionUpdate, n.Params)
+		}
+		return []agent.Output{o}
 	}
 	return w
 }
