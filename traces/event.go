@@ -3,6 +3,11 @@
 // source of truth: checkers read it, replay re-runs it, people read it.
 package traces
 
+import (
+	"fmt"
+	"strings"
+)
+
 // FormatVersion is the version of the trace format this package writes.
 const FormatVersion = 1
 
@@ -35,10 +40,40 @@ type Header struct {
 	Command string `json:"command"`
 }
 
-// Contract is the Agent's declared retention behaviour.
+// Contract is the Agent's declared retention behaviour: what a black-box
+// checker must not call lost, because the Agent said it would not keep it.
 type Contract struct {
-	Retention string   `json:"retention"` // "all": every inserted message is retained
-	LiveOnly  []string `json:"liveOnly"`  // message kinds that are not retained
+	// Retention is "all" (every inserted user message is retained) or
+	// "last N" (each session keeps its N newest user messages; older ones
+	// and their keys are forgotten).
+	Retention string `json:"retention"`
+	// LiveOnly lists prompt-text prefixes the Agent handles locally (a
+	// command such as "/status"): such a message is echoed live but never
+	// retained or replayed, and its key is recognised only while the
+	// session stays active on its connection.
+	LiveOnly []string `json:"liveOnly"`
+}
+
+// RetainLast parses Retention: all is true for "all", otherwise n is the
+// number of newest user messages each session keeps.
+func (c Contract) RetainLast() (n int, all bool, err error) {
+	if c.Retention == "all" {
+		return 0, true, nil
+	}
+	if _, err := fmt.Sscanf(c.Retention, "last %d", &n); err != nil || n < 1 || fmt.Sprintf("last %d", n) != c.Retention {
+		return 0, false, fmt.Errorf("contract retention %q: expected \"all\" or \"last N\" with N >= 1", c.Retention)
+	}
+	return n, false, nil
+}
+
+// IsLiveOnly reports whether a prompt with this text is handled locally.
+func (c Contract) IsLiveOnly(text string) bool {
+	for _, p := range c.LiveOnly {
+		if p != "" && strings.HasPrefix(text, p) {
+			return true
+		}
+	}
+	return false
 }
 
 // Event kinds. Frames move as send (written by an endpoint), deliver (read by

@@ -229,7 +229,13 @@ func decodeHeader(line []byte, h *Header) error {
 		return err
 	}
 	v := reflect.ValueOf(h).Elem()
-	return checkValues(v, infoFor(headerType), headerValues, headerValueOrder)
+	if err := checkValues(v, infoFor(headerType), headerValues, headerValueOrder); err != nil {
+		return err
+	}
+	if _, _, err := h.Contract.RetainLast(); err != nil {
+		return fmt.Errorf(`field "contract": %w`, err)
+	}
+	return nil
 }
 
 // decodeEvent decodes line into e, using sc, and checks it: Seq must be seq,

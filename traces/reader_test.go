@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -77,8 +78,8 @@ func TestRoundTripSample(t *testing.T) {
 
 func TestRoundTripNilAndEmpty(t *testing.T) {
 	for _, h := range []Header{
-		{Format: FormatVersion},
-		{Format: FormatVersion, Rates: map[string]float64{}, Knobs: map[string]string{}, Contract: Contract{LiveOnly: []string{}}},
+		{Format: FormatVersion, Contract: Contract{Retention: "all"}},
+		{Format: FormatVersion, Rates: map[string]float64{}, Knobs: map[string]string{}, Contract: Contract{Retention: "last 3", LiveOnly: []string{}}},
 	} {
 		l := &Log{Header: h}
 		got, err := Read(bytes.NewReader(encode(t, l)), "h.ndjson")
@@ -121,7 +122,7 @@ func genValidLog(t *rapid.T) *Log {
 	if rapid.Bool().Draw(t, "knobsSet") {
 		l.Header.Knobs = rapid.MapOf(text, text).Draw(t, "knobs")
 	}
-	l.Header.Contract.Retention = text.Draw(t, "retention")
+	l.Header.Contract.Retention = rapid.OneOf(rapid.Just("all"), rapid.Map(rapid.IntRange(1, 1000), func(n int) string { return fmt.Sprintf("last %d", n) })).Draw(t, "retention")
 	if rapid.Bool().Draw(t, "liveSet") {
 		l.Header.Contract.LiveOnly = rapid.SliceOf(text).Draw(t, "liveOnly")
 	}
@@ -284,6 +285,7 @@ var malformed = []struct {
 	{"header source", withHeader("source", `"dice"`), `a.ndjson:1: header: field "source": got "dice", expected "seed" or "schedule"`, nil},
 	{"header contract unknown field", withHeader("contract", `{"retention":"all","liveOnly":null,"extra":1}`), `a.ndjson:1: header: field "contract": unknown field "extra"`, []string{"retention", "liveOnly"}},
 	{"header contract missing field", withHeader("contract", `{"retention":"all"}`), `a.ndjson:1: header: field "contract": missing field "liveOnly"`, nil},
+	{"header retention unknown", withHeader("contract", `{"retention":"forever","liveOnly":[]}`), `a.ndjson:1: header: field "contract": contract retention "forever"`, []string{"last N"}},
 	{"header liveOnly element", withHeader("contract", `{"retention":"all","liveOnly":["a",2]}`), `a.ndjson:1: header: field "contract": field "liveOnly": element 1: expected a string, got 2`, nil},
 	{"header duplicate field", strings.Replace(hdr, `{`, `{"tool":"x",`, 1), `a.ndjson:1: header: field "tool" appears twice`, nil},
 	{"header trailing data", strings.TrimSuffix(hdr, "\n") + " {}\n", "a.ndjson:1: header: unexpected data after the JSON object", nil},
