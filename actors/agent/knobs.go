@@ -2,6 +2,7 @@ package agent
 
 import (
 	"fmt"
+	"strconv"
 
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"sort"
@@ -32,6 +33,15 @@ type Knobs struct {
 	// Auth "required" advertises an auth method and answers -32000 to
 	// session methods until auth/login on the connection; "none" does not.
 	Auth string
+	// Retain is how many user messages a session keeps (0: all). Older
+	// ones are discarded with their key bindings, and a resend of such a
+	// key is a new submission.
+	Retain int
+	// LiveOnly is a prompt-text prefix of commands the Agent handles locally
+	// ("" for none): echoed and answered, never stored or replayed; their
+	// keys are remembered only while the session stays active on its
+	// connection.
+	LiveOnly string
 	// Chunks is how many agent_message_chunks a round of work produces.
 	Chunks int
 	// ChunkEvery is the virtual time between two chunks.
@@ -73,6 +83,15 @@ var choiceKnobs = []struct {
 	{"auth", []string{AuthNone, AuthRequired}, func(k *Knobs) *string { return &k.Auth }},
 }
 
+// Retention is the Agent's retention promise in the trace contract's terms:
+// "all" or "last N".
+func (k Knobs) Retention() string {
+	if k.Retain == 0 {
+		return "all"
+	}
+	return fmt.Sprintf("last %d", k.Retain)
+}
+
 // ChoiceKnob describes one knob with a fixed set of values.
 type ChoiceKnob struct {
 	Name    string
@@ -90,8 +109,21 @@ func ChoiceKnobs() []ChoiceKnob {
 	return out
 }
 
-// Set sets the named choice knob, checking its value.
+// Set sets the named knob (a choice knob, retain or live-only), checking
+// its value.
 func (k *Knobs) Set(name, value string) error {
+	switch name {
+	case "retain":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 0 {
+			return fmt.Errorf("knob retain=%q: expected 0 (keep everything) or a positive number of messages", value)
+		}
+		k.Retain = n
+		return nil
+	case "live-only":
+		k.LiveOnly = value
+		return nil
+	}
 	for _, c := range choiceKnobs {
 		if c.name == name {
 			for _, v := range c.values {
@@ -116,6 +148,8 @@ func (k Knobs) Map() map[string]string {
 		"chunks":       fmt.Sprint(k.Chunks),
 		"chunkEvery":   k.ChunkEvery.String(),
 		"cancel-scope": "sender",
+		"retain":       fmt.Sprint(k.Retain),
+		"live-only":    k.LiveOnly,
 	}
 	for _, c := range choiceKnobs {
 		m[c.name] = *c.get(&k)
@@ -130,6 +164,9 @@ func (k Knobs) Validate() error {
 		if err := (&Knobs{}).Set(c.name, v); err != nil {
 			return err
 		}
+	}
+	if k.Retain < 0 {
+		return fmt.Errorf("retain %d: expected 0 (keep everything) or a positive number of messages", k.Retain)
 	}
 	if k.Chunks < 1 || k.ChunkEvery <= 0 {
 		return fmt.Errorf("work must have at least one chunk and a positive chunk interval")

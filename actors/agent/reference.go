@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent/store"
@@ -48,6 +49,18 @@ type session struct {
 	timer      int
 	held       []*heldPrompt
 	pending    map[string]*heldPrompt // key → held prompt carrying it
+	// liveKeys binds the keys of live-only messages while the session stays
+	// active on conn; deactivating the session forgets them.
+	liveKeys map[string]string
+}
+
+// activate makes the session active on conn. Moving it to another
+// connection (or to none) ends the life of its live-only keys.
+func (s *session) activate(conn string) {
+	if s.conn != conn {
+		s.liveKeys = nil
+	}
+	s.conn = conn
 }
 
 // heldPrompt is a prompt not inserted yet; reqs are every request waiting
@@ -116,7 +129,7 @@ func (a *Agent) Disconnect(conn string) []Output {
 	}
 	for _, s := range a.sortedSessions() {
 		if s.conn == conn {
-			s.conn = ""
+			s.activate("")
 		}
 		kept := s.held[:0]
 		for _, h := range s.held {
@@ -395,7 +408,7 @@ func (a *Agent) resume(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
 		return
 	}
-	s.conn = conn
+	s.activate(conn)
 	if p.ReplayFrom != nil {
 		for _, msg := range s.history {
 			a.update(s, "replay", messageUpdate(msg))
@@ -454,7 +467,7 @@ func (a *Agent) closeSession(conn string, m *acp.Message) {
 		return
 	}
 	a.cancelSession(s)
-	s.conn = ""
+	s.activate("")
 	a.reply(conn, m.ID, "respond-close", struct{}{})
 }
 
@@ -495,7 +508,9 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
 	b := store.Batch{Sessions: []store.Session{rec}}
 	for _, msg := range parent.history {
-		msg.Session, msg.ID = rec.ID, a.env.NewID()
+		// The copy keeps no key: a fork inherits no bindings, and forgetting
+		// a copy must not drop a binding the fork made itself.
+		msg.Session, msg.ID, msg.Key = rec.ID, a.env.NewID(), ""
 		b.Messages = append(b.Messages, msg)
 	}
 	if err := a.st.Commit(b); err != nil {
@@ -571,6 +586,10 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 	}
 	text := acp.PromptText(p.Prompt)
 	if hasKey {
+		if id, ok := s.liveKeys[key]; ok {
+			a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: id})
+			return
+		}
 		if b, ok := a.st.Binding(s.rec.ID, key); ok {
 			if a.knobs.Compare == CompareReject && b.Prompt != text {
 				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
@@ -598,6 +617,10 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 		return
 	}
 	h := &heldPrompt{key: key, hasKey: hasKey, text: text, prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
+	if a.knobs.LiveOnly != "" && strings.HasPrefix(text, a.knobs.LiveOnly) {
+		a.handleLocally(s, h)
+		return
+	}
 	if s.state == acp.StateRunning && a.knobs.Busy == BusyHold {
 		s.held = append(s.held, h)
 		if hasKey {
@@ -613,7 +636,7 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 // starts (or, at a breakpoint, extends) the work.
 func (a *Agent) insert(s *session, h *heldPrompt) {
 	content, _ := json.Marshal(h.prompt)
-	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content}
+	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content, Key: h.key}
 	b := store.Batch{Sessions: []store.Session{s.rec}, Messages: []store.Message{msg}}
 	if h.hasKey {
 		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID, Prompt: h.text}}
@@ -636,6 +659,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 	a.out = append(a.out,
 		Output{Kind: OutInsert, Step: "inserted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text},
 		Output{Kind: OutSync, Step: "sync-insert"})
+	a.applyRetention(s)
 	for _, w := range h.waiters {
 		a.respond(w.conn, w.id, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
 	}
@@ -650,6 +674,61 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 	s.agentText = ""
 	a.update(s, "update-running", acp.StateUpdate(acp.StateRunning, ""))
 	a.setTimer(s)
+}
+
+// handleLocally answers a live-only command at once, busy or not: the user
+// message is echoed with a messageId but never stored, so it is not replayed
+// and its key lives only while the session stays active on this connection.
+func (a *Agent) handleLocally(s *session, h *heldPrompt) {
+	content, _ := json.Marshal(h.prompt)
+	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content}
+	if h.hasKey {
+		if s.liveKeys == nil {
+			s.liveKeys = map[string]string{}
+		}
+		s.liveKeys[h.key] = msg.ID
+	}
+	a.out = append(a.out, Output{Kind: OutInsert, Step: "inserted-live", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text})
+	for _, w := range h.waiters {
+		a.respond(w.conn, w.id, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
+	}
+	a.update(s, "update-user-message", messageUpdate(msg))
+}
+
+// applyRetention discards the oldest user messages beyond the Retain
+// newest, with their key bindings: a resend of such a key is a new
+// submission, as the RFD allows once the Agent no longer has the message.
+func (a *Agent) applyRetention(s *session) {
+	if a.knobs.Retain == 0 {
+		return
+	}
+	users := 0
+	for _, m := range s.history {
+		if m.Role == store.RoleUser {
+			users++
+		}
+	}
+	// A discarded user message takes the agent's replies to it along.
+	var forget []store.Message
+	kept := s.history[:0]
+	dropping := false
+	for _, m := range s.history {
+		if m.Role == store.RoleUser {
+			dropping = users > a.knobs.Retain
+			if dropping {
+				users--
+			}
+		}
+		if dropping {
+			forget = append(forget, m)
+			continue
+		}
+		kept = append(kept, m)
+	}
+	s.history = kept
+	if len(forget) > 0 && a.st.Commit(store.Batch{Forget: forget}) == nil {
+		a.out = append(a.out, Output{Kind: OutSync, Step: "sync-forget"})
+	}
 }
 
 // messageUpdate is the whole-message update of a stored message: the user's

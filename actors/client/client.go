@@ -41,7 +41,9 @@ type Output struct {
 	MessageID string
 }
 
-// Policy is a retry policy (DESIGN.md §3), described as data.
+// Policy is a retry policy (DESIGN.md §3), described as data: each field
+// switches on one behaviour, so a new policy is a new row of Policies, not a
+// new branch in the Client.
 type Policy struct {
 	Name string
 	// Resend: a prompt whose response did not come is sent again (after a
@@ -50,14 +52,42 @@ type Policy struct {
 	Resend bool
 	// Keyed: every attempt of a submission carries the key made at submission.
 	Keyed bool
-	Doc   string
+	// Bounded: after Config.MaxAttempts attempts whose responses did not
+	// come, the Client stops and tells the user the outcome is unknown.
+	Bounded bool
+	// ShowStale: a submission still pending Config.StaleAfter after the user
+	// made it is shown to the user (outcome unknown) instead of being resent.
+	// The RFD: by then the Agent may have discarded the message under its
+	// own retention, and its key with it.
+	ShowStale bool
+	// Lookup: when a prompt's response does not come, the Client resumes the
+	// session with replay from the start and looks for a user message with
+	// the submission's text that it has not attributed to another of its
+	// submissions; it resends only if there is none. The RFD's rejected
+	// alternative, "resolve by lookup".
+	Lookup bool
+	// ResendBeforeResume (known-bad): after reconnecting, pending prompts are
+	// resent right after initialize, before session/resume, and a -32002
+	// answer to such a retry is shown to the user as failed, although the
+	// original may have been inserted.
+	ResendBeforeResume bool
+	// Catches is, for a known-bad Client, the anomaly the checker must report
+	// for it in a swarm against the reference Agent; "" otherwise.
+	Catches string
+	Doc     string
 }
 
-// Policies lists the retry policies.
+// Policies lists the retry policies. The first three are the baseline the
+// CLI names in its errors; the RFD's Client is keyed.
 var Policies = []Policy{
 	{Name: "none", Doc: "never resends and tells the user nothing: the silent loss of today's Clients"},
 	{Name: "naive", Resend: true, Doc: "resends without a key on timeout or reconnect"},
-	{Name: "keyed", Resend: true, Keyed: true, Doc: "the RFD: one key per submission, the same key on every attempt, resend after session/resume"},
+	{Name: "keyed", Resend: true, Keyed: true, Doc: "the RFD: one key per submission, the same key on every attempt (also after a Client restart), resend after session/resume"},
+	{Name: "bounded", Resend: true, Keyed: true, Bounded: true, Doc: "keyed, but gives up after MaxAttempts attempts and tells the user the outcome is unknown"},
+	{Name: "stale", Resend: true, Keyed: true, ShowStale: true, Doc: "keyed, but a prompt still pending StaleAfter after it was submitted is shown to the user (outcome unknown) instead of resent"},
+	{Name: "lookup", Resend: true, Lookup: true, Doc: "no key: when a response does not come, resumes with replay from the start and looks for its message by text; resends if it is not there (the RFD's rejected alternative)"},
+	{Name: "resend-before-resume", Resend: true, Keyed: true, ResendBeforeResume: true, Catches: "phantom",
+		Doc: "known-bad: keyed, but after reconnecting resends pending prompts before session/resume and shows their -32002 as failed"},
 }
 
 // LookupPolicy returns the named policy.
@@ -72,6 +102,12 @@ func LookupPolicy(name string) (Policy, error) {
 	return Policy{}, fmt.Errorf("unknown policy %q: expected one of %s", name, strings.Join(names, ", "))
 }
 
+// Defaults of the Config fields that only some policies use.
+const (
+	DefaultMaxAttempts = 4
+	DefaultStaleAfter  = 1500 * time.Millisecond
+)
+
 // Config configures a model Client.
 type Config struct {
 	Name     string
@@ -82,11 +118,18 @@ type Config struct {
 	Timeout time.Duration
 	// Backoff is the wait before reconnecting or retrying a transient error.
 	Backoff time.Duration
+	// MaxAttempts bounds the attempts of a Bounded policy (0: DefaultMaxAttempts).
+	MaxAttempts int
+	// StaleAfter is when a ShowStale policy stops resending a submission
+	// (0: DefaultStaleAfter).
+	StaleAfter time.Duration
 }
 
-// Env is what a Client gets from its host: the stream of fresh ids and a
-// source of non-fault randomness (for key reuse across sessions).
+// Env is what a Client gets from its host: the stream of fresh ids, a
+// source of non-fault randomness (for key reuse across sessions) and the
+// virtual clock (for how long a submission has been pending; nil reads 0).
 type Env struct {
 	NewID func() string
 	IntN  func(n int) int
+	Now   func() time.Duration
 }

@@ -226,11 +226,11 @@ func TestLookupPolicy(t *testing.T) {
 			t.Errorf("LookupPolicy(%q) = %+v, %v", want.Name, got, err)
 		}
 	}
-	_, err := client.LookupPolicy("bounded")
+	_, err := client.LookupPolicy("sometimes")
 	if err == nil {
-		t.Fatal("LookupPolicy(bounded) did not fail")
+		t.Fatal("LookupPolicy(sometimes) did not fail")
 	}
-	for _, w := range []string{`"bounded"`, "none, naive, keyed"} {
+	for _, w := range []string{`"sometimes"`, "none, naive, keyed"} {
 		if !strings.Contains(err.Error(), w) {
 			t.Errorf("error %q does not contain %q", err, w)
 		}
@@ -363,6 +363,9 @@ func TestClientKeyedReusesKeysAcrossSessionsOnly(t *testing.T) {
 
 func TestClientTimeout(t *testing.T) {
 	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		if pol.Lookup {
+			t.Skip("a lookup Client resumes with replay before resending: TestLookup*")
+		}
 		h := newHarness(t, pol, 1)
 		h.ready()
 		o := h.submit("sub-1", "hi", 0)
@@ -502,6 +505,9 @@ func TestClientDefiniteErrorFails(t *testing.T) {
 
 func TestClientDisconnect(t *testing.T) {
 	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		if pol.ResendBeforeResume {
+			t.Skip("known-bad: resends before resuming: TestResendBeforeResume")
+		}
 		h := newHarness(t, pol, 2)
 		h.ready()
 		o := h.submit("sub-1", "one", 0)
@@ -597,6 +603,9 @@ func TestClientDisconnect(t *testing.T) {
 
 func TestClientResumeNotFoundCreatesNewSession(t *testing.T) {
 	forEachPolicy(t, func(t *testing.T, pol client.Policy) {
+		if pol.ResendBeforeResume {
+			t.Skip("known-bad: resends before resuming: TestResendBeforeResume")
+		}
 		h := newHarness(t, pol, 1)
 		h.ready()
 		o := h.take(h.c.Disconnected("conn-1"))

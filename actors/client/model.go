@@ -3,6 +3,7 @@ package client
 import (
 	"encoding/json"
 	"strings"
+	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
@@ -23,11 +24,32 @@ type Client struct {
 	timers   map[int]timer
 	nextTmr  int
 	out      []Output
+
+	// justDone are the submissions resolved by the current step: their
+	// outcomes are among the step's outputs, which the host has not applied
+	// yet, so a Client that dies now has not told the user and must still
+	// count them as pending (Persisted).
+	justDone []*submission
+	// attributed maps session id + "\x00" + messageId to the submission the
+	// message belongs to, as far as the Client knows: from responses and
+	// from lookups. A lookup never claims a message attributed to another.
+	attributed map[string]string
 }
 
 type clientSession struct {
 	id    string // "" until session/new answered
 	state sessState
+	// replaying is set while a session/resume with replay from the start is
+	// outstanding; seen collects the user messages it replays, in order.
+	replaying bool
+	seen      []seenMessage
+}
+
+// seenMessage is a user message read from a replay; chunks of one message
+// are joined.
+type seenMessage struct {
+	id   string
+	text string
 }
 
 type sessState uint8
@@ -52,6 +74,11 @@ type request struct {
 	kind reqKind
 	sess int
 	sub  *submission
+	// replay: a session/resume that asked for replay from the start.
+	replay bool
+	// early: a prompt resent before its session was resumed on this
+	// connection (ResendBeforeResume).
+	early bool
 }
 
 type submission struct {
@@ -62,6 +89,10 @@ type submission struct {
 	done     bool
 	inflight acp.ID // the newest outstanding attempt, "" when none
 	attempts int
+	at       time.Duration // when the user submitted it (Env.Now)
+	// lookup: an attempt may have been inserted without the Client learning
+	// it; a Lookup Client searches the session's replay before resending.
+	lookup bool
 }
 
 type timerKind uint8
@@ -82,11 +113,28 @@ type timer struct {
 
 // New returns a Client; call Start to make it connect.
 func New(cfg Config, env Env) *Client {
-	c := &Client{cfg: cfg, env: env, reqs: map[acp.ID]request{}, timers: map[int]timer{}}
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = DefaultMaxAttempts
+	}
+	if cfg.StaleAfter <= 0 {
+		cfg.StaleAfter = DefaultStaleAfter
+	}
+	c := &Client{cfg: cfg, env: env, reqs: map[acp.ID]request{}, timers: map[int]timer{}, attributed: map[string]string{}}
 	for range cfg.Sessions {
 		c.sessions = append(c.sessions, &clientSession{})
 	}
 	return c
+}
+
+// step starts a step: the host applied every output of the previous one,
+// so the outcomes it carried have reached the user.
+func (c *Client) step() { c.justDone = c.justDone[:0] }
+
+func (c *Client) now() time.Duration {
+	if c.env.Now == nil {
+		return 0
+	}
+	return c.env.Now()
 }
 
 func (c *Client) flush() []Output {
@@ -103,9 +151,14 @@ func (c *Client) setTimer(t timer, after Output) {
 }
 
 func (c *Client) request(kind reqKind, sess int, sub *submission, method string, params any) acp.ID {
+	return c.requestAs(request{kind: kind, sess: sess, sub: sub}, method, params)
+}
+
+func (c *Client) requestAs(r request, method string, params any) acp.ID {
 	c.nextReq++
 	id := acp.NumID(c.nextReq)
-	c.reqs[id] = request{kind: kind, sess: sess, sub: sub}
+	c.reqs[id] = r
+	sub := r.sub
 	o := Output{Kind: OutSend, Conn: c.conn, Frame: acp.Request(id, method, params)}
 	if sub != nil {
 		o.Sub = sub.id
@@ -117,10 +170,21 @@ func (c *Client) request(kind reqKind, sess int, sub *submission, method string,
 func (c *Client) outcome(s *submission, outcome, messageID string) {
 	s.done = true
 	s.inflight = ""
+	s.lookup = false
+	c.justDone = append(c.justDone, s)
 	c.out = append(c.out, Output{Kind: OutOutcome, Sub: s.id, Outcome: outcome, MessageID: messageID})
 }
 
-// Start implements the Client's first step: connect to the Agent.
+// attribute notes that message messageID of session number sess belongs to
+// submission sub.
+func (c *Client) attribute(sess int, messageID, sub string) {
+	if id := c.sessions[sess].id; id != "" && messageID != "" {
+		c.attributed[id+"\x00"+messageID] = sub
+	}
+}
+
+// Start implements the Client's first step: connect to the Agent. A
+// restored Client's first outputs also carry what Restore decided.
 func (c *Client) Start() []Output {
 	c.out = append(c.out, Output{Kind: OutConnect})
 	return c.flush()
@@ -140,13 +204,14 @@ func (c *Client) Pending() bool {
 // submission sub. A keyed Client makes the key now, not when it writes the
 // request, and keeps it with the pending input.
 func (c *Client) Submit(sub, text string, sess int) []Output {
-	s := &submission{id: sub, text: text, sess: sess % len(c.sessions)}
+	c.step()
+	s := &submission{id: sub, text: text, sess: sess % len(c.sessions), at: c.now()}
 	if c.cfg.Policy.Keyed {
 		s.key = c.newKey(s.sess)
 	}
 	c.subs = append(c.subs, s)
 	if c.sessions[s.sess].state == sessReady {
-		c.sendPrompt(s)
+		c.send(s)
 	}
 	return c.flush()
 }
@@ -180,19 +245,57 @@ func (c *Client) keyUsed(sess int, key string) bool {
 	return false
 }
 
-func (c *Client) sendPrompt(s *submission) {
+// stop reports whether the policy gives up on s instead of sending it
+// again, and if so tells the user the outcome is unknown. It is asked when
+// an attempt is known lost and again before a resend, since a submission
+// may turn stale while it waits for its session.
+func (c *Client) stop(s *submission) bool {
+	if s.done || s.attempts == 0 {
+		return s.done
+	}
+	p := c.cfg.Policy
+	if p.Bounded && s.attempts >= c.cfg.MaxAttempts || p.ShowStale && c.now()-s.at >= c.cfg.StaleAfter {
+		c.outcome(s, traces.OutcomeUnknown, "")
+		return true
+	}
+	return false
+}
+
+// send sends s's next attempt unless the policy stops here.
+func (c *Client) send(s *submission) {
+	if !c.stop(s) {
+		c.sendPrompt(s, false)
+	}
+}
+
+func (c *Client) sendPrompt(s *submission, early bool) {
 	sess := c.sessions[s.sess]
 	p := acp.PromptParams{SessionID: sess.id, Prompt: []acp.ContentBlock{acp.Text(s.text)}}
 	if s.key != "" {
 		p.IdempotencyKey = acp.KeyJSON(s.key)
 	}
-	s.inflight = c.request(reqPrompt, s.sess, s, acp.MethodSessionPrompt, p)
+	s.inflight = c.requestAs(request{kind: reqPrompt, sess: s.sess, sub: s, early: early}, acp.MethodSessionPrompt, p)
 	s.attempts++
 	c.setTimer(timer{kind: timerTimeout, sub: s, attempt: s.attempts}, Output{After: c.cfg.Timeout})
 }
 
+// attemptLost is a resending Client learning that s's newest attempt will
+// not be answered (timeout or a lost connection). It gives up if its policy
+// says so; a Lookup Client marks s to be looked up before any resend.
+func (c *Client) attemptLost(s *submission) bool {
+	s.inflight = ""
+	if c.stop(s) {
+		return false
+	}
+	if c.cfg.Policy.Lookup {
+		s.lookup = true
+	}
+	return true
+}
+
 // Connected implements the Client's reaction to a new connection.
 func (c *Client) Connected(conn string) []Output {
+	c.step()
 	c.conn, c.ready, c.nextReq = conn, false, 0
 	clear(c.reqs)
 	c.request(reqInit, -1, nil, acp.MethodInitialize, acp.InitializeParams{
@@ -208,20 +311,21 @@ func (c *Client) Connected(conn string) []Output {
 // drops the prompts that were in flight without a word; the others resend
 // them after resuming on the next connection.
 func (c *Client) Disconnected(conn string) []Output {
+	c.step()
 	if conn != c.conn {
 		return nil
 	}
 	c.conn, c.ready = "", false
 	clear(c.reqs)
 	for _, s := range c.sessions {
-		s.state = sessDown
+		s.state, s.replaying, s.seen = sessDown, false, nil
 	}
 	for _, s := range c.subs {
 		if s.done || s.inflight == "" {
 			continue
 		}
 		if c.cfg.Policy.Resend {
-			s.inflight = ""
+			c.attemptLost(s)
 		} else {
 			c.outcome(s, traces.OutcomeAbandoned, "")
 		}
@@ -232,6 +336,7 @@ func (c *Client) Disconnected(conn string) []Output {
 
 // Timer implements the Client's timers.
 func (c *Client) Timer(id int) []Output {
+	c.step()
 	t, ok := c.timers[id]
 	delete(c.timers, id)
 	if !ok {
@@ -249,9 +354,17 @@ func (c *Client) Timer(id int) []Output {
 			c.outcome(s, traces.OutcomeAbandoned, "")
 			break
 		}
-		s.inflight = ""
-		if c.sessions[s.sess].state == sessReady {
-			c.sendPrompt(s)
+		if !c.attemptLost(s) {
+			break
+		}
+		sess := c.sessions[s.sess]
+		switch {
+		case sess.state != sessReady:
+			// a resume is on its way; the session sends or looks up when ready
+		case s.lookup:
+			c.openSession(s.sess, sess) // resume with replay on this connection
+		default:
+			c.send(s)
 		}
 	case timerReopen:
 		if s := c.sessions[t.sess]; c.ready && s.state == sessDown {
@@ -260,7 +373,7 @@ func (c *Client) Timer(id int) []Output {
 	case timerRetry:
 		s := t.sub
 		if !s.done && s.inflight == "" && c.sessions[s.sess].state == sessReady {
-			c.sendPrompt(s)
+			c.send(s)
 		}
 	}
 	return c.flush()
@@ -268,13 +381,18 @@ func (c *Client) Timer(id int) []Output {
 
 // Receive implements the Client's handling of a frame from the Agent.
 func (c *Client) Receive(conn string, frame []byte) []Output {
+	c.step()
 	if conn != c.conn {
 		return nil
 	}
 	line := acp.ParseLine(frame)
 	for _, e := range line.Entries {
+		if e.Err == nil && e.Msg.Kind() == acp.KindNotification {
+			c.notification(&e.Msg)
+			continue
+		}
 		if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
-			continue // updates are for display; the model Client reconciles by responses
+			continue
 		}
 		r, ok := c.reqs[e.Msg.ID]
 		if !ok {
@@ -295,6 +413,14 @@ func (c *Client) response(r request, m *acp.Message) {
 			return
 		}
 		c.ready = true
+		if c.cfg.Policy.ResendBeforeResume {
+			// The bug: the sessions are not active on this connection yet.
+			for _, s := range c.subs {
+				if !s.done && s.inflight == "" && s.attempts > 0 && c.sessions[s.sess].id != "" {
+					c.sendPrompt(s, true)
+				}
+			}
+		}
 		for i, s := range c.sessions {
 			c.openSession(i, s)
 		}
@@ -307,7 +433,10 @@ func (c *Client) response(r request, m *acp.Message) {
 		c.sessions[r.sess].id = res.SessionID
 		c.sessionReady(r.sess)
 	case reqResume:
+		sess := c.sessions[r.sess]
+		sess.replaying = false
 		if m.Error != nil {
+			sess.seen = nil
 			if m.Error.Code == acp.CodeResourceNotFound {
 				// The Agent lost the session: start a new one; pending input moves there.
 				c.sessions[r.sess].id = ""
@@ -317,9 +446,15 @@ func (c *Client) response(r request, m *acp.Message) {
 			c.reopenLater(r.sess) // resume is safe to send again as is
 			return
 		}
+		if r.replay {
+			c.resolveLookups(r.sess)
+		} else if c.needsLookup(r.sess) {
+			c.openSession(r.sess, sess) // a lookup became due while this resume was out
+			return
+		}
 		c.sessionReady(r.sess)
 	case reqPrompt:
-		c.promptResponse(r.sub, m)
+		c.promptResponse(r, m)
 	}
 }
 
@@ -330,12 +465,24 @@ func (c *Client) reopenLater(i int) {
 
 func (c *Client) openSession(i int, s *clientSession) {
 	if s.id == "" {
+		// A new session holds none of the pending messages: nothing to look up.
+		for _, sub := range c.subs {
+			if sub.sess == i {
+				sub.lookup = false
+			}
+		}
 		s.state = sessCreating
 		c.request(reqNew, i, nil, acp.MethodSessionNew, acp.NewSessionParams{Cwd: c.cfg.Cwd})
 		return
 	}
 	s.state = sessResuming
-	c.request(reqResume, i, nil, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd})
+	p := acp.ResumeSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd}
+	replay := c.needsLookup(i)
+	if replay {
+		p.ReplayFrom = &acp.ReplayFrom{Type: acp.ReplayStart}
+		s.replaying, s.seen = true, nil
+	}
+	c.requestAs(request{kind: reqResume, sess: i, replay: replay}, acp.MethodSessionResume, p)
 }
 
 // sessionReady sends the session's pending prompts, oldest first.
@@ -343,22 +490,105 @@ func (c *Client) sessionReady(i int) {
 	c.sessions[i].state = sessReady
 	for _, s := range c.subs {
 		if s.sess == i && !s.done && s.inflight == "" {
-			c.sendPrompt(s)
+			c.send(s)
 		}
 	}
 }
 
-func (c *Client) promptResponse(s *submission, m *acp.Message) {
-	if s.done {
+// needsLookup reports whether a submission of session i waits for a lookup.
+func (c *Client) needsLookup(i int) bool {
+	for _, s := range c.subs {
+		if s.sess == i && s.lookup && !s.done {
+			return true
+		}
+	}
+	return false
+}
+
+// notification reads the user messages a replay brings; everything else
+// (live updates, agent output) is for display only.
+func (c *Client) notification(m *acp.Message) {
+	if !c.cfg.Policy.Lookup || m.Method != acp.MethodSessionUpdate {
 		return
 	}
+	var p acp.SessionUpdateParams
+	if acp.DecodeParams(m.Params, &p) != nil {
+		return
+	}
+	u := &p.Update
+	if u.Kind != acp.UpdateUserMessage && u.Kind != acp.UpdateUserMessageChunk {
+		return
+	}
+	for _, s := range c.sessions {
+		if !s.replaying || s.id != p.SessionID {
+			continue
+		}
+		text, ok := u.ContentText()
+		if !ok || u.MessageID == "" {
+			return // a message without an id cannot be claimed
+		}
+		if u.Kind == acp.UpdateUserMessageChunk {
+			for j := range s.seen {
+				if s.seen[j].id == u.MessageID {
+					s.seen[j].text += text
+					return
+				}
+			}
+		}
+		s.seen = append(s.seen, seenMessage{id: u.MessageID, text: text})
+		return
+	}
+}
+
+// resolveLookups decides, after a replay of session i, every submission
+// waiting for a lookup, oldest first: a replayed user message with its text
+// that the Client has not attributed to another submission is taken as its
+// insertion; without one the prompt is resent (by sessionReady). Nothing
+// here can tell a message not inserted yet from one that never arrived, nor
+// two submissions of the same text apart: that is what the RFD holds
+// against this approach.
+func (c *Client) resolveLookups(i int) {
+	sess := c.sessions[i]
+	for _, s := range c.subs {
+		if s.sess != i || !s.lookup || s.done {
+			continue
+		}
+		s.lookup = false
+		for _, m := range sess.seen {
+			if m.text != s.text {
+				continue
+			}
+			if _, taken := c.attributed[sess.id+"\x00"+m.id]; taken {
+				continue
+			}
+			c.attribute(i, m.id, s.id)
+			c.outcome(s, traces.OutcomeInserted, m.id)
+			break
+		}
+	}
+	sess.seen = nil
+}
+
+func (c *Client) promptResponse(r request, m *acp.Message) {
+	s := r.sub
 	if m.Error == nil {
 		var res acp.PromptResult
-		if json.Unmarshal(m.Result, &res) != nil || res.MessageID == "" {
-			c.outcome(s, traces.OutcomeUnknown, "")
-			return
+		ok := json.Unmarshal(m.Result, &res) == nil && res.MessageID != ""
+		if ok {
+			// Even a late answer for a resolved submission names a message
+			// that no other submission may claim.
+			c.attribute(s.sess, res.MessageID, s.id)
 		}
-		c.outcome(s, traces.OutcomeInserted, res.MessageID)
+		switch {
+		case s.done:
+		case !ok:
+			c.outcome(s, traces.OutcomeUnknown, "")
+		default:
+			c.outcome(s, traces.OutcomeInserted, res.MessageID)
+		}
+		return
+	}
+	if s.done {
 		return
 	}
 	if m.ID != s.inflight {
@@ -366,9 +596,19 @@ func (c *Client) promptResponse(s *submission, m *acp.Message) {
 	}
 	s.inflight = ""
 	switch {
+	case r.early && m.Error.Code == acp.CodeResourceNotFound:
+		// The bug of ResendBeforeResume: the session was not resumed yet, so
+		// -32002 says nothing about the original attempt.
+		c.outcome(s, traces.OutcomeFailed, "")
 	case m.Error.Code == acp.CodeInternalError && c.cfg.Policy.Resend:
-		c.setTimer(timer{kind: timerRetry, sub: s}, Output{After: c.cfg.Backoff})
+		// An error leaves the prompt uninserted: resend, no lookup needed.
+		if !c.stop(s) {
+			c.setTimer(timer{kind: timerRetry, sub: s}, Output{After: c.cfg.Backoff})
+		}
 	case m.Error.Code == acp.CodeResourceNotFound && c.cfg.Policy.Resend:
+		if c.stop(s) {
+			return
+		}
 		sess := c.sessions[s.sess]
 		if sess.state == sessReady {
 			c.openSession(s.sess, sess)

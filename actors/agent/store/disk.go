@@ -58,6 +58,18 @@ func (d *Disk) apply(b Batch) {
 	for _, id := range b.Delete {
 		d.deleteSession(id)
 	}
+	for _, m := range b.Forget {
+		msgs := d.messages[m.Session]
+		for i := range msgs {
+			if msgs[i].ID == m.ID {
+				if msgs[i].Key != "" {
+					delete(d.bindings, [2]string{m.Session, msgs[i].Key})
+				}
+				d.messages[m.Session] = append(msgs[:i:i], msgs[i+1:]...)
+				break
+			}
+		}
+	}
 }
 
 func (d *Disk) deleteSession(id string) {

@@ -31,6 +31,9 @@ type Message struct {
 	Role    string
 	Text    string
 	Content []byte
+	// Key is the idempotency key the message was inserted with, if any: a
+	// message discarded under history retention takes its binding along.
+	Key string
 }
 
 // Binding records that idempotency key Key of Session inserted MessageID.
@@ -45,12 +48,14 @@ type Binding struct {
 
 // Batch is one atomic write: sessions to create or update, messages to
 // append, bindings to insert if absent, sessions to delete with their
-// messages and bindings. Either all of it is applied or none.
+// messages and bindings, messages to forget with their bindings. Either all of it is applied or none.
 type Batch struct {
 	Sessions []Session
 	Messages []Message
 	Bindings []Binding
 	Delete   []string
+	// Forget discards messages (by Session and ID) with their key bindings.
+	Forget []Message
 }
 
 // ErrKeyBound is returned (wrapped in *BoundError) when a batch would bind a

@@ -1,0 +1,110 @@
+package client
+
+import (
+	"cmp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Saved is what a Client keeps on disk, so that it survives the Client's
+// own restart (DESIGN.md §4): the sessions it learned and every submission
+// it has not resolved yet, with its key. The RFD asks for exactly this: the
+// key is made at submission, "stored with the pending input" and sent again
+// "including after reconnecting or restarting". Requests, timers and
+// connections live in memory and are lost.
+type Saved struct {
+	// Sessions holds each session's id by index, "" for one never created.
+	Sessions []string
+	Subs     []SavedSub
+	// Attributed are the messages the Client knows belong to one of its
+	// submissions (a Client keeps its transcript with the messageIds), so
+	// a Lookup Client never claims them after a restart.
+	Attributed []SavedMessage
+}
+
+// SavedSub is one pending submission as a Client stores it.
+type SavedSub struct {
+	ID      string
+	Text    string
+	Session int
+	Key     string // "" for a Client without keys
+	// Attempts is how many attempts the Client may have sent: a real Client
+	// notes an attempt before writing it, so a crash in between counts it.
+	Attempts int
+	// At is when the user submitted it, on the host's clock.
+	At time.Duration
+}
+
+// SavedMessage names a message of a session by ids.
+type SavedMessage struct {
+	Session   string
+	MessageID string
+}
+
+// Persisted returns what the Client has on disk now. A submission resolved
+// by the step whose outputs the host has not applied yet is still pending:
+// its user was not told, so a Client that dies here must resolve it again.
+func (c *Client) Persisted() Saved {
+	var s Saved
+	for _, sess := range c.sessions {
+		s.Sessions = append(s.Sessions, sess.id)
+	}
+	for _, sub := range c.subs {
+		if sub.done && !c.resolvedNow(sub) {
+			continue
+		}
+		s.Subs = append(s.Subs, SavedSub{ID: sub.id, Text: sub.text, Session: sub.sess, Key: sub.key, Attempts: sub.attempts, At: sub.at})
+	}
+	for k := range c.attributed { // sorted below: map order must not show
+		sid, mid, _ := strings.Cut(k, "\x00")
+		s.Attributed = append(s.Attributed, SavedMessage{Session: sid, MessageID: mid})
+	}
+	slices.SortFunc(s.Attributed, func(a, b SavedMessage) int {
+		return cmp.Or(cmp.Compare(a.Session, b.Session), cmp.Compare(a.MessageID, b.MessageID))
+	})
+	return s
+}
+
+func (c *Client) resolvedNow(sub *submission) bool {
+	for _, d := range c.justDone {
+		if d == sub {
+			return true
+		}
+	}
+	return false
+}
+
+// Restore returns a Client started again from what a previous one saved;
+// call Start to make it connect. Known sessions are resumed, not created
+// again, and pending submissions keep their keys, so a keyed Client's
+// resends are retries the Agent answers from the binding. Request and timer
+// ids start over. A Client without resends (none) does not send again what
+// it may have sent: those submissions are dropped without a word (outcome
+// abandoned, reported by Start); one never sent is sent now. A Lookup
+// Client looks up every submission it may have sent before resending it.
+func Restore(cfg Config, env Env, s Saved) *Client {
+	c := New(cfg, env)
+	for i, id := range s.Sessions {
+		if i < len(c.sessions) {
+			c.sessions[i].id = id
+		}
+	}
+	for _, m := range s.Attributed {
+		c.attributed[m.Session+"\x00"+m.MessageID] = ""
+	}
+	for _, ss := range s.Subs {
+		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, attempts: ss.Attempts, at: ss.At}
+		c.subs = append(c.subs, sub)
+		switch {
+		case sub.attempts == 0:
+		case !cfg.Policy.Resend:
+			c.outcome(sub, traces.OutcomeAbandoned, "")
+		case cfg.Policy.Lookup:
+			sub.lookup = true
+		}
+	}
+	return c
+}
