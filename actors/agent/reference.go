@@ -309,6 +309,9 @@ var needsAuth = map[string]bool{
 var authMethod = acp.AuthMethod{Type: "agent", MethodID: "token", Name: "Token"}
 
 func (a *Agent) notification(conn string, m *acp.Message) {
+	if cs := a.conns[conn]; a.knobs.Auth == AuthRequired && m.Method == acp.MethodSessionCancel && (cs == nil || !cs.loggedIn) {
+		return // logged out: session methods, notifications too, wait for auth/login
+	}
 	switch m.Method {
 	case acp.MethodCancelRequest:
 		var p acp.CancelRequestParams
