@@ -71,6 +71,8 @@ type simFlags struct {
 	prompts, sessions, clients int
 	timeout                    time.Duration
 	knobs                      []knobFlag
+	retain                     int
+	liveOnly                   string
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -99,6 +101,8 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
+	fs.IntVar(&s.retain, "retain", 0, "Agent knob: each session keeps its N newest user messages, forgetting older ones and their keys (0: keep all)")
+	fs.StringVar(&s.liveOnly, "live-only", "", `Agent knob: prompts starting with this prefix (e.g. "/") are handled locally: echoed, never stored or replayed`)
 	knobs := agent.ChoiceKnobs()
 	s.knobs = make([]knobFlag, len(knobs)) // sized once: the flags keep pointers into it
 	for i, k := range knobs {
@@ -131,7 +135,7 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg := world.DefaultConfig()
 	cfg.Policy, cfg.Agent = s.policy, s.agentName
 	cfg.Prompts, cfg.Sessions, cfg.Clients = s.prompts, s.sessions, s.clients
-	for _, k := range s.knobs {
+	for _, k := range append(s.knobs, knobFlag{"retain", fmt.Sprint(s.retain)}, knobFlag{"live-only", s.liveOnly}) {
 		if err := cfg.Knobs.Set(k.name, k.value); err != nil {
 			return cfg, fmt.Errorf("--%s: %v", k.name, err)
 		}
