@@ -29,13 +29,16 @@ const (
 	Kill         = "kill"
 	LoseUnsynced = "lose-unsynced"
 	Reject       = "reject"
+	// ClientRestart is asked by the host before it applies the outputs of a
+	// Client's step (site "c1/step/N").
+	ClientRestart = "client-restart"
 )
 
 // DelaySteps are the options of a delay decision: how much later than the
 // link's latency a frame is delivered. Option 0 is no delay.
 var DelaySteps = []time.Duration{0, 2 * time.Millisecond, 30 * time.Millisecond, 300 * time.Millisecond, 1500 * time.Millisecond}
 
-// Faults is every fault the stdio link and the processes behind it produce.
+// Faults is every fault the stdio link and the processes at its ends produce.
 // A pipe is reliable and ordered: it loses frames only by being cut, and
 // never duplicates one.
 var Faults = []Fault{
@@ -44,6 +47,7 @@ var Faults = []Fault{
 	{Kill, 2, 0.006, "the Agent process is killed between two outputs of a step (e.g. after the store write, before the response)"},
 	{LoseUnsynced, 2, 0.5, "a killed Agent loses the writes it had not synced"},
 	{Reject, 2, 0.04, "the Agent rejects a prompt before insertion with a transient -32603"},
+	{ClientRestart, 2, 0.002, "the Client process dies before applying a step's outputs (its pipe ends, the Agent reads EOF and exits, nothing in flight is read) and restarts from its saved state: pending submissions with their keys, known sessions"},
 }
 
 // DefaultRates returns the default rate of every fault kind.

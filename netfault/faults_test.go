@@ -144,7 +144,7 @@ func ExampleParseRates() {
 	fmt.Println(err)
 	// Output:
 	// 0.05 0 0.04 <nil>
-	// fault rate "drop=0.1": unknown fault kind "drop", expected one of cut, delay, kill, lose-unsynced, reject
+	// fault rate "drop=0.1": unknown fault kind "drop", expected one of client-restart, cut, delay, kill, lose-unsynced, reject
 }
 
 // A rate must be a whole number in [0, 1]: NaN, trailing text and a second

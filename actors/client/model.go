@@ -34,6 +34,8 @@ type Client struct {
 	// message belongs to, as far as the Client knows: from responses and
 	// from lookups. A lookup never claims a message attributed to another.
 	attributed map[string]string
+	// keys are every key the Client made, with its session (persisted).
+	keys []SavedKey
 }
 
 type clientSession struct {
@@ -92,7 +94,10 @@ type submission struct {
 	at       time.Duration // when the user submitted it (Env.Now)
 	// lookup: an attempt may have been inserted without the Client learning
 	// it; a Lookup Client searches the session's replay before resending.
-	lookup bool
+	// asked: a replay was requested since, so it shows whatever the Agent
+	// had inserted by the time the attempt was given up (an older replay
+	// may predate the insertion).
+	lookup, asked bool
 }
 
 type timerKind uint8
@@ -170,7 +175,7 @@ func (c *Client) requestAs(r request, method string, params any) acp.ID {
 func (c *Client) outcome(s *submission, outcome, messageID string) {
 	s.done = true
 	s.inflight = ""
-	s.lookup = false
+	s.lookup, s.asked = false, false
 	c.justDone = append(c.justDone, s)
 	c.out = append(c.out, Output{Kind: OutOutcome, Sub: s.id, Outcome: outcome, MessageID: messageID})
 }
@@ -208,6 +213,7 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 	s := &submission{id: sub, text: text, sess: sess % len(c.sessions), at: c.now()}
 	if c.cfg.Policy.Keyed {
 		s.key = c.newKey(s.sess)
+		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
 	}
 	c.subs = append(c.subs, s)
 	if c.sessions[s.sess].state == sessReady {
@@ -236,9 +242,12 @@ func (c *Client) newKey(sess int) string {
 	return c.env.NewID()
 }
 
+// keyUsed reports whether key was made for a submission of session sess.
+// It reads every key ever made, not only the pending submissions': after a
+// restart the resolved ones are gone from memory, but their keys stay bound.
 func (c *Client) keyUsed(sess int, key string) bool {
-	for _, s := range c.subs {
-		if s.sess == sess && s.key == key {
+	for _, k := range c.keys {
+		if k.Session == sess && k.Key == key {
 			return true
 		}
 	}
@@ -288,7 +297,7 @@ func (c *Client) attemptLost(s *submission) bool {
 		return false
 	}
 	if c.cfg.Policy.Lookup {
-		s.lookup = true
+		s.lookup, s.asked = true, false
 	}
 	return true
 }
@@ -448,7 +457,8 @@ func (c *Client) response(r request, m *acp.Message) {
 		}
 		if r.replay {
 			c.resolveLookups(r.sess)
-		} else if c.needsLookup(r.sess) {
+		}
+		if c.needsLookup(r.sess) {
 			c.openSession(r.sess, sess) // a lookup became due while this resume was out
 			return
 		}
@@ -468,7 +478,7 @@ func (c *Client) openSession(i int, s *clientSession) {
 		// A new session holds none of the pending messages: nothing to look up.
 		for _, sub := range c.subs {
 			if sub.sess == i {
-				sub.lookup = false
+				sub.lookup, sub.asked = false, false
 			}
 		}
 		s.state = sessCreating
@@ -477,7 +487,12 @@ func (c *Client) openSession(i int, s *clientSession) {
 	}
 	s.state = sessResuming
 	p := acp.ResumeSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd}
-	replay := c.needsLookup(i)
+	replay := false
+	for _, sub := range c.subs {
+		if sub.sess == i && sub.lookup && !sub.done {
+			replay, sub.asked = true, true
+		}
+	}
 	if replay {
 		p.ReplayFrom = &acp.ReplayFrom{Type: acp.ReplayStart}
 		s.replaying, s.seen = true, nil
@@ -495,10 +510,11 @@ func (c *Client) sessionReady(i int) {
 	}
 }
 
-// needsLookup reports whether a submission of session i waits for a lookup.
+// needsLookup reports whether a submission of session i waits for a lookup
+// that no replay requested so far can answer.
 func (c *Client) needsLookup(i int) bool {
 	for _, s := range c.subs {
-		if s.sess == i && s.lookup && !s.done {
+		if s.sess == i && s.lookup && !s.asked && !s.done {
 			return true
 		}
 	}
@@ -550,23 +566,36 @@ func (c *Client) notification(m *acp.Message) {
 func (c *Client) resolveLookups(i int) {
 	sess := c.sessions[i]
 	for _, s := range c.subs {
-		if s.sess != i || !s.lookup || s.done {
+		if s.sess != i || !s.asked || s.done {
 			continue
 		}
-		s.lookup = false
-		for _, m := range sess.seen {
-			if m.text != s.text {
-				continue
-			}
-			if _, taken := c.attributed[sess.id+"\x00"+m.id]; taken {
-				continue
-			}
-			c.attribute(i, m.id, s.id)
-			c.outcome(s, traces.OutcomeInserted, m.id)
-			break
+		s.lookup, s.asked = false, false
+		if m := c.claim(sess, s); m != "" {
+			c.attribute(i, m, s.id)
+			c.outcome(s, traces.OutcomeInserted, m)
 		}
 	}
 	sess.seen = nil
+}
+
+// claim picks the replayed message of s: one already known to be its own
+// (a response that reached the Client just before it died), else the first
+// with its text that belongs to no other submission.
+func (c *Client) claim(sess *clientSession, s *submission) string {
+	first := ""
+	for _, m := range sess.seen {
+		if m.text != s.text {
+			continue
+		}
+		owner, taken := c.attributed[sess.id+"\x00"+m.id]
+		if taken && owner == s.id {
+			return m.id
+		}
+		if !taken && first == "" {
+			first = m.id
+		}
+	}
+	return first
 }
 
 func (c *Client) promptResponse(r request, m *acp.Message) {

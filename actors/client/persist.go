@@ -23,6 +23,16 @@ type Saved struct {
 	// submissions (a Client keeps its transcript with the messageIds), so
 	// a Lookup Client never claims them after a restart.
 	Attributed []SavedMessage
+	// Keys are every key the Client has made, with its session: a key names
+	// one submission of its session for as long as the Agent keeps the
+	// message, so it is never made again there, even after a restart.
+	Keys []SavedKey
+}
+
+// SavedKey is a key made for a submission of session number Session.
+type SavedKey struct {
+	Session int
+	Key     string
 }
 
 // SavedSub is one pending submission as a Client stores it.
@@ -38,10 +48,12 @@ type SavedSub struct {
 	At time.Duration
 }
 
-// SavedMessage names a message of a session by ids.
+// SavedMessage is a message of a session the Client attributes to its
+// submission Sub.
 type SavedMessage struct {
 	Session   string
 	MessageID string
+	Sub       string
 }
 
 // Persisted returns what the Client has on disk now. A submission resolved
@@ -52,15 +64,16 @@ func (c *Client) Persisted() Saved {
 	for _, sess := range c.sessions {
 		s.Sessions = append(s.Sessions, sess.id)
 	}
+	s.Keys = slices.Clone(c.keys)
 	for _, sub := range c.subs {
 		if sub.done && !c.resolvedNow(sub) {
 			continue
 		}
 		s.Subs = append(s.Subs, SavedSub{ID: sub.id, Text: sub.text, Session: sub.sess, Key: sub.key, Attempts: sub.attempts, At: sub.at})
 	}
-	for k := range c.attributed { // sorted below: map order must not show
+	for k, sub := range c.attributed { // sorted below: map order must not show
 		sid, mid, _ := strings.Cut(k, "\x00")
-		s.Attributed = append(s.Attributed, SavedMessage{Session: sid, MessageID: mid})
+		s.Attributed = append(s.Attributed, SavedMessage{Session: sid, MessageID: mid, Sub: sub})
 	}
 	slices.SortFunc(s.Attributed, func(a, b SavedMessage) int {
 		return cmp.Or(cmp.Compare(a.Session, b.Session), cmp.Compare(a.MessageID, b.MessageID))
@@ -92,8 +105,9 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 			c.sessions[i].id = id
 		}
 	}
+	c.keys = slices.Clone(s.Keys)
 	for _, m := range s.Attributed {
-		c.attributed[m.Session+"\x00"+m.MessageID] = ""
+		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
 	}
 	for _, ss := range s.Subs {
 		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, attempts: ss.Attempts, at: ss.At}

@@ -31,13 +31,17 @@ type Config struct {
 	// explore, replay). Rates are then ignored.
 	Chooser sim.Chooser
 
-	Latency  time.Duration // one-way link latency
-	Spawn    time.Duration // time to start an Agent process
-	Timeout  time.Duration // Client prompt timeout
-	Backoff  time.Duration // Client reconnect / retry wait
-	MaxGap   time.Duration // longest pause between two submissions of a Client
-	ChaosFor time.Duration // chaos lasts this long after the last submission
-	HealCap  time.Duration // the heal phase gives up after this much virtual time
+	Latency time.Duration // one-way link latency
+	Spawn   time.Duration // time to start an Agent process
+	Timeout time.Duration // Client prompt timeout
+	Backoff time.Duration // Client reconnect / retry wait
+	// MaxAttempts and StaleAfter are the limits of the bounded and stale
+	// Clients (0: the client package's defaults).
+	MaxAttempts int
+	StaleAfter  time.Duration
+	MaxGap      time.Duration // longest pause between two submissions of a Client
+	ChaosFor    time.Duration // chaos lasts this long after the last submission
+	HealCap     time.Duration // the heal phase gives up after this much virtual time
 	// MaxEvents stops a run that never goes quiet.
 	MaxEvents int
 	// Command is the command line that reruns this run (for the trace header).
@@ -47,23 +51,25 @@ type Config struct {
 // DefaultConfig is the configuration of `acpsim run` with no flags.
 func DefaultConfig() Config {
 	return Config{
-		Seed:      1,
-		Policy:    "keyed",
-		Agent:     agent.Reference,
-		Knobs:     agent.DefaultKnobs(),
-		Link:      "stdio",
-		Clients:   1,
-		Sessions:  2,
-		Prompts:   10,
-		Rates:     netfault.DefaultRates(),
-		Latency:   500 * time.Microsecond,
-		Spawn:     5 * time.Millisecond,
-		Timeout:   250 * time.Millisecond,
-		Backoff:   20 * time.Millisecond,
-		MaxGap:    120 * time.Millisecond,
-		ChaosFor:  2 * time.Second,
-		HealCap:   60 * time.Second,
-		MaxEvents: 200000,
+		Seed:        1,
+		Policy:      "keyed",
+		Agent:       agent.Reference,
+		Knobs:       agent.DefaultKnobs(),
+		Link:        "stdio",
+		Clients:     1,
+		Sessions:    2,
+		Prompts:     10,
+		Rates:       netfault.DefaultRates(),
+		Latency:     500 * time.Microsecond,
+		Spawn:       5 * time.Millisecond,
+		Timeout:     250 * time.Millisecond,
+		Backoff:     20 * time.Millisecond,
+		MaxAttempts: client.DefaultMaxAttempts,
+		StaleAfter:  client.DefaultStaleAfter,
+		MaxGap:      120 * time.Millisecond,
+		ChaosFor:    2 * time.Second,
+		HealCap:     60 * time.Second,
+		MaxEvents:   200000,
 	}
 }
 
@@ -90,6 +96,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
 	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
 		return fmt.Errorf("timeout, backoff and latency must be positive")
+	case c.MaxAttempts < 0 || c.StaleAfter < 0:
+		return fmt.Errorf("max attempts %d, stale after %v: expected 0 (default) or more", c.MaxAttempts, c.StaleAfter)
 	case c.MaxEvents < 1000:
 		return fmt.Errorf("max events %d: expected at least 1000", c.MaxEvents)
 	}

@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -26,15 +27,21 @@ type world struct {
 	healing bool
 
 	factory agent.Factory
+	cenv    client.Env
 	clients []*clientNode
 	agents  []*agentNode
 }
 
 type clientNode struct {
 	name  string
-	c     *client.Client
+	cfg   client.Config
+	c     *client.Client // nil while the Client process is down
 	agent *agentNode
 	pipe  *netfault.Pipe
+	steps int // Client steps applied, for client-restart site names
+	// waiting are user submissions made while the Client was down: the user
+	// makes them once it is back.
+	waiting []func()
 }
 
 // agentNode is one Agent installation: its disk outlives its processes.
@@ -100,14 +107,15 @@ func Run(cfg Config) (*Result, error) {
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
-	cenv := client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN}
+	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now}
 	for i := range cfg.Clients {
 		an := &agentNode{name: fmt.Sprintf("a%d", i+1), disk: store.NewDisk()}
 		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an}
-		cn.c = client.New(client.Config{
+		cn.cfg = client.Config{
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
-			Timeout: cfg.Timeout, Backoff: cfg.Backoff,
-		}, cenv)
+			Timeout: cfg.Timeout, Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter,
+		}
+		cn.c = client.New(cn.cfg, w.cenv)
 		w.agents = append(w.agents, an)
 		w.clients = append(w.clients, cn)
 	}
@@ -175,17 +183,38 @@ func (w *world) schedule() time.Duration {
 			mine = append(mine, text)
 			sub++
 			id, sess, cn := fmt.Sprintf("s%d", sub), w.ids.IntN(w.cfg.Sessions), cn
-			w.loop.At(at, func() {
+			var submit func()
+			submit = func() {
+				if cn.c == nil {
+					cn.waiting = append(cn.waiting, submit)
+					return
+				}
 				w.Record(traces.Event{Kind: traces.KindSubmit, Client: cn.name, Sub: id, Text: text})
 				w.applyClient(cn, cn.c.Submit(id, text, sess))
-			})
+			}
+			w.loop.At(at, submit)
 			last = max(last, at)
 		}
 	}
 	return last
 }
 
+// applyClient carries out a Client step's outputs in order. Before it
+// starts, the Client process may die (client-restart): the step's state
+// change is made, its outputs never are, which is the window where the
+// Client's disk and the wire disagree.
 func (w *world) applyClient(cn *clientNode, outs []client.Output) {
+	if len(outs) == 0 {
+		return
+	}
+	cn.steps++
+	if w.choose(sim.Decision{Kind: netfault.ClientRestart, Site: cn.name + "/step/" + strconv.Itoa(cn.steps), N: 2}) != 0 {
+		w.restartClient(cn)
+		return
+	}
+	// Callbacks belong to this Client process: after a restart its timers
+	// and reconnects are gone with it.
+	c := cn.c
 	for _, o := range outs {
 		switch o.Kind {
 		case client.OutSend:
@@ -194,10 +223,18 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 			}
 			cn.pipe.SendToAgent(o.Frame, o.Sub)
 		case client.OutConnect:
-			w.loop.After(w.cfg.Spawn, func() { w.spawn(cn) })
+			w.loop.After(w.cfg.Spawn, func() {
+				if cn.c == c {
+					w.spawn(cn)
+				}
+			})
 		case client.OutTimer:
 			id := o.ID
-			w.loop.After(o.After, func() { w.applyClient(cn, cn.c.Timer(id)) })
+			w.loop.After(o.After, func() {
+				if cn.c == c {
+					w.applyClient(cn, c.Timer(id))
+				}
+			})
 		case client.OutHangup:
 			if p := cn.agent.proc; p != nil && p.alive && p.pipe != nil && p.pipe.Name == o.Conn {
 				p.alive = false
@@ -209,6 +246,34 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 			w.Record(traces.Event{Kind: traces.KindOutcome, Client: cn.name, Sub: o.Sub, Outcome: o.Outcome, MessageID: o.MessageID})
 		}
 	}
+}
+
+// restartClient kills the Client process and starts it again after the
+// spawn delay from what it had saved. Its stdio pipe ends with it: the
+// Agent reads EOF and exits, and nobody reads what was in flight.
+func (w *world) restartClient(cn *clientNode) {
+	saved := cn.c.Persisted()
+	cn.c = nil
+	w.Record(traces.Event{Kind: traces.KindKill, From: cn.name, Note: "client restarted"})
+	if pipe := cn.pipe; pipe != nil && pipe.Alive() {
+		if p := cn.agent.proc; p != nil && p.alive && p.pipe == pipe {
+			p.alive = false
+			p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
+			w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: its Client died"})
+		}
+		pipe.OnClosed = nil // no Client is left to tell
+		pipe.Close("client-restart")
+	}
+	w.loop.After(w.cfg.Spawn, func() {
+		cn.c = client.Restore(cn.cfg, w.cenv, saved)
+		w.Record(traces.Event{Kind: traces.KindRestart, From: cn.name})
+		w.applyClient(cn, cn.c.Start())
+		waiting := cn.waiting
+		cn.waiting = nil
+		for _, submit := range waiting {
+			submit() // waits again if the Client died once more
+		}
+	})
 }
 
 // newProc starts a new incarnation of an Agent installation.
@@ -235,13 +300,22 @@ func (w *world) spawn(cn *clientNode) {
 			w.applyAgent(p, p.m.Receive(pipe.Name, b))
 		}
 	}
-	pipe.ToClient = func(b []byte) { w.applyClient(cn, cn.c.Receive(pipe.Name, b)) }
+	c := cn.c
+	pipe.ToClient = func(b []byte) {
+		if cn.c == c {
+			w.applyClient(cn, c.Receive(pipe.Name, b))
+		}
+	}
 	pipe.OnCut = func() { w.procDied(p, "cut", false) }
 	pipe.OnClosed = func() {
-		w.loop.After(w.cfg.Latency, func() { w.applyClient(cn, cn.c.Disconnected(pipe.Name)) })
+		w.loop.After(w.cfg.Latency, func() {
+			if cn.c == c {
+				w.applyClient(cn, c.Disconnected(pipe.Name))
+			}
+		})
 	}
 	w.applyAgent(p, p.m.Connect(pipe.Name))
-	w.applyClient(cn, cn.c.Connected(pipe.Name))
+	w.applyClient(cn, c.Connected(pipe.Name))
 }
 
 // applyAgent carries out a step's outputs in order. Before each visible one
