@@ -103,7 +103,7 @@ func Run(cfg Config) (*Result, error) {
 		Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link,
 		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
 		Rates: cfg.Rates, Knobs: cfg.Knobs.Map(),
-		Contract:      traces.Contract{Retention: "all", LiveOnly: []string{}},
+		Contract:      contract(cfg.Knobs),
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
@@ -164,6 +164,16 @@ var texts = []string{
 	"fix the failing test", "explain this function", "add a unit test", "rename the variable",
 	"why does this panic?", "update the changelog", "run the linter", "make it faster",
 	"write the docs", "undo that", "continue", "split this file",
+	"/status", "/cost", // commands: an Agent with a live-only prefix "/" handles them locally
+}
+
+// contract is what the Agent promises a black-box checker about retention.
+func contract(k agent.Knobs) traces.Contract {
+	c := traces.Contract{Retention: k.Retention(), LiveOnly: []string{}}
+	if k.LiveOnly != "" {
+		c.LiveOnly = append(c.LiveOnly, k.LiveOnly)
+	}
+	return c
 }
 
 // schedule draws every Client's submissions (times, texts, sessions) from the
