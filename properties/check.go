@@ -58,9 +58,9 @@ type seenRec struct {
 }
 
 type checker struct {
-	h         traces.Header
-	retainAll bool
-	rep       Report
+	h       traces.Header
+	retainN int // the contract keeps each session's last retainN user messages; 0: all
+	rep     Report
 
 	subs  map[string]*subState
 	order []*subState
@@ -91,15 +91,20 @@ type checker struct {
 }
 
 func newChecker(h traces.Header) *checker {
+	// An unknown or invalid retention promises the most: everything.
+	n, all, err := h.Contract.RetainLast()
+	if all || err != nil {
+		n = 0
+	}
 	return &checker{
-		h:         h,
-		retainAll: h.Contract.Retention == "all",
-		subs:      map[string]*subState{},
-		links:     map[string]*linkState{},
-		seen:      map[msgKey]seenRec{},
-		owner:     map[msgKey]*respRec{},
-		final:     map[string]*transcript{},
-		leakBy:    map[string]*leakAcc{},
+		h:       h,
+		retainN: n,
+		subs:    map[string]*subState{},
+		links:   map[string]*linkState{},
+		seen:    map[msgKey]seenRec{},
+		owner:   map[msgKey]*respRec{},
+		final:   map[string]*transcript{},
+		leakBy:  map[string]*leakAcc{},
 	}
 }
 
@@ -114,6 +119,10 @@ type subState struct {
 	keyState         int // of the first attempt
 	keyed, mixed     bool
 	answers          []answer
+	// named are the insertions of an unkeyed submission that success
+	// responses name (the first one to each request, messages no other
+	// submission owns); extra are those not in the final transcript.
+	named, extra []answer
 
 	outcome, outcomeMsg string
 	outcomeSeq, outT    int64

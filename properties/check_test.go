@@ -41,7 +41,7 @@ var pairs = []struct {
 		func() *tb { return orderDecides(false) }, func() *tb { return killedThenResent(true, false) },
 		[]string{Duplicate}},
 	{"told inserted, missing from a retained session", Lost,
-		func() *tb { return single{emptyReplay: true}.build() }, func() *tb { return single{emptyReplay: true, retention: "none"}.build() },
+		func() *tb { return single{emptyReplay: true}.build() }, func() *tb { return single{emptyReplay: true, liveOnly: []string{"fix "}}.build() },
 		[]string{Lost}},
 	{"abandoned and never inserted", Lost,
 		func() *tb { return abandonedTrace(false) }, func() *tb { return abandonedTrace(true) },
@@ -300,16 +300,13 @@ func TestTextFallbackAttribution(t *testing.T) {
 			map[string][]string{"s1": {"M1"}}, 1},
 		{"two equal texts, both inserted: one each", killedBeforeAnswer("all", traces.OutcomeAbandoned, []string{"hi", "hi"}, []string{"hi", "hi"}, false),
 			map[string][]string{"s1": {"M1"}, "s2": {"M2"}}, 2},
-		{"split that changes no verdict resolves", killedBeforeAnswer("none", traces.OutcomeAbandoned, []string{"hi", "hi"}, []string{"hi"}, false),
+		{"split that changes no verdict resolves", killedBeforeAnswer("last 1", traces.OutcomeAbandoned, []string{"hi", "hi"}, []string{"hi"}, false),
 			map[string][]string{"s1": {"M1"}, "s2": nil}, 1},
 		{"only the text that matches", killedBeforeAnswer("all", traces.OutcomeUnknown, []string{"a", "b"}, []string{"b"}, false),
 			map[string][]string{"s1": nil, "s2": {"M1"}}, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if tt.name == "split that changes no verdict resolves" {
-				tt.b.h.Contract.Retention = ""
-			}
 			r := tt.b.check()
 			if !r.OK() {
 				t.Fatalf("anomalies:\n%s", dump(r))

@@ -31,6 +31,9 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 func (c *checker) finish() *Report {
 	c.rep.Stats.Submissions = len(c.order)
 	c.missingReplies()
+	for _, s := range c.order {
+		c.nameInsertions(s)
+	}
 	c.attribute()
 	for _, s := range c.order {
 		if s.byText > 0 {
@@ -223,19 +226,28 @@ func namedSuccess(r *reqRec) bool {
 	return false
 }
 
-// vclass is the verdict class of submission s holding k messages in all:
-// equal classes give equal anomalies.
+// Verdict bits of a class.
+const (
+	vDup = 1 << iota
+	vPhantom
+	vLost
+)
+
+// vclass is the verdict class of submission s holding k transcript messages
+// in all: equal classes give equal anomalies. Insertions only responses name
+// count towards a duplicate, not towards a phantom or a loss.
 func (c *checker) vclass(s *subState, k int) int {
-	k = min(k, 2)
-	switch {
-	case s.outcome == traces.OutcomeFailed:
-		return k // none, phantom, phantom and duplicate
-	case s.outcome == traces.OutcomeAbandoned && c.retainAll:
-		return k // lost, fine, duplicate
-	case k == 2:
-		return 2
+	v := 0
+	if k+len(s.extra) >= 2 {
+		v |= vDup
 	}
-	return 0
+	switch {
+	case s.outcome == traces.OutcomeFailed && k >= 1:
+		v |= vPhantom
+	case s.outcome == traces.OutcomeAbandoned && k == 0 && c.mustRetain(s):
+		v |= vLost
+	}
+	return v
 }
 
 // shares says whether the messages (bounds ascending) can all be matched to
@@ -308,7 +320,7 @@ func (c *checker) resolve(g *group) {
 		base := len(x.s.msgs)
 		if c.vclass(x.s, base+lo[ci]) != c.vclass(x.s, base+hi[ci]) {
 			varying = append(varying, ci)
-			if c.vclass(x.s, base+lo[ci]) != c.vclass(x.s, max(base+lo[ci], 1)) {
+			if c.vclass(x.s, base+lo[ci])&^vDup != c.vclass(x.s, base+hi[ci])&^vDup {
 				onlyDup = false
 			}
 		}
@@ -347,25 +359,35 @@ func (c *checker) resolve(g *group) {
 // --- per-submission verdicts ---
 
 func (c *checker) judgeSub(s *subState) {
-	if !s.ambiguous && len(s.msgs) >= 2 {
+	// One duplicate per submission, whichever evidence shows it: messages
+	// in the transcript, responses naming insertions, or both.
+	if n := s.inserted(); !s.ambiguous && n >= 2 {
 		ev := c.subEvents(s)
-		c.add(Duplicate, s, s.firstSession(), ev, "%s was inserted %s: %s; %s; %s.",
-			c.subName(s), times(len(s.msgs)), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev))
+		named := ""
+		if len(s.extra) > 0 {
+			named = "; " + c.namedText(s, ev)
+		}
+		c.add(Duplicate, s, s.firstSession(), ev, "%s was inserted %s: %s; %s%s; %s.",
+			c.subName(s), times(n), c.attempts(s, ev), c.told(s, ev), named, c.transcripts(s, ev))
 	}
-	if c.retainAll {
-		switch s.outcome {
-		case traces.OutcomeInserted:
-			if S, ok := c.outcomeSession(s); !ok {
-				ev := c.subEvents(s)
-				c.add(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s.",
-					c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev))
+	// A message the contract lets the Agent drop (live-only, or discarded
+	// under "last N") is not lost when it is missing.
+	switch s.outcome {
+	case traces.OutcomeInserted:
+		if S, ok, cands := c.outcomeSession(s); !ok && !c.mayLack(s, cands...) {
+			ev := c.subEvents(s)
+			c.add(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
+				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev), c.retainedWhy(s, S))
+		}
+	case traces.OutcomeAbandoned:
+		if !s.ambiguous && len(s.msgs) == 0 && c.mustRetain(s) {
+			ev := c.subEvents(s)
+			why := ""
+			if len(s.sessions) == 1 {
+				why = c.retainedWhy(s, s.sessions[0])
 			}
-		case traces.OutcomeAbandoned:
-			if !s.ambiguous && len(s.msgs) == 0 {
-				ev := c.subEvents(s)
-				c.add(Lost, s, s.firstSession(), ev, "%s is missing from the final transcript and its user was told nothing: %s; %s; %s.",
-					c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev))
-			}
+			c.add(Lost, s, s.firstSession(), ev, "%s is missing from the final transcript and its user was told nothing: %s; %s; %s%s.",
+				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev), why)
 		}
 	}
 	if s.outcome == traces.OutcomeFailed && !s.ambiguous && len(s.msgs) >= 1 {
@@ -388,24 +410,55 @@ func (c *checker) judgeSub(s *subState) {
 	}
 	if s.keyed && !s.mixed {
 		for _, S := range s.sessions {
+			n := 0
+			for _, a := range s.answers {
+				if a.session == S {
+					n++
+				}
+			}
+			if n < 2 {
+				continue
+			}
+			var as []answer
 			var ids []string
 			for _, a := range s.answers {
 				if a.session == S {
+					as = append(as, a)
 					ids = append(ids, a.id)
 				}
 			}
-			if len(ids) >= 2 {
-				ev := c.subEvents(s)
-				c.add(WrongID, s, S, ev, "%s got %d different messageIds (%s) for one key in session %s: %s.",
-					c.subName(s), len(ids), list(shortAll(ids)), short(S), c.attempts(s, ev))
+			// Each new messageId is expected when the contract let the
+			// Agent forget the one before it, and the key with it.
+			ev := c.subEvents(s)
+			var whys []string
+			wrong := false
+			for i := 1; i < len(as); i++ {
+				ok, why := c.forgotten(s, S, as[i-1], as[i], ev)
+				if ok {
+					c.rep.Stats.ExpectedForgotten++
+					continue
+				}
+				wrong = true
+				if why != "" {
+					whys = append(whys, fmt.Sprintf("%s after %s: %s", short(as[i].id), short(as[i-1].id), why))
+				}
 			}
+			if !wrong {
+				continue
+			}
+			tail := ""
+			if len(whys) > 0 {
+				tail = "; the contract does not let the Agent have forgotten the key: " + strings.Join(whys, "; ")
+			}
+			c.add(WrongID, s, S, ev, "%s got %d different messageIds (%s) for one key in session %s: %s%s.",
+				c.subName(s), len(ids), list(shortAll(ids)), short(S), c.attempts(s, ev), tail)
 		}
 	}
 }
 
 // outcomeSession says in which session the inserted(M) outcome should be
-// found and whether it is there.
-func (c *checker) outcomeSession(s *subState) (string, bool) {
+// found and whether it is there, and the sessions it may be in.
+func (c *checker) outcomeSession(s *subState) (string, bool, []string) {
 	cands := s.sessions
 	for _, a := range s.answers {
 		if a.id == s.outcomeMsg {
@@ -417,16 +470,16 @@ func (c *checker) outcomeSession(s *subState) (string, bool) {
 		t := c.final[S]
 		if s.outcomeMsg == "" {
 			if len(s.msgs) > 0 {
-				return S, true
+				return S, true, cands
 			}
 		} else if t != nil && t.has(s.outcomeMsg) {
-			return S, true
+			return S, true, cands
 		}
 	}
 	if len(cands) > 0 {
-		return cands[0], false
+		return cands[0], false, cands
 	}
-	return "", false
+	return "", false, cands
 }
 
 func (s *subState) firstSession() string {
@@ -614,6 +667,14 @@ func (c *checker) unattributable(g *group, feasible bool, varying, lo, hi []int,
 		if n := len(x.s.msgs); n > 0 {
 			held = ", already holding " + plural(n, "message")
 		}
+		if len(x.s.extra) > 0 {
+			var ids []string
+			for _, a := range x.s.extra {
+				ids = append(ids, short(a.id))
+				ev.add(a.resp.seq)
+			}
+			held += ", already answered " + list(ids) + " (not in the transcript)"
+		}
 		could := fmt.Sprintf("%d to %d of them", lo[ci], hi[ci])
 		if lo[ci] == hi[ci] {
 			could = fmt.Sprintf("exactly %d", lo[ci])
@@ -646,7 +707,7 @@ func (c *checker) unattributable(g *group, feasible bool, varying, lo, hi []int,
 			switch {
 			case s.outcome == traces.OutcomeFailed:
 				v = "a phantom"
-			case s.outcome == traces.OutcomeAbandoned && c.retainAll:
+			case s.outcome == traces.OutcomeAbandoned && c.mustRetain(s):
 				v = "lost"
 			}
 			what = append(what, fmt.Sprintf("whether %s is %s", s.id, v))
@@ -675,7 +736,7 @@ func (c *checker) dupCertain(g *group, slots []slot, bounds []int64) bool {
 	kept := make([]bool, len(g.cands))
 	var one []slot
 	for _, sl := range slots {
-		if len(g.cands[sl.cand].s.msgs) == 0 && !kept[sl.cand] {
+		if g.cands[sl.cand].s.inserted() == 0 && !kept[sl.cand] {
 			kept[sl.cand] = true
 			one = append(one, sl)
 		}
@@ -695,12 +756,23 @@ func (c *checker) someDuplicate(g *group, varying []int) {
 		x := g.cands[ci]
 		subs = append(subs, x.s)
 		names = append(names, x.s.id)
-		var ids []string
+		var ids, answered []string
 		for _, m := range x.s.msgs {
 			ids = append(ids, short(m.m.id))
 			ev.add(m.m.seq)
 		}
-		held = append(held, fmt.Sprintf("%s holds %s", x.s.id, list(ids)))
+		for _, a := range x.s.extra {
+			answered = append(answered, short(a.id))
+			ev.add(a.resp.seq)
+		}
+		h := fmt.Sprintf("%s holds %s", x.s.id, list(ids))
+		switch {
+		case len(answered) > 0 && len(ids) == 0:
+			h = fmt.Sprintf("%s was answered %s (not in the transcript)", x.s.id, list(answered))
+		case len(answered) > 0:
+			h += fmt.Sprintf(" and was answered %s (not in the transcript)", list(answered))
+		}
+		held = append(held, h)
 		for _, r := range x.reqs {
 			stories = append(stories, fmt.Sprintf("%s's %s", x.s.id, c.story(r, ev)))
 		}

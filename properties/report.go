@@ -4,27 +4,38 @@
 // of the final transcript to submissions, and reports anomalies with the chain
 // of events that shows each one. It is a black-box checker: it never looks at
 // the simulator's own notes (traces.Bookkeeping), so it judges a model Agent,
-// a Go plug-in Agent and a real executable by the same evidence. It runs in one
-// pass over the trace (plus a cheap pass that collects the Clients' keys), with
-// maps keyed by link and JSON-RPC id, and never searches over interleavings.
+// a Go plug-in Agent and a real executable by the same evidence, held to the
+// contract the Agent declares in the trace header (traces.Contract): what the
+// contract lets it forget is expected, not an anomaly. It runs in one pass
+// over the trace (plus a cheap pass that collects the Clients' keys), with maps
+// keyed by link and JSON-RPC id, and never searches over interleavings.
 package properties
 
 // Anomaly kinds, in the order reports list them.
 const (
-	// Duplicate: one submission has two or more messages in the final
-	// transcript. When the frames prove that one of several same-text
-	// submissions has, without telling which, the anomaly names them all and
-	// its Sub is empty.
+	// Duplicate: one submission was inserted two or more times: it has two
+	// or more messages in the final transcript, or, without a key, success
+	// responses to its requests name two or more messages (in a transcript
+	// or not: live-only messages never are), or both together. When the
+	// frames prove that one of several same-text submissions has, without
+	// telling which, the anomaly names them all and its Sub is empty.
 	Duplicate = "duplicate"
 	// Lost: the user was told inserted(M), or nothing, and the message is not
-	// in the final transcript although the Agent promised to retain it.
+	// in the final transcript although the Agent's contract promised to
+	// retain it: not when its text is live-only, nor when the contract keeps
+	// the last N user messages and the session's transcript holds N or more
+	// (either excuse needs a request of it to have reached the Agent). An
+	// unknown or invalid retention counts as "all".
 	Lost = "lost"
 	// Phantom: the user was told failed, yet the submission is in the transcript.
 	Phantom = "phantom"
 	// Unresolved: the submission never got an outcome.
 	Unresolved = "unresolved"
 	// WrongID: a keyed submission got two different messageIds in one
-	// session, or two submissions got the same one.
+	// session, or two submissions got the same one. A new messageId is
+	// expected, and counted in Stats.ExpectedForgotten instead, when the
+	// contract let the Agent forget the earlier message before the retry
+	// arrived.
 	WrongID = "wrong-id"
 	// Rework: a retry answered from a binding was followed by a second round
 	// of work for the message.
@@ -117,6 +128,12 @@ type Stats struct {
 	// RetriesAfterRestart: keyed prompt requests delivered to an incarnation of
 	// an Agent other than one an earlier attempt reached.
 	RetriesAfterRestart int
+	// ExpectedForgotten: keyed retries answered with a new messageId because
+	// the Agent's contract let it forget the earlier message, and so the key,
+	// before the retry arrived (a live-only message after its link ended or
+	// the session moved to another link; a message discarded under "last N").
+	// Each is a new submission by the RFD, not a wrong-id.
+	ExpectedForgotten int
 	// Submissions, prompt requests sent, and frames sent.
 	Submissions, Prompts, Frames int
 }
@@ -127,6 +144,7 @@ func (s *Stats) Add(o Stats) {
 	s.RetriesFromBinding += o.RetriesFromBinding
 	s.RetriesWhilePending += o.RetriesWhilePending
 	s.RetriesAfterRestart += o.RetriesAfterRestart
+	s.ExpectedForgotten += o.ExpectedForgotten
 	s.Submissions += o.Submissions
 	s.Prompts += o.Prompts
 	s.Frames += o.Frames

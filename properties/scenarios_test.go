@@ -22,15 +22,20 @@ const (
 	Obs2 = traces.Observer + ">a1#2"
 )
 
+// defaultText names text where a local variable shadows it.
+const defaultText = text
+
 // single is one submission on one link; its zero value is the healthy run
 // (keyed, inserted once, answered, read back), and each field breaks one thing.
 type single struct {
-	retention   string // "" means "all"; "none" means no retention promise
-	key         any    // nil means K1; noKey omits it
-	errCode     int    // the Agent answers this error and inserts nothing
-	answers     int    // success responses to the one request (default 1)
-	outcome     string // "" means inserted; "-" means none
-	replay      []msg  // nil means [M1]; empty means nothing
+	retention   string   // the contract's retention; "" means "all"
+	liveOnly    []string // the contract's live-only prefixes
+	text        string   // "" means text
+	key         any      // nil means K1; noKey omits it
+	errCode     int      // the Agent answers this error and inserts nothing
+	answers     int      // success responses to the one request (default 1)
+	outcome     string   // "" means inserted; "-" means none
+	replay      []msg    // nil means [M1]; empty means nothing
 	emptyReplay bool
 	end         string // "" means quiet
 	extra       func(b *tb)
@@ -40,13 +45,15 @@ var noKey = struct{}{}
 
 func (c single) build() *tb {
 	ret := c.retention
-	switch ret {
-	case "":
+	if ret == "" {
 		ret = "all"
-	case "none":
-		ret = ""
 	}
 	b := newTB(ret)
+	b.h.Contract.LiveOnly = c.liveOnly
+	text := c.text
+	if text == "" {
+		text = defaultText
+	}
 	b.connect(L1)
 	b.submit("c1", "s1", text)
 	var key any = K1
