@@ -131,6 +131,7 @@ func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config, took time
 		{"retries answered from a binding", st.RetriesFromBinding},
 		{"retries of still-pending prompts", st.RetriesWhilePending},
 		{"keyed retries after an Agent restart", st.RetriesAfterRestart},
+		{"keys forgotten by contract (expected)", st.ExpectedForgotten},
 	} {
 		fmt.Fprintf(out, "  %-38s %6d\n", row.name, row.n)
 	}
