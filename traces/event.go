@@ -26,6 +26,9 @@ type Header struct {
 	Clients  int `json:"clients"`
 	Sessions int `json:"sessions"`
 	Prompts  int `json:"prompts"`
+	// Actions are the user's other actions per Client, e.g.
+	// "cancels=1 closes=1 forks=0" ("" for none).
+	Actions string `json:"actions,omitempty"`
 	// Rates are the fault probabilities per decision kind.
 	Rates map[string]float64 `json:"rates"`
 	// Knobs are the Agent's settings for the choices the protocol leaves open.

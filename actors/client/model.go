@@ -70,6 +70,8 @@ const (
 	reqNew
 	reqResume
 	reqPrompt
+	reqClose
+	reqFork
 )
 
 type request struct {
@@ -465,7 +467,69 @@ func (c *Client) response(r request, m *acp.Message) {
 		c.sessionReady(r.sess)
 	case reqPrompt:
 		c.promptResponse(r, m)
+	case reqClose:
+		// Closed or not, the session is not active here any more: the user
+		// comes back to it after a while.
+		c.reopenLater(r.sess)
+	case reqFork:
+		var res acp.NewSessionResult
+		if m.Error == nil && json.Unmarshal(m.Result, &res) == nil && res.SessionID != "" {
+			c.sessions = append(c.sessions, &clientSession{id: res.SessionID, state: sessReady})
+		}
 	}
+}
+
+// Cancel is the user stopping work in session sess. With viaRequest the
+// Client cancels the newest attempt of the session's oldest pending prompt
+// with $/cancel_request; otherwise it sends session/cancel. A cancelled
+// prompt not inserted yet is answered -32800 and the user is told it failed.
+func (c *Client) Cancel(sess int, viaRequest bool) []Output {
+	c.step()
+	sess %= len(c.sessions)
+	s := c.sessions[sess]
+	if c.conn == "" || s.state != sessReady {
+		return nil // nothing of it is active: nothing to stop
+	}
+	if !viaRequest {
+		c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn, Frame: acp.Notification(acp.MethodSessionCancel, acp.SessionParams{SessionID: s.id})})
+		return c.flush()
+	}
+	for _, sub := range c.subs {
+		if sub.sess == sess && !sub.done && sub.inflight != "" {
+			c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn,
+				Frame: acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: sub.inflight})})
+			break
+		}
+	}
+	return c.flush()
+}
+
+// Close is the user closing session sess (session/close); the Client comes
+// back to it with session/resume after its backoff, and the session's
+// prompts wait until then.
+func (c *Client) Close(sess int) []Output {
+	c.step()
+	sess %= len(c.sessions)
+	s := c.sessions[sess]
+	if c.conn == "" || s.state != sessReady {
+		return nil
+	}
+	s.state = sessDown
+	c.request(reqClose, sess, nil, acp.MethodSessionClose, acp.SessionParams{SessionID: s.id})
+	return c.flush()
+}
+
+// Fork is the user forking session sess (session/fork): the new session
+// joins the Client's sessions, and later submissions may go to it.
+func (c *Client) Fork(sess int) []Output {
+	c.step()
+	sess %= len(c.sessions)
+	s := c.sessions[sess]
+	if c.conn == "" || s.state != sessReady {
+		return nil
+	}
+	c.request(reqFork, sess, nil, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd})
+	return c.flush()
 }
 
 func (c *Client) reopenLater(i int) {

@@ -101,9 +101,10 @@ func (c *Client) resolvedNow(sub *submission) bool {
 func Restore(cfg Config, env Env, s Saved) *Client {
 	c := New(cfg, env)
 	for i, id := range s.Sessions {
-		if i < len(c.sessions) {
-			c.sessions[i].id = id
+		if i >= len(c.sessions) { // a fork the user made
+			c.sessions = append(c.sessions, &clientSession{})
 		}
+		c.sessions[i].id = id
 	}
 	c.keys = slices.Clone(s.Keys)
 	for _, m := range s.Attributed {

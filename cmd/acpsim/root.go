@@ -73,6 +73,7 @@ type simFlags struct {
 	knobs                      []knobFlag
 	retain                     int
 	liveOnly                   string
+	cancels, closes, forks     int
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -101,6 +102,9 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
+	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
+	fs.IntVar(&s.closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
+	fs.IntVar(&s.forks, "forks", 0, "per Client: how often its user forks a session (later prompts may go to the fork)")
 	fs.IntVar(&s.retain, "retain", 0, "Agent knob: each session keeps its N newest user messages, forgetting older ones and their keys (0: keep all)")
 	fs.StringVar(&s.liveOnly, "live-only", "", `Agent knob: prompts starting with this prefix (e.g. "/") are handled locally: echoed, never stored or replayed`)
 	knobs := agent.ChoiceKnobs()
@@ -141,6 +145,7 @@ func (s *simFlags) config() (world.Config, error) {
 		}
 	}
 	cfg.Timeout = s.timeout
+	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
 	if err != nil {
 		return cfg, err

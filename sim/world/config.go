@@ -40,8 +40,12 @@ type Config struct {
 	MaxAttempts int
 	StaleAfter  time.Duration
 	MaxGap      time.Duration // longest pause between two submissions of a Client
-	ChaosFor    time.Duration // chaos lasts this long after the last submission
-	HealCap     time.Duration // the heal phase gives up after this much virtual time
+	// Cancels, Closes and Forks are how often each Client's user cancels a
+	// prompt or a session's work, closes a session (and comes back to it)
+	// and forks one, at random moments while typing.
+	Cancels, Closes, Forks int
+	ChaosFor               time.Duration // chaos lasts this long after the last submission
+	HealCap                time.Duration // the heal phase gives up after this much virtual time
 	// MaxEvents stops a run that never goes quiet.
 	MaxEvents int
 	// Command is the command line that reruns this run (for the trace header).
@@ -96,10 +100,20 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
 	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
 		return fmt.Errorf("timeout, backoff and latency must be positive")
+	case c.Cancels < 0 || c.Closes < 0 || c.Forks < 0:
+		return fmt.Errorf("cancels %d, closes %d, forks %d: expected 0 or more", c.Cancels, c.Closes, c.Forks)
 	case c.MaxAttempts < 0 || c.StaleAfter < 0:
 		return fmt.Errorf("max attempts %d, stale after %v: expected 0 (default) or more", c.MaxAttempts, c.StaleAfter)
 	case c.MaxEvents < 1000:
 		return fmt.Errorf("max events %d: expected at least 1000", c.MaxEvents)
 	}
 	return nil
+}
+
+// actions renders the user's actions for the trace header.
+func (c *Config) actions() string {
+	if c.Cancels == 0 && c.Closes == 0 && c.Forks == 0 {
+		return ""
+	}
+	return fmt.Sprintf("cancels=%d closes=%d forks=%d", c.Cancels, c.Closes, c.Forks)
 }

@@ -101,7 +101,7 @@ func Run(cfg Config) (*Result, error) {
 	w.log.Header = traces.Header{
 		Format: traces.FormatVersion, Tool: ToolVersion, Source: source, Seed: cfg.Seed,
 		Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link,
-		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
+		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts, Actions: cfg.actions(),
 		Rates: cfg.Rates, Knobs: cfg.Knobs.Map(),
 		Contract:      contract(cfg.Knobs),
 		KeyLengthUnit: acp.KeyLengthUnit,
@@ -192,7 +192,7 @@ func (w *world) schedule() time.Duration {
 			}
 			mine = append(mine, text)
 			sub++
-			id, sess, cn := fmt.Sprintf("s%d", sub), w.ids.IntN(w.cfg.Sessions), cn
+			id, sess, cn := fmt.Sprintf("s%d", sub), w.ids.IntN(w.cfg.Sessions+w.cfg.Forks), cn
 			var submit func()
 			submit = func() {
 				if cn.c == nil {
@@ -205,8 +205,36 @@ func (w *world) schedule() time.Duration {
 			w.loop.At(at, submit)
 			last = max(last, at)
 		}
+		w.scheduleActions(cn, at)
 	}
 	return last
+}
+
+// userActions are what a user does besides typing prompts, as data: how
+// many times per Client (from Config) and what the Client does.
+var userActions = []struct {
+	count func(*Config) int
+	do    func(c *client.Client, sess int, alt bool) []client.Output
+}{
+	{func(c *Config) int { return c.Cancels }, func(c *client.Client, sess int, alt bool) []client.Output { return c.Cancel(sess, alt) }},
+	{func(c *Config) int { return c.Closes }, func(c *client.Client, sess int, _ bool) []client.Output { return c.Close(sess) }},
+	{func(c *Config) int { return c.Forks }, func(c *client.Client, sess int, _ bool) []client.Output { return c.Fork(sess) }},
+}
+
+// scheduleActions draws a Client's cancels, closes and forks over the time
+// its user is typing, from the id stream (they are the scenario, not faults).
+func (w *world) scheduleActions(cn *clientNode, until time.Duration) {
+	for _, a := range userActions {
+		for range a.count(&w.cfg) {
+			at := time.Duration(w.ids.IntN(int(until/time.Millisecond)+1)) * time.Millisecond
+			sess, alt, do := w.ids.IntN(w.cfg.Sessions+w.cfg.Forks), w.ids.IntN(2) == 0, a.do
+			w.loop.At(at, func() {
+				if cn.c != nil { // a Client that is restarting misses it: so would its user
+					w.applyClient(cn, do(cn.c, sess, alt))
+				}
+			})
+		}
+	}
 }
 
 // applyClient carries out a Client step's outputs in order. Before it
