@@ -33,6 +33,10 @@ var mutants = []struct {
 	{"agent-scoped-keys", "scopes keys per Agent instead of per session: the same key in another session is taken for a retry", newAgentScopedKeys, "lost"},
 	{"fold-key-case", "folds key case: keys that differ only in case are taken for one", newFoldKeyCase, "wrong-id"},
 	{"new-ids-on-replay", "mints new message ids on replay instead of keeping the originals", newNewIDsOnReplay, "lost"},
+	{"cancel-only-named", "$/cancel_request answers only the named request -32800; the prompt stays held and is inserted", newCancelOnlyNamed, "bad-reply"},
+	{"insert-after-close", "session/close answers held prompts -32800 but inserts them later", newInsertAfterClose, "bad-reply"},
+	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
+	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
 }
 
 // Catches is the anomaly kind the checkers must report for the named
@@ -440,6 +444,188 @@ func newNewIDsOnReplay(k agent.Knobs, open agent.StoreOpener, env agent.Env) age
 			o.Frame = acp.Notification(acp.MethodSessionUpdate, n.Params)
 		}
 		return []agent.Output{o}
+	}
+	return w
+}
+
+// pendingPrompts tracks the prompt requests the reference Agent has not
+// answered yet (held ones), per session, for mutants that meddle with them.
+type pendingPrompts struct {
+	bySession map[string][]reqRef
+	session   map[reqRef]string
+}
+
+func newPendingPrompts() *pendingPrompts {
+	return &pendingPrompts{bySession: map[string][]reqRef{}, session: map[reqRef]string{}}
+}
+
+func (p *pendingPrompts) in(conn string, m *acp.Message) {
+	if pp, _, _ := promptOf(m); m.Method == acp.MethodSessionPrompt {
+		ref := reqRef{conn, m.ID}
+		p.session[ref] = pp.SessionID
+		p.bySession[pp.SessionID] = append(p.bySession[pp.SessionID], ref)
+	}
+}
+
+func (p *pendingPrompts) answered(conn string, id acp.ID) {
+	ref := reqRef{conn, id}
+	sess, ok := p.session[ref]
+	if !ok {
+		return
+	}
+	delete(p.session, ref)
+	refs := p.bySession[sess]
+	for i, r := range refs {
+		if r == ref {
+			p.bySession[sess] = append(refs[:i:i], refs[i+1:]...)
+			break
+		}
+	}
+}
+
+// hider answers requests itself and drops the reference's later answers to
+// them.
+type hider map[reqRef]bool
+
+func (h hider) fail(ref reqRef, why string) agent.Output {
+	h[ref] = true
+	return agent.Output{Kind: agent.OutSend, Step: "respond-cancelled", Conn: ref.conn,
+		Frame: acp.ErrorResponse(ref.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why))}
+}
+
+// filter drops a reference output that answers a hidden request.
+func (h hider) filter(o agent.Output) bool {
+	if r, ok := responseOf(o); ok && h[reqRef{o.Conn, r.ID}] {
+		delete(h, reqRef{o.Conn, r.ID})
+		return false
+	}
+	return true
+}
+
+func newCancelOnlyNamed(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	pend, hidden := newPendingPrompts(), hider{}
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		pend.in(conn, m)
+		if m.Method != acp.MethodCancelRequest {
+			return frame, nil
+		}
+		var p acp.CancelRequestParams
+		if acp.DecodeParams(m.Params, &p) != nil {
+			return frame, nil
+		}
+		ref := reqRef{conn, p.RequestID}
+		if _, held := pend.session[ref]; !held {
+			return frame, nil
+		}
+		pend.answered(conn, p.RequestID)
+		return nil, []agent.Output{hidden.fail(ref, "cancelled by $/cancel_request")}
+	}
+	w.out = func(o agent.Output) []agent.Output {
+		if r, ok := responseOf(o); ok {
+			pend.answered(o.Conn, r.ID)
+		}
+		if !hidden.filter(o) {
+			return nil
+		}
+		return []agent.Output{o}
+	}
+	return w
+}
+
+func newInsertAfterClose(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	pend, hidden := newPendingPrompts(), hider{}
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		pend.in(conn, m)
+		if m.Method != acp.MethodSessionClose {
+			return frame, nil
+		}
+		var p acp.SessionParams
+		if acp.DecodeParams(m.Params, &p) != nil {
+			return frame, nil
+		}
+		// The close is answered here; the reference never hears of it and
+		// keeps the held prompts, which it inserts in their turn.
+		var out []agent.Output
+		for _, ref := range append([]reqRef(nil), pend.bySession[p.SessionID]...) {
+			pend.answered(ref.conn, ref.id)
+			out = append(out, hidden.fail(ref, "session closed"))
+		}
+		return nil, append(out, agent.Output{Kind: agent.OutSend, Step: "respond-close", Conn: conn, Frame: acp.Result(m.ID, struct{}{})})
+	}
+	w.out = func(o agent.Output) []agent.Output {
+		if r, ok := responseOf(o); ok {
+			pend.answered(o.Conn, r.ID)
+		}
+		if !hidden.filter(o) {
+			return nil
+		}
+		return []agent.Output{o}
+	}
+	return w
+}
+
+func newCancelKeepsHeld(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(_ string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		if m.Method == acp.MethodSessionCancel {
+			return nil, nil // neither the held prompts nor the work notice
+		}
+		return frame, nil
+	}
+	return w
+}
+
+// forkForgets keeps a forked parent's bindings in process memory from the
+// fork on, and looks only there: the bindings made before the fork are gone.
+type forkForgets struct {
+	store.Store
+	forgot map[string]map[string]store.Binding // parent session → its bindings since the fork
+}
+
+func (s *forkForgets) Binding(session, key string) (store.Binding, bool) {
+	if m, ok := s.forgot[session]; ok {
+		b, ok := m[key]
+		return b, ok
+	}
+	return s.Store.Binding(session, key)
+}
+
+func (s *forkForgets) Commit(b store.Batch) error {
+	var mine []store.Binding
+	kept := b.Bindings[:0:0]
+	for _, k := range b.Bindings {
+		if m, ok := s.forgot[k.Session]; ok {
+			if old, bound := m[k.Key]; bound {
+				return &store.BoundError{Existing: old}
+			}
+			mine = append(mine, k)
+			continue
+		}
+		kept = append(kept, k)
+	}
+	b.Bindings = kept
+	if err := s.Store.Commit(b); err != nil {
+		return err
+	}
+	for _, k := range mine {
+		s.forgot[k.Session][k.Key] = k
+	}
+	return nil
+}
+
+func newForkForgetsParent(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	st := &forkForgets{Store: open(), forgot: map[string]map[string]store.Binding{}}
+	w := &wrapper{inner: agent.New(k, st, env), env: env}
+	w.in = func(_ string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		var p acp.ForkSessionParams
+		if m.Method == acp.MethodSessionFork && acp.DecodeParams(m.Params, &p) == nil {
+			if _, ok := st.forgot[p.SessionID]; !ok {
+				st.forgot[p.SessionID] = map[string]store.Binding{}
+			}
+		}
+		return frame, nil
 	}
 	return w
 }
