@@ -232,3 +232,21 @@ func stripBookkeeping(evs []traces.Event) []traces.Event {
 	}
 	return out
 }
+
+// sameT makes the next event happen at the time of the last one: same-time
+// events are ordered by Seq alone.
+func (b *tb) sameT() { b.t -= 100 }
+
+func cancelFrame(session string) []byte {
+	return acp.Notification(acp.MethodSessionCancel, acp.SessionParams{SessionID: session})
+}
+
+func cancelRequestFrame(id acp.ID) []byte {
+	return acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: id})
+}
+
+// closeFrame encodes a session/close request with the link's next id.
+func (b *tb) closeFrame(link, session string) (acp.ID, []byte) {
+	id := b.nextID(link)
+	return id, acp.Request(id, acp.MethodSessionClose, acp.SessionParams{SessionID: session})
+}

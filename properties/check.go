@@ -70,6 +70,10 @@ type checker struct {
 
 	keys *keyIndex
 
+	byKey     map[sessKey]*reqRec // delivered keyed prompts (threaded by nextKey), for $/cancel_request
+	cancelled []*respRec          // responses to withdrawn prompts other than -32800
+	silent    []silentRec         // withdrawn prompts inserted without a response
+
 	seen  map[msgKey]seenRec
 	owner map[msgKey]*respRec // first success response that named the message
 
@@ -105,6 +109,7 @@ func newChecker(h traces.Header) *checker {
 		owner:   map[msgKey]*respRec{},
 		final:   map[string]*transcript{},
 		leakBy:  map[string]*leakAcc{},
+		byKey:   map[sessKey]*reqRec{},
 	}
 }
 
@@ -189,6 +194,11 @@ type reqRec struct {
 	lost           string
 	lostSeq        int64
 	resps          []*respRec
+	// cancel is the first cancel the Agent read while this prompt was
+	// pending: from then on it owes error -32800 and must not insert it.
+	cancel *cancelRec
+	// nextPend and nextKey thread the lists a cancel walks (trackPending).
+	nextPend, nextKey *reqRec
 }
 
 type respRec struct {
@@ -216,6 +226,7 @@ type lsState struct {
 	newSinceIdle bool
 	resumes      int      // session/resume requests delivered and not yet answered
 	retry        *respRec // first binding answer not yet followed by a new turn
+	pend         *reqRec  // prompts delivered for the session (threaded by nextPend), for session/cancel and session/close
 }
 
 type reworkRec struct {
@@ -267,6 +278,7 @@ type entry struct {
 	req     *reqRec
 	resp    *respRec
 	upd     *updView
+	cancel  *cancelRec // session/cancel or $/cancel_request
 	nullErr bool
 }
 
@@ -450,6 +462,12 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 				en.req = c.newReq(l, e, v.id, v.method, v.params, sent)
 			}
 		case acp.KindNotification:
+			if d == c2a {
+				en.cancel = readCancel(v.method, v.params)
+				if en.cancel != nil && sent {
+					en.cancel.sendSeq = e.Seq
+				}
+			}
 			if d == a2c && v.method == acp.MethodSessionUpdate && (sent || l.observer) {
 				if u, ok := readUpdate(v.params); ok {
 					if sent {
@@ -466,7 +484,7 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 				en.resp = c.newResp(l, e, v, sent)
 			}
 		}
-		if en.req != nil || en.resp != nil || en.upd != nil || en.nullErr {
+		if en.req != nil || en.resp != nil || en.upd != nil || en.cancel != nil || en.nullErr {
 			f.entries = append(f.entries, en)
 		}
 	}
@@ -505,6 +523,8 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 			}
 			c.addReq(s, r)
 		}
+	case acp.MethodSessionClose:
+		r.session = readSession(params)
 	case acp.MethodSessionResume:
 		r.session = readSession(params)
 		if l.observer && sent {
@@ -589,8 +609,12 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	if r.method != acp.MethodSessionPrompt {
 		return rp
 	}
-	if r.keyState == keyBad && (rp.ok || rp.code != acp.CodeInvalidParams) && len(r.resps) == 1 {
+	// A withdrawn prompt's -32800 is a right answer whatever its key.
+	if r.keyState == keyBad && (rp.ok || rp.code != acp.CodeInvalidParams) && len(r.resps) == 1 && !(r.cancel != nil && !rp.ok && rp.code == acp.CodeRequestCancelled) {
 		c.bad = append(c.bad, r)
+	}
+	if r.cancel != nil && (rp.ok || len(r.resps) == 1 && !cancelAnswer(r, rp.code)) {
+		c.cancelled = append(c.cancelled, rp)
 	}
 	if rp.ok && rp.msgID != "" {
 		c.promptAnswered(l, r, rp)
@@ -690,6 +714,8 @@ func (c *checker) arrive(e *traces.Event) {
 			l.nullErrs++
 		case en.req != nil:
 			c.reqDelivered(l, en.req, e)
+		case en.cancel != nil:
+			c.cancelDelivered(l, en.cancel, e)
 		case en.resp != nil:
 			rp := en.resp
 			rp.delivered, rp.delSeq = true, e.Seq
@@ -725,7 +751,10 @@ func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
 	switch r.method {
 	case acp.MethodSessionResume:
 		l.ls(r.session).resumes++
+	case acp.MethodSessionClose:
+		c.cancelDelivered(l, &cancelRec{how: bySessionClose, session: r.session, req: r, sendSeq: r.sendSeq}, e)
 	case acp.MethodSessionPrompt:
+		c.trackPending(l, r)
 		s := r.sub
 		if s == nil {
 			break

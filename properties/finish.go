@@ -314,6 +314,9 @@ func (c *checker) resolve(g *group) {
 		bounds[k] = m.bound
 	}
 	feasible, lo, hi := shares(slots, bounds, len(g.cands))
+	if feasible {
+		c.withdrawnInserted(g, lo)
+	}
 	var varying []int
 	onlyDup := true // the split decides nothing but which one is a duplicate
 	for ci, x := range g.cands {
@@ -594,12 +597,18 @@ func (c *checker) missingReplies() {
 			if l.ended {
 				life = fmt.Sprintf("the link lived until the simulator closed it at %s", ms(l.endT))
 			}
-			c.add(BadReply, r.sub, r.session, ev, "%s delivered at %s was never answered: %s.", c.reqOf(r), ms(r.delT), life)
+			owed := ""
+			if r.cancel != nil {
+				owed = fmt.Sprintf("; it was pending when %s, so the Agent owed it error %d", c.cancelText(r, ev), acp.CodeRequestCancelled)
+			}
+			c.add(BadReply, r.sub, r.session, ev, "%s delivered at %s was never answered: %s%s.", c.reqOf(r), ms(r.delT), life, owed)
 		}
 	}
 }
 
 func (c *checker) judgeReplies() {
+	c.judgeCancelled()
+	c.judgeSilent()
 	for _, r := range c.twice {
 		ev := &evs{}
 		ev.add(r.sendSeq, r.delSeq)

@@ -44,7 +44,13 @@ const (
 	// an "idempotencyKey" field.
 	KeyLeak = "key-leak"
 	// BadReply: a request got no response or two while its link lived, a
-	// malformed key was not answered -32602, or a response answered no request.
+	// malformed key was not answered -32602, a response answered no request,
+	// or a prompt the Client cancelled before it was inserted (session/cancel
+	// or session/close for its session on its link, or $/cancel_request
+	// naming it or a pending request with its key in its session) was later
+	// answered with success, or first answered with an error other than
+	// -32800, or is in the final transcript although no request of it that
+	// could have inserted it escaped the cancel.
 	BadReply = "bad-reply"
 	// Unattributable: transcript messages that no response names could not be
 	// matched to submissions without changing some verdict, or match none.

@@ -589,3 +589,25 @@ func (u *updView) text() string {
 	t, _ := up.ContentText()
 	return t
 }
+
+var cancelRequestKeys = []string{"requestId"}
+
+// readRequestID reads the requestId of $/cancel_request params as the acp
+// codec decodes acp.CancelRequestParams; "" when absent or unreadable (the
+// Agent then has nothing to cancel).
+func readRequestID(params string) acp.ID {
+	var v [1]string
+	if fieldsOf(params, cancelRequestKeys, v[:]) {
+		if v[0] == "" {
+			return ""
+		}
+		if id, ok := fastID(v[0]); ok {
+			return id
+		}
+	}
+	var p acp.CancelRequestParams
+	if acp.DecodeParams(json.RawMessage(params), &p) != nil {
+		return ""
+	}
+	return p.RequestID
+}

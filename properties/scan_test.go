@@ -173,6 +173,12 @@ func codecReads(raw string) (p promptFields, u updView, session, msgID string, o
 
 func checkReaders(t *testing.T, raw string) {
 	t.Helper()
+	var cp acp.CancelRequestParams
+	if acp.DecodeParams([]byte(raw), &cp) == nil {
+		if got := readRequestID(raw); got != cp.RequestID {
+			t.Errorf("readRequestID(%s) = %q, codec %q", raw, got, cp.RequestID)
+		}
+	}
 	p, u, session, msgID, ok := codecReads(raw)
 	if !ok {
 		return
@@ -208,6 +214,10 @@ var readerCases = []string{
 	`{}`,
 	`null`,
 	`{"sessionId":"a","sessionId":"b"}`,
+	`{"requestId":7}`,
+	`{"requestId":"r\u0031"}`,
+	`{"requestId":1.5}`,
+	`{"requestId":"a","RequestId":"b"}`,
 }
 
 func TestReadersMatchCodec(t *testing.T) {
