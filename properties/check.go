@@ -77,8 +77,16 @@ type checker struct {
 	seen  map[msgKey]seenRec
 	owner map[msgKey]*respRec // first success response that named the message
 
-	final     map[string]*transcript // session → final transcript
-	sessOrder []string               // sessions in the order their transcript was first read
+	final map[string]*transcript // session → final transcript
+	// forkOf maps a session made by session/fork to its parent: a fork
+	// starts with copies of the parent's history, which no submission of
+	// the fork inserted.
+	forkOf map[string]string
+	forks  []*reqRec // every session/fork request, for forks whose answer was lost
+	// sessionUsed are the sessions some Client (not the observer) named in a
+	// request: a session no Client knew of can only be an orphan.
+	sessionUsed map[string]bool
+	sessOrder   []string // sessions in the order their transcript was first read
 
 	shared []*respRec // success responses naming a message another submission already got
 	rework []reworkRec
@@ -525,12 +533,23 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 		}
 	case acp.MethodSessionClose:
 		r.session = readSession(params)
+	case acp.MethodSessionFork:
+		r.session = readSession(params)
+		if sent {
+			c.forks = append(c.forks, r)
+		}
 	case acp.MethodSessionResume:
 		r.session = readSession(params)
 		if l.observer && sent {
 			// A new replay of the session starts from scratch.
 			delete(l.cand, r.session)
 		}
+	}
+	if r.session != "" && !l.observer {
+		if c.sessionUsed == nil {
+			c.sessionUsed = map[string]bool{}
+		}
+		c.sessionUsed[r.session] = true
 	}
 	return r
 }
@@ -594,6 +613,16 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	}
 	rp.req = r
 	r.resps = append(r.resps, rp)
+	if r.method == acp.MethodSessionFork && rp.ok && len(r.resps) == 1 {
+		if child := readSession(m.result); child != "" {
+			if c.forkOf == nil {
+				c.forkOf = map[string]string{}
+			}
+			if _, seen := c.forkOf[child]; !seen {
+				c.forkOf[child] = r.session
+			}
+		}
+	}
 	switch len(r.resps) {
 	case 1:
 		l.unanswered--

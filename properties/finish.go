@@ -159,12 +159,16 @@ func (c *checker) attribute() {
 	for _, S := range c.sessOrder {
 		t := c.final[S]
 		c.bound(t)
+		inherited := c.inherited(S)
 		for i := range t.msgs {
 			m := &t.msgs[i]
 			if own := c.owner[msgKey{S, m.id}]; own != nil && own.req.sub != nil {
 				s := own.req.sub
 				s.msgs = append(s.msgs, attrMsg{session: S, m: m})
 				continue
+			}
+			if i < inherited {
+				continue // a copy the fork made of its parent's history
 			}
 			k := groupKey{S, m.text}
 			g := groups[k]
@@ -198,6 +202,45 @@ func (c *checker) attribute() {
 	for _, g := range order {
 		c.resolve(g)
 	}
+}
+
+// inherited is how many leading messages of fork S's final transcript are
+// copies of its parent's history: the longest prefix that no response named
+// and whose texts are, position by position, those of the parent's final
+// transcript (a fork copies the parent's history as it was, in order).
+//
+// A fork whose answer was lost is a session no Client ever sent a request
+// for: it may be the fork of any parent whose session/fork request reached
+// the Agent unanswered, and the longest match among those parents counts.
+func (c *checker) inherited(S string) int {
+	if P, ok := c.forkOf[S]; ok {
+		return c.copiedPrefix(S, P)
+	}
+	if c.sessionUsed[S] {
+		return 0
+	}
+	best := 0
+	for _, r := range c.forks {
+		if r.delivered && len(r.resps) == 0 {
+			best = max(best, c.copiedPrefix(S, r.session))
+		}
+	}
+	return best
+}
+
+func (c *checker) copiedPrefix(S, P string) int {
+	t, parent := c.final[S], c.final[P]
+	if parent == nil {
+		return 0
+	}
+	n := 0
+	for n < len(t.msgs) && n < len(parent.msgs) && t.msgs[n].text == parent.msgs[n].text {
+		if own := c.owner[msgKey{S, t.msgs[n].id}]; own != nil {
+			break
+		}
+		n++
+	}
+	return n
 }
 
 // bound sets, for each message of t, the seq before which it was inserted:

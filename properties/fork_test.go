@@ -1,0 +1,77 @@
+package properties
+
+import (
+	"testing"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// forkRun: s1 is inserted in S1 as M1; the user forks S1 into S2 (the Agent
+// copies M1 as C1); s2 is inserted in S2 as M2. With lostAnswer the fork's
+// answer never reaches the wire (the Agent died after storing the fork), so
+// only the copy's text ties S2 to S1. extraCopy adds a message to S2's
+// history that is no copy: no request could have inserted it.
+func forkRun(lostAnswer, extraCopy bool) *tb {
+	b := newTB("all")
+	link := "c1>a1#1"
+	b.connect(link)
+	b.submit("c1", "s1", "hi")
+	id := b.prompt(link, "s1", "S1", "hi", "k1")
+	b.answer(link, id, "M1")
+	b.outcome("c1", "s1", traces.OutcomeInserted, "M1")
+	fid := b.nextID(link)
+	b.c2a(link, acp.Request(fid, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: "S1", Cwd: "/w"}), "")
+	s2 := []msg{{id: "C1", text: "hi"}}
+	if extraCopy {
+		s2 = append(s2, msg{id: "X9", text: "never sent"})
+	}
+	if !lostAnswer {
+		b.a2c(link, acp.Result(fid, acp.NewSessionResult{SessionID: "S2"}))
+		b.submit("c1", "s2", "more")
+		id = b.prompt(link, "s2", "S2", "more", "k1") // the same key string in the fork: a new submission
+		b.answer(link, id, "M2")
+		b.outcome("c1", "s2", traces.OutcomeInserted, "M2")
+		s2 = append(s2, msg{id: "M2", text: "more"})
+	}
+	if lostAnswer {
+		b.kill("a1#1")
+		b.disconnect(link, "kill")
+	} else {
+		b.disconnect(link, "close")
+	}
+	b.observe("a1#2", sess{id: "S1", msgs: []msg{{id: "M1", text: "hi"}}}, sess{id: "S2", msgs: s2})
+	b.add(traces.Event{Kind: traces.KindEnd, Note: traces.EndQuiet})
+	return b
+}
+
+// A fork starts with copies of its parent's history: no submission inserted
+// them, and they are neither duplicates nor unattributable, whether the fork's
+// answer reached the Client or was lost with the Agent.
+func TestForkCopiesBelongToNoSubmission(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		r := forkRun(lost, false).check()
+		if !r.OK() {
+			var kinds []string
+			for _, a := range r.Anomalies {
+				kinds = append(kinds, a.Kind+": "+a.Explanation)
+			}
+			t.Fatalf("lost answer %v: %v", lost, kinds)
+		}
+	}
+}
+
+// Only the copied prefix is excused: a message in the fork that copies
+// nothing of the parent is still one no request explains.
+func TestForkExcusesOnlyTheCopiedPrefix(t *testing.T) {
+	for _, lost := range []bool{false, true} {
+		r := forkRun(lost, true).check()
+		found := false
+		for _, a := range r.Anomalies {
+			found = found || a.Kind == Unattributable
+		}
+		if !found {
+			t.Fatalf("lost answer %v: the extra message was excused: %+v", lost, r.Anomalies)
+		}
+	}
+}
