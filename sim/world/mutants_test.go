@@ -8,13 +8,15 @@ import (
 )
 
 // Every known-bad Agent is caught by the keyed Client's swarm, each by the
-// checker it targets, and the reference Agent is not.
+// checker it targets, and the reference Agent is not, with users who also
+// cancel, close and fork.
 func TestSwarmCatchesEveryMutantAndNotTheReference(t *testing.T) {
 	const seeds = 300
 	for _, name := range append([]string{agent.Reference}, mutants.Names()...) {
 		t.Run(name, func(t *testing.T) {
 			cfg := DefaultConfig()
 			cfg.Agent = name
+			cfg.Cancels, cfg.Closes, cfg.Forks = 2, 1, 1 // the users do everything the RFD talks about
 			sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: seeds})
 			if err != nil {
 				t.Fatal(err)
