@@ -72,6 +72,7 @@ const (
 	reqPrompt
 	reqClose
 	reqFork
+	reqLogin
 )
 
 type request struct {
@@ -423,18 +424,20 @@ func (c *Client) response(r request, m *acp.Message) {
 			c.out = append(c.out, Output{Kind: OutHangup, Conn: c.conn})
 			return
 		}
-		c.ready = true
-		if c.cfg.Policy.ResendBeforeResume {
-			// The bug: the sessions are not active on this connection yet.
-			for _, s := range c.subs {
-				if !s.done && s.inflight == "" && s.attempts > 0 && c.sessions[s.sess].id != "" {
-					c.sendPrompt(s, true)
-				}
-			}
+		var res acp.InitializeResult
+		if json.Unmarshal(m.Result, &res) == nil && len(res.AuthMethods) > 0 {
+			// The Agent wants a login first: its session methods answer
+			// -32000 until then.
+			c.request(reqLogin, -1, nil, acp.MethodAuthLogin, acp.LoginParams{MethodID: res.AuthMethods[0].MethodID})
+			return
 		}
-		for i, s := range c.sessions {
-			c.openSession(i, s)
+		c.initialized()
+	case reqLogin:
+		if m.Error != nil {
+			c.out = append(c.out, Output{Kind: OutHangup, Conn: c.conn})
+			return
 		}
+		c.initialized()
 	case reqNew:
 		var res acp.NewSessionResult
 		if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.SessionID == "" {
@@ -530,6 +533,23 @@ func (c *Client) Fork(sess int) []Output {
 	}
 	c.request(reqFork, sess, nil, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd})
 	return c.flush()
+}
+
+// initialized is the connection ready for session methods: resume every
+// known session, create the others.
+func (c *Client) initialized() {
+	c.ready = true
+	if c.cfg.Policy.ResendBeforeResume {
+		// The bug: the sessions are not active on this connection yet.
+		for _, s := range c.subs {
+			if !s.done && s.inflight == "" && s.attempts > 0 && c.sessions[s.sess].id != "" {
+				c.sendPrompt(s, true)
+			}
+		}
+	}
+	for i, s := range c.sessions {
+		c.openSession(i, s)
+	}
 }
 
 func (c *Client) reopenLater(i int) {

@@ -82,7 +82,7 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 		o.open--
 		if e.Msg.Error != nil {
 			switch {
-			case r.tag == "init":
+			case r.tag == "init" || r.tag == "login":
 				// initialize is not sent twice on a connection: ask for a new one.
 				o.out = append(o.out, Output{Kind: OutHangup, Conn: o.conn})
 			case e.Msg.Error.Code == acp.CodeInternalError && o.retries < maxRetries:
@@ -94,6 +94,13 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 		switch r.tag {
 		case "probe":
 		case "init":
+			var res acp.InitializeResult
+			if json.Unmarshal(e.Msg.Result, &res) == nil && len(res.AuthMethods) > 0 {
+				o.request("login", acp.MethodAuthLogin, acp.LoginParams{MethodID: res.AuthMethods[0].MethodID})
+				continue
+			}
+			o.request("list", acp.MethodSessionList, acp.ListSessionsParams{})
+		case "login":
 			o.request("list", acp.MethodSessionList, acp.ListSessionsParams{})
 		case "list":
 			var res acp.ListSessionsResult
