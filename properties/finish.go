@@ -233,11 +233,38 @@ func (c *checker) copiedPrefix(S, P string) int {
 	if parent == nil {
 		return 0
 	}
+	if c.retainN > 0 {
+		return c.copiedUnderRetention(S, P)
+	}
 	n := 0
 	for n < len(t.msgs) && n < len(parent.msgs) && t.msgs[n].text == parent.msgs[n].text {
 		if own := c.owner[msgKey{S, t.msgs[n].id}]; own != nil {
 			break
 		}
+		n++
+	}
+	return n
+}
+
+// copiedUnderRetention is copiedPrefix when retention may have dropped the
+// oldest messages of the parent, of the fork or of both, so the copies no
+// longer line up: the fork's leading messages that no response named and
+// whose text the parent once held (in its final transcript or in a prompt a
+// Client sent it) count as copies.
+func (c *checker) copiedUnderRetention(S, P string) int {
+	texts := map[string]bool{}
+	for _, m := range c.final[P].msgs {
+		texts[m.text] = true
+	}
+	for _, s := range c.order {
+		for _, r := range s.reqs {
+			if r.session == P && r.delivered {
+				texts[s.text] = true
+			}
+		}
+	}
+	t, n := c.final[S], 0
+	for n < len(t.msgs) && texts[t.msgs[n].text] && c.owner[msgKey{S, t.msgs[n].id}] == nil {
 		n++
 	}
 	return n

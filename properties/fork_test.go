@@ -75,3 +75,34 @@ func TestForkExcusesOnlyTheCopiedPrefix(t *testing.T) {
 		}
 	}
 }
+
+// Under retention the parent may have dropped the message the fork copied:
+// the copy still belongs to no submission, because the parent once held its
+// text.
+func TestForkCopyOfAMessageTheParentDropped(t *testing.T) {
+	b := newTB("last 1")
+	link := "c1>a1#1"
+	b.connect(link)
+	b.submit("c1", "s1", "hi")
+	id := b.prompt(link, "s1", "S1", "hi", "k1")
+	b.answer(link, id, "M1")
+	b.outcome("c1", "s1", traces.OutcomeInserted, "M1")
+	fid := b.nextID(link)
+	b.c2a(link, acp.Request(fid, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: "S1", Cwd: "/w"}), "")
+	b.a2c(link, acp.Result(fid, acp.NewSessionResult{SessionID: "S2"}))
+	b.submit("c1", "s2", "later")
+	id = b.prompt(link, "s2", "S1", "later", "k2")
+	b.answer(link, id, "M2")
+	b.outcome("c1", "s2", traces.OutcomeInserted, "M2")
+	b.disconnect(link, "close")
+	b.observe("a1#2", sess{id: "S1", msgs: []msg{{id: "M2", text: "later"}}}, sess{id: "S2", msgs: []msg{{id: "C1", text: "hi"}}})
+	b.add(traces.Event{Kind: traces.KindEnd, Note: traces.EndQuiet})
+	if r := b.check(); !r.OK() {
+		t.Fatalf("%+v", r.Anomalies)
+	}
+	// Without retention the same history is wrong: S1 lost M1.
+	b.h.Contract.Retention = "all"
+	if r := b.check(); r.OK() {
+		t.Fatal("with retention all, M1 missing from S1 went unreported")
+	}
+}
