@@ -11,9 +11,10 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 )
 
-// specDir is the workspace's copy of the v2 schemas and the RFD, relative to
-// this package's directory (go test runs in it).
-const specDir = "../../../shared/spec"
+// specDir holds the v2 schemas (npm @agentclientprotocol/sdk 2.4.0,
+// Apache-2.0) and the draft RFD, copied into the repository so the test runs
+// on any clone; testdata/spec/README.md says where they come from.
+const specDir = "testdata/spec"
 
 // schemaMethod is what the schemas say about one x-method: which message
 // kinds carry it, handled by which side, and in which schema files.
@@ -29,7 +30,7 @@ func readSchemas(t *testing.T) map[string]*schemaMethod {
 	t.Helper()
 	out := map[string]*schemaMethod{}
 	for _, file := range []string{"schema.json", "schema.unstable.json"} {
-		path := filepath.Join(specDir, "acp-v2", file)
+		path := filepath.Join(specDir, file)
 		b, err := os.ReadFile(path)
 		if err != nil {
 			abs, _ := filepath.Abs(path)
