@@ -3,19 +3,22 @@ module github.com/acpsim/acpsim
 go 1.26
 
 require (
-	github.com/cockroachdb/datadriven v1.0.3 // indirect
-	github.com/goccy/go-json v0.12.0 // indirect
-	github.com/google/uuid v1.6.0 // indirect
+	github.com/cockroachdb/datadriven v1.0.3
+	github.com/goccy/go-json v0.12.0
+	github.com/google/uuid v1.6.0
+	github.com/mattn/go-isatty v0.0.24
+	github.com/schollz/progressbar/v3 v3.19.1
+	github.com/spf13/cobra v1.10.2
+	github.com/spf13/pflag v1.0.9
+	go.uber.org/goleak v1.3.0
+	pgregory.net/rapid v1.3.0
+)
+
+require (
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/mattn/go-isatty v0.0.24 // indirect
 	github.com/mitchellh/colorstring v0.0.0-20190213212951-d06e56a500db // indirect
 	github.com/pmezard/go-difflib v1.0.0 // indirect
 	github.com/rivo/uniseg v0.4.7 // indirect
-	github.com/schollz/progressbar/v3 v3.19.1 // indirect
-	github.com/spf13/cobra v1.10.2 // indirect
-	github.com/spf13/pflag v1.0.9 // indirect
-	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sys v0.46.0 // indirect
 	golang.org/x/term v0.44.0 // indirect
-	pgregory.net/rapid v1.3.0 // indirect
 )

@@ -328,6 +328,10 @@ func (q *frameQueue) drain() []*frameRec {
 }
 
 type transcript struct {
+	// sealed: messages before this index were followed by another update
+	// in the replay; a whole user_message naming one of them again is a
+	// second history entry, not a patch.
+	sealed  int
 	session string
 	link    string
 	seq, t  int64 // the observer's successful session/resume answer
@@ -343,6 +347,12 @@ type tmsg struct {
 
 func (t *transcript) apply(u *updView, seq int64) {
 	i, ok := t.index[u.msgID]
+	if ok && u.kind == acp.UpdateUserMessage && i < t.sealed {
+		// The replay came back to a message it had moved past: the
+		// history holds this id twice, two messages under one name (an
+		// adapter whose runtime appended a repeated id).
+		ok = false
+	}
 	if !ok {
 		if t.index == nil {
 			t.index = map[string]int{}
@@ -837,6 +847,9 @@ func (c *checker) disconnect(e *traces.Event) {
 
 func (c *checker) observe(l *linkState, u *updView, e *traces.Event) {
 	if u.kind != acp.UpdateUserMessage && u.kind != acp.UpdateUserMessageChunk {
+		if t := l.cand[u.session]; t != nil {
+			t.sealed = len(t.msgs)
+		}
 		return
 	}
 	t := l.cand[u.session]

@@ -46,6 +46,14 @@ type Knobs struct {
 	Chunks int
 	// ChunkEvery is the virtual time between two chunks.
 	ChunkEvery time.Duration
+	// RuntimeDedupe (adapter only) is what the runtime does with a user
+	// message whose id its history already holds: "refuse" it or "append"
+	// it again. The RFD: "Neither runtime can be relied on to refuse a
+	// repeated ID", so the default is append.
+	RuntimeDedupe string
+	// RuntimeDelay (adapter only) is how long the runtime takes to append a
+	// submitted user message to its stored history.
+	RuntimeDelay time.Duration
 }
 
 // Knob values.
@@ -61,12 +69,14 @@ const (
 	CloseError     = "error"
 	AuthNone       = "none"
 	AuthRequired   = "required"
+	DedupeRefuse   = "refuse"
+	DedupeAppend   = "append"
 )
 
 // DefaultKnobs are the reference Agent's defaults.
 func DefaultKnobs() Knobs {
 	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Auth: AuthNone,
-		Chunks: 3, ChunkEvery: 20 * time.Millisecond}
+		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond}
 }
 
 // choiceKnobs are the knobs with a fixed set of values, as data: the trace
@@ -81,6 +91,7 @@ var choiceKnobs = []struct {
 	{"compare", []string{CompareRetry, CompareReject}, func(k *Knobs) *string { return &k.Compare }},
 	{"close-missing", []string{CloseOK, CloseError}, func(k *Knobs) *string { return &k.CloseMissing }},
 	{"auth", []string{AuthNone, AuthRequired}, func(k *Knobs) *string { return &k.Auth }},
+	{"runtime-dedupe", []string{DedupeAppend, DedupeRefuse}, func(k *Knobs) *string { return &k.RuntimeDedupe }},
 }
 
 // Retention is the Agent's retention promise in the trace contract's terms:
@@ -109,7 +120,8 @@ func ChoiceKnobs() []ChoiceKnob {
 	return out
 }
 
-// Set sets the named knob (a choice knob, retain or live-only), checking
+// Set sets the named knob (a choice knob, retain, live-only or
+// runtime-delay), checking
 // its value.
 func (k *Knobs) Set(name, value string) error {
 	switch name {
@@ -122,6 +134,13 @@ func (k *Knobs) Set(name, value string) error {
 		return nil
 	case "live-only":
 		k.LiveOnly = value
+		return nil
+	case "runtime-delay":
+		d, err := time.ParseDuration(value)
+		if err != nil || d < 0 {
+			return fmt.Errorf("knob runtime-delay=%q: expected a duration such as 15ms", value)
+		}
+		k.RuntimeDelay = d
 		return nil
 	}
 	for _, c := range choiceKnobs {
@@ -150,6 +169,8 @@ func (k Knobs) Map() map[string]string {
 		"cancel-scope": "sender",
 		"retain":       fmt.Sprint(k.Retain),
 		"live-only":    k.LiveOnly,
+		// runtime-delay is read by the adapter model only.
+		"runtime-delay": k.RuntimeDelay.String(),
 	}
 	for _, c := range choiceKnobs {
 		m[c.name] = *c.get(&k)
@@ -167,6 +188,9 @@ func (k Knobs) Validate() error {
 	}
 	if k.Retain < 0 {
 		return fmt.Errorf("retain %d: expected 0 (keep everything) or a positive number of messages", k.Retain)
+	}
+	if k.RuntimeDelay < 0 {
+		return fmt.Errorf("runtime-delay %v: expected a duration of 0 or more", k.RuntimeDelay)
 	}
 	if k.Chunks < 1 || k.ChunkEvery <= 0 {
 		return fmt.Errorf("work must have at least one chunk and a positive chunk interval")

@@ -9,6 +9,7 @@ package agent
 import (
 	"time"
 
+	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/sim"
 )
 
@@ -26,6 +27,11 @@ const (
 	// OutInsert notes that a user message was inserted (trace bookkeeping
 	// only; checkers never read it).
 	OutInsert
+	// OutDeferred asks the host to commit Batch to the store and sync it
+	// After from now, even if the process died meanwhile: it is a write
+	// another process (an adapter's runtime) finishes on its own. A Commit
+	// error (a refused batch) is ignored.
+	OutDeferred
 )
 
 // Output is one effect of a step. Step names the protocol step that produced
@@ -41,6 +47,9 @@ type Output struct {
 	Session   string
 	MessageID string
 	Text      string
+
+	// Batch is the write of an OutDeferred.
+	Batch store.Batch
 }
 
 // Machine is a model Agent process.

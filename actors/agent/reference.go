@@ -35,6 +35,46 @@ type Agent struct {
 	batches  map[waiter]*batchReply
 	nextTmr  int
 	out      []Output
+	// strat stores user messages and recognizes keys for a model that
+	// reuses this protocol handling (the adapter); nil is the reference's
+	// own store batch with a key binding.
+	strat strategy
+	begun bool // the process has had its first input
+}
+
+// strategy is how a model built on the reference Agent's protocol handling
+// stores a user message and recognizes a key it was inserted with.
+type strategy interface {
+	// recognized returns the messageId the key of session s was inserted
+	// with and the step that answers it, if the strategy knows it.
+	recognized(s *session, key string) (messageID, step string, ok bool)
+	// submit stores the user message of h (appending its outputs to a.out)
+	// and returns it.
+	submit(s *session, h *heldPrompt) store.Message
+	// history is what a resume replays and a fork copies.
+	history(s *session) []store.Message
+	// started is the first input of the process: the strategy may set a
+	// timer (it has the next timer id).
+	started(timerID int) []Output
+	// defer queues a keyed prompt the strategy is not ready to look up yet;
+	// ready returns the queued ones when timer id fires (ok: it was its timer).
+	defer_(conn string, m *acp.Message) bool
+	ready(id int) (queued []queuedPrompt, ok bool)
+}
+
+// queuedPrompt is a prompt request a strategy put aside.
+type queuedPrompt struct {
+	conn string
+	m    acp.Message
+}
+
+// historyOf is the stored history of s: the reference's own, or the
+// strategy's.
+func (a *Agent) historyOf(s *session) []store.Message {
+	if a.strat != nil {
+		return a.strat.history(s)
+	}
+	return s.history
 }
 
 type session struct {
@@ -114,6 +154,11 @@ type connState struct {
 // Connect implements Machine.
 func (a *Agent) Connect(conn string) []Output {
 	a.conns[conn] = &connState{}
+	if a.strat != nil && !a.begun {
+		a.begun = true
+		a.nextTmr++
+		return a.strat.started(a.nextTmr)
+	}
 	return nil
 }
 
@@ -413,7 +458,7 @@ func (a *Agent) resume(conn string, m *acp.Message) {
 	}
 	s.activate(conn)
 	if p.ReplayFrom != nil {
-		for _, msg := range s.history {
+		for _, msg := range a.historyOf(s) {
 			a.update(s, "replay", messageUpdate(msg))
 		}
 	}
@@ -510,7 +555,7 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 	}
 	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
 	b := store.Batch{Sessions: []store.Session{rec}}
-	for _, msg := range parent.history {
+	for _, msg := range a.historyOf(parent) {
 		// The copy keeps no key: a fork inherits no bindings, and forgetting
 		// a copy must not drop a binding the fork made itself.
 		msg.Session, msg.ID, msg.Key = rec.ID, a.env.NewID(), ""
@@ -593,6 +638,15 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 			a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: id})
 			return
 		}
+		if a.strat != nil {
+			if a.strat.defer_(conn, m) {
+				return
+			}
+			if id, step, ok := a.strat.recognized(s, key); ok {
+				a.reply(conn, m.ID, step, acp.PromptResult{MessageID: id})
+				return
+			}
+		}
 		if b, ok := a.st.Binding(s.rec.ID, key); ok {
 			if a.knobs.Compare == CompareReject && b.Prompt != text {
 				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
@@ -638,6 +692,13 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 // syncs, answers every waiter with the messageId, echoes the user message and
 // starts (or, at a breakpoint, extends) the work.
 func (a *Agent) insert(s *session, h *heldPrompt) {
+	if a.strat != nil {
+		if h.hasKey {
+			delete(s.pending, h.key)
+		}
+		a.started(s, h, a.strat.submit(s, h))
+		return
+	}
 	content, _ := json.Marshal(h.prompt)
 	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content, Key: h.key}
 	b := store.Batch{Sessions: []store.Session{s.rec}, Messages: []store.Message{msg}}
@@ -663,6 +724,12 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		Output{Kind: OutInsert, Step: "inserted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text},
 		Output{Kind: OutSync, Step: "sync-insert"})
 	a.applyRetention(s)
+	a.started(s, h, msg)
+}
+
+// started answers every waiter of h with the messageId of msg, echoes the
+// user message and starts (or, at a breakpoint, extends) the work.
+func (a *Agent) started(s *session, h *heldPrompt, msg store.Message) {
 	for _, w := range h.waiters {
 		a.respond(w.conn, w.id, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
 	}
@@ -755,6 +822,14 @@ func (a *Agent) setTimer(s *session) {
 
 // Timer implements Machine: one chunk of work.
 func (a *Agent) Timer(id int) []Output {
+	if a.strat != nil {
+		if queued, ok := a.strat.ready(id); ok {
+			for _, q := range queued {
+				a.prompt(q.conn, &q.m)
+			}
+			return a.flush()
+		}
+	}
 	sid, ok := a.timers[id]
 	delete(a.timers, id)
 	s := a.sessions[sid]

@@ -38,6 +38,9 @@ type harness struct {
 type pendingTimer struct {
 	at time.Duration
 	id int
+	// batch is a deferred write (OutDeferred): the runtime commits it at
+	// at, whatever became of the process that asked for it.
+	batch *store.Batch
 }
 
 func (h *harness) start() {
@@ -45,7 +48,13 @@ func (h *harness) start() {
 	if err != nil {
 		panic(err)
 	}
-	h.timers = nil
+	kept := h.timers[:0]
+	for _, t := range h.timers { // a restart ends the process's timers, not the runtime's writes
+		if t.batch != nil {
+			kept = append(kept, t)
+		}
+	}
+	h.timers = kept
 	h.m = f(h.knobs, func() store.Store { return h.disk }, agent.Env{
 		Name: "a",
 		Choose: func(d sim.Decision) int {
@@ -81,10 +90,33 @@ func (h *harness) render(outs []agent.Output) string {
 		case agent.OutInsert:
 			fmt.Fprintf(&b, "insert %s %s %q", o.Session, o.MessageID, o.Text)
 		case agent.OutTimer:
-			h.timers = append(h.timers, pendingTimer{h.now + o.After, o.ID})
+			h.timers = append(h.timers, pendingTimer{h.now + o.After, o.ID, nil})
 			continue
+		case agent.OutDeferred:
+			batch := o.Batch
+			h.timers = append(h.timers, pendingTimer{h.now + o.After, 0, &batch})
+			for _, m := range batch.Messages {
+				fmt.Fprintf(&b, "submit %s %s %q (runtime appends in %v)", m.Session, m.ID, m.Text, o.After)
+			}
 		}
 		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// runtimeCommit applies a deferred write, as the simulator's host does.
+func (h *harness) runtimeCommit(batch store.Batch) string {
+	var b strings.Builder
+	err := h.disk.Commit(batch)
+	if err == nil {
+		h.disk.Sync()
+	}
+	for _, m := range batch.Messages {
+		if err != nil {
+			fmt.Fprintf(&b, "runtime refuses %s %s: %v\n", m.Session, m.ID, err)
+			continue
+		}
+		fmt.Fprintf(&b, "runtime stores %s %s %q\n", m.Session, m.ID, m.Text)
 	}
 	return b.String()
 }
@@ -176,6 +208,7 @@ func TestScenarios(t *testing.T) {
 					}
 				}
 				h.disk = store.NewDisk()
+				h.timers = nil
 				h.nextReq = map[string]int64{}
 				h.ids = 0
 				h.start()
@@ -254,6 +287,11 @@ func TestScenarios(t *testing.T) {
 					next := h.timers[0]
 					h.timers = h.timers[1:]
 					h.now = next.at
+					if next.batch != nil {
+						b.WriteString(h.runtimeCommit(*next.batch))
+						n--
+						continue
+					}
 					b.WriteString(h.render(h.m.Timer(next.id)))
 					n--
 				}

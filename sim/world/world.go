@@ -386,6 +386,15 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 					w.applyAgent(p, p.m.Timer(id))
 				}
 			})
+		case agent.OutDeferred:
+			// The runtime is a process of its own: it finishes the write
+			// even if this one dies meanwhile. A refused batch is ignored.
+			batch, disk := o.Batch, p.node.disk
+			w.loop.After(o.After, func() {
+				if disk.Commit(batch) == nil {
+					disk.Sync()
+				}
+			})
 		case agent.OutInsert:
 			w.Record(traces.Event{Kind: traces.KindInsert, From: p.name, Session: o.Session, MessageID: o.MessageID, Text: o.Text})
 		}

@@ -37,6 +37,7 @@ var mutants = []struct {
 	{"insert-after-close", "session/close answers held prompts -32800 but inserts them later", newInsertAfterClose, "bad-reply"},
 	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
+	{"adapter-no-rebuild", "an adapter that never reads the message ids back from the runtime's history: after a restart a retry is submitted again", newAdapterNoRebuild, "duplicate"},
 }
 
 // Catches is the anomaly kind the checkers must report for the named
@@ -628,4 +629,14 @@ func newForkForgetsParent(k agent.Knobs, open agent.StoreOpener, env agent.Env) 
 		return frame, nil
 	}
 	return w
+}
+
+// newAdapterNoRebuild is the adapter whose id set starts empty after a
+// restart: it only knows the ids this process submitted. Its real anomaly
+// is a duplicate (with runtime-dedupe=append the history holds the derived
+// id twice), but the checker's transcript is keyed by messageId and folds
+// two user messages with one id into one, so what it reports is the second
+// round of work: "rework".
+func newAdapterNoRebuild(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	return agent.NewAdapter(k, open(), env, func(store.Store, string) []string { return nil })
 }

@@ -1,5 +1,7 @@
 package store
 
+import "fmt"
+
 // Disk is the simulator's Store: committed batches are visible at once but
 // durable only after Sync; Crash decides whether the unsynced ones survive.
 // It is shared by every incarnation of an Agent process (and by several Agent
@@ -33,6 +35,15 @@ func (d *Disk) Commit(b Batch) error {
 	for _, k := range b.Bindings {
 		if old, ok := d.bindings[[2]string{k.Session, k.Key}]; ok {
 			return &BoundError{Existing: old}
+		}
+	}
+	if b.UniqueIDs {
+		for _, m := range b.Messages {
+			for _, old := range d.messages[m.Session] {
+				if old.ID == m.ID {
+					return fmt.Errorf("%w: session %s message %s", ErrMessageExists, m.Session, m.ID)
+				}
+			}
 		}
 	}
 	d.log = append(d.log, b)

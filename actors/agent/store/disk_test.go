@@ -332,3 +332,23 @@ func ExampleDisk() {
 	// m1 hello
 	// k3 bound: false
 }
+
+// A batch with UniqueIDs is refused whole when a message id is already in
+// its session; without it the same id is appended again (a runtime that
+// does not refuse a repeated id).
+func TestUniqueIDs(t *testing.T) {
+	d := store.NewDisk()
+	mustCommit(t, d, store.Batch{Messages: []store.Message{user("S", "M1", "hi")}})
+	err := d.Commit(store.Batch{Messages: []store.Message{user("S", "M1", "hi")}, UniqueIDs: true})
+	if !errors.Is(err, store.ErrMessageExists) {
+		t.Fatalf("UniqueIDs commit of a stored id: err %v, want ErrMessageExists", err)
+	}
+	if got := messageIDs(d, "S"); !reflect.DeepEqual(got, []string{"M1"}) {
+		t.Fatalf("after a refused batch: %v", got)
+	}
+	mustCommit(t, d, store.Batch{Messages: []store.Message{user("T", "M1", "hi")}, UniqueIDs: true}) // another session
+	mustCommit(t, d, store.Batch{Messages: []store.Message{user("S", "M1", "hi")}})
+	if got := messageIDs(d, "S"); !reflect.DeepEqual(got, []string{"M1", "M1"}) {
+		t.Fatalf("append of a stored id: %v", got)
+	}
+}

@@ -56,7 +56,15 @@ type Batch struct {
 	Delete   []string
 	// Forget discards messages (by Session and ID) with their key bindings.
 	Forget []Message
+	// UniqueIDs makes Commit refuse the batch (ErrMessageExists, nothing
+	// written) when one of its Messages has an ID its session already holds:
+	// a runtime that refuses a repeated message id.
+	UniqueIDs bool
 }
+
+// ErrMessageExists is returned by Commit for a batch with UniqueIDs whose
+// message id is already in its session; nothing of the batch is written.
+var ErrMessageExists = errors.New("message id already in the session")
 
 // ErrKeyBound is returned (wrapped in *BoundError) when a batch would bind a
 // key that is already bound; nothing of the batch is written.
