@@ -69,8 +69,10 @@ type adapter struct {
 	rebuild Rebuild
 	// settle is the timer that ends the start-up wait: until the runtime's
 	// writes from before this process could have landed (Knobs.RuntimeDelay
-	// after the start), a keyed prompt waits in queued, because history
-	// read now may lack a message the runtime is still storing.
+	// after the start) the adapter has not finished starting, and holds
+	// back its answer to initialize (queued): history read now may lack a
+	// message the runtime is still storing, and no Client sends a prompt
+	// before its initialize is answered.
 	settle  int
 	settled bool
 	queued  []queuedPrompt
@@ -128,7 +130,7 @@ func (ad *adapter) started(timerID int) []Output {
 }
 
 func (ad *adapter) defer_(conn string, m *acp.Message) bool {
-	if ad.settled || ad.settle == 0 {
+	if ad.settled || ad.settle == 0 || m.Method != acp.MethodInitialize {
 		return false
 	}
 	ad.queued = append(ad.queued, queuedPrompt{conn: conn, m: *m})

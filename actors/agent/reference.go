@@ -56,8 +56,8 @@ type strategy interface {
 	// started is the first input of the process: the strategy may set a
 	// timer (it has the next timer id).
 	started(timerID int) []Output
-	// defer queues a keyed prompt the strategy is not ready to look up yet;
-	// ready returns the queued ones when timer id fires (ok: it was its timer).
+	// defer queues a request the strategy is not ready to serve yet; ready
+	// returns the queued ones when timer id fires (ok: it was its timer).
 	defer_(conn string, m *acp.Message) bool
 	ready(id int) (queued []queuedPrompt, ok bool)
 }
@@ -294,6 +294,9 @@ func (a *Agent) handle(conn string, p acp.Parsed) {
 		return // the reference Agent sends no requests; stray responses are ignored
 	case acp.KindNotification:
 		a.notification(conn, m)
+		return
+	}
+	if a.strat != nil && a.strat.defer_(conn, m) {
 		return
 	}
 	h, ok := requestHandlers[m.Method]
@@ -639,9 +642,6 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 			return
 		}
 		if a.strat != nil {
-			if a.strat.defer_(conn, m) {
-				return
-			}
 			if id, step, ok := a.strat.recognized(s, key); ok {
 				a.reply(conn, m.ID, step, acp.PromptResult{MessageID: id})
 				return
@@ -825,7 +825,9 @@ func (a *Agent) Timer(id int) []Output {
 	if a.strat != nil {
 		if queued, ok := a.strat.ready(id); ok {
 			for _, q := range queued {
-				a.prompt(q.conn, &q.m)
+				if a.conns[q.conn] != nil { // the connection is still there
+					a.handle(q.conn, acp.Parsed{Msg: q.m})
+				}
 			}
 			return a.flush()
 		}
