@@ -494,6 +494,20 @@ func (h hider) fail(ref reqRef, why string) agent.Output {
 		Frame: acp.ErrorResponse(ref.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why))}
 }
 
+// out is the output hook of a mutant that hides requests: it keeps pend up
+// to date and drops the reference's answers to hidden requests.
+func (h hider) out(pend *pendingPrompts) func(agent.Output) []agent.Output {
+	return func(o agent.Output) []agent.Output {
+		if r, ok := responseOf(o); ok {
+			pend.answered(o.Conn, r.ID)
+		}
+		if !h.filter(o) {
+			return nil
+		}
+		return []agent.Output{o}
+	}
+}
+
 // filter drops a reference output that answers a hidden request.
 func (h hider) filter(o agent.Output) bool {
 	if r, ok := responseOf(o); ok && h[reqRef{o.Conn, r.ID}] {
@@ -522,15 +536,7 @@ func newCancelOnlyNamed(k agent.Knobs, open agent.StoreOpener, env agent.Env) ag
 		pend.answered(conn, p.RequestID)
 		return nil, []agent.Output{hidden.fail(ref, "cancelled by $/cancel_request")}
 	}
-	w.out = func(o agent.Output) []agent.Output {
-		if r, ok := responseOf(o); ok {
-			pend.answered(o.Conn, r.ID)
-		}
-		if !hidden.filter(o) {
-			return nil
-		}
-		return []agent.Output{o}
-	}
+	w.out = hidden.out(pend)
 	return w
 }
 
@@ -555,15 +561,7 @@ func newInsertAfterClose(k agent.Knobs, open agent.StoreOpener, env agent.Env) a
 		}
 		return nil, append(out, agent.Output{Kind: agent.OutSend, Step: "respond-close", Conn: conn, Frame: acp.Result(m.ID, struct{}{})})
 	}
-	w.out = func(o agent.Output) []agent.Output {
-		if r, ok := responseOf(o); ok {
-			pend.answered(o.Conn, r.ID)
-		}
-		if !hidden.filter(o) {
-			return nil
-		}
-		return []agent.Output{o}
-	}
+	w.out = hidden.out(pend)
 	return w
 }
 
