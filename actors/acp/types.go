@@ -271,7 +271,7 @@ type SessionUpdateParams struct {
 
 // MessageUpdate is a whole-message update carrying text content.
 func MessageUpdate(kind, messageID, text string) Update {
-	c, _ := json.Marshal([]ContentBlock{Text(text)})
+	c := append(textBlock([]byte{'['}, text), ']')
 	return Update{Kind: kind, MessageID: messageID, Content: c}
 }
 
@@ -283,8 +283,7 @@ func BlocksUpdate(kind, messageID string, blocks []ContentBlock) Update {
 
 // ChunkUpdate is a chunk update carrying one text block.
 func ChunkUpdate(kind, messageID, text string) Update {
-	c, _ := json.Marshal(Text(text))
-	return Update{Kind: kind, MessageID: messageID, Content: c}
+	return Update{Kind: kind, MessageID: messageID, Content: textBlock(nil, text)}
 }
 
 // StateUpdate is a state_update; stopReason is set only for idle.

@@ -142,7 +142,7 @@ func (a *Agent) update(s *session, step string, u acp.Update) {
 	if s.conn == "" {
 		return // no connection to tell: live updates are lost, replay recovers them
 	}
-	a.send(s.conn, step, acp.Notification(acp.MethodSessionUpdate, acp.SessionUpdateParams{SessionID: s.rec.ID, Update: u}))
+	a.send(s.conn, step, acp.UpdateFrame(s.rec.ID, u))
 }
 
 // connState is what the Agent knows of one connection.

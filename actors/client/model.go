@@ -397,6 +397,9 @@ func (c *Client) Receive(conn string, frame []byte) []Output {
 	if conn != c.conn {
 		return nil
 	}
+	if !c.cfg.Policy.Lookup && acp.IsUpdateFrame(frame) {
+		return nil // only a lookup Client reads updates; the others reconcile by responses
+	}
 	line := acp.ParseLine(frame)
 	for _, e := range line.Entries {
 		if e.Err == nil && e.Msg.Kind() == acp.KindNotification {

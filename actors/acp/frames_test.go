@@ -1,0 +1,73 @@
+package acp
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"testing"
+
+	"pgregory.net/rapid"
+)
+
+// The hand encoders write what encoding/json writes for the same values,
+// for any strings, escapes and all.
+func TestHandEncodedFramesMatchEncodingJSON(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		str := rapid.OneOf(rapid.String(), rapid.StringMatching(`[a-f0-9-]{0,36}`))
+		u := Update{
+			Kind:       rapid.SampledFrom([]string{UpdateUserMessage, UpdateAgentMessageChunk, UpdateState, "_x"}).Draw(t, "kind"),
+			MessageID:  str.Draw(t, "id"),
+			State:      rapid.SampledFrom([]string{"", StateIdle, StateRunning}).Draw(t, "state"),
+			StopReason: rapid.SampledFrom([]string{"", "end_turn"}).Draw(t, "stop"),
+		}
+		text := str.Draw(t, "text")
+		switch rapid.IntRange(0, 2).Draw(t, "content") {
+		case 1:
+			u.Content = MessageUpdate(u.Kind, u.MessageID, text).Content
+			want, _ := stdjson.Marshal([]plainBlock{{"text", text}})
+			if !bytes.Equal(u.Content, want) {
+				t.Fatalf("message content %s, want %s", u.Content, want)
+			}
+		case 2:
+			u.Content = ChunkUpdate(u.Kind, u.MessageID, text).Content
+			want, _ := stdjson.Marshal(plainBlock{"text", text})
+			if !bytes.Equal(u.Content, want) {
+				t.Fatalf("chunk content %s, want %s", u.Content, want)
+			}
+		}
+		if rapid.Bool().Draw(t, "meta") {
+			u.Meta = stdjson.RawMessage(`{"k":"v"}`)
+		}
+		session := str.Draw(t, "session")
+		got := UpdateFrame(session, u)
+		want, err := stdjson.Marshal(&Message{JSONRPC: Version, Method: MethodSessionUpdate, Params: mustStd(SessionUpdateParams{SessionID: session, Update: u})})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("UpdateFrame:\n got %s\nwant %s", got, want)
+		}
+		if !IsUpdateFrame(got) {
+			t.Fatal("IsUpdateFrame does not know its own frame")
+		}
+	})
+}
+
+func mustStd(v any) stdjson.RawMessage {
+	b, err := stdjson.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+func TestIsUpdateFrameOnlyMatchesUpdates(t *testing.T) {
+	for _, f := range []string{
+		`{"jsonrpc":"2.0","id":1,"result":{}}`,
+		`{"jsonrpc":"2.0","method":"session/updates","params":{}}`,
+		`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":`,
+	} {
+		if IsUpdateFrame([]byte(f)) {
+			t.Errorf("%s taken for an update frame", f)
+		}
+	}
+}
