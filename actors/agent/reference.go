@@ -3,6 +3,7 @@ package agent
 import (
 	"encoding/json"
 	"errors"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -568,7 +569,7 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
 		return
 	}
-	a.sessions[rec.ID] = &session{rec: rec, conn: conn, history: b.Messages, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+	a.sessions[rec.ID] = &session{rec: rec, conn: conn, history: slices.Clone(b.Messages), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-fork"})
 	a.reply(conn, m.ID, "respond-fork", acp.NewSessionResult{SessionID: rec.ID})
 }

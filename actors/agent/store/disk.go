@@ -1,6 +1,9 @@
 package store
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Disk is the simulator's Store: committed batches are visible at once but
 // durable only after Sync; Crash decides whether the unsynced ones survive.
@@ -46,6 +49,13 @@ func (d *Disk) Commit(b Batch) error {
 			}
 		}
 	}
+	// The log keeps its own copy: a caller that goes on appending to the
+	// slices it passed must not rewrite what a crash would replay.
+	b.Sessions = slices.Clone(b.Sessions)
+	b.Messages = slices.Clone(b.Messages)
+	b.Bindings = slices.Clone(b.Bindings)
+	b.Delete = slices.Clone(b.Delete)
+	b.Forget = slices.Clone(b.Forget)
 	d.log = append(d.log, b)
 	d.apply(b)
 	return nil
