@@ -32,6 +32,13 @@ const (
 	// ClientRestart is asked by the host before it applies the outputs of a
 	// Client's step (site "c1/step/N").
 	ClientRestart = "client-restart"
+
+	// Streamable HTTP (HTTPLink). Asked per POST (site "<link>/post/N") or
+	// per SSE event (site "<link>/sse/N").
+	PostLost     = "post-lost"
+	AcceptedLost = "accepted-lost"
+	StreamBreak  = "stream-break"
+	ConnExpired  = "conn-expired"
 )
 
 // DelaySteps are the options of a delay decision: how much later than the
@@ -48,6 +55,11 @@ var Faults = []Fault{
 	{LoseUnsynced, 2, 0.5, "a killed Agent loses the writes it had not synced"},
 	{Reject, 2, 0.04, "the Agent rejects a prompt before insertion with a transient -32603"},
 	{ClientRestart, 2, 0.002, "the Client process dies before applying a step's outputs (its pipe ends, the Agent reads EOF and exits, nothing in flight is read) and restarts from its saved state: pending submissions with their keys, known sessions"},
+	// Streamable HTTP only; rate 0 by default so stdio seeds do not change.
+	{PostLost, 2, 0, "HTTP: a POST never reaches the Agent; the Client gets no status (0) and may resend it"},
+	{AcceptedLost, 2, 0, "HTTP: the Agent read and processed a POST but its 202 (or initialize's 200) never reached the Client: status 0, and a resend delivers the same JSON-RPC message twice"},
+	{StreamBreak, 2, 0, "HTTP: an SSE stream breaks as an event is written: that event, the stream's events in flight and every later one until the Client reopens the stream are lost"},
+	{ConnExpired, 2, 0, "HTTP: the Acp-Connection-Id expires as a POST reaches the Agent: that POST and every later request get 404, the Agent side disconnects, the Client must initialize again"},
 }
 
 // DefaultRates returns the default rate of every fault kind.

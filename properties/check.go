@@ -50,6 +50,45 @@ const (
 type msgKey struct{ session, id string }
 
 // seenRec is what the Agent has said about one message of a session so far.
+type namedRec struct {
+	id       string
+	seq      int64
+	liveOnly bool
+}
+
+// noteNamed records a user message named for the first time.
+func (c *checker) noteNamed(session, id string, seq int64, text string) {
+	if c.named == nil {
+		c.named = map[string][]namedRec{}
+	}
+	c.named[session] = append(c.named[session], namedRec{id, seq, c.h.Contract.IsLiveOnly(text)})
+}
+
+// namedBetween counts the retained user messages of session (but except)
+// that may have
+// been inserted after seq from and before seq to: those first named in that
+// span, and those a request delivered in that span may have inserted without
+// the Agent ever naming them (it died first), since a black box cannot tell.
+func (c *checker) namedBetween(session, except string, skip *subState, from, to int64) int {
+	n := 0
+	for _, r := range c.named[session] {
+		if r.seq > from && r.seq < to && !r.liveOnly && r.id != except {
+			n++
+		}
+	}
+	for _, s := range c.order {
+		if s == skip || c.h.Contract.IsLiveOnly(s.text) {
+			continue // the submission's own attempts insert at most its one message
+		}
+		for _, r := range s.reqs {
+			if r.session == session && r.delivered && r.delSeq > from && r.delSeq < to && len(r.resps) == 0 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 type seenRec struct {
 	first     int64 // seq of the first response or user message carrying it
 	firstT    int64
@@ -74,7 +113,11 @@ type checker struct {
 	cancelled []*respRec          // responses to withdrawn prompts other than -32800
 	silent    []silentRec         // withdrawn prompts inserted without a response
 
-	seen  map[msgKey]seenRec
+	seen map[msgKey]seenRec
+	// named lists, per session, when each user message was first named
+	// (response or update) and whether its text is live-only: how many
+	// newer messages could have pushed one out under retention by a time.
+	named map[string][]namedRec
 	owner map[msgKey]*respRec // first success response that named the message
 
 	final map[string]*transcript // session → final transcript
@@ -666,6 +709,11 @@ func (c *checker) promptAnswered(l *linkState, r *reqRec, rp *respRec) {
 	sr, known := c.seen[mk]
 	if !known {
 		sr.first, sr.firstT = rp.seq, rp.t
+		text := ""
+		if r.sub != nil {
+			text = r.sub.text
+		}
+		c.noteNamed(r.session, rp.msgID, rp.seq, text)
 	}
 	// Answered from a binding: the message existed before this request
 	// arrived. A request held and answered with the insertion it waited for
@@ -707,6 +755,7 @@ func (c *checker) agentUpdate(l *linkState, e *traces.Event, u *updView) {
 		sr, known := c.seen[mk]
 		if !known {
 			sr.first, sr.firstT = e.Seq, e.T
+			c.noteNamed(session, u.msgID, e.Seq, u.text())
 		}
 		ls := l.ls(session)
 		// New on this link: first announced as a user message after the

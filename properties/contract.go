@@ -164,6 +164,22 @@ func (c *checker) forgotten(s *subState, S string, prev, next answer, ev *evs) (
 			ev.add(t.seq)
 			whys = append(whys, fmt.Sprintf("the final transcript of session %s holds %s, fewer than the %d the Agent keeps, so it discarded none", short(S), plural(len(t.msgs), "user message"), c.retainN))
 		default:
+			// Discarded by the end is not enough: it must have been pushed
+			// out before the retry arrived, by N newer retained messages.
+			// prev may have been inserted long before it was first named
+			// (its process died first): count from the submission's first
+			// delivered request in S, the earliest it can have been.
+			from := c.seen[msgKey{S, prev.id}].first
+			for _, q := range s.reqs {
+				if q.session == S && q.delivered && q.delSeq < from {
+					from = q.delSeq
+				}
+			}
+			if n := c.namedBetween(S, prev.id, s, from, r.delSeq); n < c.retainN {
+				whys = append(whys, fmt.Sprintf("only %s newer than %s had been inserted in session %s when request %s arrived at %s, fewer than the %d it keeps, so %s was still kept then",
+					plural(n, "user message"), short(prev.id), short(S), r.id, ms(r.delT), c.retainN, short(prev.id)))
+				break
+			}
 			return true, ""
 		}
 	}

@@ -252,13 +252,22 @@ func (c *checker) copiedPrefix(S, P string) int {
 // whose text the parent once held (in its final transcript or in a prompt a
 // Client sent it) count as copies.
 func (c *checker) copiedUnderRetention(S, P string) int {
+	// The parent's own copies may be gone too: every ancestor counts.
+	line := map[string]bool{}
+	for a := P; a != "" && !line[a]; a = c.forkOf[a] {
+		line[a] = true
+	}
 	texts := map[string]bool{}
-	for _, m := range c.final[P].msgs {
-		texts[m.text] = true
+	for a := range line { // only fills a set: the order cannot show
+		if t := c.final[a]; t != nil {
+			for _, m := range t.msgs {
+				texts[m.text] = true
+			}
+		}
 	}
 	for _, s := range c.order {
 		for _, r := range s.reqs {
-			if r.session == P && r.delivered {
+			if line[r.session] && r.delivered {
 				texts[s.text] = true
 			}
 		}

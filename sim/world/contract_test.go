@@ -45,3 +45,19 @@ func TestRetentionForgetsKeysAsExpected(t *testing.T) {
 		t.Fatal("no key was ever forgotten by contract: the windows were not reached")
 	}
 }
+
+// Retention must not become a blanket excuse: an Agent that forgets keys on
+// a restart (memory-keys) is still caught when its sessions keep their last
+// three messages, because the key was dropped before three newer messages
+// could have pushed its message out.
+func TestRetentionDoesNotExcuseKeysForgottenEarly(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Agent, cfg.Knobs.Retain = "memory-keys", 3
+	sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed == 0 {
+		t.Fatalf("memory-keys under retain=3 passed 300 seeds (%d keys forgotten by contract)", sum.Stats.ExpectedForgotten)
+	}
+}
