@@ -45,9 +45,10 @@ const (
 // link's latency a frame is delivered. Option 0 is no delay.
 var DelaySteps = []time.Duration{0, 2 * time.Millisecond, 30 * time.Millisecond, 300 * time.Millisecond, 1500 * time.Millisecond}
 
-// Faults is every fault the stdio link and the processes at its ends produce.
-// A pipe is reliable and ordered: it loses frames only by being cut, and
-// never duplicates one.
+// Faults is every fault the links (stdio, Streamable HTTP) and the processes
+// at their ends produce. A pipe is reliable and ordered: it loses frames only
+// by being cut, and never duplicates one. HTTP loses single messages (the
+// post-lost, accepted-lost and stream-break rows) and reorders POSTs.
 var Faults = []Fault{
 	{Delay, len(DelaySteps), 0.04, "a frame is held back (order is kept: later frames wait behind it)"},
 	{Cut, 2, 0.004, "the pipe is cut as a frame is written: it and every frame in flight are lost; the Agent reads EOF and exits"},

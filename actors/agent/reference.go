@@ -666,10 +666,7 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 			return
 		}
 	}
-	if s.state == acp.StateRunning && a.knobs.Busy == BusyReject {
-		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: the session is busy; send the prompt again when it is idle"))
-		return
-	}
+
 	if a.env.Choose(sim.Decision{Kind: "reject", Site: a.env.Name + "/prompt/" + conn + "/" + string(m.ID), N: 2}) != 0 {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion"))
 		return
@@ -677,6 +674,10 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 	h := &heldPrompt{key: key, hasKey: hasKey, text: text, prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
 	if a.knobs.LiveOnly != "" && strings.HasPrefix(text, a.knobs.LiveOnly) {
 		a.handleLocally(s, h)
+		return
+	}
+	if s.state == acp.StateRunning && a.knobs.Busy == BusyReject {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: the session is busy; send the prompt again when it is idle"))
 		return
 	}
 	if s.state == acp.StateRunning && a.knobs.Busy == BusyHold {

@@ -6,6 +6,7 @@ package world
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/agent"
@@ -87,6 +88,11 @@ func (c *Config) Validate() error {
 	}
 	if err := c.Knobs.Validate(); err != nil {
 		return err
+	}
+	if strings.HasPrefix(c.Agent, agent.Adapter) && c.Knobs.Retain > 0 {
+		// Its runtime owns the history; the model keeps all of it, and a
+		// header promising less would excuse what it never did.
+		return fmt.Errorf("retain %d: the adapter does not model history retention (use --retain 0)", c.Knobs.Retain)
 	}
 	if c.Link != "stdio" {
 		return fmt.Errorf("link %q: expected stdio (http and ws are not built yet)", c.Link)

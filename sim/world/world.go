@@ -2,6 +2,7 @@ package world
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 
@@ -188,7 +189,13 @@ func (w *world) schedule() time.Duration {
 			at += time.Duration(w.ids.IntN(int(w.cfg.MaxGap/time.Millisecond)+1)) * time.Millisecond
 			text := texts[w.ids.IntN(len(texts))]
 			if len(mine) > 0 && w.ids.IntN(5) == 0 {
-				text = mine[w.ids.IntN(len(mine))]
+				text = mine[w.ids.IntN(len(mine))] // the user sends it again on purpose
+			} else {
+				// Otherwise a new text: chance repeats would only make the
+				// checker's attribution by text ambiguous, not the test harder.
+				for n := 2; slices.Contains(mine, text); n++ {
+					text = fmt.Sprintf("%s (%d)", texts[w.ids.IntN(len(texts))], n)
+				}
 			}
 			mine = append(mine, text)
 			sub++
