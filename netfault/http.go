@@ -159,8 +159,15 @@ func (h *HTTPLink) record(kind string, m *httpMsg, note string) {
 	if m.dir == a2c {
 		from, to = to, from
 	}
-	h.rec.Record(traces.Event{Kind: kind, Link: h.Name, From: from, To: to, Dir: dirNames[m.dir], Frame: m.text, Sub: m.sub, Note: note})
+	link := m.conn // each connection is a link of its own: JSON-RPC ids are scoped to it
+	if link == "" {
+		link = h.Name
+	}
+	h.rec.Record(traces.Event{Kind: kind, Link: link, From: from, To: to, Dir: dirNames[m.dir], Frame: m.text, Sub: m.sub, Note: note})
 }
+
+// NextConn is the id the connection an initialize POSTed now would create.
+func (h *HTTPLink) NextConn() string { return h.Name + "#" + strconv.Itoa(h.posts+1) }
 
 // peek reads what routing needs from a frame: whether it is a batch, and its
 // method, id and params.sessionId.
@@ -202,6 +209,9 @@ func (h *HTTPLink) Post(frame []byte, sub string) int {
 	m := &httpMsg{dir: c2a, bytes: frame, text: string(frame), sub: sub, post: n, conn: h.conn}
 	batch, msg, _ := peek(frame)
 	m.init = !batch && msg.Method == acp.MethodInitialize
+	if m.init { // the connection it creates is named after this POST
+		m.conn = h.Name + "#" + strconv.Itoa(n)
+	}
 	h.record(traces.KindSend, m, "")
 	back := h.loop.Now() + 2*h.latency
 	switch {
@@ -266,8 +276,8 @@ func (h *HTTPLink) arrivePost(m *httpMsg) {
 			h.endConn("superseded", true)
 		}
 		h.nconn++
-		h.conn = h.Name + "#" + strconv.Itoa(h.nconn)
-		h.rec.Record(traces.Event{Kind: traces.KindConnect, Link: h.Name, From: h.Client, To: h.Agent, Note: h.conn})
+		h.conn = m.conn
+		h.rec.Record(traces.Event{Kind: traces.KindConnect, Link: h.conn, From: h.Client, To: h.Agent, Note: h.conn})
 		if msg.ID != "" {
 			h.reqs[msg.ID] = httpReq{method: msg.Method, post: m.post, lost: m.lost}
 		}
@@ -504,7 +514,7 @@ func (h *HTTPLink) endConn(why string, tellAgent bool) {
 	h.streams = map[string]*sseStream{}
 	h.order = nil
 	h.reqs = map[acp.ID]httpReq{}
-	h.rec.Record(traces.Event{Kind: traces.KindDisconnect, Link: h.Name, From: h.Client, To: h.Agent, Note: why})
+	h.rec.Record(traces.Event{Kind: traces.KindDisconnect, Link: conn, From: h.Client, To: h.Agent, Note: why})
 	if tellAgent && h.OnAgentDisconnect != nil {
 		h.OnAgentDisconnect(conn, why)
 	}

@@ -126,11 +126,11 @@ func TestHTTPInitializeGets200AndConnectionID(t *testing.T) {
 		t.Errorf("Conn() = %q, want h#1", r.link.Conn())
 	}
 	want := []traces.Event{
-		{T: 0, Seq: 1, Kind: traces.KindSend, Link: "h", From: "c", To: "a", Dir: traces.ClientToAgent, Frame: string(hInit)},
-		{T: 1000, Seq: 2, Kind: traces.KindConnect, Link: "h", From: "c", To: "a", Note: "h#1"},
-		{T: 1000, Seq: 3, Kind: traces.KindDeliver, Link: "h", From: "c", To: "a", Dir: traces.ClientToAgent, Frame: string(hInit), Note: "200"},
-		{T: 1000, Seq: 4, Kind: traces.KindSend, Link: "h", From: "a", To: "c", Dir: traces.AgentToClient, Frame: string(hInitResp)},
-		{T: 2000, Seq: 5, Kind: traces.KindDeliver, Link: "h", From: "a", To: "c", Dir: traces.AgentToClient, Frame: string(hInitResp), Note: "200"},
+		{T: 0, Seq: 1, Kind: traces.KindSend, Link: "h#1", From: "c", To: "a", Dir: traces.ClientToAgent, Frame: string(hInit)},
+		{T: 1000, Seq: 2, Kind: traces.KindConnect, Link: "h#1", From: "c", To: "a", Note: "h#1"},
+		{T: 1000, Seq: 3, Kind: traces.KindDeliver, Link: "h#1", From: "c", To: "a", Dir: traces.ClientToAgent, Frame: string(hInit), Note: "200"},
+		{T: 1000, Seq: 4, Kind: traces.KindSend, Link: "h#1", From: "a", To: "c", Dir: traces.AgentToClient, Frame: string(hInitResp)},
+		{T: 2000, Seq: 5, Kind: traces.KindDeliver, Link: "h#1", From: "a", To: "c", Dir: traces.AgentToClient, Frame: string(hInitResp), Note: "200"},
 	}
 	if !reflect.DeepEqual(r.rec.events, want) {
 		t.Errorf("events:\n got %+v\nwant %+v", r.rec.events, want)
@@ -376,12 +376,14 @@ func TestHTTPConnExpired(t *testing.T) {
 	if got := r.asked[3:5]; !reflect.DeepEqual(got, []sim.Decision{{Kind: netfault.ConnExpired, Site: "h/post/2", N: 2}, {Kind: netfault.Delay, Site: "h/post/2", N: len(netfault.DelaySteps)}}) {
 		t.Errorf("asked %+v", got)
 	}
-	// A new initialize gives a new connection.
+	// A new initialize gives a new connection, named after its POST (each
+	// connection is a link of its own in the trace).
 	r.log = nil
+	next := r.link.NextConn()
 	r.link.Post(hInit, "")
 	r.run()
-	if r.link.Conn() != "h#2" {
-		t.Errorf("Conn() = %q after re-initialize, want h#2", r.link.Conn())
+	if r.link.Conn() != next || next == "h#1" {
+		t.Errorf("Conn() = %q after re-initialize, want %s", r.link.Conn(), next)
 	}
 }
 
