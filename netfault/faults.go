@@ -63,6 +63,10 @@ var Faults = []Fault{
 	{ConnExpired, 2, 0, "HTTP: the Acp-Connection-Id expires as a POST reaches the Agent: that POST and every later request get 404, the Agent side disconnects, the Client must initialize again"},
 }
 
+// HTTPRates are the rates of the HTTP link's own faults when a run uses it
+// (their table default is 0, so a stdio seed never draws them).
+var HTTPRates = map[string]float64{PostLost: 0.01, AcceptedLost: 0.01, StreamBreak: 0.005, ConnExpired: 0.002}
+
 // DefaultRates returns the default rate of every fault kind.
 func DefaultRates() map[string]float64 {
 	out := make(map[string]float64, len(Faults))

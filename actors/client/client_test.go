@@ -822,7 +822,8 @@ func ExampleClient() {
 	// connect
 	// send {"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":2,"info":{"name":"acpsim-keyed","version":"0"},"capabilities":{}}}
 	// send {"jsonrpc":"2.0","id":2,"method":"session/new","params":{"cwd":""}}
-	// send {"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"S","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"6e40df93-12c2-43d6-bf09-128b89a1f3c1"}}
 	// timer 1 in 1s
+	// send {"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"S","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"6e40df93-12c2-43d6-bf09-128b89a1f3c1"}}
+	// timer 2 in 1s
 	// outcome sub-1 inserted m1
 }

@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 	"time"
 
@@ -110,6 +111,7 @@ const (
 	timerTimeout
 	timerRetry
 	timerReopen // session/new or session/resume again after an error
+	timerSetup  // a session/new or session/resume that got no answer in time
 )
 
 type timer struct {
@@ -117,6 +119,8 @@ type timer struct {
 	sub     *submission
 	attempt int
 	sess    int
+	req     acp.ID
+	conn    string // the connection req was sent on: ids restart on each
 }
 
 // New returns a Client; call Start to make it connect.
@@ -378,6 +382,14 @@ func (c *Client) Timer(id int) []Output {
 		default:
 			c.send(s)
 		}
+	case timerSetup:
+		// On a link that loses single messages (HTTP) a session/new or
+		// session/resume can go unanswered on a live connection: ask again
+		// (an orphan session from a lost session/new answer costs nothing).
+		if _, out := c.reqs[t.req]; out && c.ready && t.conn == c.conn {
+			delete(c.reqs, t.req)
+			c.openSession(t.sess, c.sessions[t.sess])
+		}
 	case timerReopen:
 		if s := c.sessions[t.sess]; c.ready && s.state == sessDown {
 			c.openSession(t.sess, s)
@@ -521,7 +533,8 @@ func (c *Client) Close(sess int) []Output {
 		return nil
 	}
 	s.state = sessDown
-	c.request(reqClose, sess, nil, acp.MethodSessionClose, acp.SessionParams{SessionID: s.id})
+	id := c.request(reqClose, sess, nil, acp.MethodSessionClose, acp.SessionParams{SessionID: s.id})
+	c.setTimer(timer{kind: timerSetup, sess: sess, req: id, conn: c.conn}, Output{After: c.cfg.Timeout}) // its answer may be lost
 	return c.flush()
 }
 
@@ -569,7 +582,8 @@ func (c *Client) openSession(i int, s *clientSession) {
 			}
 		}
 		s.state = sessCreating
-		c.request(reqNew, i, nil, acp.MethodSessionNew, acp.NewSessionParams{Cwd: c.cfg.Cwd})
+		id := c.request(reqNew, i, nil, acp.MethodSessionNew, acp.NewSessionParams{Cwd: c.cfg.Cwd})
+		c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})
 		return
 	}
 	s.state = sessResuming
@@ -584,7 +598,8 @@ func (c *Client) openSession(i int, s *clientSession) {
 		p.ReplayFrom = &acp.ReplayFrom{Type: acp.ReplayStart}
 		s.replaying, s.seen = true, nil
 	}
-	c.requestAs(request{kind: reqResume, sess: i, replay: replay}, acp.MethodSessionResume, p)
+	id := c.requestAs(request{kind: reqResume, sess: i, replay: replay}, acp.MethodSessionResume, p)
+	c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})
 }
 
 // sessionReady sends the session's pending prompts, oldest first.
@@ -710,6 +725,17 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 	if m.ID != s.inflight {
 		return // an older attempt failed; the newest one is still out
 	}
+	if m.Error.Code == acp.CodeRequestCancelled {
+		// On a link that reorders (HTTP) an older attempt may still be on
+		// its way: it would arrive after the cancel freed the key and be
+		// inserted. Cancel it too and let its answer decide.
+		if older, ok := c.olderAttempt(s, m.ID); ok {
+			s.inflight = older
+			c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn,
+				Frame: acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: older})})
+			return
+		}
+	}
 	s.inflight = ""
 	switch {
 	case r.early && m.Error.Code == acp.CodeResourceNotFound:
@@ -732,4 +758,24 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 	default:
 		c.outcome(s, traces.OutcomeFailed, "")
 	}
+}
+
+// olderAttempt is another request of s still unanswered on this connection
+// (the earliest, so the choice never depends on map order).
+func (c *Client) olderAttempt(s *submission, not acp.ID) (acp.ID, bool) {
+	var best acp.ID
+	var bestN int64 = -1
+	for id, r := range c.reqs {
+		if r.sub != s || id == not {
+			continue
+		}
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		if err != nil {
+			continue
+		}
+		if bestN < 0 || n < bestN {
+			best, bestN = id, n
+		}
+	}
+	return best, bestN >= 0
 }

@@ -74,6 +74,7 @@ type simFlags struct {
 	retain                     int
 	liveOnly                   string
 	cancels, closes, forks     int
+	link                       string
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -102,6 +103,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
+	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process) or http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive)")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
 	fs.IntVar(&s.closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
 	fs.IntVar(&s.forks, "forks", 0, "per Client: how often its user forks a session (later prompts may go to the fork)")
@@ -146,6 +148,12 @@ func (s *simFlags) config() (world.Config, error) {
 	}
 	cfg.Timeout = s.timeout
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
+	cfg.Link = s.link
+	if cfg.Link == world.LinkHTTP {
+		for k, r := range netfault.HTTPRates { // the HTTP faults are off on stdio, on here
+			cfg.Rates[k] = r
+		}
+	}
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
 	if err != nil {
 		return cfg, err

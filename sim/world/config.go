@@ -15,6 +15,12 @@ import (
 	"github.com/acpsim/acpsim/sim"
 )
 
+// Links a run can use.
+const (
+	LinkStdio = "stdio"
+	LinkHTTP  = "http"
+)
+
 // Config is everything a run depends on.
 type Config struct {
 	Seed   uint64
@@ -94,8 +100,8 @@ func (c *Config) Validate() error {
 		// header promising less would excuse what it never did.
 		return fmt.Errorf("retain %d: the adapter does not model history retention (use --retain 0)", c.Knobs.Retain)
 	}
-	if c.Link != "stdio" {
-		return fmt.Errorf("link %q: expected stdio (http and ws are not built yet)", c.Link)
+	if c.Link != LinkStdio && c.Link != LinkHTTP {
+		return fmt.Errorf("link %q: expected %s or %s (ws and mixed are not built yet)", c.Link, LinkStdio, LinkHTTP)
 	}
 	switch {
 	case c.Clients < 1:

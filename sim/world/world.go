@@ -31,6 +31,9 @@ type world struct {
 	cenv    client.Env
 	clients []*clientNode
 	agents  []*agentNode
+
+	httpConns map[string]*clientNode // HTTP connection id → its Client
+	stopping  bool                   // the run is over: dead servers stay dead
 }
 
 type clientNode struct {
@@ -39,7 +42,8 @@ type clientNode struct {
 	c     *client.Client // nil while the Client process is down
 	agent *agentNode
 	pipe  *netfault.Pipe
-	steps int // Client steps applied, for client-restart site names
+	http  *httpState // with --link http
+	steps int        // Client steps applied, for client-restart site names
 	// waiting are user submissions made while the Client was down: the user
 	// makes them once it is back.
 	waiting []func()
@@ -95,7 +99,7 @@ func Run(cfg Config) (*Result, error) {
 		chooser = sim.NewSeeded(cfg.Seed, cfg.Rates)
 		source = traces.SourceSeed
 	}
-	w := &world{cfg: cfg, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: make([]traces.Event, 0, 40*(cfg.Prompts+4)*cfg.Clients)}}
+	w := &world{cfg: cfg, httpConns: map[string]*clientNode{}, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: make([]traces.Event, 0, 40*(cfg.Prompts+4)*cfg.Clients)}}
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
@@ -121,6 +125,11 @@ func Run(cfg Config) (*Result, error) {
 		w.clients = append(w.clients, cn)
 	}
 	last := w.schedule()
+	if cfg.Link == LinkHTTP {
+		for _, an := range w.agents {
+			w.startServer(an)
+		}
+	}
 	for _, cn := range w.clients {
 		w.applyClient(cn, cn.c.Start())
 	}
@@ -133,6 +142,9 @@ func Run(cfg Config) (*Result, error) {
 	end := w.runQuiet(w.loop.Now() + cfg.HealCap)
 
 	// The observer reads the final transcript from a fresh Agent process.
+	if cfg.Link == LinkHTTP {
+		w.stopServers()
+	}
 	for _, cn := range w.clients {
 		if cn.pipe != nil && cn.pipe.Alive() {
 			w.stopProc(cn.agent.proc, "close")
@@ -263,15 +275,24 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 	for _, o := range outs {
 		switch o.Kind {
 		case client.OutSend:
+			if w.cfg.Link == LinkHTTP {
+				w.httpSend(cn, o)
+				continue
+			}
 			if cn.pipe == nil || cn.pipe.Name != o.Conn {
 				continue // written to a connection that is gone: nobody reads it
 			}
 			cn.pipe.SendToAgent(o.Frame, o.Sub)
 		case client.OutConnect:
 			w.loop.After(w.cfg.Spawn, func() {
-				if cn.c == c {
-					w.spawn(cn)
+				if cn.c != c {
+					return
 				}
+				if w.cfg.Link == LinkHTTP {
+					w.httpConnect(cn)
+					return
+				}
+				w.spawn(cn)
 			})
 		case client.OutTimer:
 			id := o.ID
@@ -281,6 +302,10 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 				}
 			})
 		case client.OutHangup:
+			if hs := cn.http; hs != nil && hs.conn == o.Conn {
+				hs.link.Delete() // DELETE /acp; the Client hears OnGone
+				continue
+			}
 			if p := cn.agent.proc; p != nil && p.alive && p.pipe != nil && p.pipe.Name == o.Conn {
 				p.alive = false
 				p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
@@ -383,6 +408,8 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		case agent.OutSend:
 			if p.pipe != nil && p.pipe.Name == o.Conn {
 				p.pipe.SendToClient(o.Frame)
+			} else if cn := w.httpConns[o.Conn]; cn != nil && cn.http.link.Conn() == o.Conn {
+				cn.http.link.FromAgent(o.Frame, "")
 			}
 		case agent.OutSync:
 			p.node.disk.Sync()
@@ -421,12 +448,15 @@ func (w *world) procDied(p *agentProc, why string, crash bool) {
 	}
 	p.node.disk.Crash(lost)
 	w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: why, LostUnsynced: lost})
+	reason := "exit"
+	if crash {
+		reason = "kill"
+	}
 	if p.pipe != nil {
-		reason := "exit"
-		if crash {
-			reason = "kill"
-		}
 		p.pipe.AgentGone(reason) // a cut pipe has ended already
+	}
+	if w.cfg.Link == LinkHTTP {
+		w.serverDied(p.node, reason)
 	}
 }
 

@@ -1,0 +1,184 @@
+package world
+
+import (
+	"encoding/json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Streamable HTTP (--link http): each Client has one HTTPLink to its Agent
+// installation's endpoint for the whole run; the Agent is a server process
+// that serves every connection and is restarted by its supervisor when it
+// dies. The Client model is the same as on stdio: it sees a connection come
+// up (the initialize it POSTs creates it), frames arrive (from the SSE
+// streams) and the connection go (404 or expiry). What HTTP adds is done
+// here, as an HTTP client library would: open the connection's stream after
+// the 200, a session's stream before its session/resume and after its
+// session/new or session/fork, reopen a broken stream. A POST that got no
+// answer is not resent here: the Client's timeout and retry policy decide.
+
+// httpState is a Client's HTTP side.
+type httpState struct {
+	link     *netfault.HTTPLink
+	conn     string // the connection the Client believes it has, "" when none
+	initPost int    // the POST of the initialize that creates conn
+}
+
+// startServer starts an Agent installation's server process.
+func (w *world) startServer(an *agentNode) {
+	w.newProc(an)
+}
+
+// serverDied tells the links of a dead server's installation and restarts it.
+func (w *world) serverDied(an *agentNode, why string) {
+	for _, cn := range w.clients {
+		if cn.agent == an && cn.http != nil {
+			cn.http.link.AgentGone(why)
+		}
+	}
+	if !w.stopping {
+		w.loop.After(w.cfg.Spawn, func() {
+			if an.proc == nil || !an.proc.alive {
+				w.startServer(an)
+			}
+		})
+	}
+}
+
+func (w *world) httpOf(cn *clientNode) *httpState {
+	if cn.http != nil {
+		return cn.http
+	}
+	hs := &httpState{}
+	link := netfault.NewHTTPLink(cn.name+":http", cn.name, cn.agent.name, &w.loop, w.choose, w, w.cfg.Latency)
+	hs.link = link
+	cn.http = hs
+	gone := func() {
+		if hs.conn == "" {
+			return
+		}
+		conn := hs.conn
+		hs.conn = ""
+		if cn.c != nil {
+			w.loop.After(w.cfg.Latency, func() {
+				if cn.c != nil {
+					w.applyClient(cn, cn.c.Disconnected(conn))
+				}
+			})
+		}
+	}
+	link.OnStatus = func(post, status int) {
+		switch {
+		case post == hs.initPost && status == netfault.StatusOK:
+			link.OpenStream("")
+		case post == hs.initPost || status == netfault.StatusNotFound:
+			gone() // the connection never came, or it is gone
+		}
+	}
+	link.OnEvent = func(frame []byte) {
+		if sid := createdSession(frame); sid != "" {
+			link.OpenStream(sid)
+		}
+		if cn.c != nil && hs.conn != "" {
+			w.applyClient(cn, cn.c.Receive(hs.conn, frame))
+		}
+	}
+	link.OnStreamClosed = func(session string) {
+		w.loop.After(w.cfg.Latency, func() {
+			if link.Connected() {
+				link.OpenStream(session)
+			}
+		})
+	}
+	link.OnGone = gone
+	server := func() *agentProc {
+		if p := cn.agent.proc; p != nil && p.alive {
+			return p
+		}
+		return nil
+	}
+	link.OnAgentConnect = func(conn string) {
+		p := server()
+		if p == nil {
+			w.loop.After(0, func() { link.AgentGone("refused") }) // nobody listens: the connection dies at once
+			return
+		}
+		w.httpConns[conn] = cn
+		w.applyAgent(p, p.m.Connect(conn))
+	}
+	link.ToAgent = func(conn string, frame []byte) {
+		if p := server(); p != nil {
+			w.applyAgent(p, p.m.Receive(conn, frame))
+		}
+	}
+	link.OnAgentDisconnect = func(conn, _ string) {
+		if p := server(); p != nil {
+			w.applyAgent(p, p.m.Disconnect(conn))
+		}
+	}
+	return hs
+}
+
+// httpConnect is a Client's OutConnect over HTTP: a connection exists once
+// its initialize arrives, so the Client writes to the one that will be.
+func (w *world) httpConnect(cn *clientNode) {
+	hs := w.httpOf(cn)
+	hs.conn = hs.link.NextConn()
+	hs.initPost = -1
+	w.applyClient(cn, cn.c.Connected(hs.conn))
+}
+
+// httpSend POSTs a Client frame.
+func (w *world) httpSend(cn *clientNode, o client.Output) {
+	hs := w.httpOf(cn)
+	if o.Conn != hs.conn {
+		return // written to a connection that is gone
+	}
+	l := acp.ParseLine(o.Frame)
+	if !l.Batch && l.Entries[0].Err == nil && l.Entries[0].Msg.Method == acp.MethodSessionResume {
+		var p acp.ResumeSessionParams
+		if acp.DecodeParams(l.Entries[0].Msg.Params, &p) == nil {
+			hs.link.OpenStream(p.SessionID) // its replay comes on the session's stream
+		}
+	}
+	n := hs.link.Post(o.Frame, o.Sub)
+	if !l.Batch && l.Entries[0].Err == nil && l.Entries[0].Msg.Method == acp.MethodInitialize {
+		hs.initPost = n
+	}
+}
+
+// createdSession is the sessionId a session/new or session/fork response
+// names, "" for any other frame.
+func createdSession(frame []byte) string {
+	l := acp.ParseLine(frame)
+	if l.Batch || l.Entries[0].Err != nil || l.Entries[0].Msg.Kind() != acp.KindResponse || l.Entries[0].Msg.Error != nil {
+		return ""
+	}
+	var r acp.NewSessionResult
+	if json.Unmarshal(l.Entries[0].Msg.Result, &r) != nil {
+		return ""
+	}
+	return r.SessionID
+}
+
+// stopServers ends every server process at the end of a run.
+func (w *world) stopServers() {
+	w.stopping = true
+	for _, an := range w.agents {
+		if p := an.proc; p != nil && p.alive {
+			p.alive = false
+			an.disk.Crash(false)
+			w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exit: the run ended"})
+		}
+	}
+	for _, cn := range w.clients {
+		if hs := cn.http; hs != nil {
+			// The run is over: nobody reconnects, the link just closes.
+			hs.link.OnGone, hs.link.OnStatus, hs.link.OnStreamClosed = nil, nil, nil
+			hs.link.AgentGone("close")
+		}
+	}
+}
