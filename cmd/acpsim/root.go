@@ -103,7 +103,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
-	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process) or http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive)")
+	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) or ws (WebSocket: one connection per upgrade to a server process)")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
 	fs.IntVar(&s.closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
 	fs.IntVar(&s.forks, "forks", 0, "per Client: how often its user forks a session (later prompts may go to the fork)")

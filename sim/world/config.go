@@ -19,6 +19,7 @@ import (
 const (
 	LinkStdio = "stdio"
 	LinkHTTP  = "http"
+	LinkWS    = "ws"
 )
 
 // Config is everything a run depends on.
@@ -100,8 +101,8 @@ func (c *Config) Validate() error {
 		// header promising less would excuse what it never did.
 		return fmt.Errorf("retain %d: the adapter does not model history retention (use --retain 0)", c.Knobs.Retain)
 	}
-	if c.Link != LinkStdio && c.Link != LinkHTTP {
-		return fmt.Errorf("link %q: expected %s or %s (ws and mixed are not built yet)", c.Link, LinkStdio, LinkHTTP)
+	if c.Link != LinkStdio && c.Link != LinkHTTP && c.Link != LinkWS {
+		return fmt.Errorf("link %q: expected %s, %s or %s (mixed is not built yet)", c.Link, LinkStdio, LinkHTTP, LinkWS)
 	}
 	switch {
 	case c.Clients < 1:

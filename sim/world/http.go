@@ -39,6 +39,7 @@ func (w *world) serverDied(an *agentNode, why string) {
 			cn.http.link.AgentGone(why)
 		}
 	}
+	w.wsServerDied(an, why)
 	if !w.stopping {
 		w.loop.After(w.cfg.Spawn, func() {
 			if an.proc == nil || !an.proc.alive {

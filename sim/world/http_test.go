@@ -61,3 +61,36 @@ func TestHTTPRunsAreDeterministic(t *testing.T) {
 		}
 	}
 }
+
+// WebSocket: the connection is not the process. A cut ends one connection
+// (what was in flight is lost) and the server lives on; the keyed Client
+// resumes on a new connection and every submission is inserted once.
+func TestWebSocketKeyedHoldsNaiveDuplicates(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Link = LinkWS
+	cfg.Cancels, cfg.Closes, cfg.Forks = 2, 1, 1
+	cfg.Rates["client-restart"] = 0.01
+	sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.Inconclusive != 0 {
+		t.Fatalf("keyed over WebSocket: %d failed, %d inconclusive: %+v", sum.Failed, sum.Inconclusive, sum.Failures[0])
+	}
+	cfg = DefaultConfig()
+	cfg.Link, cfg.Policy = LinkWS, "naive"
+	sum, err = Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed == 0 {
+		t.Fatal("naive over WebSocket never failed")
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		c := DefaultConfig()
+		c.Link, c.Seed = LinkWS, seed
+		if a, b := traceBytes(t, c), traceBytes(t, c); !bytes.Equal(a, b) {
+			t.Fatalf("seed %d: two WebSocket runs differ", seed)
+		}
+	}
+}

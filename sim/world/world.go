@@ -32,8 +32,9 @@ type world struct {
 	clients []*clientNode
 	agents  []*agentNode
 
-	httpConns map[string]*clientNode // HTTP connection id → its Client
-	stopping  bool                   // the run is over: dead servers stay dead
+	httpConns map[string]*clientNode    // HTTP connection id → its Client
+	wsPipes   map[string]*netfault.Pipe // WebSocket connection → its pipe
+	stopping  bool                      // the run is over: dead servers stay dead
 }
 
 type clientNode struct {
@@ -43,6 +44,7 @@ type clientNode struct {
 	agent *agentNode
 	pipe  *netfault.Pipe
 	http  *httpState // with --link http
+	wsN   int        // WebSocket connections opened (--link ws)
 	steps int        // Client steps applied, for client-restart site names
 	// waiting are user submissions made while the Client was down: the user
 	// makes them once it is back.
@@ -99,7 +101,7 @@ func Run(cfg Config) (*Result, error) {
 		chooser = sim.NewSeeded(cfg.Seed, cfg.Rates)
 		source = traces.SourceSeed
 	}
-	w := &world{cfg: cfg, httpConns: map[string]*clientNode{}, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: make([]traces.Event, 0, 40*(cfg.Prompts+4)*cfg.Clients)}}
+	w := &world{cfg: cfg, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: make([]traces.Event, 0, 40*(cfg.Prompts+4)*cfg.Clients)}}
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
@@ -125,7 +127,7 @@ func Run(cfg Config) (*Result, error) {
 		w.clients = append(w.clients, cn)
 	}
 	last := w.schedule()
-	if cfg.Link == LinkHTTP {
+	if cfg.Link == LinkHTTP || cfg.Link == LinkWS {
 		for _, an := range w.agents {
 			w.startServer(an)
 		}
@@ -142,7 +144,8 @@ func Run(cfg Config) (*Result, error) {
 	end := w.runQuiet(w.loop.Now() + cfg.HealCap)
 
 	// The observer reads the final transcript from a fresh Agent process.
-	if cfg.Link == LinkHTTP {
+	if cfg.Link == LinkHTTP || cfg.Link == LinkWS {
+		w.wsStop()
 		w.stopServers()
 	}
 	for _, cn := range w.clients {
@@ -288,8 +291,12 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 				if cn.c != c {
 					return
 				}
-				if w.cfg.Link == LinkHTTP {
+				switch w.cfg.Link {
+				case LinkHTTP:
 					w.httpConnect(cn)
+					return
+				case LinkWS:
+					w.wsConnect(cn)
 					return
 				}
 				w.spawn(cn)
@@ -302,6 +309,10 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 				}
 			})
 		case client.OutHangup:
+			if pipe := w.wsPipes[o.Conn]; pipe != nil && pipe.Alive() {
+				pipe.Close("hangup") // the server survives; the connection ends
+				continue
+			}
 			if hs := cn.http; hs != nil && hs.conn == o.Conn {
 				hs.link.Delete() // DELETE /acp; the Client hears OnGone
 				continue
@@ -331,7 +342,9 @@ func (w *world) restartClient(cn *clientNode) {
 			p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
 			w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: its Client died"})
 		}
-		pipe.OnClosed = nil // no Client is left to tell
+		if w.cfg.Link != LinkWS {
+			pipe.OnClosed = nil // no Client is left to tell (a WebSocket server still hears the close)
+		}
 		pipe.Close("client-restart")
 	}
 	w.loop.After(w.cfg.Spawn, func() {
@@ -408,6 +421,8 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		case agent.OutSend:
 			if p.pipe != nil && p.pipe.Name == o.Conn {
 				p.pipe.SendToClient(o.Frame)
+			} else if pipe := w.wsPipes[o.Conn]; pipe != nil {
+				pipe.SendToClient(o.Frame)
 			} else if cn := w.httpConns[o.Conn]; cn != nil && cn.http.link.Conn() == o.Conn {
 				cn.http.link.FromAgent(o.Frame, "")
 			}
@@ -455,7 +470,7 @@ func (w *world) procDied(p *agentProc, why string, crash bool) {
 	if p.pipe != nil {
 		p.pipe.AgentGone(reason) // a cut pipe has ended already
 	}
-	if w.cfg.Link == LinkHTTP {
+	if w.cfg.Link == LinkHTTP || w.cfg.Link == LinkWS {
 		w.serverDied(p.node, reason)
 	}
 }

@@ -1,0 +1,76 @@
+package world
+
+import (
+	"fmt"
+
+	"github.com/acpsim/acpsim/netfault"
+)
+
+// WebSocket (--link ws): one connection per upgrade, text frames, reliable
+// and ordered like a pipe, but a connection is not the Agent process: the
+// server serves many connections and outlives each (a cut closes only that
+// connection and drops what was in flight), and a dead server takes all its
+// connections along. Connection state lives in the server: when it dies it
+// is gone, and the Client starts over (initialize, session/resume).
+
+// wsConnect opens a new WebSocket connection from cn to its installation's
+// server.
+func (w *world) wsConnect(cn *clientNode) {
+	if cn.pipe != nil && cn.pipe.Alive() {
+		return
+	}
+	cn.wsN++
+	name := fmt.Sprintf("%s:ws#%d", cn.name, cn.wsN)
+	server := cn.agent.proc
+	pipe := netfault.NewPipe(name, cn.name, cn.agent.name, &w.loop, w.choose, w, w.cfg.Latency)
+	cn.pipe = pipe
+	alive := func() bool { return server != nil && server.alive && cn.agent.proc == server }
+	pipe.ToAgent = func(b []byte) {
+		if alive() {
+			w.applyAgent(server, server.m.Receive(name, b))
+		}
+	}
+	pipe.ToClient = func(b []byte) {
+		if cn.c != nil {
+			w.applyClient(cn, cn.c.Receive(name, b))
+		}
+	}
+	pipe.OnClosed = func() {
+		if alive() {
+			w.applyAgent(server, server.m.Disconnect(name)) // the server drops the connection's state
+		}
+		w.loop.After(w.cfg.Latency, func() {
+			if cn.c != nil {
+				w.applyClient(cn, cn.c.Disconnected(name))
+			}
+		})
+	}
+	if !alive() {
+		w.applyClient(cn, cn.c.Connected(name))
+		pipe.Close("refused") // nobody listens: the upgrade fails
+		return
+	}
+	w.wsPipes[name] = pipe
+	w.applyAgent(server, server.m.Connect(name))
+	w.applyClient(cn, cn.c.Connected(name))
+}
+
+// wsServerDied ends the connections of a dead server; what it had written
+// still drains to the Clients.
+func (w *world) wsServerDied(an *agentNode, why string) {
+	for _, cn := range w.clients {
+		if cn.agent == an && cn.pipe != nil && cn.pipe.Alive() {
+			cn.pipe.AgentGone(why)
+		}
+	}
+}
+
+// wsStop closes every connection at the end of a run.
+func (w *world) wsStop() {
+	for _, cn := range w.clients {
+		if cn.pipe != nil && cn.pipe.Alive() {
+			cn.pipe.OnClosed = nil
+			cn.pipe.Close("close")
+		}
+	}
+}
