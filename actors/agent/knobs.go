@@ -30,6 +30,10 @@ type Knobs struct {
 	// CloseMissing is the answer to session/close of an unknown or inactive
 	// session: "ok" (an empty result) or "error" (-32002).
 	CloseMissing string
+	// Keys is where key bindings live: "store" (with the message, in the
+	// storage the session is loaded from, as the RFD requires) or "memory"
+	// (in the process: lost on a restart or a failover to another node).
+	Keys string
 	// Auth "required" advertises an auth method and answers -32000 to
 	// session methods until auth/login on the connection; "none" does not.
 	Auth string
@@ -67,6 +71,8 @@ const (
 	CompareReject  = "reject"
 	CloseOK        = "ok"
 	CloseError     = "error"
+	KeysStore      = "store"
+	KeysMemory     = "memory"
 	AuthNone       = "none"
 	AuthRequired   = "required"
 	DedupeRefuse   = "refuse"
@@ -75,7 +81,7 @@ const (
 
 // DefaultKnobs are the reference Agent's defaults.
 func DefaultKnobs() Knobs {
-	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Auth: AuthNone,
+	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, Auth: AuthNone,
 		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond}
 }
 
@@ -91,6 +97,7 @@ var choiceKnobs = []struct {
 	{"compare", []string{CompareRetry, CompareReject}, func(k *Knobs) *string { return &k.Compare }},
 	{"close-missing", []string{CloseOK, CloseError}, func(k *Knobs) *string { return &k.CloseMissing }},
 	{"auth", []string{AuthNone, AuthRequired}, func(k *Knobs) *string { return &k.Auth }},
+	{"keys", []string{KeysStore, KeysMemory}, func(k *Knobs) *string { return &k.Keys }},
 	{"runtime-dedupe", []string{DedupeAppend, DedupeRefuse}, func(k *Knobs) *string { return &k.RuntimeDedupe }},
 }
 

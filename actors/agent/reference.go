@@ -18,7 +18,11 @@ const Reference = "reference"
 
 func init() {
 	Register(Reference, "the reference Agent: every rule of the RFD", func(k Knobs, open StoreOpener, env Env) Machine {
-		return New(k, open(), env)
+		st := open()
+		if k.Keys == KeysMemory {
+			st = InMemoryBindings(st)
+		}
+		return New(k, st, env)
 	})
 }
 
@@ -436,6 +440,22 @@ func (a *Agent) newSession(conn string, m *acp.Message) {
 	a.reply(conn, m.ID, "respond-session-new", acp.NewSessionResult{SessionID: rec.ID})
 }
 
+// session returns the session, reading it from the store when this process
+// has not seen it: another node sharing the store may have created it.
+func (a *Agent) session(id string) *session {
+	if s := a.sessions[id]; s != nil {
+		return s
+	}
+	for _, rec := range a.st.Sessions() {
+		if rec.ID == id {
+			s := &session{rec: rec, history: a.st.Messages(id), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+			a.sessions[id] = s
+			return s
+		}
+	}
+	return nil
+}
+
 // active returns the session if it is active on conn.
 func (a *Agent) active(conn, id string) *session {
 	s := a.sessions[id]
@@ -455,12 +475,17 @@ func (a *Agent) resume(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown replayFrom type %q", p.ReplayFrom.Type))
 		return
 	}
-	s := a.sessions[p.SessionID]
+	s := a.session(p.SessionID)
 	if s == nil {
 		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
 		return
 	}
 	s.activate(conn)
+	if s.state == acp.StateIdle {
+		// Another node sharing the store may have added to it since this
+		// process read it; idle, nothing of ours is unwritten.
+		s.history = a.st.Messages(s.rec.ID)
+	}
 	if p.ReplayFrom != nil {
 		for _, msg := range a.historyOf(s) {
 			a.update(s, "replay", messageUpdate(msg))
@@ -531,7 +556,7 @@ func (a *Agent) deleteSession(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, e)
 		return
 	}
-	if s := a.sessions[p.SessionID]; s != nil {
+	if s := a.session(p.SessionID); s != nil {
 		a.cancelSession(s)
 		if err := a.st.Commit(store.Batch{Delete: []string{p.SessionID}}); err != nil {
 			a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
@@ -552,7 +577,7 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, e)
 		return
 	}
-	parent := a.sessions[p.SessionID]
+	parent := a.session(p.SessionID)
 	if parent == nil {
 		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
 		return

@@ -90,6 +90,7 @@ var knobDocs = map[string]string{
 	"compare":            "a recorded key with a different prompt is answered as a retry (retry) or -32602 (reject)",
 	"close-missing":      "session/close of an unknown or inactive session succeeds (ok) or is -32002 (error)",
 	"auth":               "session methods need auth/login first (required) or not (none)",
+	"keys":               "key bindings live in the store with the message (store) or in process memory (memory: lost on restart or failover)",
 }
 
 func (s *simFlags) register(fs *pflag.FlagSet) {

@@ -182,36 +182,8 @@ func newBindOnArrival(k agent.Knobs, open agent.StoreOpener, env agent.Env) agen
 	return w
 }
 
-// memoryKeys is a store whose bindings live in the process, not on disk.
-type memoryKeys struct {
-	store.Store
-	keys map[[2]string]store.Binding
-}
-
-func (s *memoryKeys) Commit(b store.Batch) error {
-	for _, k := range b.Bindings {
-		if old, ok := s.keys[[2]string{k.Session, k.Key}]; ok {
-			return &store.BoundError{Existing: old}
-		}
-	}
-	bindings := b.Bindings
-	b.Bindings = nil
-	if err := s.Store.Commit(b); err != nil {
-		return err
-	}
-	for _, k := range bindings {
-		s.keys[[2]string{k.Session, k.Key}] = k
-	}
-	return nil
-}
-
-func (s *memoryKeys) Binding(session, key string) (store.Binding, bool) {
-	b, ok := s.keys[[2]string{session, key}]
-	return b, ok
-}
-
 func newMemoryKeys(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
-	return agent.New(k, &memoryKeys{Store: open(), keys: map[[2]string]store.Binding{}}, env)
+	return agent.New(k, agent.InMemoryBindings(open()), env)
 }
 
 // keyTracker remembers which key each answered prompt carried.
