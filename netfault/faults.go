@@ -29,6 +29,7 @@ const (
 	Kill         = "kill"
 	LoseUnsynced = "lose-unsynced"
 	Reject       = "reject"
+	Route        = "route"
 	// ClientRestart is asked by the host before it applies the outputs of a
 	// Client's step (site "c1/step/N").
 	ClientRestart = "client-restart"
@@ -61,11 +62,15 @@ var Faults = []Fault{
 	{AcceptedLost, 2, 0, "HTTP: the Agent read and processed a POST but its 202 (or initialize's 200) never reached the Client: status 0, and a resend delivers the same JSON-RPC message twice"},
 	{StreamBreak, 2, 0, "HTTP: an SSE stream breaks as an event is written: that event, the stream's events in flight and every later one until the Client reopens the stream are lost"},
 	{ConnExpired, 2, 0, "HTTP: the Acp-Connection-Id expires as a POST reaches the Agent: that POST and every later request get 404, the Agent side disconnects, the Client must initialize again"},
+	{Route, 2, 0, "remote links with several Agent nodes: the node a new connection lands on (option 0 is the first node; not a fault, but a choice the schedule makes)"},
 }
 
 // HTTPRates are the rates of the HTTP link's own faults when a run uses it
 // (their table default is 0, so a stdio seed never draws them).
 var HTTPRates = map[string]float64{PostLost: 0.01, AcceptedLost: 0.01, StreamBreak: 0.005, ConnExpired: 0.002}
+
+// NodeRates are the rates that spread connections over several nodes.
+var NodeRates = map[string]float64{Route: 0.7}
 
 // DefaultRates returns the default rate of every fault kind.
 func DefaultRates() map[string]float64 {

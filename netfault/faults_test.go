@@ -117,7 +117,7 @@ func TestParseRatesErrors(t *testing.T) {
 		want []string // substrings of the error
 	}{
 		{"explode=0.1", []string{`"explode"`, strings.Join(netfault.Kinds(), ", ")}},
-		{"kill=0.1,Cut=0.2", []string{`"Cut"`, "cut, delay, kill, lose-unsynced, post-lost, reject, stream-break"}},
+		{"kill=0.1,Cut=0.2", []string{`"Cut"`, "cut, delay, kill, lose-unsynced, post-lost, reject, route, stream-break"}},
 		{"kill=1.5", []string{`"kill=1.5"`, "between 0 and 1"}},
 		{"kill=-0.1", []string{`"kill=-0.1"`, "between 0 and 1"}},
 		{"kill=lots", []string{`"kill=lots"`, "between 0 and 1"}},
@@ -144,7 +144,7 @@ func ExampleParseRates() {
 	fmt.Println(err)
 	// Output:
 	// 0.05 0 0.04 <nil>
-	// fault rate "drop=0.1": unknown fault kind "drop", expected one of accepted-lost, client-restart, conn-expired, cut, delay, kill, lose-unsynced, post-lost, reject, stream-break
+	// fault rate "drop=0.1": unknown fault kind "drop", expected one of accepted-lost, client-restart, conn-expired, cut, delay, kill, lose-unsynced, post-lost, reject, route, stream-break
 }
 
 // A rate must be a whole number in [0, 1]: NaN, trailing text and a second

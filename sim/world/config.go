@@ -48,6 +48,11 @@ type Config struct {
 	MaxAttempts int
 	StaleAfter  time.Duration
 	MaxGap      time.Duration // longest pause between two submissions of a Client
+	// Nodes is how many server processes share one store behind a remote
+	// endpoint (http, ws); Sticky routes a Client back to the node of its
+	// last connection while that node lives.
+	Nodes  int
+	Sticky bool
 	// Cancels, Closes and Forks are how often each Client's user cancels a
 	// prompt or a session's work, closes a session (and comes back to it)
 	// and forks one, at random moments while typing.
@@ -70,6 +75,7 @@ func DefaultConfig() Config {
 		Link:        "stdio",
 		Clients:     1,
 		Sessions:    2,
+		Nodes:       1,
 		Prompts:     10,
 		Rates:       netfault.DefaultRates(),
 		Latency:     500 * time.Microsecond,
@@ -113,6 +119,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
 	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
 		return fmt.Errorf("timeout, backoff and latency must be positive")
+	case c.Nodes < 1:
+		return fmt.Errorf("nodes %d: expected at least 1", c.Nodes)
+	case c.Nodes > 1 && c.Link == LinkStdio:
+		return fmt.Errorf("nodes %d: several nodes need a remote link (--link http or ws)", c.Nodes)
 	case c.Cancels < 0 || c.Closes < 0 || c.Forks < 0:
 		return fmt.Errorf("cancels %d, closes %d, forks %d: expected 0 or more", c.Cancels, c.Closes, c.Forks)
 	case c.MaxAttempts < 0 || c.StaleAfter < 0:

@@ -6,7 +6,6 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/traces"
 )
 
 // Streamable HTTP (--link http): each Client has one HTTPLink to its Agent
@@ -23,30 +22,9 @@ import (
 // httpState is a Client's HTTP side.
 type httpState struct {
 	link     *netfault.HTTPLink
-	conn     string // the connection the Client believes it has, "" when none
-	initPost int    // the POST of the initialize that creates conn
-}
-
-// startServer starts an Agent installation's server process.
-func (w *world) startServer(an *agentNode) {
-	w.newProc(an)
-}
-
-// serverDied tells the links of a dead server's installation and restarts it.
-func (w *world) serverDied(an *agentNode, why string) {
-	for _, cn := range w.clients {
-		if cn.agent == an && cn.http != nil {
-			cn.http.link.AgentGone(why)
-		}
-	}
-	w.wsServerDied(an, why)
-	if !w.stopping {
-		w.loop.After(w.cfg.Spawn, func() {
-			if an.proc == nil || !an.proc.alive {
-				w.startServer(an)
-			}
-		})
-	}
+	conn     string     // the connection the Client believes it has, "" when none
+	initPost int        // the POST of the initialize that creates conn
+	node     *agentProc // the node serving the live connection
 }
 
 func (w *world) httpOf(cn *clientNode) *httpState {
@@ -96,13 +74,14 @@ func (w *world) httpOf(cn *clientNode) *httpState {
 	}
 	link.OnGone = gone
 	server := func() *agentProc {
-		if p := cn.agent.proc; p != nil && p.alive {
+		if p := hs.node; p != nil && p.alive {
 			return p
 		}
 		return nil
 	}
 	link.OnAgentConnect = func(conn string) {
-		p := server()
+		hs.node = w.route(cn, conn)
+		p := hs.node
 		if p == nil {
 			w.loop.After(0, func() { link.AgentGone("refused") }) // nobody listens: the connection dies at once
 			return
@@ -163,23 +142,4 @@ func createdSession(frame []byte) string {
 		return ""
 	}
 	return r.SessionID
-}
-
-// stopServers ends every server process at the end of a run.
-func (w *world) stopServers() {
-	w.stopping = true
-	for _, an := range w.agents {
-		if p := an.proc; p != nil && p.alive {
-			p.alive = false
-			an.disk.Crash(false)
-			w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exit: the run ended"})
-		}
-	}
-	for _, cn := range w.clients {
-		if hs := cn.http; hs != nil {
-			// The run is over: nobody reconnects, the link just closes.
-			hs.link.OnGone, hs.link.OnStatus, hs.link.OnStreamClosed = nil, nil, nil
-			hs.link.AgentGone("close")
-		}
-	}
 }

@@ -45,7 +45,11 @@ type clientNode struct {
 	pipe  *netfault.Pipe
 	http  *httpState // with --link http
 	wsN   int        // WebSocket connections opened (--link ws)
-	steps int        // Client steps applied, for client-restart site names
+	// wsNode is the node serving the WebSocket connection; lastNode the
+	// node of the Client's last connection (sticky routing), -1 for none.
+	wsNode   *agentProc
+	lastNode int
+	steps    int // Client steps applied, for client-restart site names
 	// waiting are user submissions made while the Client was down: the user
 	// makes them once it is back.
 	waiting []func()
@@ -57,6 +61,8 @@ type agentNode struct {
 	disk *store.Disk
 	inc  int
 	proc *agentProc
+	// nodes are the server processes behind a remote endpoint (--nodes).
+	nodes []*agentProc
 }
 
 type agentProc struct {
@@ -66,6 +72,8 @@ type agentProc struct {
 	alive bool
 	pipe  *netfault.Pipe
 	outs  int // outputs applied, for crash-site names
+	// nodeIdx is which node of its installation the process is.
+	nodeIdx int
 }
 
 // Record implements netfault.Recorder.
@@ -117,7 +125,7 @@ func Run(cfg Config) (*Result, error) {
 	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now}
 	for i := range cfg.Clients {
 		an := &agentNode{name: fmt.Sprintf("a%d", i+1), disk: store.NewDisk()}
-		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an}
+		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an, lastNode: -1}
 		cn.cfg = client.Config{
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
 			Timeout: cfg.Timeout, Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter,
@@ -129,7 +137,7 @@ func Run(cfg Config) (*Result, error) {
 	last := w.schedule()
 	if cfg.Link == LinkHTTP || cfg.Link == LinkWS {
 		for _, an := range w.agents {
-			w.startServer(an)
+			w.startNodes(an)
 		}
 	}
 	for _, cn := range w.clients {
@@ -145,8 +153,7 @@ func Run(cfg Config) (*Result, error) {
 
 	// The observer reads the final transcript from a fresh Agent process.
 	if cfg.Link == LinkHTTP || cfg.Link == LinkWS {
-		w.wsStop()
-		w.stopServers()
+		w.stopNodes()
 	}
 	for _, cn := range w.clients {
 		if cn.pipe != nil && cn.pipe.Alive() {
@@ -471,7 +478,7 @@ func (w *world) procDied(p *agentProc, why string, crash bool) {
 		p.pipe.AgentGone(reason) // a cut pipe has ended already
 	}
 	if w.cfg.Link == LinkHTTP || w.cfg.Link == LinkWS {
-		w.serverDied(p.node, reason)
+		w.nodeDied(p, reason)
 	}
 }
 

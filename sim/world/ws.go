@@ -21,10 +21,15 @@ func (w *world) wsConnect(cn *clientNode) {
 	}
 	cn.wsN++
 	name := fmt.Sprintf("%s:ws#%d", cn.name, cn.wsN)
-	server := cn.agent.proc
-	pipe := netfault.NewPipe(name, cn.name, cn.agent.name, &w.loop, w.choose, w, w.cfg.Latency)
+	server := w.route(cn, name)
+	cn.wsNode = server
+	agentName := cn.agent.name
+	if server != nil {
+		agentName = server.name
+	}
+	pipe := netfault.NewPipe(name, cn.name, agentName, &w.loop, w.choose, w, w.cfg.Latency)
 	cn.pipe = pipe
-	alive := func() bool { return server != nil && server.alive && cn.agent.proc == server }
+	alive := func() bool { return server != nil && server.alive }
 	pipe.ToAgent = func(b []byte) {
 		if alive() {
 			w.applyAgent(server, server.m.Receive(name, b))
@@ -53,24 +58,4 @@ func (w *world) wsConnect(cn *clientNode) {
 	w.wsPipes[name] = pipe
 	w.applyAgent(server, server.m.Connect(name))
 	w.applyClient(cn, cn.c.Connected(name))
-}
-
-// wsServerDied ends the connections of a dead server; what it had written
-// still drains to the Clients.
-func (w *world) wsServerDied(an *agentNode, why string) {
-	for _, cn := range w.clients {
-		if cn.agent == an && cn.pipe != nil && cn.pipe.Alive() {
-			cn.pipe.AgentGone(why)
-		}
-	}
-}
-
-// wsStop closes every connection at the end of a run.
-func (w *world) wsStop() {
-	for _, cn := range w.clients {
-		if cn.pipe != nil && cn.pipe.Alive() {
-			cn.pipe.OnClosed = nil
-			cn.pipe.Close("close")
-		}
-	}
 }
