@@ -67,7 +67,7 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"unknown fault kind", "", []string{"run", "--fault-rates", "meteor=0.1"}, `unknown fault kind "meteor"`},
 		{"no seeds", "", []string{"swarm", "--seeds", "0"}, "--seeds 0"},
 		{"unknown knob value", "", []string{"run", "--busy", "maybe"}, "expected one of reject, hold, breakpoint"},
-		{"unknown link", "", []string{"run", "--link", "carrier-pigeon"}, `link "carrier-pigeon": expected stdio, http or ws`},
+		{"unknown link", "", []string{"run", "--link", "carrier-pigeon"}, `link "carrier-pigeon": expected stdio, http, ws or mixed`},
 		{"unknown knob value via twin", "ACPSIM_HELD_ON_DISCONNECT=forget", []string{"run"}, "expected one of keep, drop"},
 		{"truncated trace", "", []string{"judge", truncated}, "truncated.ndjson:"},
 		{"not a trace", "", []string{"judge", garbage}, "garbage.ndjson:1:"},

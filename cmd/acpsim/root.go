@@ -106,7 +106,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
-	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) or ws (WebSocket: one connection per upgrade to a server process)")
+	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")
 	fs.IntVar(&s.nodes, "nodes", 1, "Agent nodes sharing one store behind a remote endpoint (--link http or ws); a new connection lands on any node")
 	fs.BoolVar(&s.sticky, "sticky", false, "route a Client back to the node of its last connection while that node lives (a cookie)")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
@@ -154,7 +154,7 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg.Timeout = s.timeout
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	cfg.Link, cfg.Nodes, cfg.Sticky = s.link, s.nodes, s.sticky
-	if cfg.Link == world.LinkHTTP {
+	if cfg.Link == world.LinkHTTP || cfg.Link == world.LinkMixed {
 		for k, r := range netfault.HTTPRates { // the HTTP faults are off on stdio, on here
 			cfg.Rates[k] = r
 		}

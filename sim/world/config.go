@@ -20,6 +20,7 @@ const (
 	LinkStdio = "stdio"
 	LinkHTTP  = "http"
 	LinkWS    = "ws"
+	LinkMixed = "mixed" // Clients take stdio, http and ws in turn
 )
 
 // Config is everything a run depends on.
@@ -107,8 +108,8 @@ func (c *Config) Validate() error {
 		// header promising less would excuse what it never did.
 		return fmt.Errorf("retain %d: the adapter does not model history retention (use --retain 0)", c.Knobs.Retain)
 	}
-	if c.Link != LinkStdio && c.Link != LinkHTTP && c.Link != LinkWS {
-		return fmt.Errorf("link %q: expected %s, %s or %s (mixed is not built yet)", c.Link, LinkStdio, LinkHTTP, LinkWS)
+	if c.Link != LinkStdio && c.Link != LinkHTTP && c.Link != LinkWS && c.Link != LinkMixed {
+		return fmt.Errorf("link %q: expected %s, %s, %s or %s", c.Link, LinkStdio, LinkHTTP, LinkWS, LinkMixed)
 	}
 	switch {
 	case c.Clients < 1:

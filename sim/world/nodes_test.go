@@ -42,3 +42,38 @@ func TestSeveralNodesNeedARemoteLink(t *testing.T) {
 		t.Fatal("two nodes on stdio accepted")
 	}
 }
+
+// Scenario, Clients and Agents do not depend on the link: with one Client
+// on each transport at once, the keyed policy holds and the checkers are
+// the same.
+func TestMixedLinks(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Link, cfg.Clients = LinkMixed, 3
+	for k, r := range netfault.HTTPRates {
+		cfg.Rates[k] = r
+	}
+	sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 {
+		t.Fatalf("%d seeds failed: %+v", sum.Failed, sum.Failures[0])
+	}
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, e := range res.Log.Events {
+		if e.Kind == "connect" {
+			for _, l := range []string{"c1:a1#", "c2:http#", "c3:ws#"} {
+				if len(e.Link) >= len(l) && e.Link[:len(l)] == l {
+					seen[l] = true
+				}
+			}
+		}
+	}
+	if len(seen) != 3 {
+		t.Fatalf("links used: %v, want stdio, http and ws", seen)
+	}
+}

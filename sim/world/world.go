@@ -44,6 +44,7 @@ type clientNode struct {
 	agent *agentNode
 	pipe  *netfault.Pipe
 	http  *httpState // with --link http
+	link  string     // the transport this Client uses (--link, or its share of mixed)
 	wsN   int        // WebSocket connections opened (--link ws)
 	// wsNode is the node serving the WebSocket connection; lastNode the
 	// node of the Client's last connection (sticky routing), -1 for none.
@@ -63,6 +64,7 @@ type agentNode struct {
 	proc *agentProc
 	// nodes are the server processes behind a remote endpoint (--nodes).
 	nodes []*agentProc
+	link  string // the transport its Client reaches it by
 }
 
 type agentProc struct {
@@ -124,8 +126,12 @@ func Run(cfg Config) (*Result, error) {
 	}
 	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now}
 	for i := range cfg.Clients {
-		an := &agentNode{name: fmt.Sprintf("a%d", i+1), disk: store.NewDisk()}
-		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an, lastNode: -1}
+		link := cfg.Link
+		if link == LinkMixed { // per Client, in turn
+			link = []string{LinkStdio, LinkHTTP, LinkWS}[i%3]
+		}
+		an := &agentNode{name: fmt.Sprintf("a%d", i+1), disk: store.NewDisk(), link: link}
+		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an, lastNode: -1, link: link}
 		cn.cfg = client.Config{
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
 			Timeout: cfg.Timeout, Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter,
@@ -135,8 +141,8 @@ func Run(cfg Config) (*Result, error) {
 		w.clients = append(w.clients, cn)
 	}
 	last := w.schedule()
-	if cfg.Link == LinkHTTP || cfg.Link == LinkWS {
-		for _, an := range w.agents {
+	for _, an := range w.agents {
+		if an.link != LinkStdio {
 			w.startNodes(an)
 		}
 	}
@@ -152,9 +158,7 @@ func Run(cfg Config) (*Result, error) {
 	end := w.runQuiet(w.loop.Now() + cfg.HealCap)
 
 	// The observer reads the final transcript from a fresh Agent process.
-	if cfg.Link == LinkHTTP || cfg.Link == LinkWS {
-		w.stopNodes()
-	}
+	w.stopNodes()
 	for _, cn := range w.clients {
 		if cn.pipe != nil && cn.pipe.Alive() {
 			w.stopProc(cn.agent.proc, "close")
@@ -285,7 +289,7 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 	for _, o := range outs {
 		switch o.Kind {
 		case client.OutSend:
-			if w.cfg.Link == LinkHTTP {
+			if cn.link == LinkHTTP {
 				w.httpSend(cn, o)
 				continue
 			}
@@ -298,7 +302,7 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 				if cn.c != c {
 					return
 				}
-				switch w.cfg.Link {
+				switch cn.link {
 				case LinkHTTP:
 					w.httpConnect(cn)
 					return
@@ -349,7 +353,7 @@ func (w *world) restartClient(cn *clientNode) {
 			p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
 			w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: its Client died"})
 		}
-		if w.cfg.Link != LinkWS {
+		if cn.link != LinkWS {
 			pipe.OnClosed = nil // no Client is left to tell (a WebSocket server still hears the close)
 		}
 		pipe.Close("client-restart")
@@ -369,7 +373,7 @@ func (w *world) restartClient(cn *clientNode) {
 // newProc starts a new incarnation of an Agent installation.
 func (w *world) newProc(an *agentNode) *agentProc {
 	an.inc++
-	p := &agentProc{name: fmt.Sprintf("%s#%d", an.name, an.inc), node: an, alive: true}
+	p := &agentProc{name: fmt.Sprintf("%s#%d", an.name, an.inc), node: an, alive: true, nodeIdx: -1}
 	env := agent.Env{Name: p.name, Choose: w.choose, NewID: w.ids.UUID}
 	p.m = w.factory(w.cfg.Knobs, func() store.Store { return an.disk }, env)
 	an.proc = p
@@ -477,7 +481,7 @@ func (w *world) procDied(p *agentProc, why string, crash bool) {
 	if p.pipe != nil {
 		p.pipe.AgentGone(reason) // a cut pipe has ended already
 	}
-	if w.cfg.Link == LinkHTTP || w.cfg.Link == LinkWS {
+	if p.node.link != LinkStdio && p.nodeIdx >= 0 {
 		w.nodeDied(p, reason)
 	}
 }
