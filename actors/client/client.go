@@ -123,6 +123,12 @@ type Config struct {
 	// StaleAfter is when a ShowStale policy stops resending a submission
 	// (0: DefaultStaleAfter).
 	StaleAfter time.Duration
+	// FreshConnection: after a prompt times out the Client gives up on the
+	// connection and opens a new one without closing the old, as a remote
+	// Client that suspects a dead connection does. The old connection's
+	// late frames then arrive after the new one's, and the retry on the new
+	// connection races the original still pending on the old one.
+	FreshConnection bool
 }
 
 // Env is what a Client gets from its host: the stream of fresh ids, a

@@ -102,6 +102,9 @@ type submission struct {
 	// had inserted by the time the attempt was given up (an older replay
 	// may predate the insertion).
 	lookup, asked bool
+	// stray: an attempt went out on a connection the Client abandoned while
+	// it stayed open (FreshConnection); it may still be inserted.
+	stray bool
 }
 
 type timerKind uint8
@@ -375,6 +378,8 @@ func (c *Client) Timer(id int) []Output {
 		}
 		sess := c.sessions[s.sess]
 		switch {
+		case c.cfg.FreshConnection && c.conn != "":
+			c.abandonConnection()
 		case sess.state != sessReady:
 			// a resume is on its way; the session sends or looks up when ready
 		case s.lookup:
@@ -755,6 +760,10 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 		if sess.state == sessReady {
 			c.openSession(s.sess, sess)
 		}
+	case m.Error.Code == acp.CodeRequestCancelled && s.stray:
+		// Cancelled here, but an attempt on the abandoned connection may
+		// still arrive and be inserted: the user is told the truth.
+		c.outcome(s, traces.OutcomeUnknown, "")
 	default:
 		c.outcome(s, traces.OutcomeFailed, "")
 	}
@@ -778,4 +787,24 @@ func (c *Client) olderAttempt(s *submission, not acp.ID) (acp.ID, bool) {
 		}
 	}
 	return best, bestN >= 0
+}
+
+// abandonConnection leaves the current connection open but unused and asks
+// for a new one: what was in flight on the old one is resent after resuming
+// on the new one, and the old one's late answers are ignored.
+func (c *Client) abandonConnection() {
+	c.conn, c.ready = "", false
+	clear(c.reqs)
+	for _, s := range c.sessions {
+		s.state = sessDown
+	}
+	for _, s := range c.subs {
+		if !s.done {
+			// An attempt may still be on its way on the old connection,
+			// where this Client no longer listens or cancels.
+			s.stray = s.stray || s.inflight != ""
+			s.inflight = ""
+		}
+	}
+	c.out = append(c.out, Output{Kind: OutConnect})
 }

@@ -46,6 +46,9 @@ type SavedSub struct {
 	Attempts int
 	// At is when the user submitted it, on the host's clock.
 	At time.Duration
+	// Stray: an attempt went out on a connection left open (the Client
+	// writes this down when it abandons the connection).
+	Stray bool
 }
 
 // SavedMessage is a message of a session the Client attributes to its
@@ -69,7 +72,7 @@ func (c *Client) Persisted() Saved {
 		if sub.done && !c.resolvedNow(sub) {
 			continue
 		}
-		s.Subs = append(s.Subs, SavedSub{ID: sub.id, Text: sub.text, Session: sub.sess, Key: sub.key, Attempts: sub.attempts, At: sub.at})
+		s.Subs = append(s.Subs, SavedSub{ID: sub.id, Text: sub.text, Session: sub.sess, Key: sub.key, Attempts: sub.attempts, At: sub.at, Stray: sub.stray})
 	}
 	for k, sub := range c.attributed { // sorted below: map order must not show
 		sid, mid, _ := strings.Cut(k, "\x00")
@@ -111,7 +114,7 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
 	}
 	for _, ss := range s.Subs {
-		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, attempts: ss.Attempts, at: ss.At}
+		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, attempts: ss.Attempts, at: ss.At, stray: ss.Stray}
 		c.subs = append(c.subs, sub)
 		switch {
 		case sub.attempts == 0:

@@ -76,7 +76,7 @@ type simFlags struct {
 	cancels, closes, forks     int
 	link                       string
 	nodes                      int
-	sticky                     bool
+	sticky, fresh              bool
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -108,6 +108,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")
 	fs.IntVar(&s.nodes, "nodes", 1, "Agent nodes sharing one store behind a remote endpoint (--link http or ws); a new connection lands on any node")
+	fs.BoolVar(&s.fresh, "fresh-connection", false, "ws: a Client whose prompt times out opens a new connection and leaves the old one open; the old one's late frames arrive after the new one's")
 	fs.BoolVar(&s.sticky, "sticky", false, "route a Client back to the node of its last connection while that node lives (a cookie)")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
 	fs.IntVar(&s.closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
@@ -153,7 +154,7 @@ func (s *simFlags) config() (world.Config, error) {
 	}
 	cfg.Timeout = s.timeout
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
-	cfg.Link, cfg.Nodes, cfg.Sticky = s.link, s.nodes, s.sticky
+	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh
 	if cfg.Link == world.LinkHTTP || cfg.Link == world.LinkMixed {
 		for k, r := range netfault.HTTPRates { // the HTTP faults are off on stdio, on here
 			cfg.Rates[k] = r

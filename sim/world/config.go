@@ -54,6 +54,9 @@ type Config struct {
 	// last connection while that node lives.
 	Nodes  int
 	Sticky bool
+	// FreshConnection: on ws, a Client whose prompt times out opens a new
+	// connection and leaves the old one open (reordered reconnects).
+	FreshConnection bool
 	// Cancels, Closes and Forks are how often each Client's user cancels a
 	// prompt or a session's work, closes a session (and comes back to it)
 	// and forks one, at random moments while typing.

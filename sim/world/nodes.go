@@ -56,6 +56,11 @@ func (w *world) nodeDied(p *agentProc, why string) {
 		if cn.wsNode == p && cn.pipe != nil && cn.pipe.Alive() {
 			cn.pipe.AgentGone(why)
 		}
+		for _, old := range cn.wsOld {
+			if old.Alive() && old.Agent == p.name {
+				old.AgentGone(why)
+			}
+		}
 	}
 	if w.stopping {
 		return
@@ -85,9 +90,11 @@ func (w *world) stopNodes() {
 			hs.link.OnGone, hs.link.OnStatus, hs.link.OnStreamClosed = nil, nil, nil
 			hs.link.AgentGone("close")
 		}
-		if cn.pipe != nil && cn.pipe.Alive() && cn.wsNode != nil {
-			cn.pipe.OnClosed = nil
-			cn.pipe.Close("close")
+		for _, pipe := range append(cn.wsOld, cn.pipe) {
+			if pipe != nil && pipe.Alive() && cn.wsNode != nil {
+				pipe.OnClosed = nil
+				pipe.Close("close")
+			}
 		}
 	}
 }

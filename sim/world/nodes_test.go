@@ -77,3 +77,27 @@ func TestMixedLinks(t *testing.T) {
 		t.Fatalf("links used: %v, want stdio, http and ws", seen)
 	}
 }
+
+// Reordered reconnects: a ws Client whose prompt times out opens a fresh
+// connection and leaves the old one open, so the old one's late frames
+// arrive after the new one's and the retry races the original still pending
+// on the old connection. Keys keep that safe; without them it duplicates.
+func TestFreshConnectionsWithLateFrames(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Link, cfg.FreshConnection, cfg.Nodes = LinkWS, true, 3
+	cfg.Cancels, cfg.Closes = 2, 1
+	for k, r := range netfault.NodeRates {
+		cfg.Rates[k] = r
+	}
+	sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Failed != 0 || sum.Stats.RetriesWhilePending == 0 {
+		t.Fatalf("keyed with fresh connections: %d failed, %d retries while pending", sum.Failed, sum.Stats.RetriesWhilePending)
+	}
+	cfg.Policy = "naive"
+	if sum, err = Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 100}); err != nil || sum.Failed == 0 {
+		t.Fatalf("naive with fresh connections never failed (%v)", err)
+	}
+}

@@ -43,9 +43,10 @@ type clientNode struct {
 	c     *client.Client // nil while the Client process is down
 	agent *agentNode
 	pipe  *netfault.Pipe
-	http  *httpState // with --link http
-	link  string     // the transport this Client uses (--link, or its share of mixed)
-	wsN   int        // WebSocket connections opened (--link ws)
+	http  *httpState       // with --link http
+	link  string           // the transport this Client uses (--link, or its share of mixed)
+	wsN   int              // WebSocket connections opened (--link ws)
+	wsOld []*netfault.Pipe // connections the Client left open when it opened a fresh one
 	// wsNode is the node serving the WebSocket connection; lastNode the
 	// node of the Client's last connection (sticky routing), -1 for none.
 	wsNode   *agentProc
@@ -135,6 +136,7 @@ func Run(cfg Config) (*Result, error) {
 		cn.cfg = client.Config{
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
 			Timeout: cfg.Timeout, Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter,
+			FreshConnection: cfg.FreshConnection && link == LinkWS,
 		}
 		cn.c = client.New(cn.cfg, w.cenv)
 		w.agents = append(w.agents, an)

@@ -17,7 +17,12 @@ import (
 // server.
 func (w *world) wsConnect(cn *clientNode) {
 	if cn.pipe != nil && cn.pipe.Alive() {
-		return
+		if !cn.cfg.FreshConnection {
+			return
+		}
+		// The Client gave up on this connection without closing it: it
+		// stays open and its late frames still arrive.
+		cn.wsOld = append(cn.wsOld, cn.pipe)
 	}
 	cn.wsN++
 	name := fmt.Sprintf("%s:ws#%d", cn.name, cn.wsN)
