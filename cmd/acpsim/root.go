@@ -13,6 +13,7 @@ import (
 	"github.com/acpsim/acpsim/actors/agent"
 	_ "github.com/acpsim/acpsim/actors/agent/mutants" // registers the known-bad Agents
 	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim/world"
 )
@@ -77,6 +78,8 @@ type simFlags struct {
 	link                       string
 	nodes                      int
 	sticky, fresh              bool
+	proxies                    int
+	proxyMode                  string
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -108,6 +111,8 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")
 	fs.IntVar(&s.nodes, "nodes", 1, "Agent nodes sharing one store behind a remote endpoint (--link http or ws); a new connection lands on any node")
+	fs.IntVar(&s.proxies, "proxies", 0, "proxies between each Client and its Agent (each rewrites JSON-RPC ids and must forward idempotencyKey unchanged)")
+	fs.StringVar(&s.proxyMode, "proxy-mode", proxy.Honest, "what the proxies do: "+proxyModes())
 	fs.BoolVar(&s.fresh, "fresh-connection", false, "ws: a Client whose prompt times out opens a new connection and leaves the old one open; the old one's late frames arrive after the new one's")
 	fs.BoolVar(&s.sticky, "sticky", false, "route a Client back to the node of its last connection while that node lives (a cookie)")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
@@ -122,6 +127,14 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 		fs.StringVar(&s.knobs[i].value, k.Name, k.Default, fmt.Sprintf("Agent knob: %s (%s)", knobDocs[k.Name], strings.Join(k.Values, "|")))
 	}
 	fs.DurationVar(&s.timeout, "timeout", 250*time.Millisecond, "Client timeout waiting for a prompt's response (virtual time)")
+}
+
+func proxyModes() string {
+	parts := make([]string, 0, len(proxy.Modes))
+	for _, m := range proxy.Modes {
+		parts = append(parts, fmt.Sprintf("%s (%s)", m.Name, m.Doc))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func agentList() string {
@@ -155,6 +168,7 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg.Timeout = s.timeout
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh
+	cfg.Proxies, cfg.ProxyMode = s.proxies, s.proxyMode
 	if cfg.Link == world.LinkHTTP || cfg.Link == world.LinkMixed {
 		for k, r := range netfault.HTTPRates { // the HTTP faults are off on stdio, on here
 			cfg.Rates[k] = r

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
 )
@@ -54,6 +55,10 @@ type Config struct {
 	// last connection while that node lives.
 	Nodes  int
 	Sticky bool
+	// Proxies is how many proxies stand between each Client and its Agent,
+	// all of ProxyMode (proxy.Modes).
+	Proxies   int
+	ProxyMode string
 	// FreshConnection: on ws, a Client whose prompt times out opens a new
 	// connection and leaves the old one open (reordered reconnects).
 	FreshConnection bool
@@ -80,6 +85,7 @@ func DefaultConfig() Config {
 		Clients:     1,
 		Sessions:    2,
 		Nodes:       1,
+		ProxyMode:   proxy.Honest,
 		Prompts:     10,
 		Rates:       netfault.DefaultRates(),
 		Latency:     500 * time.Microsecond,
@@ -123,6 +129,10 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
 	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
 		return fmt.Errorf("timeout, backoff and latency must be positive")
+	case c.Proxies < 0:
+		return fmt.Errorf("proxies %d: expected 0 or more", c.Proxies)
+	case c.Proxies > 0 && proxy.Check(c.ProxyMode) != nil:
+		return proxy.Check(c.ProxyMode)
 	case c.Nodes < 1:
 		return fmt.Errorf("nodes %d: expected at least 1", c.Nodes)
 	case c.Nodes > 1 && c.Link == LinkStdio:

@@ -10,6 +10,7 @@ import (
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -106,6 +107,7 @@ func Run(cfg Config) (*Result, error) {
 	}
 	pol, _ := client.LookupPolicy(cfg.Policy)
 	factory, _ := agent.Lookup(cfg.Agent)
+	factory = proxy.Wrap(factory, cfg.Proxies, cfg.ProxyMode)
 	chooser := cfg.Chooser
 	source := traces.SourceSchedule
 	if chooser == nil {

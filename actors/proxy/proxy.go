@@ -1,0 +1,233 @@
+// Package proxy models ACP proxies between a Client and an Agent (the
+// proxy-chains RFD's conductor and proxies): each hop rewrites JSON-RPC ids,
+// since ids are scoped to one connection, and must forward idempotencyKey
+// unchanged, so the key, not the id, links attempts end to end. Known-bad
+// proxies break exactly that.
+//
+// A proxy here wraps the Agent it fronts as an agent.Machine, so a chain of
+// N proxies is N wrappers and the simulator drives it like any Agent.
+package proxy
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent"
+)
+
+// Modes of a proxy, as data: what it does wrong, if anything.
+var Modes = []struct {
+	Name, Doc string
+}{
+	{Honest, "rewrites ids per hop, forwards idempotencyKey unchanged"},
+	{StripKey, "drops idempotencyKey from the prompts it forwards"},
+	{FreshKeyRetry, "retries a prompt that got no answer in time on its own, with a fresh key"},
+	{WrongResponse, "maps each answer to the oldest request still waiting on the connection, not to the id it answers"},
+}
+
+// Proxy modes.
+const (
+	Honest        = "honest"
+	StripKey      = "strip-key"
+	FreshKeyRetry = "fresh-key-retry"
+	WrongResponse = "wrong-response"
+)
+
+// Check reports an unknown mode.
+func Check(mode string) error {
+	names := make([]string, 0, len(Modes))
+	for _, m := range Modes {
+		if m.Name == mode {
+			return nil
+		}
+		names = append(names, m.Name)
+	}
+	return fmt.Errorf("proxy mode %q: expected one of %s", mode, strings.Join(names, ", "))
+}
+
+// retryAfter is how long a FreshKeyRetry proxy waits for a prompt's answer.
+const retryAfter = 150 * time.Millisecond
+
+// timerBase keeps a proxy's own timer ids apart from the Agent's.
+const timerBase = 1 << 40
+
+// Wrap puts n proxies of the given mode in front of the Agents f builds.
+func Wrap(f agent.Factory, n int, mode string) agent.Factory {
+	for hop := range n {
+		inner := f
+		f = func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+			return &Proxy{inner: inner(k, open, env), mode: mode, env: env, hop: hop,
+				fwd: map[acp.ID]pending{}, timers: map[int]acp.ID{}}
+		}
+	}
+	return f
+}
+
+// Proxy is one hop.
+type Proxy struct {
+	inner  agent.Machine
+	mode   string
+	env    agent.Env
+	hop    int
+	next   int64
+	fwd    map[acp.ID]pending // id on the next hop → where it came from
+	order  []acp.ID           // next-hop ids of requests still waiting, oldest first
+	timers map[int]acp.ID
+	ntimer int
+}
+
+type pending struct {
+	conn   string
+	id     acp.ID // the id the previous hop used
+	frame  *acp.Message
+	method string
+}
+
+func (p *Proxy) newID() acp.ID {
+	p.next++
+	return acp.StrID(fmt.Sprintf("p%d-%d", p.hop, p.next))
+}
+
+// Connect implements agent.Machine.
+func (p *Proxy) Connect(conn string) []agent.Output { return p.back(p.inner.Connect(conn)) }
+
+// Disconnect implements agent.Machine.
+func (p *Proxy) Disconnect(conn string) []agent.Output { return p.back(p.inner.Disconnect(conn)) }
+
+// Receive implements agent.Machine: requests get a next-hop id, cancels name
+// it, prompts keep their key (unless the proxy is bad).
+func (p *Proxy) Receive(conn string, frame []byte) []agent.Output {
+	l := acp.ParseLine(frame)
+	if l.Batch || l.Entries[0].Err != nil {
+		return p.back(p.inner.Receive(conn, frame))
+	}
+	m := l.Entries[0].Msg
+	var own []agent.Output
+	switch m.Kind() {
+	case acp.KindRequest:
+		id := p.newID()
+		p.fwd[id] = pending{conn: conn, id: m.ID, frame: &m, method: m.Method}
+		p.order = append(p.order, id)
+		m.ID = id
+		if m.Method == acp.MethodSessionPrompt {
+			var pp acp.PromptParams
+			if acp.DecodeParams(m.Params, &pp) == nil {
+				if p.mode == StripKey && pp.IdempotencyKey != nil {
+					pp.IdempotencyKey = nil
+					m.Params, _ = json.Marshal(pp)
+				}
+				if p.mode == FreshKeyRetry {
+					p.ntimer++
+					p.timers[timerBase+p.ntimer] = id
+					own = append(own, agent.Output{Kind: agent.OutTimer, Step: "proxy-retry", After: retryAfter, ID: timerBase + p.ntimer})
+				}
+			}
+		}
+	case acp.KindNotification:
+		if m.Method == acp.MethodCancelRequest {
+			var c acp.CancelRequestParams
+			if acp.DecodeParams(m.Params, &c) == nil {
+				for id, f := range p.fwd {
+					if f.conn == conn && f.id == c.RequestID { // a lookup: the order of the map cannot show
+						c.RequestID = id
+						m.Params, _ = json.Marshal(c)
+					}
+				}
+			}
+		}
+	}
+	return append(own, p.back(p.inner.Receive(conn, acp.Encode(&m)))...)
+}
+
+// Timer implements agent.Machine.
+func (p *Proxy) Timer(id int) []agent.Output {
+	hopID, mine := p.timers[id]
+	if !mine {
+		return p.back(p.inner.Timer(id))
+	}
+	delete(p.timers, id)
+	f, waiting := p.fwd[hopID]
+	if !waiting {
+		return nil
+	}
+	// No answer yet: send it again on its own, with a key of its own making.
+	m := *f.frame
+	var pp acp.PromptParams
+	if acp.DecodeParams(m.Params, &pp) != nil {
+		return nil
+	}
+	pp.IdempotencyKey = acp.KeyJSON(p.env.NewID())
+	m.Params, _ = json.Marshal(pp)
+	retry := p.newID()
+	m.ID = retry
+	p.fwd[retry] = pending{conn: f.conn, id: f.id, frame: f.frame, method: f.method}
+	p.order = append(p.order, retry)
+	return p.back(p.inner.Receive(f.conn, acp.Encode(&m)))
+}
+
+// back rewrites the Agent's answers to the ids the previous hop used.
+func (p *Proxy) back(outs []agent.Output) []agent.Output {
+	mine := fmt.Sprintf(`"p%d-`, p.hop)
+	kept := outs[:0]
+	for _, o := range outs {
+		if o.Kind != agent.OutSend {
+			kept = append(kept, o)
+			continue
+		}
+		l := acp.ParseLine(o.Frame)
+		if l.Batch || l.Entries[0].Err != nil || l.Entries[0].Msg.Kind() != acp.KindResponse {
+			kept = append(kept, o)
+			continue
+		}
+		m := l.Entries[0].Msg
+		key := m.ID
+		if p.mode == WrongResponse {
+			if k, ok := p.oldestOn(o.Conn); ok {
+				key = k
+			}
+		}
+		f, ok := p.fwd[key]
+		if !ok {
+			if !strings.HasPrefix(string(m.ID), mine) {
+				kept = append(kept, o) // not ours to rewrite
+			}
+			continue // an answer to a request of ours already answered: dropped
+		}
+		p.forget(key)
+		if p.mode == FreshKeyRetry {
+			// Its own retry's answer and the original's both come back: the
+			// first one answers the Client, the other is dropped.
+			for id, g := range p.fwd { // deletions only: the order cannot show
+				if g.conn == f.conn && g.id == f.id {
+					p.forget(id)
+				}
+			}
+		}
+		m.ID = f.id
+		o.Frame = acp.Encode(&m)
+		kept = append(kept, o)
+	}
+	return kept
+}
+
+func (p *Proxy) oldestOn(conn string) (acp.ID, bool) {
+	for _, id := range p.order {
+		if p.fwd[id].conn == conn {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+func (p *Proxy) forget(id acp.ID) {
+	delete(p.fwd, id)
+	for i, x := range p.order {
+		if x == id {
+			p.order = append(p.order[:i], p.order[i+1:]...)
+			break
+		}
+	}
+}
