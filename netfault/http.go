@@ -348,6 +348,7 @@ func (h *HTTPLink) OpenStream(session string) {
 			return
 		}
 		st.open, st.last = true, h.loop.Now()
+		h.rec.Record(traces.Event{Kind: traces.KindStream, Link: st.conn, From: h.Client, To: h.Agent, Note: "open " + streamName(session)})
 	})
 }
 
@@ -461,6 +462,7 @@ func (h *HTTPLink) arriveEvent(m *httpMsg) {
 // the Client hears OnStreamClosed a latency later.
 func (h *HTTPLink) closeStream(st *sseStream, why string) {
 	st.open = false
+	h.rec.Record(traces.Event{Kind: traces.KindStream, Link: st.conn, From: h.Client, To: h.Agent, Note: "closed " + streamName(st.session) + ": " + why})
 	kept := h.inflight[:0]
 	for _, x := range h.inflight {
 		if x.stream == st && !x.gone {
@@ -525,4 +527,11 @@ func (h *HTTPLink) endConn(why string, tellAgent bool) {
 			}
 		})
 	}
+}
+
+func streamName(session string) string {
+	if session == "" {
+		return "connection"
+	}
+	return "session " + session
 }

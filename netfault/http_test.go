@@ -46,12 +46,13 @@ func label(b []byte) string {
 // hrig is an HTTP link "h" between client "c" and agent "a" with 1ms
 // latency; it logs every callback with the virtual time.
 type hrig struct {
-	loop   sim.Loop
-	rec    *recorder
-	link   *netfault.HTTPLink
-	faults map[string]int
-	asked  []sim.Decision
-	log    []string
+	loop    sim.Loop
+	rec     *recorder
+	streams []string // stream open/close notes, kept apart from frames
+	link    *netfault.HTTPLink
+	faults  map[string]int
+	asked   []sim.Decision
+	log     []string
 }
 
 func newHRig() *hrig {
@@ -61,7 +62,8 @@ func newHRig() *hrig {
 		r.asked = append(r.asked, d)
 		return r.faults[d.Kind+" "+d.Site]
 	}
-	h := netfault.NewHTTPLink("h", "c", "a", &r.loop, choose, r.rec, ms)
+	// Stream open/close notes are kept apart: the frame tests compare frames.
+	h := netfault.NewHTTPLink("h", "c", "a", &r.loop, choose, streamsApart{r}, ms)
 	r.link = h
 	logf := func(format string, args ...any) {
 		r.log = append(r.log, fmt.Sprintf(format, args...)+fmt.Sprintf("@%v", r.loop.Now()))
@@ -541,4 +543,29 @@ func ExampleHTTPLink() {
 	// 5ms agent reads {"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s1","prompt":[]}} on c1:a1#1
 	// 6ms client: POST 3 → 202
 	// 7ms client reads {"jsonrpc":"2.0","id":2,"result":{}}
+}
+
+// streamsApart records stream events in hrig.streams and the rest as usual.
+type streamsApart struct{ r *hrig }
+
+func (s streamsApart) Record(e traces.Event) {
+	if e.Kind == traces.KindStream {
+		s.r.streams = append(s.r.streams, e.Note)
+		return
+	}
+	s.r.rec.Record(e)
+}
+
+// The trace notes when each SSE stream opens and closes, and why.
+func TestHTTPStreamsAreRecorded(t *testing.T) {
+	r := newHRig()
+	r.connect(t)
+	r.link.OpenStream("s1")
+	r.run()
+	r.link.AgentGone("kill")
+	r.run()
+	want := []string{"open connection", "open session s1", "closed connection: kill", "closed session s1: kill"}
+	if !reflect.DeepEqual(r.streams, want) {
+		t.Errorf("stream events %q, want %q", r.streams, want)
+	}
 }

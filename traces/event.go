@@ -97,10 +97,12 @@ const (
 	KindChoose     = "choose"     // a non-zero fault decision (Decision, Site, Option)
 	KindInsert     = "insert"     // an Agent process (From) inserted a user message (Session, MessageID, Text)
 	KindTimer      = "timer"      // an actor's timer fired (To, Note)
+	KindStream     = "stream"     // an HTTP SSE stream opened or closed (Link, Note: "open <session>" or "closed <session>: why")
+	KindRoute      = "route"      // a new connection was routed to an Agent node (Link, From: Client, To: node process)
 )
 
 // Bookkeeping lists the event kinds a checker must not depend on.
-var Bookkeeping = map[string]bool{KindChoose: true, KindInsert: true, KindTimer: true}
+var Bookkeeping = map[string]bool{KindChoose: true, KindInsert: true, KindTimer: true, KindStream: true, KindRoute: true}
 
 // Directions of a frame on a link.
 const (

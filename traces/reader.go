@@ -49,6 +49,8 @@ var kindSpecs = []kindSpec{
 	{kind: KindChoose, required: []string{"decision", "site", "option"}},
 	{kind: KindInsert, required: []string{"session", "messageId", "text"}},
 	{kind: KindTimer, required: []string{"to", "note"}},
+	{kind: KindStream, required: []string{"link", "note"}},
+	{kind: KindRoute, required: []string{"link", "from", "to"}},
 }
 
 // fieldValues lists the values allowed for a field whenever it is set.

@@ -410,7 +410,7 @@ func TestReadFile(t *testing.T) {
 // constants.
 func TestKindSpecs(t *testing.T) {
 	kinds := []string{KindSubmit, KindSend, KindDeliver, KindDrop, KindConnect, KindDisconnect, KindKill,
-		KindRestart, KindOutcome, KindHeal, KindEnd, KindChoose, KindInsert, KindTimer}
+		KindRestart, KindOutcome, KindHeal, KindEnd, KindChoose, KindInsert, KindTimer, KindStream, KindRoute}
 	if len(kindSpecs) != len(kinds) {
 		t.Errorf("kindSpecs has %d kinds, event.go %d", len(kindSpecs), len(kinds))
 	}

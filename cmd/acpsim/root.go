@@ -112,7 +112,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")
 	fs.IntVar(&s.nodes, "nodes", 1, "Agent nodes sharing one store behind a remote endpoint (--link http or ws); a new connection lands on any node")
 	fs.IntVar(&s.proxies, "proxies", 0, "proxies between each Client and its Agent (each rewrites JSON-RPC ids and must forward idempotencyKey unchanged)")
-	fs.StringVar(&s.proxyMode, "proxy-mode", proxy.Honest, "what the proxies do: "+proxyModes())
+	fs.StringVar(&s.proxyMode, "proxy", proxy.Honest, "what the proxies do: "+proxyModes())
 	fs.BoolVar(&s.fresh, "fresh-connection", false, "ws: a Client whose prompt times out opens a new connection and leaves the old one open; the old one's late frames arrive after the new one's")
 	fs.BoolVar(&s.sticky, "sticky", false, "route a Client back to the node of its last connection while that node lives (a cookie)")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")

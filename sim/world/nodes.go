@@ -1,6 +1,8 @@
 package world
 
 import (
+	"fmt"
+
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -41,9 +43,11 @@ func (w *world) route(cn *clientNode, conn string) *agentProc {
 	for k := range nodes { // the next live node, in order
 		if j := (i + k) % len(nodes); alive(j) {
 			cn.lastNode = j
+			w.Record(traces.Event{Kind: traces.KindRoute, Link: conn, From: cn.name, To: nodes[j].name, Note: fmt.Sprintf("node %d of %d", j+1, len(nodes))})
 			return nodes[j]
 		}
 	}
+	w.Record(traces.Event{Kind: traces.KindRoute, Link: conn, From: cn.name, To: cn.agent.name, Note: "refused: every node is down"})
 	return nil
 }
 
