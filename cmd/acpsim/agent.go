@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/realmode"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/google/uuid"
@@ -15,6 +16,7 @@ import (
 
 func newAgentCmd() *cobra.Command {
 	var sf simFlags
+	var dbPath string
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run a model Agent as an executable: ACP over stdin/stdout (ndjson)",
@@ -23,9 +25,12 @@ speaks ACP v2 as ndjson on stdin and stdout; logs go to stderr. It is the same
 state machine the simulator runs, so the executable and the model cannot
 drift apart. The Agent knobs are flags, as for run and swarm.
 
-Its store is in memory for now: the process keeps sessions, messages and key
-bindings while it runs, and a restart forgets them.`,
+With --db its store is a SQLite file (WAL: several processes may share it):
+the session, the message and the key binding are written in one transaction,
+and the binding's primary key is the insert-if-absent on (session, key).
+Without --db the store is in memory and a restart forgets everything.`,
 		Example: `  acpsim agent
+  acpsim agent --db /tmp/agent.db
   acpsim agent --busy breakpoint --agent memory-keys`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -37,16 +42,28 @@ bindings while it runs, and a restart forgets them.`,
 			if err != nil {
 				return err
 			}
-			disk := store.NewDisk()
-			m := f(cfg.Knobs, func() store.Store { return disk }, agent.Env{
+			var st store.Store = store.NewDisk()
+			if dbPath != "" {
+				if fi, err := os.Stat(dbPath); err == nil && fi.IsDir() {
+					return fmt.Errorf("--db %s: is a directory, expected a database file", dbPath)
+				}
+				db, err := sqlitestore.Open(dbPath)
+				if err != nil {
+					return fmt.Errorf("--db: %v", err)
+				}
+				defer db.Close()
+				st = db
+			}
+			m := f(cfg.Knobs, func() store.Store { return st }, agent.Env{
 				Name:   "acpsim-agent",
 				Choose: sim.Healthy{}.Choose, // a real process injects no faults of its own
 				NewID:  func() string { return uuid.NewString() },
 			})
 			fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on stdin/stdout\n", cfg.Agent)
-			return realmode.ServeStdio(m, disk, os.Stdin, os.Stdout)
+			return realmode.ServeStdio(m, st, os.Stdin, os.Stdout)
 		},
 	}
 	sf.register(cmd.Flags())
+	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing); empty: in memory")
 	return cmd
 }
