@@ -11,9 +11,22 @@ import (
 	"io"
 	"time"
 
+	"github.com/pingcap/failpoint"
+
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
 )
+
+// FailpointPrefix names the Agent's crash points: FailpointPrefix plus the
+// protocol step of the output about to happen (agent.Output.Step), e.g.
+// acpsim/agent/respond-prompt: after the message and its binding are stored,
+// before the response is written.
+const FailpointPrefix = "acpsim/agent/"
+
+// FailpointError is the process stopping at an enabled failpoint.
+type FailpointError struct{ Name string }
+
+func (e *FailpointError) Error() string { return "stopped at failpoint " + e.Name }
 
 // StdioConn is the name of the one connection an Agent on stdio serves.
 const StdioConn = "stdio"
@@ -63,6 +76,14 @@ func ServeStdio(m agent.Machine, st store.Store, r io.Reader, w io.Writer) error
 	bw := bufio.NewWriter(w)
 	apply := func(outs []agent.Output) error {
 		for _, o := range outs {
+			if o.Kind == agent.OutSend || o.Kind == agent.OutSync {
+				// The same sites the simulator kills at, switched on from
+				// outside: GO_FAILPOINTS="acpsim/agent/respond-prompt=return(true)".
+				if _, err := failpoint.Eval(FailpointPrefix + o.Step); err == nil {
+					_ = bw.Flush() // what was written before the point was written
+					return &FailpointError{Name: FailpointPrefix + o.Step}
+				}
+			}
 			switch o.Kind {
 			case agent.OutSend:
 				if _, err := bw.Write(append(o.Frame, '\n')); err != nil {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 
@@ -24,6 +25,13 @@ func newAgentCmd() *cobra.Command {
 speaks ACP v2 as ndjson on stdin and stdout; logs go to stderr. It is the same
 state machine the simulator runs, so the executable and the model cannot
 drift apart. The Agent knobs are flags, as for run and swarm.
+
+Crash points: GO_FAILPOINTS="acpsim/agent/<step>=return(true)" makes the
+process exit (code 137, as if killed) right before the output of that
+protocol step, e.g. acpsim/agent/respond-prompt: after the message and its
+key binding are stored, before the response is written. The steps are the
+simulator's crash sites (sync-insert, respond-prompt, update-user-message,
+update-running, …).
 
 With --db its store is a SQLite file (WAL: several processes may share it):
 the session, the message and the key binding are written in one transaction,
@@ -60,7 +68,13 @@ Without --db the store is in memory and a restart forgets everything.`,
 				NewID:  func() string { return uuid.NewString() },
 			})
 			fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on stdin/stdout\n", cfg.Agent)
-			return realmode.ServeStdio(m, st, os.Stdin, os.Stdout)
+			err = realmode.ServeStdio(m, st, os.Stdin, os.Stdout)
+			var fp *realmode.FailpointError
+			if errors.As(err, &fp) {
+				fmt.Fprintf(os.Stderr, "acpsim agent: %v: exiting as if killed\n", fp)
+				return exitError{exitFailpoint}
+			}
+			return err
 		},
 	}
 	sf.register(cmd.Flags())

@@ -20,6 +20,7 @@ const (
 	exitAnomaly      = 1
 	exitUsage        = 2
 	exitInconclusive = 3
+	exitFailpoint    = 137 // acpsim agent stopped at an enabled failpoint, as a SIGKILL would
 )
 
 // exitError carries an exit code out of a command.
