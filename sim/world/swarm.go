@@ -2,9 +2,9 @@ package world
 
 import (
 	"runtime"
-	"sync"
 
 	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/realmode"
 	"github.com/acpsim/acpsim/sim"
 )
 
@@ -94,44 +94,26 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		err    error
 	}
 	results := make([]slim, sc.Seeds)
-	next := make(chan int)
-	done := make(chan int)
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := range next {
-				cfg := sc.Base
-				cfg.Seed = sc.FirstSeed + uint64(i)
-				v, err := Judge(cfg)
-				r := slim{seed: cfg.Seed, err: err}
-				if err == nil {
-					r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
-				}
-				if err == nil && sc.CheckDeterminism {
-					again, err2 := Run(cfg)
-					if r.err = err2; err2 == nil {
-						if d := diverge(v.Result.Log, again.Log); !d.Equal {
-							r.div = d
-						}
-					}
-				}
-				results[i] = r
-				done <- i
-			}
-		}()
-	}
-	go func() {
-		for i := range sc.Seeds {
-			next <- i
+	run := func(i int) {
+		cfg := sc.Base
+		cfg.Seed = sc.FirstSeed + uint64(i)
+		v, err := Judge(cfg)
+		r := slim{seed: cfg.Seed, err: err}
+		if err == nil {
+			r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
 		}
-		close(next)
-		wg.Wait()
-		close(done)
-	}()
+		if err == nil && sc.CheckDeterminism {
+			again, err2 := Run(cfg)
+			if r.err = err2; err2 == nil {
+				if d := diverge(v.Result.Log, again.Log); !d.Equal {
+					r.div = d
+				}
+			}
+		}
+		results[i] = r
+	}
 	finished, failed := 0, 0
-	for i := range done {
+	realmode.ForEach(sc.Seeds, workers, run, func(i int) {
 		finished++
 		if r := results[i]; r.err == nil && !r.report.OK() {
 			failed++
@@ -139,7 +121,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		if sc.Progress != nil {
 			sc.Progress(finished, failed)
 		}
-	}
+	})
 	sum := &Summary{Seeds: sc.Seeds}
 	kindIdx := map[string]int{}
 	faultIdx := map[string]int{}
