@@ -213,13 +213,7 @@ func (c *checker) judgeSilent() {
 	for _, sr := range c.silent {
 		g, x := sr.g, sr.g.cands[sr.ci]
 		ev := &evs{}
-		var ids []string
-		for _, m := range g.msgs {
-			ids = append(ids, short(m.id))
-			ev.add(m.seq)
-		}
-		t := c.final[g.session]
-		ev.add(t.seq)
+		ids, t := c.groupEvidence(g, ev)
 		var stories []string
 		for _, r := range x.reqs {
 			stories = append(stories, fmt.Sprintf("%s, pending when %s", c.story(r, ev), c.cancelText(r, ev)))

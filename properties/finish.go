@@ -865,13 +865,7 @@ func (c *checker) someDuplicate(g *group, varying []int) {
 			stories = append(stories, fmt.Sprintf("%s's %s", x.s.id, c.story(r, ev)))
 		}
 	}
-	var ids []string
-	for _, m := range g.msgs {
-		ids = append(ids, short(m.id))
-		ev.add(m.seq)
-	}
-	t := c.final[g.session]
-	ev.add(t.seq)
+	ids, t := c.groupEvidence(g, ev)
 	a := anomaly{Anomaly: Anomaly{Kind: Duplicate, Session: g.session,
 		Explanation: fmt.Sprintf("one of %s (%q) was inserted twice, and the frames cannot tell which: the final transcript of session %s (read on %s at %s) holds %s that no response named (%s); only these requests, which no response named either, can have inserted %s: %s; but %s already, so whichever it was, that submission is in the transcript twice.",
 			list(names), clip(g.text, 40), short(g.session), t.link, ms(t.t), plural(len(g.msgs), "message"), list(ids), pronounObj(len(g.msgs)), strings.Join(stories, "; "), list(held)),
@@ -1185,4 +1179,16 @@ func clip(s string, n int) string {
 // ms formats virtual microseconds as milliseconds, exactly.
 func ms(us int64) string {
 	return strconv.FormatFloat(float64(us)/1000, 'f', -1, 64) + "ms"
+}
+
+// groupEvidence names a group's messages and adds them and the transcript
+// that holds them to ev.
+func (c *checker) groupEvidence(g *group, ev *evs) (ids []string, t *transcript) {
+	for _, m := range g.msgs {
+		ids = append(ids, short(m.id))
+		ev.add(m.seq)
+	}
+	t = c.final[g.session]
+	ev.add(t.seq)
+	return ids, t
 }

@@ -169,16 +169,7 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh
 	cfg.Proxies, cfg.ProxyMode = s.proxies, s.proxyMode
-	if cfg.Link == world.LinkHTTP || cfg.Link == world.LinkMixed {
-		for k, r := range netfault.HTTPRates { // the HTTP faults are off on stdio, on here
-			cfg.Rates[k] = r
-		}
-	}
-	if cfg.Nodes > 1 {
-		for k, r := range netfault.NodeRates {
-			cfg.Rates[k] = r
-		}
-	}
+	cfg.EnableLinkFaults()
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
 	if err != nil {
 		return cfg, err

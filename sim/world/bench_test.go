@@ -2,8 +2,6 @@ package world
 
 import (
 	"testing"
-
-	"github.com/acpsim/acpsim/netfault"
 )
 
 // BenchmarkSeed measures whole ten-prompt seeds with the default faults on,
@@ -13,11 +11,7 @@ func BenchmarkSeed(b *testing.B) {
 		b.Run(link, func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Link = link
-			if link == LinkHTTP {
-				for k, r := range netfault.HTTPRates {
-					cfg.Rates[k] = r
-				}
-			}
+			cfg.EnableLinkFaults()
 			frames := 0
 			b.ReportAllocs()
 			for i := 0; b.Loop(); i++ {

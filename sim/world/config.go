@@ -6,6 +6,7 @@ package world
 
 import (
 	"fmt"
+	"maps"
 	"strings"
 	"time"
 
@@ -153,4 +154,17 @@ func (c *Config) actions() string {
 		return ""
 	}
 	return fmt.Sprintf("cancels=%d closes=%d forks=%d", c.Cancels, c.Closes, c.Forks)
+}
+
+// EnableLinkFaults turns on the faults only remote links ask for, at their
+// default rates: the HTTP faults when a Client uses http, node routing when
+// there are several nodes. Their table rate is 0, so stdio seeds never draw
+// them; call it after setting Link and Nodes, before any user override.
+func (c *Config) EnableLinkFaults() {
+	if c.Link == LinkHTTP || c.Link == LinkMixed {
+		maps.Copy(c.Rates, netfault.HTTPRates)
+	}
+	if c.Nodes > 1 {
+		maps.Copy(c.Rates, netfault.NodeRates)
+	}
 }

@@ -3,16 +3,12 @@ package world
 import (
 	"bytes"
 	"testing"
-
-	"github.com/acpsim/acpsim/netfault"
 )
 
 func httpConfig() Config {
 	cfg := DefaultConfig()
 	cfg.Link = LinkHTTP
-	for k, r := range netfault.HTTPRates {
-		cfg.Rates[k] = r
-	}
+	cfg.EnableLinkFaults()
 	return cfg
 }
 

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/agent"
-	"github.com/acpsim/acpsim/netfault"
 )
 
 // Several nodes share one store behind the endpoint and a reconnect lands on
@@ -18,11 +17,7 @@ func TestNodesNeedBindingsInTheStore(t *testing.T) {
 		for _, keys := range []string{agent.KeysStore, agent.KeysMemory} {
 			cfg := DefaultConfig()
 			cfg.Link, cfg.Nodes, cfg.Knobs.Keys = link, 3, keys
-			for _, rates := range []map[string]float64{netfault.NodeRates, netfault.HTTPRates} {
-				for k, r := range rates {
-					cfg.Rates[k] = r
-				}
-			}
+			cfg.EnableLinkFaults()
 			sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 200})
 			if err != nil {
 				t.Fatal(err)
@@ -49,9 +44,7 @@ func TestSeveralNodesNeedARemoteLink(t *testing.T) {
 func TestMixedLinks(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Link, cfg.Clients = LinkMixed, 3
-	for k, r := range netfault.HTTPRates {
-		cfg.Rates[k] = r
-	}
+	cfg.EnableLinkFaults()
 	sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 100})
 	if err != nil {
 		t.Fatal(err)
@@ -86,9 +79,7 @@ func TestFreshConnectionsWithLateFrames(t *testing.T) {
 	cfg := DefaultConfig()
 	cfg.Link, cfg.FreshConnection, cfg.Nodes = LinkWS, true, 3
 	cfg.Cancels, cfg.Closes = 2, 1
-	for k, r := range netfault.NodeRates {
-		cfg.Rates[k] = r
-	}
+	cfg.EnableLinkFaults()
 	sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 300})
 	if err != nil {
 		t.Fatal(err)

@@ -333,9 +333,7 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 				continue
 			}
 			if p := cn.agent.proc; p != nil && p.alive && p.pipe != nil && p.pipe.Name == o.Conn {
-				p.alive = false
-				p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
-				w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: the Client hung up"})
+				w.exitProc(p, "exited: the Client hung up")
 				p.pipe.Close("hangup")
 			}
 		case client.OutOutcome:
@@ -353,9 +351,7 @@ func (w *world) restartClient(cn *clientNode) {
 	w.Record(traces.Event{Kind: traces.KindKill, From: cn.name, Note: "client restarted"})
 	if pipe := cn.pipe; pipe != nil && pipe.Alive() {
 		if p := cn.agent.proc; p != nil && p.alive && p.pipe == pipe {
-			p.alive = false
-			p.node.disk.Crash(false) // the Agent reads EOF and exits; the OS keeps its writes
-			w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: its Client died"})
+			w.exitProc(p, "exited: its Client died")
 		}
 		if cn.link != LinkWS {
 			pipe.OnClosed = nil // no Client is left to tell (a WebSocket server still hears the close)
@@ -496,10 +492,20 @@ func (w *world) stopProc(p *agentProc, why string) {
 	if p == nil || !p.alive {
 		return
 	}
-	p.alive = false
-	p.node.disk.Crash(false)
+	w.exitProc(p, "")
 	p.pipe.OnClosed = nil
 	p.pipe.Close(why)
+}
+
+// exitProc is an Agent process exiting on its own (it read EOF, or the run
+// is over): the OS keeps what it wrote. note, if set, is the trace's kill
+// event for it.
+func (w *world) exitProc(p *agentProc, note string) {
+	p.alive = false
+	p.node.disk.Crash(false)
+	if note != "" {
+		w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: note})
+	}
 }
 
 // maxObserverTries bounds how often the observer starts over on a new
@@ -525,9 +531,7 @@ func (w *world) observeTry(an *agentNode, try int) {
 			case client.OutSend:
 				pipe.SendToAgent(o.Frame, "")
 			case client.OutHangup:
-				p.alive = false
-				an.disk.Crash(false)
-				w.Record(traces.Event{Kind: traces.KindKill, From: p.name, Note: "exited: the observer hung up"})
+				w.exitProc(p, "exited: the observer hung up")
 				pipe.Close("hangup")
 				if try < maxObserverTries {
 					w.loop.After(w.cfg.Backoff, func() { w.observeTry(an, try+1) })
