@@ -37,6 +37,13 @@ func viewFrame(frame string, out []msgView) []msgView {
 	if v, ok := fastMessage(frame); ok {
 		return append(out, v)
 	}
+	return codecView(frame, out)
+}
+
+// codecView appends the messages of frame as acp.ParseLine reads them: the
+// path for batches and anything fastMessage hands over, and the reference
+// the fast path is tested against.
+func codecView(frame string, out []msgView) []msgView {
 	for _, p := range parseLine(frame).Entries {
 		if p.Err != nil {
 			out = append(out, msgView{kind: acp.KindInvalid, errID: p.ErrID})

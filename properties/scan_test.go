@@ -13,22 +13,7 @@ import (
 
 // slowView reads a frame only through acp.ParseLine: the reference the fast
 // path must agree with.
-func slowView(frame string) []msgView {
-	var out []msgView
-	for _, p := range parseLine(frame).Entries {
-		if p.Err != nil {
-			out = append(out, msgView{kind: acp.KindInvalid, errID: p.ErrID})
-			continue
-		}
-		m := &p.Msg
-		v := msgView{kind: m.Kind(), id: m.ID, method: m.Method, params: string(m.Params), result: string(m.Result)}
-		if m.Error != nil {
-			v.hasErr, v.errCode = true, m.Error.Code
-		}
-		out = append(out, v)
-	}
-	return out
-}
+func slowView(frame string) []msgView { return codecView(frame, nil) }
 
 // Frames the scanner must read exactly as the codec does, or hand over.
 var viewCases = []string{
