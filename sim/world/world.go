@@ -2,7 +2,6 @@ package world
 
 import (
 	"fmt"
-	"slices"
 	"strconv"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -189,15 +189,6 @@ func (w *world) runQuiet(capAt time.Duration) string {
 	return traces.EndQuiet
 }
 
-// texts are what the model users type. A user sometimes sends the same text
-// again on purpose: that is a new submission and must be inserted again.
-var texts = []string{
-	"fix the failing test", "explain this function", "add a unit test", "rename the variable",
-	"why does this panic?", "update the changelog", "run the linter", "make it faster",
-	"write the docs", "undo that", "continue", "split this file",
-	"/status", "/cost", // commands: an Agent with a live-only prefix "/" handles them locally
-}
-
 // contract is what the Agent promises a black-box checker about retention.
 func contract(k agent.Knobs) traces.Contract {
 	c := traces.Contract{Retention: k.Retention(), LiveOnly: []string{}}
@@ -207,71 +198,48 @@ func contract(k agent.Knobs) traces.Contract {
 	return c
 }
 
-// schedule draws every Client's submissions (times, texts, sessions) from the
-// id stream and returns the time of the last one.
+// Scenario is the users' part of cfg.
+func (cfg *Config) Scenario() users.Spec {
+	return users.Spec{Clients: cfg.Clients, Prompts: cfg.Prompts, Sessions: cfg.Sessions,
+		Forks: cfg.Forks, Cancels: cfg.Cancels, Closes: cfg.Closes, MaxGap: cfg.MaxGap}
+}
+
+// userActions are what a user does besides typing prompts, as data: what
+// the Client does for each.
+var userActions = map[users.Action]func(c *client.Client, sess int, alt bool) []client.Output{
+	users.Cancel: func(c *client.Client, sess int, alt bool) []client.Output { return c.Cancel(sess, alt) },
+	users.Close:  func(c *client.Client, sess int, _ bool) []client.Output { return c.Close(sess) },
+	users.Fork:   func(c *client.Client, sess int, _ bool) []client.Output { return c.Fork(sess) },
+}
+
+// schedule draws every Client's submissions and actions (the users) from the
+// id stream, puts them on the loop and returns the time of the last
+// submission.
 func (w *world) schedule() time.Duration {
-	var last time.Duration
-	sub := 0
-	for _, cn := range w.clients {
-		at := time.Duration(0)
-		var mine []string
-		for range w.cfg.Prompts {
-			at += time.Duration(w.ids.IntN(int(w.cfg.MaxGap/time.Millisecond)+1)) * time.Millisecond
-			text := texts[w.ids.IntN(len(texts))]
-			if len(mine) > 0 && w.ids.IntN(5) == 0 {
-				text = mine[w.ids.IntN(len(mine))] // the user sends it again on purpose
-			} else {
-				// Otherwise a new text: chance repeats would only make the
-				// checker's attribution by text ambiguous, not the test harder.
-				for n := 2; slices.Contains(mine, text); n++ {
-					text = fmt.Sprintf("%s (%d)", texts[w.ids.IntN(len(texts))], n)
-				}
-			}
-			mine = append(mine, text)
-			sub++
-			id, sess, cn := fmt.Sprintf("s%d", sub), w.ids.IntN(w.cfg.Sessions+w.cfg.Forks), cn
-			var submit func()
-			submit = func() {
-				if cn.c == nil {
-					cn.waiting = append(cn.waiting, submit)
-					return
-				}
-				w.Record(traces.Event{Kind: traces.KindSubmit, Client: cn.name, Sub: id, Text: text})
-				w.applyClient(cn, cn.c.Submit(id, text, sess))
-			}
-			w.loop.At(at, submit)
-			last = max(last, at)
-		}
-		w.scheduleActions(cn, at)
-	}
-	return last
-}
-
-// userActions are what a user does besides typing prompts, as data: how
-// many times per Client (from Config) and what the Client does.
-var userActions = []struct {
-	count func(*Config) int
-	do    func(c *client.Client, sess int, alt bool) []client.Output
-}{
-	{func(c *Config) int { return c.Cancels }, func(c *client.Client, sess int, alt bool) []client.Output { return c.Cancel(sess, alt) }},
-	{func(c *Config) int { return c.Closes }, func(c *client.Client, sess int, _ bool) []client.Output { return c.Close(sess) }},
-	{func(c *Config) int { return c.Forks }, func(c *client.Client, sess int, _ bool) []client.Output { return c.Fork(sess) }},
-}
-
-// scheduleActions draws a Client's cancels, closes and forks over the time
-// its user is typing, from the id stream (they are the scenario, not faults).
-func (w *world) scheduleActions(cn *clientNode, until time.Duration) {
-	for _, a := range userActions {
-		for range a.count(&w.cfg) {
-			at := time.Duration(w.ids.IntN(int(until/time.Millisecond)+1)) * time.Millisecond
-			sess, alt, do := w.ids.IntN(w.cfg.Sessions+w.cfg.Forks), w.ids.IntN(2) == 0, a.do
-			w.loop.At(at, func() {
+	evs := users.Draw(w.ids, w.cfg.Scenario())
+	for _, e := range evs {
+		cn := w.clients[e.Client]
+		if e.Action != users.Submit {
+			do := userActions[e.Action]
+			w.loop.At(e.At, func() {
 				if cn.c != nil { // a Client that is restarting misses it: so would its user
-					w.applyClient(cn, do(cn.c, sess, alt))
+					w.applyClient(cn, do(cn.c, e.Sess, e.Alt))
 				}
 			})
+			continue
 		}
+		var submit func()
+		submit = func() {
+			if cn.c == nil {
+				cn.waiting = append(cn.waiting, submit)
+				return
+			}
+			w.Record(traces.Event{Kind: traces.KindSubmit, Client: cn.name, Sub: e.Sub, Text: e.Text})
+			w.applyClient(cn, cn.c.Submit(e.Sub, e.Text, e.Sess))
+		}
+		w.loop.At(e.At, submit)
 	}
+	return users.Last(evs)
 }
 
 // applyClient carries out a Client step's outputs in order. Before it

@@ -1,0 +1,106 @@
+// Package users is the scenario of a run: what the model users type, to
+// which session, and when they cancel, close or fork. It is drawn up front
+// from the run's id stream, so the simulator and acpsim check (against a real
+// Agent) play the same users for the same seed.
+package users
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/acpsim/acpsim/sim"
+)
+
+// Action is what a user does.
+type Action uint8
+
+// Actions.
+const (
+	Submit Action = iota
+	Cancel        // Alt: by $/cancel_request, else session/cancel
+	Close
+	Fork
+)
+
+// Event is one thing one user does at time At.
+type Event struct {
+	Client int // index of the Client the user works in
+	At     time.Duration
+	Action Action
+	Sub    string // Submit: the submission's id ("s1", …)
+	Text   string // Submit: what the user typed
+	Sess   int    // the session (index) it concerns
+	Alt    bool
+}
+
+// Spec sizes a scenario.
+type Spec struct {
+	Clients  int
+	Prompts  int // submissions per Client
+	Sessions int // per Client at the start
+	// Forks, Cancels and Closes are how often each user does that.
+	Forks, Cancels, Closes int
+	// MaxGap is the longest pause between two submissions of one user.
+	MaxGap time.Duration
+}
+
+// Texts are what the model users type. A user sometimes sends the same text
+// again on purpose: that is a new submission and must be inserted again.
+var Texts = []string{
+	"fix the failing test", "explain this function", "add a unit test", "rename the variable",
+	"why does this panic?", "update the changelog", "run the linter", "make it faster",
+	"write the docs", "undo that", "continue", "split this file",
+	"/status", "/cost", // commands: an Agent with a live-only prefix "/" handles them locally
+}
+
+// Draw draws every user's events from ids, Client by Client: first its
+// submissions, then its other actions over the time it is typing. The order
+// of draws is part of the seed's meaning; change it and old seeds change.
+func Draw(ids *sim.IDs, s Spec) []Event {
+	var out []Event
+	sub := 0
+	for c := range s.Clients {
+		at := time.Duration(0)
+		var mine []string
+		for range s.Prompts {
+			at += time.Duration(ids.IntN(int(s.MaxGap/time.Millisecond)+1)) * time.Millisecond
+			text := Texts[ids.IntN(len(Texts))]
+			if len(mine) > 0 && ids.IntN(5) == 0 {
+				text = mine[ids.IntN(len(mine))] // the user sends it again on purpose
+			} else {
+				// Otherwise a new text: chance repeats would only make the
+				// checker's attribution by text ambiguous, not the test harder.
+				for n := 2; slices.Contains(mine, text); n++ {
+					text = fmt.Sprintf("%s (%d)", Texts[ids.IntN(len(Texts))], n)
+				}
+			}
+			mine = append(mine, text)
+			sub++
+			out = append(out, Event{Client: c, At: at, Action: Submit, Sub: fmt.Sprintf("s%d", sub), Text: text,
+				Sess: ids.IntN(s.Sessions + s.Forks)})
+		}
+		for _, a := range []struct {
+			action Action
+			count  int
+		}{{Cancel, s.Cancels}, {Close, s.Closes}, {Fork, s.Forks}} {
+			for range a.count {
+				when := time.Duration(ids.IntN(int(at/time.Millisecond)+1)) * time.Millisecond
+				sess, alt := ids.IntN(s.Sessions+s.Forks), ids.IntN(2) == 0
+				out = append(out, Event{Client: c, At: when, Action: a.action, Sess: sess, Alt: alt})
+			}
+		}
+	}
+	return out
+}
+
+// Last is the time of the last submission.
+func Last(evs []Event) time.Duration {
+	var last time.Duration
+	for _, e := range evs {
+		if e.Action == Submit {
+			last = max(last, e.At)
+		}
+	}
+	return last
+}
