@@ -8,10 +8,12 @@ require (
 	github.com/google/uuid v1.6.0
 	github.com/mattn/go-isatty v0.0.24
 	github.com/pingcap/failpoint v0.0.0-20240528011301-b51a646c7c86
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.9
 	go.uber.org/goleak v1.3.0
+	golang.org/x/text v0.14.0
 	modernc.org/sqlite v1.62.0
 	pgregory.net/rapid v1.3.0
 )
