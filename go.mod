@@ -6,6 +6,7 @@ require (
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/goccy/go-json v0.12.0
 	github.com/google/uuid v1.6.0
+	github.com/gorilla/websocket v1.5.3
 	github.com/mattn/go-isatty v0.0.24
 	github.com/pingcap/failpoint v0.0.0-20240528011301-b51a646c7c86
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
