@@ -15,8 +15,14 @@ lint:
 	$(GO) vet ./...
 	$(GO) run $(STATICCHECK) ./...
 
-unit:
+unit: interop/node_modules
 	$(GO) test -count=1 ./...
+
+# The interop tests (package interop) run Node programs written against the
+# official TypeScript SDK, installed from the committed lockfile.
+interop/node_modules: interop/package-lock.json
+	npm ci --prefix interop
+	touch $@
 
 race:
 	$(GO) test -race -count=1 ./...

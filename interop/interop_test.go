@@ -1,0 +1,458 @@
+// Package interop holds acpsim's interop tests with the official TypeScript
+// SDK, @agentclientprotocol/sdk 2.4.0: client.mjs (a Client written against
+// the SDK) talks to `acpsim agent` and to the two SDK Agents of this folder,
+// and every frame both ways is validated against the ACP v2 schema by
+// package conform. The Node side needs `npm ci --prefix interop` (make
+// interop/node_modules); without it these tests fail, they never skip.
+package interop
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// requireNode fails the test unless node and the SDK are installed.
+func requireNode(t *testing.T) {
+	t.Helper()
+	if _, err := exec.LookPath("node"); err != nil {
+		t.Fatal("node is not on PATH: the interop tests need Node.js 20+ and `npm ci --prefix interop` (make interop/node_modules)")
+	}
+	if _, err := os.Stat("node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
+		t.Fatal("interop/node_modules is missing @agentclientprotocol/sdk: run `npm ci --prefix interop` (or make interop/node_modules)")
+	}
+}
+
+var (
+	buildOnce sync.Once
+	acpsimBin string
+	buildErr  error
+)
+
+// acpsim builds the acpsim executable once per test binary.
+func acpsim(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "acpsim-interop-")
+		if err != nil {
+			buildErr = err
+			return
+		}
+		acpsimBin = filepath.Join(dir, "acpsim")
+		out, err := exec.Command("go", "build", "-o", acpsimBin, "github.com/acpsim/acpsim/cmd/acpsim").CombinedOutput()
+		if err != nil {
+			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return acpsimBin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if acpsimBin != "" {
+		os.RemoveAll(filepath.Dir(acpsimBin))
+	}
+	os.Exit(code)
+}
+
+// message is a user message as client.mjs folds it from updates.
+type message struct {
+	MessageID string `json:"messageId"`
+	Text      string `json:"text"`
+}
+
+// summary is client.mjs's output line.
+type summary struct {
+	Transport         string `json:"transport"`
+	Agent             struct{ Name string }
+	SessionID         string    `json:"sessionId"`
+	First             string    `json:"first"`
+	Retry             string    `json:"retry"`
+	SameMessageID     bool      `json:"sameMessageId"`
+	Idle              bool      `json:"idle"`
+	Live              []message `json:"live"`
+	ReplayBeforeRetry []message `json:"replayBeforeRetry"`
+	ReplayAfterRetry  []message `json:"replayAfterRetry"`
+	UserMessages      int       `json:"userMessages"`
+	EmptyKey          struct {
+		Code      int    `json:"code"`
+		MessageID string `json:"messageId"`
+	} `json:"emptyKey"`
+	Error string `json:"error"`
+}
+
+// logged is one line of client.mjs --frames.
+type logged struct {
+	Conn  int             `json:"conn"`
+	Dir   string          `json:"dir"`
+	Frame json.RawMessage `json:"frame"`
+}
+
+// runClient runs client.mjs with args after --frames and returns its
+// summary and the frames it logged.
+func runClient(t *testing.T, node []string, args ...string) (summary, []logged) {
+	t.Helper()
+	framesFile := filepath.Join(t.TempDir(), "frames.ndjson")
+	cmdArgs := append(append(node, "client.mjs", "--frames", framesFile), args...)
+	cmd := exec.Command("node", cmdArgs...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("client.mjs did not finish in 60s; stderr:\n%s", stderr.String())
+	}
+	var s summary
+	line := strings.TrimSpace(stdout.String())
+	if i := strings.LastIndexByte(line, '\n'); i >= 0 {
+		line = line[i+1:]
+	}
+	if jerr := json.Unmarshal([]byte(line), &s); jerr != nil || err != nil || s.Error != "" {
+		t.Fatalf("client.mjs: %v; summary %q; stderr:\n%s", err, line, stderr.String())
+	}
+	var frames []logged
+	data, rerr := os.ReadFile(framesFile)
+	if rerr != nil {
+		t.Fatal(rerr)
+	}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var f logged
+		if err := json.Unmarshal(sc.Bytes(), &f); err != nil {
+			t.Fatalf("frames log line %q: %v", sc.Text(), err)
+		}
+		frames = append(frames, f)
+	}
+	return s, frames
+}
+
+// emptyKeyProbe is the one frame client.mjs sends that is malformed on
+// purpose: a session/prompt with idempotencyKey "" (the schema, as the RFD
+// patches it, wants 1 to 255 characters).
+func emptyKeyProbe(f logged) bool {
+	var m struct {
+		Method string
+		Params struct {
+			IdempotencyKey *string `json:"idempotencyKey"`
+		}
+	}
+	return f.Dir == traces.ClientToAgent && json.Unmarshal(f.Frame, &m) == nil &&
+		m.Method == "session/prompt" && m.Params.IdempotencyKey != nil && *m.Params.IdempotencyKey == ""
+}
+
+// checkFrames validates every logged frame with package conform, each
+// connection as its own link so responses are checked against the result
+// of the request they answer. The empty-key probe must be flagged, and
+// nothing else may be.
+func checkFrames(t *testing.T, frames []logged) {
+	t.Helper()
+	events := make([]traces.Event, len(frames))
+	probes := map[int64]bool{}
+	dirs := map[string]int{}
+	for i, f := range frames {
+		seq := int64(i + 1)
+		events[i] = traces.Event{Seq: seq, Kind: traces.KindSend, Link: fmt.Sprintf("conn%d", f.Conn), Dir: f.Dir, Frame: string(f.Frame)}
+		probes[seq] = emptyKeyProbe(f)
+		dirs[fmt.Sprintf("conn%d %s", f.Conn, f.Dir)]++
+	}
+	for c := 1; c <= 3; c++ {
+		for _, d := range []string{traces.ClientToAgent, traces.AgentToClient} {
+			if dirs[fmt.Sprintf("conn%d %s", c, d)] == 0 {
+				t.Errorf("no %s frame logged on connection %d", d, c)
+			}
+		}
+	}
+	flagged := false
+	for _, p := range conform.Trace(events) {
+		if probes[p.Seq] && p.Rule == conform.RuleSchema && strings.HasSuffix(p.Pointer, "/idempotencyKey") {
+			flagged = true
+			continue
+		}
+		t.Errorf("%v\n\tframe: %s", p, events[p.Seq-1].Frame)
+	}
+	if !flagged {
+		t.Error(`conform did not flag the prompt with idempotencyKey "" (schema: 1 to 255 characters)`)
+	}
+	t.Logf("%d frames validated", len(frames))
+}
+
+// checkKeyed asserts what an Agent that honours keys shows the SDK Client:
+// the retry on a new connection names the original message, which the
+// session holds once, and "" is refused with -32602.
+func checkKeyed(t *testing.T, s summary) {
+	t.Helper()
+	if s.First == "" || !s.SameMessageID || s.Retry != s.First {
+		t.Errorf("the keyed retry was answered messageId %q, the first attempt %q: want the same", s.Retry, s.First)
+	}
+	if len(s.ReplayBeforeRetry) != 1 || s.ReplayBeforeRetry[0].MessageID != s.First {
+		t.Errorf("replay before the retry: %+v, want the one message %s", s.ReplayBeforeRetry, s.First)
+	}
+	if s.UserMessages != 1 || len(s.ReplayAfterRetry) != 1 || s.ReplayAfterRetry[0].MessageID != s.First {
+		t.Errorf("replay after the retry: %+v, want the one message %s (the retry must not insert)", s.ReplayAfterRetry, s.First)
+	}
+	if s.ReplayAfterRetry[0].Text != "interop: say hello" {
+		t.Errorf("replayed text %q, want the prompt's", s.ReplayAfterRetry[0].Text)
+	}
+	if s.EmptyKey.Code != -32602 {
+		t.Errorf(`idempotencyKey "" was answered %+v, want error -32602`, s.EmptyKey)
+	}
+	if !s.Idle {
+		t.Error("the first turn never reported idle")
+	}
+}
+
+// The SDK Client against acpsim's reference Agent as an executable over
+// stdio: initialize, session/new, a keyed prompt; a new process: resume with
+// replay, the same prompt and key; every frame conforms.
+func TestSDKClientAcpsimAgentStdio(t *testing.T) {
+	requireNode(t)
+	bin := acpsim(t)
+	s, frames := runClient(t, nil, "--", bin, "agent", "--db", filepath.Join(t.TempDir(), "a.db"))
+	if s.Agent.Name != "acpsim-reference" {
+		t.Errorf("agent %q, want acpsim-reference", s.Agent.Name)
+	}
+	checkKeyed(t, s)
+	checkFrames(t, frames)
+}
+
+// The keyed SDK Agent passes the same interop run: its other choices
+// (response before the user message, chunks, msg_<n> ids) are legal.
+func TestSDKClientKeyedAgent(t *testing.T) {
+	requireNode(t)
+	s, frames := runClient(t, nil, "--", "node", "keyed-agent.mjs", "--store", t.TempDir())
+	checkKeyed(t, s)
+	if !strings.HasPrefix(s.First, "msg_") {
+		t.Errorf("messageId %q, want the keyed Agent's msg_<n>", s.First)
+	}
+	checkFrames(t, frames)
+}
+
+// The keyless SDK Agent duplicates: the retry is a second insertion. That
+// is the point of it (acpsim check must catch it), so this asserts the
+// duplicate.
+func TestSDKClientKeylessAgentDuplicates(t *testing.T) {
+	requireNode(t)
+	s, frames := runClient(t, nil, "--", "node", "keyless-agent.mjs", "--store", t.TempDir())
+	if s.First == "" || s.Retry == "" || s.SameMessageID {
+		t.Errorf("first %q, retry %q: want two different messageIds (the keyless Agent inserts again)", s.First, s.Retry)
+	}
+	if s.UserMessages != 2 {
+		t.Errorf("replay after the retry holds %d user messages, want 2 (the duplicate): %+v", s.UserMessages, s.ReplayAfterRetry)
+	}
+	if s.EmptyKey.MessageID == "" {
+		t.Errorf(`idempotencyKey "" was answered %+v: the keyless Agent (like the SDK) should accept it`, s.EmptyKey)
+	}
+	checkFrames(t, frames)
+}
+
+// agentProc is a Node Agent of this folder run as a real process, spoken to
+// in raw ndjson.
+type agentProc struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	stdin interface {
+		Write([]byte) (int, error)
+		Close() error
+	}
+	lines chan string
+}
+
+func startAgent(t *testing.T, script, store string) *agentProc {
+	t.Helper()
+	cmd := exec.Command("node", script, "--store", store)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &agentProc{t: t, cmd: cmd, stdin: stdin, lines: make(chan string, 1024)}
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			p.lines <- sc.Text()
+		}
+		close(p.lines)
+	}()
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	return p
+}
+
+func (p *agentProc) send(id int, method string, params any) {
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "method": method, "params": params})
+	if _, err := p.stdin.Write(append(b, '\n')); err != nil {
+		p.t.Fatalf("write %s: %v", method, err)
+	}
+}
+
+// await reads lines until the response to id, returning it and the
+// session/update params read on the way.
+func (p *agentProc) await(id int) (resp struct {
+	Result json.RawMessage
+	Error  *struct{ Code int }
+}, updates []json.RawMessage) {
+	p.t.Helper()
+	timeout := time.After(10 * time.Second)
+	for {
+		select {
+		case l, ok := <-p.lines:
+			if !ok {
+				p.t.Fatalf("the Agent's stdout ended before the response to %d", id)
+			}
+			var m struct {
+				ID     *int
+				Method string
+				Params json.RawMessage
+				Result json.RawMessage
+				Error  *struct{ Code int }
+			}
+			if err := json.Unmarshal([]byte(l), &m); err != nil {
+				p.t.Fatalf("not JSON on stdout: %q", l)
+			}
+			if m.Method == "session/update" {
+				updates = append(updates, m.Params)
+			}
+			if m.ID != nil && *m.ID == id && m.Method == "" {
+				resp.Result, resp.Error = m.Result, m.Error
+				return resp, updates
+			}
+		case <-timeout:
+			p.t.Fatalf("no response to %d in 10s", id)
+		}
+	}
+}
+
+func (p *agentProc) call(id int, method string, params any) (json.RawMessage, []json.RawMessage) {
+	p.t.Helper()
+	p.send(id, method, params)
+	resp, updates := p.await(id)
+	if resp.Error != nil {
+		p.t.Fatalf("%s: error %d", method, resp.Error.Code)
+	}
+	return resp.Result, updates
+}
+
+func (p *agentProc) initialize() {
+	p.call(1, "initialize", map[string]any{"protocolVersion": 2, "info": map[string]string{"name": "interop-test", "version": "0"}, "capabilities": map[string]any{}})
+}
+
+// SIGKILL at any moment, restart on the same --store: every key keeps the
+// messageId it was first answered with, and no submission is in the
+// session twice. Each round starts a process, resends every key so far
+// (answered from the store) and one new one, and kills the process after a
+// varying delay, often in the middle of a turn.
+func TestKeyedAgentSurvivesSIGKILL(t *testing.T) {
+	requireNode(t)
+	store := t.TempDir()
+	p := startAgent(t, "keyed-agent.mjs", store)
+	p.initialize()
+	res, _ := p.call(2, "session/new", map[string]string{"cwd": "/w"})
+	var sid struct{ SessionID string }
+	_ = json.Unmarshal(res, &sid)
+	_ = p.cmd.Process.Kill()
+
+	ids := map[string]string{} // key → the messageId it was first answered with
+	prompt := func(key string) map[string]any {
+		return map[string]any{"sessionId": sid.SessionID, "prompt": []map[string]string{{"type": "text", "text": "text of " + key}}, "idempotencyKey": key}
+	}
+	var keys []string
+	for round := 0; round < 9; round++ { // the last round (even) waits for every answer
+		p := startAgent(t, "keyed-agent.mjs", store)
+		p.initialize()
+		p.call(2, "session/resume", map[string]string{"sessionId": sid.SessionID, "cwd": "/w"})
+		keys = append(keys, fmt.Sprintf("key-%d", round))
+		for i, k := range keys {
+			p.send(10+i, "session/prompt", prompt(k))
+		}
+		// The last key's prompt may be held behind the new turns of
+		// earlier ones that a previous kill left uninserted; wait for it
+		// on even rounds, kill mid-flight on odd ones.
+		if round%2 == 0 {
+			for i, k := range keys {
+				resp, _ := p.await(10 + i)
+				var r struct{ MessageID string }
+				if resp.Error != nil || json.Unmarshal(resp.Result, &r) != nil || r.MessageID == "" {
+					t.Fatalf("round %d: prompt %s answered %+v", round, k, resp)
+				}
+				if old, ok := ids[k]; ok && old != r.MessageID {
+					t.Fatalf("round %d: key %s answered %s, earlier %s", round, k, r.MessageID, old)
+				}
+				ids[k] = r.MessageID
+			}
+		}
+		time.Sleep(time.Duration(round*7) * time.Millisecond)
+		_ = p.cmd.Process.Kill()
+		_ = p.cmd.Wait()
+	}
+	// The transcript: each key's text once, under the id it was answered with.
+	p = startAgent(t, "keyed-agent.mjs", store)
+	p.initialize()
+	_, updates := p.call(2, "session/resume", map[string]any{"sessionId": sid.SessionID, "cwd": "/w", "replayFrom": map[string]string{"type": "start"}})
+	texts := map[string]string{} // messageId → text
+	var order []string
+	for _, u := range updates {
+		var n struct {
+			Update struct {
+				SessionUpdate, MessageID string
+				Content                  struct{ Text string }
+			}
+		}
+		_ = json.Unmarshal(u, &n)
+		if n.Update.SessionUpdate != "user_message_chunk" {
+			continue
+		}
+		if _, seen := texts[n.Update.MessageID]; !seen {
+			order = append(order, n.Update.MessageID)
+		}
+		texts[n.Update.MessageID] += n.Update.Content.Text
+	}
+	seen := map[string]string{}
+	for _, id := range order {
+		if other, dup := seen[texts[id]]; dup {
+			t.Errorf("%q is in the session twice: %s and %s", texts[id], other, id)
+		}
+		seen[texts[id]] = id
+	}
+	for k, id := range ids {
+		if texts[id] != "text of "+k {
+			t.Errorf("key %s was answered %s, which the session holds as %q", k, id, texts[id])
+		}
+	}
+	if len(order) != len(keys) {
+		t.Errorf("the session holds %d user messages, want one per key (%d): %v", len(order), len(keys), texts)
+	}
+	// Closing stdin ends the process with status 0.
+	_ = p.stdin.Close()
+	if err := p.cmd.Wait(); err != nil {
+		t.Errorf("after stdin closed: %v, want exit 0", err)
+	}
+}

@@ -1,0 +1,242 @@
+#!/usr/bin/env node
+// keyed-agent.mjs: an ACP v2 Agent on stdio, written against the official
+// TypeScript SDK's v2 API, that honours the RFD's idempotencyKey on
+// session/prompt but makes other legal choices than acpsim's reference
+// Agent, so a checker that only accepts the reference's habits fails here:
+//   - the prompt response is written before the user message update;
+//   - the user message goes out as user_message_chunk updates (a text block
+//     in two chunks), live and in replays;
+//   - ids have a format per type: UUID sessions, msg_<n> user messages,
+//     reply_<n> agent messages;
+//   - a prompt that arrives while the session is running is held (its
+//     request stays pending) and inserted when the work ends.
+//
+//   node keyed-agent.mjs [--store DIR]
+//
+// A key binding (session, key) → messageId is written with its message in
+// one atomic store write, before any answer names the message, so it
+// survives SIGKILL and restarts. Keys are never echoed.
+import { randomUUID } from "node:crypto";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { openStore, sendUpdate, serveStdio, storeDir } from "./agent-common.mjs";
+
+const CHUNKS = 2; // agent_message_chunks per turn
+const CHUNK_MS = 10;
+
+// state.next numbers messages across the store; state.sessions: id →
+// { id, cwd, messages: [{ id, role: "user"|"agent", content }], keys: { key: messageId } }
+const store = openStore(storeDir(), { next: 0, sessions: {} });
+const sessions = store.state.sessions;
+const active = new Set(); // sessions new, resumed or forked on this connection and not closed
+const live = new Map(); // session id → what this process does in it (never stored)
+// rawKeys: JSON-RPC id → the idempotencyKey as sent, read before the SDK's
+// parser drops it (see serveStdio). null: omitted or null, i.e. no key.
+const rawKeys = new Map();
+
+function runtime(id) {
+  if (!live.has(id)) live.set(id, { id, rec: sessions[id], running: false, timer: null, held: [], reply: null, unechoed: new Set() });
+  return live.get(id);
+}
+
+function update(s, u) {
+  if (active.has(s.id)) sendUpdate(conn, s.id, u); // live updates are lost without a connection; replay recovers them
+}
+
+// readKey applies the RFD: omitted or null is no key; a string of 1 to 255
+// characters (code points, well-formed) is a key; anything else is -32602
+// and never treated as omitted. The error does not repeat the value.
+function readKey(raw) {
+  if (raw === null) return null;
+  if (typeof raw === "string" && raw.isWellFormed()) {
+    const n = [...raw].length;
+    if (n >= 1 && n <= 255) return raw;
+  }
+  throw acp.RequestError.invalidParams(undefined, "idempotencyKey must be a string of 1 to 255 characters");
+}
+
+// userChunks is a user message as chunks: one per content block, a text
+// block split in two halves (on code points, never inside a pair).
+function userChunks(m) {
+  const chunk = (content) => ({ sessionUpdate: "user_message_chunk", messageId: m.id, content });
+  return m.content.flatMap((b) => {
+    const cps = b.type === "text" ? [...b.text] : [];
+    if (cps.length < 2) return [chunk(b)];
+    const half = Math.ceil(cps.length / 2);
+    return [chunk({ ...b, text: cps.slice(0, half).join("") }), chunk({ type: "text", text: cps.slice(half).join("") })];
+  });
+}
+
+// insert stores the user message of held prompt h with its key binding in
+// one write, answers every request waiting for it, then (after those
+// responses are queued) echoes the message and starts the work.
+function insert(s, h) {
+  const n = store.state.next + 1;
+  const msg = { id: `msg_${n}`, role: "user", content: h.prompt };
+  s.rec.messages.push(msg);
+  if (h.key !== null) s.rec.keys[h.key] = msg.id;
+  store.state.next = n; // the reply's id is numbered with it, so no restart reuses one
+  try {
+    store.save();
+  } catch (err) {
+    s.rec.messages.pop();
+    if (h.key !== null) delete s.rec.keys[h.key];
+    store.state.next = n - 1;
+    throw acp.RequestError.internalError(undefined, `store: ${err.message}`); // nothing inserted: the key stays unused
+  }
+  for (const w of h.waiters) w.resolve({ messageId: msg.id });
+  s.running = true;
+  s.reply = { id: `reply_${n}`, text: "" };
+  s.unechoed.add(msg.id);
+  setImmediate(() => {
+    if (s.unechoed.delete(msg.id)) userChunks(msg).forEach((u) => update(s, u)); // a replay may have sent it already
+    update(s, { sessionUpdate: "state_update", state: "running" });
+  });
+  s.timer = setTimeout(() => work(s, 1), CHUNK_MS);
+  return msg.id;
+}
+
+function work(s, i) {
+  const text = `part ${i}. `;
+  s.reply.text += text;
+  update(s, { sessionUpdate: "agent_message_chunk", messageId: s.reply.id, content: { type: "text", text } });
+  if (i < CHUNKS) s.timer = setTimeout(() => work(s, i + 1), CHUNK_MS);
+  else finish(s, "end_turn");
+}
+
+// finish stores the reply, reports idle and inserts held prompts in order
+// (the first one starts the next turn).
+function finish(s, stopReason) {
+  clearTimeout(s.timer);
+  if (s.reply.text) {
+    s.rec.messages.push({ id: s.reply.id, role: "agent", content: [{ type: "text", text: s.reply.text }] });
+    store.save();
+  }
+  s.running = false;
+  update(s, { sessionUpdate: "state_update", state: "idle", stopReason });
+  while (!s.running && s.held.length) {
+    const h = s.held.shift();
+    try {
+      insert(s, h);
+    } catch (err) {
+      h.waiters.forEach((w) => w.reject(err));
+    }
+  }
+}
+
+// hold makes the request wait for held prompt h. A $/cancel_request naming
+// any request of h (the SDK aborts that request's signal) withdraws h: every
+// request waiting for it gets -32800 and its key stays unused.
+function hold(s, h, signal) {
+  return new Promise((resolve, reject) => {
+    h.waiters.push({ resolve, reject });
+    // The SDK applies a $/cancel_request as it reads it, so one read with the
+    // prompt may have aborted the signal before this handler ran.
+    if (signal.aborted) withdraw(s, h, "cancelled by $/cancel_request");
+    else signal.addEventListener("abort", () => withdraw(s, h, "cancelled by $/cancel_request"), { once: true });
+  });
+}
+
+function withdraw(s, h, why) {
+  const i = s.held.indexOf(h);
+  if (i < 0) return; // inserted already: a late cancel changes nothing
+  s.held.splice(i, 1);
+  h.waiters.forEach((w) => w.reject(acp.RequestError.requestCancelled(undefined, why)));
+}
+
+// stop is session/cancel (and session/close): held prompts are answered
+// -32800, running work ends with stopReason cancelled.
+function stop(s, why) {
+  [...s.held].forEach((h) => withdraw(s, h, why));
+  if (s.running) finish(s, "cancelled");
+}
+
+function activeSession(sessionId) {
+  if (!active.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
+  return runtime(sessionId);
+}
+
+const app = acp
+  .agent({ name: "acpsim-interop-keyed" })
+  .onRequest("initialize", () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    info: { name: "acpsim-interop-keyed", version: "0" },
+    capabilities: { session: { fork: {} } },
+  }))
+  .onRequest("session/new", ({ params }) => {
+    const rec = { id: randomUUID(), cwd: params.cwd, messages: [], keys: {} };
+    sessions[rec.id] = rec;
+    store.save();
+    active.add(rec.id);
+    return { sessionId: rec.id };
+  })
+  .onRequest("session/list", () => ({
+    sessions: Object.values(sessions).map((r) => ({ sessionId: r.id, cwd: r.cwd })),
+  }))
+  .onRequest("session/resume", async ({ params }) => {
+    if (!sessions[params.sessionId]) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (params.replayFrom && params.replayFrom.type !== "start") {
+      throw acp.RequestError.invalidParams(undefined, "unknown replayFrom type");
+    }
+    active.add(params.sessionId);
+    const s = runtime(params.sessionId);
+    const sent = [];
+    for (const m of params.replayFrom ? s.rec.messages : []) {
+      s.unechoed.delete(m.id);
+      const updates = m.role === "user" ? userChunks(m) : [{ sessionUpdate: "agent_message", messageId: m.id, content: m.content }];
+      updates.forEach((u) => sent.push(sendUpdate(conn, s.id, u)));
+    }
+    // The current state, after the replay and before the response.
+    sent.push(sendUpdate(conn, s.id, { sessionUpdate: "state_update", state: s.running ? "running" : "idle" }));
+    await Promise.all(sent);
+    return {};
+  })
+  .onRequest("session/fork", ({ params }) => {
+    const parent = sessions[params.sessionId];
+    if (!parent) throw acp.RequestError.sessionNotFound(params.sessionId);
+    // The copy gets new ids and no key bindings: a key names a submission of one session.
+    const messages = parent.messages.map((m) => ({ ...m, id: `${m.role === "user" ? "msg" : "reply"}_${++store.state.next}` }));
+    const rec = { id: randomUUID(), cwd: params.cwd, messages, keys: {} };
+    sessions[rec.id] = rec;
+    store.save();
+    active.add(rec.id);
+    return { sessionId: rec.id };
+  })
+  .onRequest("session/close", ({ params }) => {
+    if (active.has(params.sessionId)) {
+      stop(runtime(params.sessionId), "cancelled by session/close");
+      active.delete(params.sessionId);
+    }
+    return {}; // closing what is not active succeeds too
+  })
+  .onNotification("session/cancel", ({ params }) => {
+    if (active.has(params.sessionId)) stop(runtime(params.sessionId), "cancelled by session/cancel");
+  })
+  .onRequest("session/prompt", ({ params, requestId, signal }) => {
+    const raw = rawKeys.get(requestId) ?? null;
+    rawKeys.delete(requestId);
+    const key = readKey(raw);
+    const s = activeSession(params.sessionId);
+    if (key !== null) {
+      // A retry gets the original messageId and nothing else: no insertion,
+      // no update, no second turn.
+      if (Object.hasOwn(s.rec.keys, key)) {
+        const messageId = s.rec.keys[key];
+        // Just inserted (a held prompt, by a timer) and not echoed yet: answer
+        // after the echo, so no binding answer precedes its message's first update.
+        if (!s.unechoed.has(messageId)) return { messageId };
+        return new Promise((resolve) => setImmediate(() => resolve({ messageId })));
+      }
+      // A retry of a prompt still held is answered when the original is.
+      const pending = s.held.find((h) => h.key === key);
+      if (pending) return hold(s, pending, signal);
+    }
+    const h = { key, prompt: params.prompt, waiters: [] };
+    if (!s.running && !signal.aborted) return { messageId: insert(s, h) };
+    // Busy (or already cancelled, which hold answers -32800 at once): held.
+    s.held.push(h);
+    return hold(s, h, signal);
+  });
+
+const conn = serveStdio(app, (m) => {
+  if (m.method === "session/prompt" && "id" in m) rawKeys.set(m.id, m.params?.idempotencyKey ?? null);
+});

@@ -1,0 +1,96 @@
+#!/usr/bin/env node
+// keyless-agent.mjs: an ACP v2 Agent on stdio, written against the official
+// TypeScript SDK's v2 API, that knows nothing of idempotency keys, like the
+// SDK itself: the SDK's params parser drops idempotencyKey before a handler
+// runs, so "" and 5 are accepted as readily as a UUID, and every prompt,
+// first attempt or retry, inserts a new user message. Under response loss
+// `acpsim check` must report the duplicates this causes.
+//
+//   node keyless-agent.mjs [--store DIR]
+//
+// Otherwise it is a plain, correct v2 Agent: sessions and messages are
+// stored (DIR/store.json) before any answer names them, resume replays the
+// history, and ids are UUIDs.
+import { randomUUID } from "node:crypto";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
+import { openStore, sendUpdate, serveStdio, storeDir } from "./agent-common.mjs";
+
+// state.sessions: id → { id, cwd, messages: [{ id, role: "user"|"agent", content }] }
+const store = openStore(storeDir(), { sessions: {} });
+const sessions = store.state.sessions;
+const active = new Set(); // sessions new, resumed or forked on this connection and not closed
+
+function activeSession(sessionId) {
+  if (!active.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
+  return sessions[sessionId];
+}
+
+function messageUpdate(m) {
+  return { sessionUpdate: m.role === "user" ? "user_message" : "agent_message", messageId: m.id, content: m.content };
+}
+
+const app = acp
+  .agent({ name: "acpsim-interop-keyless" })
+  .onRequest("initialize", () => ({
+    protocolVersion: acp.PROTOCOL_VERSION,
+    info: { name: "acpsim-interop-keyless", version: "0" },
+    capabilities: { session: { fork: {} } },
+  }))
+  .onRequest("session/new", ({ params }) => {
+    const rec = { id: randomUUID(), cwd: params.cwd, messages: [] };
+    sessions[rec.id] = rec;
+    store.save();
+    active.add(rec.id);
+    return { sessionId: rec.id };
+  })
+  .onRequest("session/list", () => ({
+    sessions: Object.values(sessions).map((s) => ({ sessionId: s.id, cwd: s.cwd })),
+  }))
+  .onRequest("session/resume", async ({ params }) => {
+    const rec = sessions[params.sessionId];
+    if (!rec) throw acp.RequestError.sessionNotFound(params.sessionId);
+    if (params.replayFrom && params.replayFrom.type !== "start") {
+      throw acp.RequestError.invalidParams(undefined, "unknown replayFrom type");
+    }
+    active.add(rec.id);
+    const sent = params.replayFrom ? rec.messages.map((m) => sendUpdate(conn, rec.id, messageUpdate(m))) : [];
+    // Work never outlives a prompt here, so a resumed session is idle. The
+    // snapshot goes after the replay and before the response.
+    sent.push(sendUpdate(conn, rec.id, { sessionUpdate: "state_update", state: "idle" }));
+    await Promise.all(sent);
+    return {};
+  })
+  .onRequest("session/fork", ({ params }) => {
+    const parent = sessions[params.sessionId];
+    if (!parent) throw acp.RequestError.sessionNotFound(params.sessionId);
+    const rec = { id: randomUUID(), cwd: params.cwd, messages: parent.messages.map((m) => ({ ...m, id: randomUUID() })) };
+    sessions[rec.id] = rec;
+    store.save();
+    active.add(rec.id);
+    return { sessionId: rec.id };
+  })
+  .onRequest("session/close", ({ params }) => {
+    active.delete(params.sessionId); // closing what is not active succeeds too
+    return {};
+  })
+  .onRequest("session/prompt", async ({ params }) => {
+    const rec = activeSession(params.sessionId);
+    const user = { id: randomUUID(), role: "user", content: params.prompt };
+    const reply = { id: randomUUID(), role: "agent", content: [{ type: "text", text: "ok." }] };
+    rec.messages.push(user, reply);
+    store.save(); // stored before anything names it
+    // The user message, then the response (when this returns), then the
+    // whole turn at once: running, the reply, idle.
+    await sendUpdate(conn, rec.id, messageUpdate(user));
+    setImmediate(() => {
+      sendUpdate(conn, rec.id, { sessionUpdate: "state_update", state: "running" });
+      sendUpdate(conn, rec.id, messageUpdate(reply));
+      sendUpdate(conn, rec.id, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+    });
+    return { messageId: user.id };
+  })
+  // No prompt is ever held, so session/cancel has nothing to stop, and the
+  // SDK itself applies $/cancel_request to requests still pending (none).
+  .onNotification("session/cancel", () => {});
+
+const conn = serveStdio(app);
