@@ -6,6 +6,8 @@ package netfault
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -97,7 +99,7 @@ func ParseRates(spec string, base map[string]float64) (map[string]float64, error
 			return nil, fmt.Errorf("fault rate %q: expected kind=rate, e.g. kill=0.01", part)
 		}
 		if _, known := out[k]; !known {
-			return nil, fmt.Errorf("fault rate %q: unknown fault kind %q, expected one of %s", part, k, strings.Join(Kinds(), ", "))
+			return nil, fmt.Errorf("fault rate %q: unknown fault kind %q, expected one of %s", part, k, strings.Join(slices.Sorted(maps.Keys(out)), ", "))
 		}
 		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
 		if err != nil || !(r >= 0 && r <= 1) { // written so that NaN fails too

@@ -312,3 +312,24 @@ func ExamplePlan() {
 	// c:agent#1/c2a/2 1
 	// c:agent#1/c2a/3 0
 }
+
+func TestScheduleAnswersRecordedSitesOnly(t *testing.T) {
+	s := sim.NewSchedule([]sim.Choice{
+		{Decision: sim.Decision{Kind: "kill", Site: "a1#1/3/respond-prompt"}, Option: 1},
+		{Decision: sim.Decision{Kind: "delay", Site: "c1/c2a/2"}, Option: 9},
+	})
+	cases := []struct {
+		d    sim.Decision
+		want int
+	}{
+		{sim.Decision{Kind: "kill", Site: "a1#1/3/respond-prompt", N: 2}, 1},
+		{sim.Decision{Kind: "kill", Site: "a1#1/4/respond-prompt", N: 2}, 0}, // not recorded
+		{sim.Decision{Kind: "cut", Site: "a1#1/3/respond-prompt", N: 2}, 0},  // other kind, same site
+		{sim.Decision{Kind: "delay", Site: "c1/c2a/2", N: 5}, 0},             // option out of range
+	}
+	for _, c := range cases {
+		if got := s.Choose(c.d); got != c.want {
+			t.Errorf("Choose(%+v) = %d, want %d", c.d, got, c.want)
+		}
+	}
+}

@@ -23,6 +23,9 @@ type Observer struct {
 	probed bool
 	out    []Output
 	open   int
+	// Only, when set, limits the reading to the sessions it accepts: a real
+	// Agent's store may also hold sessions of other runs.
+	Only func(sessionID string) bool
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
@@ -108,6 +111,9 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 				continue
 			}
 			for _, s := range res.Sessions {
+				if o.Only != nil && !o.Only(s.SessionID) {
+					continue
+				}
 				o.request(s.SessionID, acp.MethodSessionResume, acp.ResumeSessionParams{
 					SessionID: s.SessionID, Cwd: o.cwd, ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart},
 				})

@@ -1,0 +1,45 @@
+package realmode
+
+import (
+	"time"
+
+	"github.com/acpsim/acpsim/netfault"
+)
+
+// The faults acpsim check injects against a real Agent, as data. The fault
+// proxy between the model Clients and the Agent asks one decision per frame
+// and kind; a process kill is a SIGKILL to the Agent's process group. The
+// kinds share the simulator's names where they mean the same thing.
+const (
+	// ProxyDrop loses one frame from the Agent: the Client never sees that
+	// response or update, while the Agent did its work (the RFD's case).
+	ProxyDrop = "drop"
+)
+
+// CheckDelays are the options of a delay decision in real time: how long
+// the proxy holds a frame back (later frames of that direction wait behind
+// it, as in a pipe). Option 0 is no delay.
+var CheckDelays = []time.Duration{0, time.Millisecond, 10 * time.Millisecond, 60 * time.Millisecond, 250 * time.Millisecond}
+
+// KillAfter are the options of the kill decision asked when a prompt has
+// been written to the Agent: SIGKILL that long after it (option 0: no
+// kill), so the kill lands before, during or after the Agent's insertion.
+var KillAfter = []time.Duration{0, 0, time.Millisecond, 5 * time.Millisecond, 20 * time.Millisecond}
+
+// CheckFaults are the fault kinds of acpsim check with their default rates.
+var CheckFaults = []netfault.Fault{
+	{Kind: ProxyDrop, Options: 2, Rate: 0.05, Doc: "the proxy loses a frame from the Agent (never a response to initialize or auth/login, which the model Client does not time out)"},
+	{Kind: netfault.Delay, Options: len(CheckDelays), Rate: 0.05, Doc: "the proxy holds a frame back for 1 ms to 250 ms; later frames of that direction wait behind it"},
+	{Kind: netfault.Cut, Options: 2, Rate: 0.005, Doc: "the proxy breaks the connection as a frame passes: on stdio the Agent's stdin is closed and its later output is not read"},
+	{Kind: netfault.Kill, Options: len(KillAfter), Rate: 0.03, Doc: "the Agent process gets SIGKILL: as one of its frames passes (that frame is lost), or 0-20 ms after a prompt was written to it"},
+	{Kind: netfault.ClientRestart, Options: 2, Rate: 0.002, Doc: "the model Client dies before applying a step's outputs and restarts from what it persisted"},
+}
+
+// CheckRates returns the default rate of every fault kind of acpsim check.
+func CheckRates() map[string]float64 {
+	out := make(map[string]float64, len(CheckFaults))
+	for _, f := range CheckFaults {
+		out[f.Kind] = f.Rate
+	}
+	return out
+}

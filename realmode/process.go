@@ -1,0 +1,235 @@
+package realmode
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+)
+
+// MaxLine bounds one line an Agent writes on stdout. A longer one ends the
+// connection: an Agent that never writes a newline must not exhaust memory.
+const MaxLine = 16 << 20
+
+// sendQueue bounds the frames waiting to be written to a child's stdin. An
+// Agent that stops reading fills it, and Send then fails instead of blocking
+// the driver.
+const sendQueue = 1024
+
+// Process is an Agent started as a child process, speaking ndjson on its
+// stdin and stdout: a Conn over stdio. It runs in its own process group so
+// that a SIGKILL reaches whatever it started (a shell wrapper's children
+// would otherwise keep stdout open).
+type Process struct {
+	name   string
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	frames chan []byte
+	sendq  chan []byte
+
+	mu     sync.Mutex
+	closed bool  // Close was called: Send refuses
+	err    error // why the connection ended
+	stderr tail
+	exited chan struct{} // closed once the process has been reaped
+	status string        // how it ended, once exited is closed
+}
+
+// StartProcess starts argv with env (nil: this process's environment) and
+// names the connection name. The error is exec's: the command was not
+// found or could not be started.
+func StartProcess(name string, argv, env []string) (*Process, error) {
+	if len(argv) == 0 {
+		return nil, errors.New("no Agent command")
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	p := &Process{name: name, cmd: cmd, frames: make(chan []byte, 64), sendq: make(chan []byte, sendQueue), exited: make(chan struct{})}
+	cmd.Stderr = &p.stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	p.stdin = stdin
+	go p.write()
+	go p.read(stdout)
+	return p, nil
+}
+
+// Name implements Conn.
+func (p *Process) Name() string { return p.name }
+
+// Frames implements Conn.
+func (p *Process) Frames() <-chan []byte { return p.frames }
+
+// Err implements Conn.
+func (p *Process) Err() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.err
+}
+
+// Send implements Conn: the frame is queued for the child's stdin. Whether
+// the child reads it is not known here (it may die first).
+func (p *Process) Send(frame []byte) (err error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.closed {
+		return errors.New("stdin already closed")
+	}
+	select {
+	case p.sendq <- frame:
+		return nil
+	default:
+		return fmt.Errorf("the Agent is not reading its stdin (%d frames waiting)", sendQueue)
+	}
+}
+
+// Close implements Conn: closes the child's stdin once every queued frame is
+// written. An Agent reads end of file and should exit.
+func (p *Process) Close() error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !p.closed {
+		p.closed = true
+		close(p.sendq)
+	}
+	return nil
+}
+
+// Kill sends SIGKILL to the child's process group.
+func (p *Process) Kill() {
+	select {
+	case <-p.exited:
+		return // reaped: its pid may belong to another process by now
+	default:
+	}
+	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+}
+
+// Exited is closed once the child has exited and been reaped.
+func (p *Process) Exited() <-chan struct{} { return p.exited }
+
+// Status says how the child ended ("exit status 1", "signal: killed"); ""
+// while it runs.
+func (p *Process) Status() string {
+	select {
+	case <-p.exited:
+		return p.status
+	default:
+		return ""
+	}
+}
+
+// Stderr is the end of what the child wrote on stderr, one line per line.
+func (p *Process) Stderr() string { return p.stderr.String() }
+
+func (p *Process) write() {
+	w := bufio.NewWriter(p.stdin)
+	broken := false
+	for f := range p.sendq {
+		if broken {
+			continue // the child is gone: drain so Send never blocks
+		}
+		_, err := w.Write(f)
+		if err == nil {
+			err = w.WriteByte('\n')
+		}
+		if err == nil && len(p.sendq) == 0 {
+			err = w.Flush()
+		}
+		broken = err != nil
+	}
+	_ = w.Flush()
+	_ = p.stdin.Close()
+}
+
+func (p *Process) read(stdout io.Reader) {
+	br := bufio.NewReaderSize(stdout, 1<<16)
+	var end error
+	for {
+		line, err := readLine(br)
+		if len(line) > 0 {
+			p.frames <- line
+		}
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				end = err
+			}
+			break
+		}
+	}
+	if end != nil {
+		p.Kill() // it cannot be understood any more; don't leave it running
+	}
+	// Wait only after stdout is drained (os/exec's rule); a child that
+	// closed stdout but lives on is waited for until it is killed.
+	werr := p.cmd.Wait()
+	p.status = "exit status 0"
+	if werr != nil {
+		p.status = werr.Error()
+	}
+	p.mu.Lock()
+	if end == nil {
+		end = fmt.Errorf("the Agent process ended (%s)", p.status)
+	}
+	p.err = end
+	p.mu.Unlock()
+	close(p.exited)
+	close(p.frames)
+	p.Close() // stops the writer
+}
+
+// readLine reads one line without its newline (and a trailing \r).
+func readLine(br *bufio.Reader) ([]byte, error) {
+	var line []byte
+	for {
+		chunk, err := br.ReadSlice('\n')
+		line = append(line, chunk...)
+		if len(line) > MaxLine {
+			return nil, fmt.Errorf("the Agent wrote a line longer than %d bytes without a newline", MaxLine)
+		}
+		if err == bufio.ErrBufferFull {
+			continue
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		return line, err
+	}
+}
+
+// tail keeps the last lines written to it.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+const tailBytes = 4096
+
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > tailBytes {
+		t.buf = t.buf[len(t.buf)-tailBytes:]
+	}
+	return len(b), nil
+}
+
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return strings.TrimSpace(string(t.buf))
+}
