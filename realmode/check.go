@@ -1,6 +1,7 @@
 package realmode
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -48,8 +49,9 @@ type CheckConfig struct {
 	// Contract is what the Agent promises about retention (the checker's
 	// default, "all", for an Agent that keeps every message).
 	Contract traces.Contract
-	// Command is the command line that reruns this run (trace header).
-	Command string
+	// Command is the command line that reruns this run, and AgentLabel how
+	// the trace header names the Agent (default: its argv joined by spaces).
+	Command, AgentLabel string
 }
 
 // DefaultCheckConfig is acpsim check with no flags: small and fast, so that
@@ -171,6 +173,9 @@ type rlink struct {
 	methods       map[acp.ID]string // requests the Client side sent, by id
 	initID        acp.ID
 	initAnswered  bool
+	sentInit      []byte
+	lastA2C       []byte // the last line the Agent wrote, for a hung Agent's verdict
+	linesA2C      int
 }
 
 type rframe struct {
@@ -197,9 +202,13 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	d.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		d.record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
+	label := cfg.AgentLabel
+	if label == "" {
+		label = strings.Join(cfg.Agent, " ")
+	}
 	d.log.Header = traces.Header{
 		Format: traces.FormatVersion, Tool: "acpsim check", Source: source, Seed: cfg.Seed,
-		Policy: cfg.Policy, Agent: strings.Join(cfg.Agent, " "), Link: "stdio",
+		Policy: cfg.Policy, Agent: label, Link: "stdio",
 		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
 		Actions: fmt.Sprintf("cancels=%d closes=%d forks=%d", cfg.Cancels, cfg.Closes, cfg.Forks),
 		Rates:   cfg.Rates, Knobs: map[string]string{}, Contract: cfg.Contract,
@@ -570,7 +579,7 @@ func (d *driver) c2a(l *rlink, frame []byte, sub string) {
 		if e.Err == nil && e.Msg.Kind() == acp.KindRequest {
 			l.methods[e.Msg.ID] = e.Msg.Method
 			if e.Msg.Method == acp.MethodInitialize {
-				l.initID = e.Msg.ID
+				l.initID, l.sentInit = e.Msg.ID, frame
 				d.after(d.cfg.StartTimeout, func() { d.initTimeout(l) })
 			}
 			prompt = prompt || e.Msg.Method == acp.MethodSessionPrompt
@@ -594,6 +603,7 @@ func (d *driver) c2a(l *rlink, frame []byte, sub string) {
 // a2c is a frame the Agent process wrote.
 func (d *driver) a2c(l *rlink, frame []byte) {
 	f := &rframe{bytes: frame, kill: -1}
+	l.lastA2C, l.linesA2C = frame, l.linesA2C+1
 	d.event(traces.KindSend, l, dirA2C, f, "")
 	if l.cutBy != "" || !l.alive {
 		why := l.cutBy
@@ -691,8 +701,15 @@ func (d *driver) initTimeout(l *rlink) {
 	if l.initAnswered || !l.alive || l.gone != "" || l.cutBy != "" || d.broken != nil {
 		return
 	}
+	wrote := "it wrote nothing on stdout"
+	if l.linesA2C > 0 {
+		wrote = fmt.Sprintf("it wrote %d line(s) on stdout, the last %s", l.linesA2C, quote(l.lastA2C))
+		if bytes.Equal(l.lastA2C, l.sentInit) {
+			wrote += ": the initialize request it was sent, echoed back"
+		}
+	}
 	d.broken = &BrokenAgent{Kind: BrokenNoAnswer, Process: l.agent,
-		Detail: fmt.Sprintf("the Agent did not answer initialize within %v (it hangs, or answers with another id)", d.cfg.StartTimeout)}
+		Detail: fmt.Sprintf("the Agent did not answer initialize within %v; %s", d.cfg.StartTimeout, wrote)}
 }
 
 // enqueue sends f on after extra; frames of one direction never overtake

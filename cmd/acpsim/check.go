@@ -164,7 +164,9 @@ type checkSeed struct {
 	res    *realmode.CheckResult
 	report *properties.Report
 	trace  string
-	kills  int
+	// procs Agent processes started; kills of them by SIGKILL; crashes
+	// exited on their own while the run still needed them.
+	procs, kills, crashes int
 }
 
 func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds int, traceDir string, show int) error {
@@ -208,8 +210,13 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 		if status != "pass" {
 			failed = append(failed, s)
 		}
-		fmt.Fprintf(out, "seed %d: %s · %d submissions · %d Agent processes killed or exited · %d events\n",
-			seed, status, s.report.Stats.Submissions, s.kills, len(s.res.Log.Events))
+		fmt.Fprintf(out, "seed %d: %s · %d submissions · %d Agent processes: %d SIGKILLed, %d exited on their own · %d events\n",
+			seed, status, s.report.Stats.Submissions, s.procs, s.kills, s.crashes, len(s.res.Log.Events))
+		if s.res.Broken != nil {
+			fmt.Fprintf(out, "stopped after seed %d: the Agent cannot be talked to, so later seeds would say the same\n", seed)
+			seeds = i + 1
+			break
+		}
 	}
 	fmt.Fprintf(out, "\n%d seed(s) in %v: %d passed, %d failed, %d broken Agent, %d inconclusive\n",
 		seeds, time.Since(start).Round(time.Millisecond), seeds-len(failed), len(failed)-broken-inconclusive, broken, inconclusive)
@@ -250,15 +257,24 @@ func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir string) (checkSeed
 	defer os.RemoveAll(scratch)
 	cfg.Seed = seed
 	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
-	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1 --policy %s -- %s", seed, cfg.Policy, strings.Join(cfg.Agent, " "))
+	cfg.AgentLabel = shellWords(cfg.Agent)
+	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1 --policy %s -- %s", seed, cfg.Policy, shellWords(cfg.Agent))
 	res, err := realmode.Check(cfg)
 	if err != nil {
 		return checkSeed{}, err
 	}
 	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events)}
 	for _, e := range res.Log.Events {
-		if e.Kind == traces.KindKill && strings.HasPrefix(e.From, realmode.AgentName+"#") {
+		if !strings.HasPrefix(e.From, realmode.AgentName+"#") {
+			continue
+		}
+		switch {
+		case e.Kind == traces.KindRestart:
+			s.procs++
+		case e.Kind == traces.KindKill && strings.HasPrefix(e.Note, "SIGKILL"):
 			s.kills++
+		case e.Kind == traces.KindKill && !strings.HasPrefix(e.Note, "exited: exit status 0"):
+			s.crashes++
 		}
 	}
 	failing := res.Broken != nil || !s.report.OK() || s.report.Inconclusive
@@ -316,7 +332,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	}
 	fmt.Fprintf(out, "  trace: %s\n  rerun: %s\n", s.trace, s.res.Log.Header.Command)
 	if s.trace != "" {
-		fmt.Fprintf(out, "  re-drive: acpsim check --schedule %s -- %s\n", s.trace, s.res.Log.Header.Agent)
+		fmt.Fprintf(out, "  re-drive: acpsim check --schedule %s -- %s\n", shellQuote(s.trace), s.res.Log.Header.Agent)
 	}
 }
 
@@ -336,4 +352,12 @@ func excerptLine(e *traces.Event) string {
 		parts = append(parts, fr)
 	}
 	return strings.Join(parts, " ")
+}
+
+func shellWords(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
 }
