@@ -135,13 +135,13 @@ type driver struct {
 	procs   int      // Agent processes started
 	live    int      // Agent processes not yet reaped
 
-	healing, stopping, finished bool
-	phase                       func() // checked on every tick until the run ends
-	lastActivity                time.Time
-	broken                      *BrokenAgent
-	fatal                       error
-	timers                      []*time.Timer
-	observer                    *client.Observer
+	warming, healing, stopping, finished bool
+	phase                                func() // checked on every tick until the run ends
+	lastActivity                         time.Time
+	broken                               *BrokenAgent
+	fatal                                error
+	timers                               []*time.Timer
+	observer                             *client.Observer
 	// sessions are the sessions this run's Clients created or forked: the
 	// observer reads only those (the store may hold other runs' too).
 	sessions map[string]bool
@@ -234,7 +234,7 @@ func (d *driver) record(e traces.Event) {
 }
 
 func (d *driver) choose(dec sim.Decision) int {
-	if d.healing || d.stopping {
+	if d.warming || d.healing || d.stopping {
 		return 0
 	}
 	return d.faults.Choose(dec)
@@ -259,13 +259,25 @@ func (d *driver) run() (*CheckResult, error) {
 	defer d.shutdown()
 	evs := users.Draw(d.ids, users.Spec{Clients: d.cfg.Clients, Prompts: d.cfg.Prompts, Sessions: d.cfg.Sessions,
 		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, MaxGap: d.cfg.MaxGap})
-	for _, e := range evs {
-		d.after(e.At, d.userEvent(e))
-	}
-	healAt := users.Last(evs) + d.cfg.ChaosFor
+	// The users start once every Client's first connection is up, so a
+	// slow-starting Agent (node takes half a second) meets the same
+	// scenario as a fast one; until then no faults.
+	d.warming = true
 	d.phase = func() {
-		if time.Since(d.start) >= healAt {
-			d.heal()
+		for _, cn := range d.clients {
+			if cn.link == nil || !cn.link.initAnswered {
+				return
+			}
+		}
+		d.warming = false
+		for _, e := range evs {
+			d.after(e.At, d.userEvent(e))
+		}
+		healAt := time.Now().Add(users.Last(evs) + d.cfg.ChaosFor)
+		d.phase = func() {
+			if time.Now().After(healAt) {
+				d.heal()
+			}
 		}
 	}
 	for _, cn := range d.clients {
