@@ -3,7 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
+	"net"
 	"os"
+	"os/signal"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -17,14 +20,23 @@ import (
 
 func newAgentCmd() *cobra.Command {
 	var sf simFlags
-	var dbPath string
+	var dbPath, listen string
 	cmd := &cobra.Command{
 		Use:   "agent",
-		Short: "Run a model Agent as an executable: ACP over stdin/stdout (ndjson)",
+		Short: "Run a model Agent as an executable: ACP over stdin/stdout (ndjson), or over HTTP and WebSocket (--listen)",
 		Long: `Run the reference Agent (or any model Agent: --agent) as a real process that
 speaks ACP v2 as ndjson on stdin and stdout; logs go to stderr. It is the same
 state machine the simulator runs, so the executable and the model cannot
 drift apart. The Agent knobs are flags, as for run and swarm.
+
+With --listen ADDR it serves remote Clients instead, on one endpoint /acp:
+Streamable HTTP (POST, GET for SSE streams, DELETE; Acp-Connection-Id and
+Acp-Session-Id headers) and WebSocket (GET with Upgrade; text frames), plain
+HTTP/1.1. The first line on stdout is the endpoint's URL, e.g.
+http://127.0.0.1:7070/acp (with port 0 the system picks one: read that line);
+nothing else goes to stdout. WebSocket Clients dial the same URL with ws://.
+All connections feed the one Agent state machine; SIGTERM or SIGINT stops it
+after closing the streams.
 
 Crash points: GO_FAILPOINTS="acpsim/agent/<step>=return(true)" makes the
 process exit (code 137, as if killed) right before the output of that
@@ -39,6 +51,7 @@ and the binding's primary key is the insert-if-absent on (session, key).
 Without --db the store is in memory and a restart forgets everything.`,
 		Example: `  acpsim agent
   acpsim agent --db /tmp/agent.db
+  acpsim agent --listen 127.0.0.1:7070 --db /tmp/agent.db
   acpsim agent --busy breakpoint --agent memory-keys`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -67,8 +80,12 @@ Without --db the store is in memory and a restart forgets everything.`,
 				Choose: sim.Healthy{}.Choose, // a real process injects no faults of its own
 				NewID:  func() string { return uuid.NewString() },
 			})
-			fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on stdin/stdout\n", cfg.Agent)
-			err = realmode.ServeStdio(m, st, os.Stdin, os.Stdout)
+			if listen != "" {
+				err = serveListen(cmd, m, st, listen, cfg.Agent)
+			} else {
+				fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on stdin/stdout\n", cfg.Agent)
+				err = realmode.ServeStdio(m, st, os.Stdin, os.Stdout)
+			}
 			var fp *realmode.FailpointError
 			if errors.As(err, &fp) {
 				fmt.Fprintf(os.Stderr, "acpsim agent: %v: exiting as if killed\n", fp)
@@ -79,5 +96,22 @@ Without --db the store is in memory and a restart forgets everything.`,
 	}
 	sf.register(cmd.Flags())
 	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing); empty: in memory")
+	cmd.Flags().StringVar(&listen, "listen", "", "serve Streamable HTTP and WebSocket on this TCP address (e.g. 127.0.0.1:7070, or 127.0.0.1:0 for any port) instead of stdio; the URL is printed on stdout")
 	return cmd
+}
+
+// serveListen serves m on addr until SIGTERM or SIGINT, after printing the
+// endpoint's URL as the first line on stdout: stdio carries no ACP in this
+// mode, and a script or test that asked for port 0 learns the port there.
+func serveListen(cmd *cobra.Command, m agent.Machine, st store.Store, addr, name string) error {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--listen: %v", err)
+	}
+	url := realmode.URL(l.Addr())
+	fmt.Fprintln(cmd.OutOrStdout(), url)
+	fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on %s (Streamable HTTP; WebSocket at ws://%s%s)\n", name, url, l.Addr(), realmode.Path)
+	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
+	defer stop()
+	return realmode.Serve(ctx, m, st, l)
 }
