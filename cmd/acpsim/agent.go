@@ -6,6 +6,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -20,7 +21,7 @@ import (
 
 func newAgentCmd() *cobra.Command {
 	var sf simFlags
-	var dbPath, listen string
+	var dbPath, storeDir, listen string
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run a model Agent as an executable: ACP over stdin/stdout (ndjson), or over HTTP and WebSocket (--listen)",
@@ -48,7 +49,9 @@ update-running, …).
 With --db its store is a SQLite file (WAL: several processes may share it):
 the session, the message and the key binding are written in one transaction,
 and the binding's primary key is the insert-if-absent on (session, key).
-Without --db the store is in memory and a restart forgets everything.`,
+--store DIR puts that file in DIR (acpsim check gives each seed a fresh DIR
+through the env twin ACPSIM_STORE). Without either the store is in memory
+and a restart forgets everything.`,
 		Example: `  acpsim agent
   acpsim agent --db /tmp/agent.db
   acpsim agent --listen 127.0.0.1:7070 --db /tmp/agent.db
@@ -64,6 +67,14 @@ Without --db the store is in memory and a restart forgets everything.`,
 				return err
 			}
 			var st store.Store = store.NewDisk()
+			if storeDir != "" && dbPath == "" {
+				// --store is a directory, so that acpsim check can hand every
+				// seed a fresh one through the env twin ACPSIM_STORE.
+				if err := os.MkdirAll(storeDir, 0o755); err != nil {
+					return fmt.Errorf("--store: %v", err)
+				}
+				dbPath = filepath.Join(storeDir, "agent.db")
+			}
 			if dbPath != "" {
 				if fi, err := os.Stat(dbPath); err == nil && fi.IsDir() {
 					return fmt.Errorf("--db %s: is a directory, expected a database file", dbPath)
@@ -95,7 +106,8 @@ Without --db the store is in memory and a restart forgets everything.`,
 		},
 	}
 	sf.register(cmd.Flags())
-	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing); empty: in memory")
+	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing); empty: in memory, or in --store")
+	cmd.Flags().StringVar(&storeDir, "store", "", "directory for the Agent's state: the SQLite file DIR/agent.db (created if missing); --db wins. acpsim check sets its twin ACPSIM_STORE to a fresh directory per seed")
 	cmd.Flags().StringVar(&listen, "listen", "", "serve Streamable HTTP and WebSocket on this TCP address (e.g. 127.0.0.1:7070, or 127.0.0.1:0 for any port) instead of stdio; the URL is printed on stdout")
 	return cmd
 }

@@ -1,0 +1,196 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// checkRun runs `acpsim check args…` in-process, in a fresh directory (a
+// failing seed writes acpsim-failures/ there). The Agent it starts is this
+// test binary acting as acpsim (TestMain), so "self agent …" is acpsim agent.
+func checkRun(t *testing.T, args ...string) (out string, code int) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	t.Setenv("ACPSIM_TEST_AS_MAIN", "1") // inherited by the Agent processes only
+	for i, a := range args {
+		if a == "self" {
+			args[i] = os.Args[0]
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	code = execute(append([]string{"check"}, args...), &stdout, &stderr)
+	return stdout.String() + stderr.String(), code
+}
+
+// readTraces reads every trace in dir.
+func readTraces(t *testing.T, dir string) []*traces.Log {
+	t.Helper()
+	paths, err := filepath.Glob(filepath.Join(dir, "*.ndjson"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no traces in %s (%v)", dir, err)
+	}
+	var out []*traces.Log
+	for _, p := range paths {
+		log, err := traces.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, log)
+	}
+	return out
+}
+
+// count counts the events of logs for which match holds.
+func count(logs []*traces.Log, match func(e *traces.Event) bool) int {
+	n := 0
+	for _, l := range logs {
+		for i := range l.Events {
+			if match(&l.Events[i]) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestCheckPassesTheReferenceAgentThroughRealKills(t *testing.T) {
+	dir := t.TempDir()
+	out, code := checkRun(t, "--seeds", "4", "--fault-rates", "kill=0.1", "--trace-dir", dir, "--", "self", "agent")
+	if code != 0 || !strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d, want 0 and PASS:\n%s", code, out)
+	}
+	logs := readTraces(t, dir)
+	kills := count(logs, func(e *traces.Event) bool {
+		return e.Kind == traces.KindKill && strings.HasPrefix(e.Note, "SIGKILL")
+	})
+	restarts := count(logs, func(e *traces.Event) bool { return e.Kind == traces.KindRestart && strings.HasPrefix(e.From, "a1#") })
+	// Two Clients' first processes and the observer's: the rest are
+	// processes started again after a kill or a cut.
+	if kills == 0 || restarts <= 3*len(logs) {
+		t.Fatalf("%d SIGKILLs and %d Agent starts over %d seeds: the run never killed and restarted the Agent", kills, restarts, len(logs))
+	}
+}
+
+func TestCheckCatchesKeysKeptInMemoryAcrossARealRestart(t *testing.T) {
+	out, code := checkRun(t, "--seeds", "10", "--fault-rates", "kill=0.15,drop=0.15", "--", "self", "agent", "--keys", "memory")
+	if code != 1 || !strings.Contains(out, "duplicate") {
+		t.Fatalf("exit %d, want 1 with a duplicate:\n%s", code, out)
+	}
+	if !strings.Contains(out, "trace excerpt") || !strings.Contains(out, "re-drive: acpsim check --schedule") {
+		t.Fatalf("a failure must show the trace excerpt and how to re-drive it:\n%s", out)
+	}
+}
+
+func TestCheckSurvivesACrashAfterInsertion(t *testing.T) {
+	// The Agent exits on its own right after storing a prompt, before its
+	// response: the key must survive, and the retry is answered from it.
+	t.Setenv("GO_FAILPOINTS", "acpsim/agent/respond-prompt=15%return(true)")
+	dir := t.TempDir()
+	out, code := checkRun(t, "--seeds", "3", "--trace-dir", dir, "--", "self", "agent")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+	crashes := count(readTraces(t, dir), func(e *traces.Event) bool {
+		return e.Kind == traces.KindKill && strings.Contains(e.Note, "failpoint acpsim/agent/respond-prompt")
+	})
+	if crashes == 0 {
+		t.Fatalf("no Agent process stopped at the failpoint:\n%s", out)
+	}
+}
+
+func TestCheckGivesBrokenAgentsAVerdictInPlainWords(t *testing.T) {
+	cases := []struct {
+		name  string
+		agent []string
+		want  string
+	}{
+		{"exits at start", []string{"/bin/false"}, "exited before it answered initialize (exit status 1)"},
+		{"echoes", []string{"cat"}, "echoed back"},
+		{"prints garbage", []string{"sh", "-c", "echo hello; sleep 5"}, `wrote "hello" on stdout, which is not JSON`},
+		{"prints JSON that is not JSON-RPC", []string{"sh", "-c", `echo '[1]'; sleep 5`}, "not a JSON-RPC 2.0 message"},
+		{"refuses initialize", []string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"no"}}'; sleep 5`}, `answered initialize with error -32603 "no"`},
+		{"answers another id", []string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":99,"result":{}}'; sleep 5`}, "answered request id 99, which this connection never sent"},
+		{"hangs", []string{"sleep", "30"}, "did not answer initialize within 1s; it wrote nothing"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			start := time.Now()
+			out, code := checkRun(t, append([]string{"--seeds", "3", "--start-timeout", "1s", "--"}, c.agent...)...)
+			if code != 1 || !strings.Contains(out, c.want) {
+				t.Fatalf("exit %d, want 1 and %q:\n%s", code, c.want, out)
+			}
+			if !strings.Contains(out, "stopped after seed 1") {
+				t.Errorf("a broken Agent should stop the run at the first seed:\n%s", out)
+			}
+			if d := time.Since(start); d > 8*time.Second {
+				t.Errorf("took %v: a broken Agent must not hang the run", d)
+			}
+		})
+	}
+}
+
+func TestCheckBadUsageIsExit2(t *testing.T) {
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{nil, "no Agent command: give it after --"},
+		{[]string{"agent"}, `unexpected argument "agent": put the Agent's command after --`},
+		{[]string{"--", "/nonexistent/agent"}, "cannot start the Agent"},
+		{[]string{"--seeds", "0", "--", "cat"}, "--seeds 0"},
+		{[]string{"--fault-rates", "kil=0.1", "--", "cat"}, `unknown fault kind "kil"`},
+		{[]string{"--schedule", "/nonexistent.ndjson", "--", "cat"}, "nonexistent.ndjson"},
+	}
+	for _, c := range cases {
+		out, code := checkRun(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("check %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, out)
+		}
+	}
+}
+
+func TestCheckScheduleRedrivesTheRecordedFaults(t *testing.T) {
+	dir := t.TempDir()
+	out, code := checkRun(t, "--seeds", "1", "--first-seed", "5", "--fault-rates", "drop=0.3,kill=0.05", "--trace-dir", dir, "--", "self", "agent")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	first := readTraces(t, dir)[0]
+	recorded := map[string]bool{}
+	for _, e := range first.Events {
+		if e.Kind == traces.KindChoose {
+			recorded[e.Decision+" "+e.Site] = true
+		}
+	}
+	if len(recorded) == 0 {
+		t.Fatal("the first run made no fault choices")
+	}
+	again := t.TempDir()
+	out, code = checkRun(t, "--schedule", filepath.Join(dir, "check-seed-5.ndjson"), "--trace-dir", again, "--", "self", "agent")
+	if code != 0 {
+		t.Fatalf("re-drive: exit %d:\n%s", code, out)
+	}
+	log := readTraces(t, again)[0]
+	if log.Header.Source != traces.SourceSchedule || log.Header.Seed != 5 {
+		t.Fatalf("re-drive header: source %q seed %d, want schedule and 5", log.Header.Source, log.Header.Seed)
+	}
+	replayed := 0
+	for _, e := range log.Events {
+		if e.Kind != traces.KindChoose {
+			continue
+		}
+		if !recorded[e.Decision+" "+e.Site] {
+			t.Errorf("re-drive chose %s at %s, which the schedule does not hold", e.Decision, e.Site)
+		}
+		replayed++
+	}
+	if replayed == 0 {
+		t.Error("the re-drive replayed none of the recorded choices")
+	}
+}
