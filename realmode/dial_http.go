@@ -60,7 +60,8 @@ type clientStream struct {
 // response creating it (session/new, session/fork) is delivered, so
 // nothing on it is lost for want of a stream. A stream that breaks is
 // reopened (up to maxReopen failures in a row; for the connection stream,
-// then the Conn ends). Events of one stream come through Frames in order;
+// then the Conn ends, as it does when that stream cannot be opened right
+// after initialize). Events of one stream come through Frames in order;
 // streams interleave. Cookies the Agent sets are kept for the Conn's life.
 // Close sends DELETE without waiting for it. ctx is not used: DialHTTP
 // does no I/O.
@@ -236,10 +237,12 @@ func (c *httpConn) runStream(session string, st *clientStream) {
 			return
 		}
 		if err != nil {
+			// Whoever waits for the stream learns of the first failure
+			// (a Send goes on with its POST); the retries go on here.
+			answered(err)
 			failures++
 			var se *StatusError
 			if gone := errors.As(err, &se) && se.Code == http.StatusNotFound; gone || failures > maxReopen {
-				answered(err)
 				if session == "" {
 					c.end(err) // without its connection stream the Conn hears nothing
 				} else {
