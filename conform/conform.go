@@ -330,16 +330,30 @@ func describe(t target, method, def string) string {
 
 // pickLeaf chooses the error to report from a tree of them: the deepest in
 // the instance, since the branch of a union that got furthest is the one
-// the sender meant. A const, enum or not failure is a branch that did not
-// match its discriminator, so one is reported only when nothing else failed.
+// the sender meant. The schema's unions are tagged (sessionUpdate, type,
+// state, ...): a member whose tag does not match the instance's is not what
+// the sender meant, so its errors are left out. A const, enum or not
+// failure is reported only when nothing else failed.
 func pickLeaf(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 	var best, bestWeak *jsonschema.ValidationError
 	var walk func(e *jsonschema.ValidationError)
 	walk = func(e *jsonschema.ValidationError) {
-		if len(e.Causes) > 0 {
-			for _, c := range e.Causes {
-				walk(c)
+		causes := e.Causes
+		if _, ok := e.ErrorKind.(*kind.AnyOf); ok {
+			var meant []*jsonschema.ValidationError
+			for _, c := range causes {
+				if !tagMiss(c, len(e.InstanceLocation)+1) {
+					meant = append(meant, c)
+				}
 			}
+			if len(meant) > 0 {
+				causes = meant
+			}
+		}
+		for _, c := range causes {
+			walk(c)
+		}
+		if len(causes) > 0 {
 			return
 		}
 		switch e.ErrorKind.(type) {
@@ -358,6 +372,20 @@ func pickLeaf(e *jsonschema.ValidationError) *jsonschema.ValidationError {
 		return bestWeak
 	}
 	return best
+}
+
+// tagMiss reports whether a union member failed on a constant one level
+// below the union's instance: a member property, the tag.
+func tagMiss(e *jsonschema.ValidationError, depth int) bool {
+	if _, ok := e.ErrorKind.(*kind.Const); ok && len(e.InstanceLocation) == depth {
+		return true
+	}
+	for _, c := range e.Causes {
+		if tagMiss(c, depth) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyProblems applies the key rules to every member of m.

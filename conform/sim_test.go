@@ -1,0 +1,213 @@
+package conform_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/acpsim/acpsim/actors/agent"
+	_ "github.com/acpsim/acpsim/actors/agent/mutants" // the known-bad Agents, for lint to catch
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/sim/world"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// simConfig is one shape of run for the conformance sweep.
+type simConfig struct {
+	name string
+	set  func(*world.Config) error
+}
+
+// sweep is every link, the Client policies and both conforming Agents,
+// with cancels, closes and forks, then the knobs, proxies and nodes that
+// change which frames are sent.
+func sweep() []simConfig {
+	var out []simConfig
+	links := []string{world.LinkStdio, world.LinkHTTP, world.LinkWS, world.LinkMixed}
+	policies := []string{"keyed", "naive", "lookup", "bounded", "stale", "none"}
+	for i, link := range links {
+		for j, pol := range policies {
+			ag := agent.Reference
+			if (i+j)%2 == 1 {
+				ag = agent.Adapter
+			}
+			out = append(out, simConfig{link + "/" + pol + "/" + ag, func(c *world.Config) error {
+				c.Link, c.Policy, c.Agent = link, pol, ag
+				if link == world.LinkMixed {
+					c.Clients = 3
+				}
+				return nil
+			}})
+		}
+	}
+	knob := func(link, name, value string) simConfig {
+		return simConfig{link + "/" + name + "=" + value, func(c *world.Config) error {
+			c.Link = link
+			return c.Knobs.Set(name, value)
+		}}
+	}
+	out = append(out,
+		knob(world.LinkStdio, "busy", "reject"),
+		knob(world.LinkWS, "busy", "breakpoint"),
+		knob(world.LinkHTTP, "auth", "required"),
+		knob(world.LinkStdio, "compare", "reject"),
+		knob(world.LinkWS, "close-missing", "error"),
+		knob(world.LinkStdio, "held-on-disconnect", "drop"),
+		knob(world.LinkHTTP, "retain", "2"),
+		knob(world.LinkStdio, "live-only", "/"),
+		simConfig{"stdio/proxies=2", func(c *world.Config) error { c.Proxies = 2; return nil }},
+		simConfig{"ws/proxies=1/adapter", func(c *world.Config) error {
+			c.Link, c.Proxies, c.Agent = world.LinkWS, 1, agent.Adapter
+			return nil
+		}},
+		simConfig{"http/nodes=2/sticky", func(c *world.Config) error {
+			c.Link, c.Nodes, c.Sticky = world.LinkHTTP, 2, true
+			return nil
+		}},
+		simConfig{"ws/nodes=3/fresh-connection", func(c *world.Config) error {
+			c.Link, c.Nodes, c.FreshConnection = world.LinkWS, 3, true
+			return nil
+		}},
+		simConfig{"http/nodes=2/adapter", func(c *world.Config) error {
+			c.Link, c.Nodes, c.Agent = world.LinkHTTP, 2, agent.Adapter
+			return nil
+		}},
+	)
+	return out
+}
+
+// runs simulates seeds runs of sc and returns their traces.
+func runs(t *testing.T, sc simConfig, seeds int) []*traces.Log {
+	t.Helper()
+	var logs []*traces.Log
+	for seed := 1; seed <= seeds; seed++ {
+		cfg := world.DefaultConfig()
+		cfg.Seed = uint64(seed)
+		cfg.Prompts = 4
+		cfg.Cancels, cfg.Closes, cfg.Forks = 1, 1, 1
+		if err := sc.set(&cfg); err != nil {
+			t.Fatal(err)
+		}
+		cfg.EnableLinkFaults()
+		res, err := world.Run(cfg)
+		if err != nil {
+			t.Fatalf("%s seed %d: %v", sc.name, seed, err)
+		}
+		logs = append(logs, res.Log)
+	}
+	return logs
+}
+
+// isProbe reports whether p is the observer's malformed-key probe, which
+// is invalid on purpose: after the run the observer sends each of
+// client.MalformedKeys to check the Agent refuses it with -32602.
+func isProbe(p conform.Problem, e traces.Event) bool {
+	if p.Rule != conform.RuleSchema || p.Pointer != "/params/idempotencyKey" || e.From != traces.Observer || p.Dir != traces.ClientToAgent {
+		return false
+	}
+	var f struct {
+		Method string `json:"method"`
+		Params struct {
+			Key json.RawMessage `json:"idempotencyKey"`
+		} `json:"params"`
+	}
+	if json.Unmarshal([]byte(e.Frame), &f) != nil || f.Method != "session/prompt" {
+		return false
+	}
+	for _, k := range client.MalformedKeys {
+		if bytes.Equal(k, f.Params.Key) {
+			return true
+		}
+	}
+	return false
+}
+
+// Every frame of every simulated run conforms, but for the observer's
+// probes, which are malformed on purpose and which lint must report: each
+// probe sent is reported once, and nothing else is.
+func TestEveryFrameOfEverySimulatedRunConforms(t *testing.T) {
+	seeds := 28
+	if testing.Short() {
+		seeds = 3
+	}
+	var mu sync.Mutex
+	frames, probes := 0, 0
+	for _, sc := range sweep() {
+		t.Run(sc.name, func(t *testing.T) {
+			t.Parallel()
+			n, np := 0, 0
+			for _, log := range runs(t, sc, seeds) {
+				reported := map[int64]bool{}
+				for _, p := range conform.Trace(log.Events) {
+					e := log.Events[p.Seq-1]
+					if isProbe(p, e) && !reported[p.Seq] {
+						reported[p.Seq] = true
+						continue
+					}
+					t.Errorf("seed %d: %s\n  frame: %s", log.Header.Seed, p, e.Frame)
+				}
+				for _, e := range log.Events {
+					if e.Kind != traces.KindSend {
+						continue
+					}
+					n++
+					if e.From == traces.Observer && strings.Contains(e.Frame, "acpsim probe: this key is malformed") {
+						np++
+						if !reported[e.Seq] {
+							t.Errorf("seed %d: the malformed-key probe at seq %d was not reported: %s", log.Header.Seed, e.Seq, e.Frame)
+						}
+					}
+				}
+			}
+			mu.Lock()
+			frames, probes = frames+n, probes+np
+			mu.Unlock()
+		})
+	}
+	t.Cleanup(func() {
+		if !t.Failed() && probes == 0 {
+			t.Errorf("no probe was sent in %d frames: the exclusion is not exercised", frames)
+		}
+		t.Logf("%d frames checked, %d of them probes", frames, probes)
+	})
+}
+
+// Lint catches the known-bad actors whose frames break a rule: the Agent
+// that echoes the key in _meta, and the proxy that answers requests with
+// other requests' results. The same seeds with the reference Agent and an
+// honest proxy are clean, so it is the mutation that is caught.
+func TestLintCatchesTheMutantsThatBreakARule(t *testing.T) {
+	for _, tc := range []struct {
+		name, rule string
+		set        func(*world.Config) error
+	}{
+		{"echo-key", conform.RuleKeyInMeta, func(c *world.Config) error { c.Agent = "echo-key"; return nil }},
+		{"wrong-response proxy", conform.RuleSchema, func(c *world.Config) error {
+			c.Proxies, c.ProxyMode = 1, "wrong-response"
+			return nil
+		}},
+		{"honest proxy", "", func(c *world.Config) error { c.Proxies = 1; return nil }},
+		{"reference", "", func(*world.Config) error { return nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			caught := 0
+			for _, log := range runs(t, simConfig{tc.name, tc.set}, 20) {
+				for _, p := range conform.Trace(log.Events) {
+					switch {
+					case isProbe(p, log.Events[p.Seq-1]):
+					case p.Rule == tc.rule:
+						caught++
+					default:
+						t.Errorf("seed %d: unexpected %s", log.Header.Seed, p)
+					}
+				}
+			}
+			if tc.rule != "" && caught == 0 {
+				t.Errorf("no %s problem in 20 seeds", tc.rule)
+			}
+		})
+	}
+}
