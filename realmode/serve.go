@@ -253,10 +253,11 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	if hdr := r.Header.Get(HeaderSession); hdr != "" && session != "" && hdr != session {
+	switch hdr := r.Header.Get(HeaderSession); {
+	case hdr != "" && session != "" && hdr != session:
 		http.Error(w, HeaderSession+" "+hdr+" does not match params.sessionId "+session, http.StatusBadRequest)
 		return
-	} else if hdr == "" && sessionScoped(msg, session) {
+	case hdr == "" && sessionScoped(msg, session):
 		http.Error(w, "a session-scoped message needs "+HeaderSession, http.StatusBadRequest)
 		return
 	}
