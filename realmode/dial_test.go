@@ -23,7 +23,7 @@ func TestRemoteAgentSpeaksACP(t *testing.T) {
 			noLeaks(t)
 			u := serveAgent(t, store.NewDisk(), testKnobs())
 			if transport == "ws" {
-				u = wsURL(u)
+				u = wsEndpoint(u)
 			}
 			a := dialClient(t, u)
 			a.initialize()
@@ -126,7 +126,7 @@ func TestConnsEndWhenTheAgentStops(t *testing.T) {
 			u, stop := startAgent(t, store.NewDisk(), testKnobs())
 			t.Cleanup(stop)
 			if transport == "ws" {
-				u = wsURL(u)
+				u = wsEndpoint(u)
 			}
 			a := dialClient(t, u)
 			a.initialize()
@@ -152,7 +152,7 @@ func TestDialErrors(t *testing.T) {
 		t.Fatalf("ftp: %v", err)
 	}
 	u := serveAgent(t, store.NewDisk(), testKnobs())
-	_, err := Dial(context.Background(), wsURL(u)+"/nope", DialOptions{Timeout: time.Second})
+	_, err := Dial(context.Background(), wsEndpoint(u)+"/nope", DialOptions{Timeout: time.Second})
 	var se *StatusError
 	if !errors.As(err, &se) || se.Code != http.StatusNotFound {
 		t.Fatalf("dial a path that is not /acp: %v", err)

@@ -66,8 +66,8 @@ func startAgent(t *testing.T, st store.Store, k agent.Knobs) (u string, stop fun
 	}
 }
 
-// wsURL is the WebSocket form of an endpoint's URL.
-func wsURL(u string) string { return "ws" + u[len("http"):] }
+// wsEndpoint is the WebSocket form of an endpoint's URL.
+func wsEndpoint(u string) string { return "ws" + u[len("http"):] }
 
 // peer is a test Client on a Conn: it numbers requests and keeps every frame
 // it reads.

@@ -222,7 +222,7 @@ func TestTwoAgentsOneStore(t *testing.T) {
 			a.until(idle)
 			_ = a.c.Close()
 
-			b := dialClient(t, wsURL(urls[1])) // the retry lands on the other node, over WebSocket
+			b := dialClient(t, wsEndpoint(urls[1])) // the retry lands on the other node, over WebSocket
 			b.initialize()
 			if got := b.resumeReplay(sid); len(got) != 1 || got[0] != first {
 				t.Fatalf("B replays %v, A stored %s", got, first)
