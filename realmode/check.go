@@ -2,11 +2,15 @@ package realmode
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -24,6 +28,13 @@ type CheckConfig struct {
 	// Agent is the Agent's command line (stdio): one process per Client
 	// connection, started again after every kill.
 	Agent []string
+	// URLs, instead of Agent, are remote endpoints of one Agent (several:
+	// nodes sharing a store): each new connection goes to one of them, by
+	// the route decision. Restart, if set, is a shell command that kills
+	// and restarts the Agent behind URLs[$ACPSIM_NODE] and returns once it
+	// serves again: the remote kill.
+	URLs    []string
+	Restart string
 	// Env is the Agent's environment (nil: acpsim's own).
 	Env  []string
 	Seed uint64
@@ -108,8 +119,8 @@ func Check(cfg CheckConfig) (*CheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(cfg.Agent) == 0 {
-		return nil, errors.New("no Agent command: give it after --")
+	if len(cfg.Agent) == 0 && len(cfg.URLs) == 0 {
+		return nil, errors.New("no Agent command: give it after --, or --url")
 	}
 	if cfg.Clients < 1 || cfg.Sessions < 1 || cfg.Prompts < 0 {
 		return nil, fmt.Errorf("clients %d, sessions %d, prompts %d: expected at least 1, 1 and 0", cfg.Clients, cfg.Sessions, cfg.Prompts)
@@ -145,6 +156,12 @@ type driver struct {
 	// sessions are the sessions this run's Clients created or forked: the
 	// observer reads only those (the store may hold other runs' too).
 	sessions map[string]bool
+	// incarnation counts the remote kills (restarts) of each URL's Agent.
+	incarnation []int
+	observerTry int
+	restarting  bool // a --restart command is running
+	pumps       sync.WaitGroup
+	conns       int // remote connections opened
 }
 
 type rclient struct {
@@ -153,6 +170,7 @@ type rclient struct {
 	c       *client.Client // nil while the Client process is down
 	link    *rlink
 	steps   int
+	dials   int
 	waiting []func()
 }
 
@@ -162,7 +180,10 @@ type rlink struct {
 	client, agent string
 	cn            *rclient // nil for the observer's link
 	c             *client.Client
-	proc          *Process
+	conn          Conn
+	proc          *Process // stdio: the Agent process the link is
+	node          int      // remote: the index in URLs
+	sendq         chan []byte
 	alive         bool   // carries frames
 	gone          string // the Agent side ended; a2c frames still drain
 	cutBy         string // the proxy ended it: later Agent output is not read
@@ -194,7 +215,7 @@ const (
 var dirNames = [2]string{traces.ClientToAgent, traces.AgentToClient}
 
 func newDriver(cfg CheckConfig, pol client.Policy) *driver {
-	d := &driver{cfg: cfg, inbox: make(chan func(), 4096), done: make(chan struct{}), log: &traces.Log{}, ids: sim.NewIDs(cfg.Seed), sessions: map[string]bool{}}
+	d := &driver{cfg: cfg, inbox: make(chan func(), 4096), done: make(chan struct{}), log: &traces.Log{}, ids: sim.NewIDs(cfg.Seed), sessions: map[string]bool{}, incarnation: make([]int, len(cfg.URLs))}
 	chooser, source := cfg.Chooser, traces.SourceSchedule
 	if chooser == nil {
 		chooser, source = sim.NewSeeded(cfg.Seed, cfg.Rates), traces.SourceSeed
@@ -202,13 +223,16 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	d.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		d.record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
-	label := cfg.AgentLabel
+	label, link := cfg.AgentLabel, "stdio"
 	if label == "" {
 		label = strings.Join(cfg.Agent, " ")
 	}
+	if len(cfg.URLs) > 0 {
+		label, link = strings.Join(cfg.URLs, " "), "remote"
+	}
 	d.log.Header = traces.Header{
 		Format: traces.FormatVersion, Tool: "acpsim check", Source: source, Seed: cfg.Seed,
-		Policy: cfg.Policy, Agent: label, Link: "stdio",
+		Policy: cfg.Policy, Agent: label, Link: link,
 		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
 		Actions: fmt.Sprintf("cancels=%d closes=%d forks=%d", cfg.Cancels, cfg.Closes, cfg.Forks),
 		Rates:   cfg.Rates, Knobs: map[string]string{}, Contract: cfg.Contract,
@@ -391,11 +415,22 @@ func (d *driver) stopClients() {
 const maxObserverTries = 5
 
 func (d *driver) observe(try int) {
+	d.observerTry = try
+	if len(d.cfg.URLs) > 0 {
+		d.phase = func() {}
+		d.dial(nil, nil, time.Now())
+		return
+	}
 	l, err := d.spawn(nil, traces.Observer)
 	if err != nil {
 		d.fatal = err
 		return
 	}
+	d.observerConnected(l)
+}
+
+func (d *driver) observerConnected(l *rlink) {
+	try := d.observerTry
 	d.observer = client.NewObserver("/")
 	d.observer.Only = func(id string) bool { return d.sessions[id] }
 	d.applyObserver(l, d.observer.Connected(l.name), try)
@@ -458,9 +493,29 @@ func (d *driver) shutdown() {
 	}
 	d.killAll()
 	for _, l := range d.links {
+		if l.alive {
+			l.alive = false
+			_ = l.conn.Close()
+			if l.sendq != nil {
+				close(l.sendq)
+			}
+		}
+	}
+	for _, l := range d.links {
 		if l.proc != nil {
 			<-l.proc.Exited()
 		}
+	}
+	// Every pump ends once its Conn has: nothing of this run outlives it.
+	waitFor(&d.pumps, 5*time.Second)
+}
+
+func waitFor(wg *sync.WaitGroup, limit time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
 	}
 }
 
@@ -535,6 +590,10 @@ func (d *driver) connect(cn *rclient) {
 	if cn.link != nil && cn.link.alive {
 		return
 	}
+	if len(d.cfg.URLs) > 0 {
+		d.dial(cn, cn.c, time.Now())
+		return
+	}
 	l, err := d.spawn(cn, cn.name)
 	if err != nil {
 		d.fatal = err
@@ -542,6 +601,89 @@ func (d *driver) connect(cn *rclient) {
 	}
 	cn.link = l
 	d.applyClient(cn, l.c.Connected(l.name))
+}
+
+// dial opens a remote connection for cn (nil: the observer, on the first
+// URL). Dialing waits on the network, so it runs beside the loop; a failed
+// dial is tried again after the backoff until StartTimeout has passed.
+func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
+	node, from := 0, traces.Observer
+	if cn != nil {
+		from = cn.name
+		if len(d.cfg.URLs) > 1 {
+			cn.dials++
+			node = d.choose(sim.Decision{Kind: netfault.Route, Site: cn.name + "/dial/" + strconv.Itoa(cn.dials), N: len(d.cfg.URLs)})
+		}
+	}
+	u := d.cfg.URLs[node]
+	if cn == nil {
+		// Over Streamable HTTP a resume's replay (session stream) and its
+		// response (connection stream) race, and the observer would read
+		// the transcript before it arrived. Every remote Agent serves
+		// WebSocket on the same endpoint, where they keep their order.
+		u = wsURL(u)
+	}
+	opts := DialOptions{Timeout: d.cfg.StartTimeout}
+	go func() {
+		conn, err := Dial(context.Background(), u, opts)
+		d.post(func() {
+			switch {
+			case d.finished:
+				if conn != nil {
+					_ = conn.Close()
+				}
+			case err != nil:
+				if time.Since(since) > d.cfg.StartTimeout {
+					d.broken = &BrokenAgent{Kind: BrokenNoAnswer, Process: u, Detail: fmt.Sprintf("cannot connect to %s for %v: %v", u, d.cfg.StartTimeout, err)}
+					return
+				}
+				d.after(d.cfg.Backoff, func() { d.dial(cn, c, since) })
+			case cn == nil:
+				d.observerConnected(d.remoteLink(nil, from, node, conn))
+			case cn.c == c && !d.stopping:
+				l := d.remoteLink(cn, from, node, conn)
+				cn.link = l
+				d.applyClient(cn, l.c.Connected(l.name))
+			default:
+				_ = conn.Close() // the Client restarted meanwhile
+			}
+		})
+	}()
+}
+
+// remoteLink starts the proxy's side of a remote connection.
+func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlink {
+	agent := fmt.Sprintf("a%d#%d", node+1, d.incarnation[node]+1)
+	d.conns++
+	l := &rlink{name: fmt.Sprintf("%s>%s/k%d", from, agent, d.conns), client: from, agent: agent, cn: cn, conn: conn, node: node,
+		alive: true, methods: map[acp.ID]string{}, sendq: make(chan []byte, sendQueue)}
+	if cn != nil {
+		l.c = cn.c
+	}
+	d.links = append(d.links, l)
+	d.record(traces.Event{Kind: traces.KindConnect, Link: l.name, From: from, To: agent, Note: conn.Name()})
+	d.pump(l)
+	// Sends wait on the network (a POST and its status), so they run in
+	// order beside the loop; an error there ends nothing by itself: a lost
+	// connection shows as Frames closing.
+	go func() {
+		for f := range l.sendq {
+			_ = conn.Send(f)
+		}
+	}()
+	return l
+}
+
+// pump forwards what the Agent writes on l to the loop.
+func (d *driver) pump(l *rlink) {
+	d.pumps.Add(1)
+	go func() {
+		defer d.pumps.Done()
+		for f := range l.conn.Frames() {
+			d.post(func() { d.a2c(l, f) })
+		}
+		d.post(func() { d.agentEnded(l) })
+	}()
 }
 
 // spawn starts an Agent process and its link; cn is nil for the observer.
@@ -554,19 +696,14 @@ func (d *driver) spawn(cn *rclient, from string) (*rlink, error) {
 		return nil, fmt.Errorf("cannot start the Agent %q: %v", strings.Join(d.cfg.Agent, " "), err)
 	}
 	d.live++
-	l := &rlink{name: link, client: from, agent: name, cn: cn, proc: p, alive: true, methods: map[acp.ID]string{}}
+	l := &rlink{name: link, client: from, agent: name, cn: cn, conn: p, proc: p, alive: true, methods: map[acp.ID]string{}}
 	if cn != nil {
 		l.c = cn.c
 	}
 	d.links = append(d.links, l)
 	d.record(traces.Event{Kind: traces.KindRestart, From: name})
 	d.record(traces.Event{Kind: traces.KindConnect, Link: link, From: from, To: name})
-	go func() {
-		for f := range p.Frames() {
-			d.post(func() { d.a2c(l, f) })
-		}
-		d.post(func() { d.agentEnded(l) })
-	}()
+	d.pump(l)
 	return l, nil
 }
 
@@ -760,6 +897,18 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 		return
 	}
 	f.done = true
+	if dir == dirC2A && l.proc == nil {
+		d.event(traces.KindDeliver, l, dir, f, "")
+		select {
+		case l.sendq <- f.bytes:
+		default:
+			d.broken = &BrokenAgent{Kind: BrokenStdin, Process: l.agent, Detail: fmt.Sprintf("the Agent at %s does not take requests (%d waiting)", d.cfg.URLs[l.node], sendQueue)}
+		}
+		if f.kill >= 0 {
+			d.after(f.kill, func() { d.kill(l, "after a prompt was written to it") })
+		}
+		return
+	}
 	if dir == dirC2A {
 		if err := l.proc.Send(f.bytes); err != nil {
 			d.event(traces.KindDrop, l, dir, f, err.Error())
@@ -786,6 +935,10 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 // kill sends SIGKILL to l's Agent process. What it wrote before and the
 // proxy has not read yet is lost with it.
 func (d *driver) kill(l *rlink, why string) {
+	if l.proc == nil {
+		d.restartRemote(l, why)
+		return
+	}
 	if l.killed || l.proc.Status() != "" || l.cutBy != "" {
 		return
 	}
@@ -817,8 +970,11 @@ func (d *driver) endLink(l *rlink, why string, tell bool) {
 		l.queue[dir] = nil
 	}
 	d.record(traces.Event{Kind: traces.KindDisconnect, Link: l.name, From: l.client, To: l.agent, Note: why})
-	_ = l.proc.Close()
-	if p := l.proc; !l.killed {
+	_ = l.conn.Close()
+	if l.sendq != nil {
+		close(l.sendq)
+	}
+	if p := l.proc; p != nil && !l.killed {
 		d.after(2*time.Second, func() {
 			if p.Status() == "" {
 				p.Kill() // it ignored end of file on stdin
@@ -832,16 +988,19 @@ func (d *driver) endLink(l *rlink, why string, tell bool) {
 
 // agentEnded is l's Agent process gone and its output read to the end.
 func (d *driver) agentEnded(l *rlink) {
-	d.live--
-	status, stderr := l.proc.Status(), lastLine(l.proc.Stderr())
-	note := "exited: " + status
-	if stderr != "" {
-		note += ": " + stderr
+	note := "connection ended: " + fmt.Sprint(l.conn.Err())
+	if l.proc != nil {
+		d.live--
+		status, stderr := l.proc.Status(), lastLine(l.proc.Stderr())
+		note = "exited: " + status
+		if stderr != "" {
+			note += ": " + stderr
+		}
+		if !l.killed {
+			d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: note})
+		}
 	}
-	if !l.killed {
-		d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: note})
-	}
-	if !l.initAnswered && l.cutBy == "" && !l.killed && d.broken == nil {
+	if !l.initAnswered && l.cutBy == "" && !l.killed && d.broken == nil && l.proc != nil {
 		d.broken = &BrokenAgent{Kind: BrokenExitedAtStart, Process: l.agent,
 			Detail: fmt.Sprintf("the Agent exited before it answered initialize (%s)", strings.TrimPrefix(note, "exited: "))}
 	}
@@ -866,4 +1025,54 @@ func lastLine(s string) string {
 		s = s[i+1:]
 	}
 	return s
+}
+
+// restartRemote is the remote kill: without --restart the proxy can only
+// break the connection; with it, the Agent behind the link's URL is killed
+// and started again by the user's command, and every connection to it ends.
+func (d *driver) restartRemote(l *rlink, why string) {
+	if !l.alive {
+		return
+	}
+	if d.cfg.Restart == "" || d.restarting {
+		d.endLink(l, "cut", true)
+		return
+	}
+	d.restarting = true
+	node, u := l.node, d.cfg.URLs[l.node]
+	d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: "restart command " + why})
+	for _, x := range d.links {
+		if x.alive && x.proc == nil && x.node == node {
+			d.endLink(x, "kill", true)
+		}
+	}
+	d.incarnation[node]++
+	name := fmt.Sprintf("a%d#%d", node+1, d.incarnation[node]+1)
+	cmd := exec.Command("sh", "-c", d.cfg.Restart)
+	cmd.Env = append(append([]string{}, d.cfg.Env...), fmt.Sprintf("ACPSIM_NODE=%d", node), "ACPSIM_URL="+u)
+	if d.cfg.Env == nil {
+		cmd.Env = append(os.Environ(), cmd.Env...)
+	}
+	go func() {
+		out, err := cmd.CombinedOutput()
+		d.post(func() {
+			d.restarting = false
+			if err != nil {
+				d.fatal = fmt.Errorf("--restart %q for %s: %v: %s", d.cfg.Restart, u, err, lastLine(strings.TrimSpace(string(out))))
+				return
+			}
+			d.record(traces.Event{Kind: traces.KindRestart, From: name})
+		})
+	}()
+}
+
+// wsURL is the WebSocket form of a remote endpoint's URL.
+func wsURL(u string) string {
+	switch {
+	case strings.HasPrefix(u, "http://"):
+		return "ws://" + strings.TrimPrefix(u, "http://")
+	case strings.HasPrefix(u, "https://"):
+		return "wss://" + strings.TrimPrefix(u, "https://")
+	}
+	return u
 }

@@ -64,11 +64,15 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
   acpsim check --policy naive -- node interop/keyless-agent.mjs
   acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return errors.New("no Agent command: give it after --, e.g. acpsim check -- acpsim agent")
-			}
-			if cmd.ArgsLenAtDash() != 0 {
+			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])
+			}
+			urls, _ := cmd.Flags().GetStringArray("url")
+			switch {
+			case len(args) == 0 && len(urls) == 0:
+				return errors.New("no Agent command: give it after --, e.g. acpsim check -- acpsim agent, or give --url")
+			case len(args) > 0 && len(urls) > 0:
+				return errors.New("both --url and an Agent command: check either a remote Agent or one it starts")
 			}
 			return nil
 		},
@@ -84,7 +88,17 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 {
 				return errors.New("--timeout, --backoff, --start-timeout and --cap must be positive")
 			}
-			cfg.Agent = resolveAgent(args)
+			if len(args) > 0 {
+				cfg.Agent = resolveAgent(args)
+			}
+			for _, u := range cfg.URLs {
+				if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
+					return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. http://127.0.0.1:7070/acp", u)
+				}
+			}
+			if cfg.Restart != "" && len(cfg.URLs) == 0 {
+				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")
+			}
 			if schedule != "" {
 				log, err := traces.ReadFile(schedule)
 				if err != nil {
@@ -118,6 +132,8 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long initialize may go unanswered before the Agent is called hung")
 	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed still running after this long is stopped (inconclusive)")
 	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+checkFaultList()+")")
+	f.StringArrayVar(&cfg.URLs, "url", nil, "check a remote Agent at this /acp endpoint (http:// for Streamable HTTP, ws:// for WebSocket); repeat for nodes sharing one store: each new connection goes to one of them")
+	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent behind URL number $ACPSIM_NODE ($ACPSIM_URL) and returns once it serves again; without it a remote kill only breaks the connection")
 	f.StringVar(&schedule, "schedule", "", "re-drive the run of this trace: its seed and the proxy's recorded choices")
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
@@ -167,12 +183,18 @@ type checkSeed struct {
 	// procs Agent processes started; kills of them by SIGKILL; crashes
 	// exited on their own while the run still needed them.
 	procs, kills, crashes int
+	conns, cuts           int // remote
+	redrive               func(trace string) string
 }
 
 func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds int, traceDir string, show int) error {
 	out := cmd.OutOrStdout()
+	target := strings.Join(cfg.Agent, " ")
+	if len(cfg.URLs) > 0 {
+		target = strings.Join(cfg.URLs, " ")
+	}
 	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts\n",
-		strings.Join(cfg.Agent, " "), seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts)
+		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts)
 	var failed []checkSeed
 	kinds := map[string]int{}
 	totals := map[string]*sim.KindCount{}
@@ -181,7 +203,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 	start := time.Now()
 	for i := range seeds {
 		seed := first + uint64(i)
-		s, err := checkOne(cfg, seed, traceDir)
+		s, err := checkOne(cfg, seed, traceDir, rerunFlags(cmd.Flags(), "seeds", "first-seed", "trace-dir", "show", "schedule", "url", "restart"))
 		if err != nil {
 			return err
 		}
@@ -210,8 +232,12 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 		if status != "pass" {
 			failed = append(failed, s)
 		}
-		fmt.Fprintf(out, "seed %d: %s · %d submissions · %d Agent processes: %d SIGKILLed, %d exited on their own · %d events\n",
-			seed, status, s.report.Stats.Submissions, s.procs, s.kills, s.crashes, len(s.res.Log.Events))
+		agents := fmt.Sprintf("%d Agent processes: %d SIGKILLed, %d exited on their own", s.procs, s.kills, s.crashes)
+		if len(cfg.URLs) > 0 {
+			agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
+		}
+		fmt.Fprintf(out, "seed %d: %s · %d submissions · %s · %d events\n",
+			seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events))
 		if s.res.Broken != nil {
 			fmt.Fprintf(out, "stopped after seed %d: the Agent cannot be talked to, so later seeds would say the same\n", seed)
 			seeds = i + 1
@@ -249,7 +275,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 	return nil
 }
 
-func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir string) (checkSeed, error) {
+func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir, flags string) (checkSeed, error) {
 	scratch, err := os.MkdirTemp("", fmt.Sprintf("acpsim-check-%d-", seed))
 	if err != nil {
 		return checkSeed{}, err
@@ -258,13 +284,35 @@ func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir string) (checkSeed
 	cfg.Seed = seed
 	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
 	cfg.AgentLabel = shellWords(cfg.Agent)
-	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1 --policy %s -- %s", seed, cfg.Policy, shellWords(cfg.Agent))
+	target := " -- " + shellWords(cfg.Agent)
+	if len(cfg.URLs) > 0 {
+		target = ""
+		for _, u := range cfg.URLs {
+			target += " --url " + shellQuote(u)
+		}
+		if cfg.Restart != "" {
+			target += " --restart " + shellQuote(cfg.Restart)
+		}
+	}
+	if flags != "" {
+		flags = " " + flags
+	}
+	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1%s%s", seed, flags, target)
 	res, err := realmode.Check(cfg)
 	if err != nil {
 		return checkSeed{}, err
 	}
 	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events)}
+	s.redrive = func(trace string) string {
+		return fmt.Sprintf("acpsim check --schedule %s%s%s", shellQuote(trace), flags, target)
+	}
 	for _, e := range res.Log.Events {
+		if e.Kind == traces.KindConnect && e.From != traces.Observer {
+			s.conns++
+		}
+		if e.Kind == traces.KindDisconnect && (e.Note == "cut" || e.Note == "kill") {
+			s.cuts++
+		}
 		if !strings.HasPrefix(e.From, realmode.AgentName+"#") {
 			continue
 		}
@@ -332,7 +380,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	}
 	fmt.Fprintf(out, "  trace: %s\n  rerun: %s\n", s.trace, s.res.Log.Header.Command)
 	if s.trace != "" {
-		fmt.Fprintf(out, "  re-drive: acpsim check --schedule %s -- %s\n", shellQuote(s.trace), s.res.Log.Header.Agent)
+		fmt.Fprintf(out, "  re-drive: %s\n", s.redrive(s.trace))
 	}
 }
 
