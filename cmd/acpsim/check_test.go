@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,5 +195,53 @@ func TestCheckScheduleRedrivesTheRecordedFaults(t *testing.T) {
 	}
 	if replayed == 0 {
 		t.Error("the re-drive replayed none of the recorded choices")
+	}
+}
+
+// listenAgent starts `acpsim agent --listen 127.0.0.1:0 args…` (this test
+// binary) and returns its endpoint URL; the process is stopped at cleanup.
+func listenAgent(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], append([]string{"agent", "--listen", "127.0.0.1:0"}, args...)...)
+	cmd.Env = append(os.Environ(), "ACPSIM_TEST_AS_MAIN=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		_ = cmd.Wait()
+	})
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("acpsim agent --listen printed no URL: %v", err)
+	}
+	return strings.TrimSpace(line)
+}
+
+func TestCheckRemoteFailoverBetweenTwoAgentsOnOneStore(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "shared.db")
+	a, b := listenAgent(t, "--db", db), listenAgent(t, "--db", db)
+	dir := t.TempDir()
+	// One endpoint over Streamable HTTP, the other over WebSocket.
+	out, code := checkRun(t, "--seeds", "4", "--trace-dir", dir, "--url", a, "--url", strings.Replace(b, "http://", "ws://", 1))
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+	logs := readTraces(t, dir)
+	onB := count(logs, func(e *traces.Event) bool { return e.Kind == traces.KindConnect && strings.HasPrefix(e.To, "a2#") })
+	broken := count(logs, func(e *traces.Event) bool { return e.Kind == traces.KindDisconnect && e.Note == "cut" })
+	if onB == 0 || broken == 0 {
+		t.Fatalf("%d connections to the second Agent, %d broken: no failover happened", onB, broken)
+	}
+
+	mdb := filepath.Join(t.TempDir(), "memory.db")
+	a, b = listenAgent(t, "--db", mdb, "--keys", "memory"), listenAgent(t, "--db", mdb, "--keys", "memory")
+	out, code = checkRun(t, "--seeds", "10", "--url", a, "--url", b)
+	if code != 1 || !strings.Contains(out, "duplicate") {
+		t.Fatalf("keys in memory: exit %d, want 1 with a duplicate after failover:\n%s", code, out)
 	}
 }
