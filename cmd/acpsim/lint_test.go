@@ -1,0 +1,177 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// craftedTrace writes a trace with a real header (from a run) and the
+// events given, numbered as a trace numbers them.
+func craftedTrace(t *testing.T, dir string, events ...traces.Event) string {
+	t.Helper()
+	src := filepath.Join(dir, "src.ndjson")
+	if code, _, errOut := run(t, "run", "--seed", "1", "--prompts", "1", "--trace", src); code != exitOK {
+		t.Fatalf("setup run: exit %d: %s", code, errOut)
+	}
+	log, err := traces.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	crafted := &traces.Log{Header: log.Header}
+	for _, e := range events {
+		crafted.Append(e)
+	}
+	path := filepath.Join(dir, "crafted.ndjson")
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := crafted.WriteTo(f); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func c2a(frame string) traces.Event {
+	return traces.Event{Kind: traces.KindSend, Link: "c1:a1#1", From: "c1", To: "a1#1", Dir: traces.ClientToAgent, Frame: frame}
+}
+
+func a2c(frame string) traces.Event {
+	return traces.Event{Kind: traces.KindSend, Link: "c1:a1#1", From: "a1#1", To: "c1", Dir: traces.AgentToClient, Frame: frame}
+}
+
+// Each rule is reported on its own line with the file, the line of the
+// event, the event's seq, link and dir, the rule and the JSON pointer.
+func TestLintReportsEachRuleAtItsFileAndLine(t *testing.T) {
+	dir := t.TempDir()
+	path := craftedTrace(t, dir,
+		c2a(`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"k"}}`),
+		a2c(`{"jsonrpc":"2.0","id":1,"result":{}}`),
+		c2a(`{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi"}],"idempotency_key":"k"}}`),
+		c2a(`{"jsonrpc":"2.0","id":3,"method":"session/new","params":{"cwd":"/w","idempotencyKey":"k"}}`),
+		a2c(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"user_message","messageId":"m","_meta":{"idempotencyKey":"k"}}}}`),
+		a2c(`{"jsonrpc":"2.0","id":1,"result":{"messageId":"m","idempotencyKey":"k"}}`),
+		c2a(`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}`),
+		c2a(`{"jsonrpc":"2.0","id":`),
+		c2a(`{"jsonrpc":"2.0"}`),
+	)
+	code, out, errOut := run(t, "lint", path)
+	if code != exitAnomaly || errOut != "" {
+		t.Fatalf("exit %d, stderr %q, output:\n%s", code, errOut, out)
+	}
+	want := []string{
+		path + ":3: seq 2 link c1:a1#1 dir a2c: schema: response to session/prompt (result: PromptResponse): missing property 'messageId' (at /result)",
+		path + ":4: seq 3 link c1:a1#1 dir c2a: key-spelling: ",
+		path + ":5: seq 4 link c1:a1#1 dir c2a: key-wrong-method: ",
+		path + ":6: seq 5 link c1:a1#1 dir a2c: key-in-meta: ",
+		path + ":7: seq 6 link c1:a1#1 dir a2c: key-misplaced: ",
+		path + ":8: seq 7 link c1:a1#1 dir c2a: id-reused: ",
+		path + ":9: seq 8 link c1:a1#1 dir c2a: json: ",
+		path + ":10: seq 9 link c1:a1#1 dir c2a: jsonrpc: ",
+		"FAIL: 8 problems (id-reused 1, json 1, jsonrpc 1, key-in-meta 1, key-misplaced 1, key-spelling 1, key-wrong-method 1, schema 1) in 9 frames of 1 trace",
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(want) {
+		t.Fatalf("got %d lines, want %d:\n%s", len(lines), len(want), out)
+	}
+	for i, w := range want {
+		if !strings.HasPrefix(lines[i], w) {
+			t.Errorf("line %d:\n got %s\nwant %s...", i+1, lines[i], w)
+		}
+	}
+	for _, l := range lines[:6] {
+		if !strings.Contains(l, " (at /") {
+			t.Errorf("no JSON pointer: %s", l)
+		}
+	}
+
+	// --rules and its twin narrow the report, and the exit code follows.
+	code, out, _ = run(t, "lint", "--rules", "key-in-meta,id-reused", path)
+	if code != exitAnomaly || strings.Count(out, "\n") != 3 || !strings.Contains(out, "FAIL: 2 problems (id-reused 1, key-in-meta 1)") {
+		t.Fatalf("--rules: exit %d, output:\n%s", code, out)
+	}
+	t.Setenv("ACPSIM_RULES", "key-in-meta")
+	code, out, _ = run(t, "lint", path)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL: 1 problem (key-in-meta 1)") {
+		t.Fatalf("ACPSIM_RULES: exit %d, output:\n%s", code, out)
+	}
+}
+
+// A trace of the reference Agent with keyed Clients conforms, but for the
+// observer's malformed-key probes, which lint reports: they are invalid
+// on purpose.
+func TestLintOfASimulatedRun(t *testing.T) {
+	dir := t.TempDir()
+	for _, link := range []string{"stdio", "http", "ws"} {
+		path := filepath.Join(dir, link+".ndjson")
+		if code, out, _ := run(t, "run", "--seed", "4", "--link", link, "--cancels", "1", "--closes", "1", "--forks", "1", "--trace", path); code != exitOK {
+			t.Fatalf("%s: run: exit %d:\n%s", link, code, out)
+		}
+		code, out, _ := run(t, "lint", path)
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != exitAnomaly || len(lines) < 2 {
+			t.Fatalf("%s: exit %d, output:\n%s", link, code, out)
+		}
+		for _, l := range lines[:len(lines)-1] {
+			if !strings.Contains(l, " link observer:") || !strings.Contains(l, ": schema: session/prompt request") || !strings.HasSuffix(l, "(at /params/idempotencyKey)") {
+				t.Errorf("%s: not a probe: %s", link, l)
+			}
+		}
+		rules := "json,jsonrpc,key-spelling,key-in-meta,key-wrong-method,key-misplaced,id-reused"
+		if code, out, _ := run(t, "lint", "--rules", rules, path); code != exitOK || !strings.HasPrefix(out, "OK: no problems in ") {
+			t.Errorf("%s: without schema: exit %d, output:\n%s", link, code, out)
+		}
+	}
+}
+
+// The Agent that echoes keys in _meta is caught from its trace alone.
+func TestLintCatchesTheEchoKeyAgent(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "echo.ndjson")
+	run(t, "run", "--seed", "1", "--agent", "echo-key", "--trace", path)
+	code, out, _ := run(t, "lint", "--rules", "key-in-meta", path)
+	if code != exitAnomaly || !strings.Contains(out, "key-in-meta: ") || !strings.Contains(out, "(at /params/update/_meta/idempotencyKey)") {
+		t.Fatalf("exit %d, output:\n%s", code, out)
+	}
+}
+
+// Bad input is exit 2 with the file and line on stderr; readable traces
+// given with it are still checked.
+func TestLintBadInput(t *testing.T) {
+	dir := t.TempDir()
+	garbage := filepath.Join(dir, "garbage.ndjson")
+	os.WriteFile(garbage, []byte("not a trace\n"), 0o644)
+	good := craftedTrace(t, dir, c2a(`{"jsonrpc":"2.0","id":1,"method":"session/list","params":{}}`))
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"malformed trace", []string{"lint", garbage}, "garbage.ndjson:1: "},
+		{"missing trace", []string{"lint", filepath.Join(dir, "missing.ndjson")}, "no such file"},
+		{"a directory", []string{"lint", dir}, "is a directory"},
+		{"no trace", []string{"lint"}, "requires at least 1 arg"},
+		{"unknown rule", []string{"lint", "--rules", "key-in-mete", good}, `unknown rule "key-in-mete"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, _, stderr := run(t, tc.args...)
+			if code != exitUsage {
+				t.Errorf("exit %d, want %d", code, exitUsage)
+			}
+			if strings.Count(stderr, "\n") != 1 || !strings.HasPrefix(stderr, "acpsim: ") || !strings.Contains(stderr, tc.want) {
+				t.Errorf("stderr %q: want one line starting acpsim: containing %q", stderr, tc.want)
+			}
+		})
+	}
+	code, out, stderr := run(t, "lint", garbage, good)
+	if code != exitUsage || !strings.Contains(stderr, "garbage.ndjson:1: ") || !strings.Contains(out, "no problems in 1 frame of 1 trace (1 unreadable)") {
+		t.Fatalf("exit %d, stdout:\n%s\nstderr:\n%s", code, out, stderr)
+	}
+	if code, out, _ := run(t, "lint", good); code != exitOK || out != "OK: no problems in 1 frame of 1 trace\n" {
+		t.Fatalf("good trace: exit %d, output:\n%s", code, out)
+	}
+}
