@@ -1,0 +1,93 @@
+package realmode
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// checkConfig is a small run: it must finish in about a second.
+func checkConfig(seed uint64) CheckConfig {
+	cfg := DefaultCheckConfig()
+	cfg.Seed, cfg.Prompts = seed, 4
+	cfg.StartTimeout = time.Second
+	return cfg
+}
+
+func TestCheckJudgesARemoteAgentAndLeavesNothingRunning(t *testing.T) {
+	noLeaks(t)
+	st := store.NewDisk()
+	u := serveAgent(t, st, testKnobs())
+	for seed := uint64(1); seed <= 3; seed++ {
+		cfg := checkConfig(seed)
+		cfg.URLs = []string{u, wsEndpoint(u)}
+		res, err := Check(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Broken != nil {
+			t.Fatalf("seed %d: broken: %s", seed, res.Broken.Detail)
+		}
+		rep := properties.Check(res.Log.Header, res.Log.Events)
+		if !rep.OK() || rep.Inconclusive || rep.End != traces.EndQuiet {
+			var b strings.Builder
+			rep.WriteText(&b)
+			t.Fatalf("seed %d: end %q, want a quiet pass:\n%s", seed, rep.End, b.String())
+		}
+		if rep.Stats.Submissions != cfg.Clients*cfg.Prompts {
+			t.Fatalf("seed %d: %d submissions, want %d", seed, rep.Stats.Submissions, cfg.Clients*cfg.Prompts)
+		}
+	}
+}
+
+func TestCheckStopsAtABrokenAgentAndLeavesNothingRunning(t *testing.T) {
+	noLeaks(t)
+	cases := []struct {
+		argv []string
+		kind string
+	}{
+		{[]string{"false"}, BrokenExitedAtStart},
+		{[]string{"sh", "-c", "echo '{oops'; sleep 10"}, BrokenNotJSON},
+		{[]string{"sh", "-c", `echo '{"jsonrpc":"2.0"}'; sleep 10`}, BrokenNotJSONRPC},
+		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}'; sleep 10`}, BrokenInitError},
+		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":"1","result":{}}'; sleep 10`}, BrokenUnknownID},
+		{[]string{"sleep", "10"}, BrokenNoAnswer},
+	}
+	for _, c := range cases {
+		cfg := checkConfig(1)
+		cfg.Agent = c.argv
+		start := time.Now()
+		res, err := Check(cfg)
+		if err != nil {
+			t.Fatalf("%q: %v", c.argv, err)
+		}
+		if res.Broken == nil || res.Broken.Kind != c.kind {
+			t.Errorf("%q: broken %+v, want kind %s", c.argv, res.Broken, c.kind)
+		}
+		if d := time.Since(start); d > 3*time.Second {
+			t.Errorf("%q: took %v; a broken Agent must end the run within the start timeout", c.argv, d)
+		}
+		if last := res.Log.Events[len(res.Log.Events)-1]; last.Kind != traces.KindEnd {
+			t.Errorf("%q: the trace ends with %s, want an end event", c.argv, last.Kind)
+		}
+	}
+}
+
+func TestProcessRefusesAnEndlessLine(t *testing.T) {
+	noLeaks(t)
+	p, err := StartProcess("p", []string{"sh", "-c", "head -c 20000000 /dev/zero; sleep 10"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range p.Frames() {
+		t.Error("a frame from a line that never ended")
+	}
+	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "longer than") {
+		t.Fatalf("Err = %v, want the line-length error", err)
+	}
+	<-p.Exited() // killed, not left running
+}
