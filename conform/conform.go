@@ -225,7 +225,7 @@ func (c *conn) check(seq int64, dir string, frame []byte) []Problem {
 	}
 	for i := range msgs {
 		m := &msgs[i]
-		if !c.classify(m) {
+		if !classify(m) {
 			problem(RuleJSONRPC, m.ptr, "neither a request (method and id), a notification (method), nor a response (id and either result or error)")
 			continue
 		}
@@ -257,7 +257,7 @@ func (c *conn) check(seq int64, dir string, frame []byte) []Problem {
 
 // classify sets m's kind, method and id, and reports whether it is a
 // JSON-RPC message at all.
-func (c *conn) classify(m *jsonrpcMsg) bool {
+func classify(m *jsonrpcMsg) bool {
 	id, hasID := m.obj["id"]
 	method, hasMethod := m.obj["method"]
 	_, hasResult := m.obj["result"]
