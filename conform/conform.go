@@ -161,6 +161,29 @@ func Trace(events []traces.Event) []Problem {
 	return out
 }
 
+// IsProbe reports whether p, found by Trace in events, is about one of the
+// malformed keys acpsim's observer sends on purpose after a run, to see the
+// Agent refuse each with -32602 (client.MalformedKeys): a schema problem at
+// /params/idempotencyKey of a session/prompt request from traces.Observer.
+// Such a problem is correct for lint to report, and expected in every
+// acpsim trace; a checker of acpsim's own frames leaves it out.
+func IsProbe(p Problem, events []traces.Event) bool {
+	if p.Rule != RuleSchema || p.Pointer != "/params/idempotencyKey" || p.Dir != traces.ClientToAgent {
+		return false
+	}
+	i := int(p.Seq - 1) // where a trace as read has it
+	if i < 0 || i >= len(events) || events[i].Seq != p.Seq {
+		i = slices.IndexFunc(events, func(e traces.Event) bool { return e.Seq == p.Seq })
+	}
+	if i < 0 || events[i].Kind != traces.KindSend || events[i].From != traces.Observer {
+		return false
+	}
+	var f struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal([]byte(events[i].Frame), &f) == nil && f.Method == "session/prompt"
+}
+
 // conn is what one connection's checks remember: the requests each side
 // sent, by direction and id.
 type conn struct {

@@ -209,3 +209,21 @@ func TestUnknownDirectionIsAProblem(t *testing.T) {
 		t.Fatalf("got %q", render(ps))
 	}
 }
+
+// Only the observer's malformed keys are probes: the same problem from a
+// Client is not.
+func TestIsProbe(t *testing.T) {
+	bad := `{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"acpsim probe: this key is malformed"}],"idempotencyKey":""}}`
+	events := trace(send("observer:a1#3", "c2a", bad), send("c1:a1#1", "c2a", bad))
+	events[0].From = traces.Observer
+	ps := Trace(events)
+	if len(ps) != 2 {
+		t.Fatalf("got %q", render(ps))
+	}
+	if !IsProbe(ps[0], events) || IsProbe(ps[1], events) {
+		t.Fatalf("IsProbe: observer %v, client %v", IsProbe(ps[0], events), IsProbe(ps[1], events))
+	}
+	if !IsProbe(ps[0], events[:1:1]) || IsProbe(ps[0], nil) {
+		t.Fatal("IsProbe does not find the event by seq")
+	}
+}

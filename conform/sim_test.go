@@ -101,20 +101,18 @@ func runs(t *testing.T, sc simConfig, seeds int) []*traces.Log {
 	return logs
 }
 
-// isProbe reports whether p is the observer's malformed-key probe, which
-// is invalid on purpose: after the run the observer sends each of
-// client.MalformedKeys to check the Agent refuses it with -32602.
-func isProbe(p conform.Problem, e traces.Event) bool {
-	if p.Rule != conform.RuleSchema || p.Pointer != "/params/idempotencyKey" || e.From != traces.Observer || p.Dir != traces.ClientToAgent {
+// isProbe is conform.IsProbe, and also checks that the key is one of the
+// malformed keys the observer means to send.
+func isProbe(p conform.Problem, events []traces.Event) bool {
+	if !conform.IsProbe(p, events) {
 		return false
 	}
 	var f struct {
-		Method string `json:"method"`
 		Params struct {
 			Key json.RawMessage `json:"idempotencyKey"`
 		} `json:"params"`
 	}
-	if json.Unmarshal([]byte(e.Frame), &f) != nil || f.Method != "session/prompt" {
+	if json.Unmarshal([]byte(events[p.Seq-1].Frame), &f) != nil {
 		return false
 	}
 	for _, k := range client.MalformedKeys {
@@ -143,7 +141,7 @@ func TestEveryFrameOfEverySimulatedRunConforms(t *testing.T) {
 				reported := map[int64]bool{}
 				for _, p := range conform.Trace(log.Events) {
 					e := log.Events[p.Seq-1]
-					if isProbe(p, e) && !reported[p.Seq] {
+					if isProbe(p, log.Events) && !reported[p.Seq] {
 						reported[p.Seq] = true
 						continue
 					}
@@ -197,7 +195,7 @@ func TestLintCatchesTheMutantsThatBreakARule(t *testing.T) {
 			for _, log := range runs(t, simConfig{tc.name, tc.set}, 20) {
 				for _, p := range conform.Trace(log.Events) {
 					switch {
-					case isProbe(p, log.Events[p.Seq-1]):
+					case isProbe(p, log.Events):
 					case p.Rule == tc.rule:
 						caught++
 					default:
