@@ -1,15 +1,17 @@
 // What the two interop Agents share and what has nothing to do with keys:
-// the --store flag, the store (one JSON file, replaced atomically) and the
-// stdio transport (the SDK's ndjson stream over stdin/stdout).
+// the --store flag, the store and the stdio transport (the SDK's ndjson
+// stream over stdin/stdout).
 import fs from "node:fs";
 import path from "node:path";
 import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
 
-// storeDir is the DIR of --store DIR, or undefined (state in memory only).
+// storeDir is the DIR of --store DIR; without the flag, $ACPSIM_STORE
+// (acpsim check gives each seed's Agent processes a fresh directory there);
+// without either, undefined: the state lives in memory only.
 export function storeDir(argv = process.argv.slice(2)) {
   const i = argv.indexOf("--store");
-  if (i < 0) return undefined;
+  if (i < 0) return process.env.ACPSIM_STORE || undefined;
   if (!argv[i + 1]) {
     console.error("usage: --store DIR");
     process.exit(2);
@@ -17,33 +19,73 @@ export function storeDir(argv = process.argv.slice(2)) {
   return argv[i + 1];
 }
 
-// openStore loads DIR/store.json, or starts from a copy of empty. save()
-// writes the whole state to a temporary file and renames it over
-// store.json, synchronously: a process SIGKILLed at any instant leaves the
-// old state or the new one, never a torn file, and what save() returned
-// from survives the kill (the page cache outlives the process; power loss
-// is not a case acpsim tests, so there is no fsync to pay on every prompt).
-// Several processes may use one store one after the other, never at once:
-// each reads the file when it starts and owns it from then on.
-export function openStore(dir, empty) {
-  const file = dir && path.join(dir, "store.json");
-  let state = structuredClone(empty);
-  if (file) {
-    fs.mkdirSync(dir, { recursive: true });
+// openStore opens the store in DIR/store.ndjson: a log of records, each
+// written with one synchronous O_APPEND write before any answer depends on
+// it, and the state is the log read in order (sessions: id → { id, cwd,
+// messages: [{ id, role, content }], keys: Map key → messageId }).
+//
+// A log and not a JSON file replaced by rename, because acpsim check runs
+// several Agent processes on one store at once (one per Client, sharing
+// $ACPSIM_STORE): appends from several processes never overwrite one
+// another, and every process reads the records in the same order. That
+// order makes the key binding an insert-if-absent: a message record whose
+// key its session already bound is not part of the history, so when two
+// processes insert one keyed prompt at once, the first record wins and
+// the other process answers with its messageId (see bound in the keyed
+// Agent). A record is "\n" JSON "\n": a SIGKILL can at worst leave one
+// torn line, which the reader skips, and the leading newline keeps the
+// next process's record off it. The page cache outlives a killed process;
+// power loss is not a case acpsim tests, so there is no fsync per prompt.
+export function openStore(dir) {
+  const file = dir && path.join(dir, "store.ndjson");
+  if (dir) fs.mkdirSync(dir, { recursive: true });
+  const sessions = new Map();
+  let offset = 0;
+  let partial = Buffer.alloc(0); // an unfinished last line, possibly another process's write in progress
+
+  function apply(r) {
+    if (r.t === "session" && !sessions.has(r.id)) {
+      sessions.set(r.id, { id: r.id, cwd: r.cwd, messages: r.messages ?? [], keys: new Map() });
+    }
+    const s = r.t === "message" && sessions.get(r.session);
+    if (!s || (r.key != null && s.keys.has(r.key))) return; // unknown session, or a key bound already
+    s.messages.push({ id: r.id, role: r.role, content: r.content });
+    if (r.key != null) s.keys.set(r.key, r.id);
+  }
+
+  // sync reads what any process appended since the last read.
+  function sync() {
+    if (!file || !fs.existsSync(file)) return;
+    const fd = fs.openSync(file, "r");
     try {
-      state = JSON.parse(fs.readFileSync(file, "utf8"));
-    } catch (err) {
-      if (err.code !== "ENOENT") throw err;
+      const size = fs.fstatSync(fd).size;
+      if (size <= offset) return;
+      const buf = Buffer.alloc(size - offset);
+      offset += fs.readSync(fd, buf, 0, buf.length, offset);
+      const data = Buffer.concat([partial, buf]);
+      const end = data.lastIndexOf(0x0a) + 1;
+      partial = data.subarray(end);
+      for (const line of data.subarray(0, end).toString("utf8").split("\n")) {
+        if (!line) continue;
+        try {
+          apply(JSON.parse(line));
+        } catch {
+          // a torn record of a killed process
+        }
+      }
+    } finally {
+      fs.closeSync(fd);
     }
   }
-  return {
-    state,
-    save() {
-      if (!file) return;
-      fs.writeFileSync(file + ".tmp", JSON.stringify(state));
-      fs.renameSync(file + ".tmp", file);
-    },
-  };
+
+  function append(record) {
+    if (file) fs.appendFileSync(file, "\n" + JSON.stringify(record) + "\n");
+    else apply(record);
+    sync();
+  }
+
+  sync();
+  return { sessions, sync, append };
 }
 
 // serveStdio connects app to stdin/stdout and returns the AgentConnection.
@@ -68,7 +110,7 @@ export function serveStdio(app, onMessage = () => {}) {
   return conn;
 }
 
-// send writes a session/update to the Client; a failure means the
+// sendUpdate writes a session/update to the Client; a failure means the
 // connection is gone, which serveStdio already handles.
 export function sendUpdate(conn, sessionId, update) {
   return conn.client.notify("session/update", { sessionId, update }).catch(() => {});

@@ -8,6 +8,10 @@
 //   node client.mjs [--frames FILE] [--cwd DIR] -- CMD ARGS...   stdio: CMD is started per connection
 //   node client.mjs [--frames FILE] [--cwd DIR] --url ws://HOST/acp | http://HOST/acp
 //
+// Remote connections use the SDK's own transports: createHttpStream
+// (Streamable HTTP) and createWebSocketStream, which needs a global
+// WebSocket: Node 22+, or Node 20 run with --experimental-websocket.
+//
 // Connection 1: initialize, session/new, session/prompt with a key.
 // Connection 2: initialize, session/resume with replay, the same prompt and key again.
 // Connection 3: initialize, session/resume with replay (the transcript after
@@ -128,22 +132,33 @@ function userMessages(updates, sessionId) {
 }
 
 // replay resumes sessionId with replay from the start and returns the user
-// messages of the replay: the updates between the request and its answer.
+// messages it replays: those before the state_update snapshot the Agent
+// MUST send after the replay and before the response. The snapshot, not the
+// response, marks the end: on Streamable HTTP the replay travels on the
+// session's SSE stream and the response on the connection's, so the
+// response may arrive first.
 async function replay(ctx, updates, sessionId) {
   const from = updates.length;
   await ctx.request("session/resume", { sessionId, cwd, replayFrom: { type: "start" } });
-  return userMessages(updates.slice(from), sessionId);
+  const snapshot = () =>
+    updates.findIndex((n, i) => i >= from && n.sessionId === sessionId && n.update.sessionUpdate === "state_update");
+  for (const end = Date.now() + 3000; snapshot() < 0; await sleep(10)) {
+    if (Date.now() > end) throw new Error("session/resume: no state_update snapshot after the replay");
+  }
+  return userMessages(updates.slice(from, snapshot()), sessionId);
 }
 
 // idle waits (at most ms) for the session to report idle, so the turn's
 // frames are in the log before the connection ends; false if it did not.
 async function idle(updates, sessionId, ms) {
   const isIdle = ({ sessionId: s, update: u }) => s === sessionId && u.sessionUpdate === "state_update" && u.state === "idle";
-  for (const end = Date.now() + ms; Date.now() < end; await new Promise((r) => setTimeout(r, 10))) {
-    if (updates.some(isIdle)) return true;
+  for (const end = Date.now() + ms; !updates.some(isIdle); await sleep(10)) {
+    if (Date.now() > end) return false;
   }
-  return false;
+  return true;
 }
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const key = randomUUID();
 const prompt = [{ type: "text", text: "interop: say hello" }];

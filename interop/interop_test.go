@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -237,6 +238,69 @@ func TestSDKClientAcpsimAgentStdio(t *testing.T) {
 	checkFrames(t, frames)
 }
 
+// The SDK Client against `acpsim agent --listen` over the SDK's own remote
+// transports: Streamable HTTP (createHttpStream) and WebSocket
+// (createWebSocketStream), one new connection per step, every frame
+// conforming.
+func TestSDKClientAcpsimAgentRemote(t *testing.T) {
+	requireNode(t)
+	cmd := exec.Command(acpsim(t), "agent", "--listen", "127.0.0.1:0", "--db", filepath.Join(t.TempDir(), "a.db"))
+	cmd.Stderr = os.Stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { _ = cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-done
+		}
+	})
+	urls := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(stdout).ReadString('\n')
+		urls <- strings.TrimSpace(line)
+	}()
+	var url string
+	select {
+	case url = <-urls:
+	case <-time.After(20 * time.Second):
+		t.Fatal("acpsim agent --listen printed no URL in 20s")
+	}
+	if !strings.HasPrefix(url, "http://") {
+		t.Fatalf("acpsim agent --listen printed %q, want its http:// URL", url)
+	}
+	// Node 20 has a global WebSocket only behind a flag (22+ has it by default).
+	var wsFlags []string
+	if exec.Command("node", "-e", "process.exit(typeof WebSocket === 'function' ? 0 : 1)").Run() != nil {
+		wsFlags = []string{"--experimental-websocket"}
+	}
+	for _, tr := range []struct {
+		name, url string
+		node      []string
+	}{
+		{"http", url, nil},
+		{"ws", "ws://" + strings.TrimPrefix(url, "http://"), wsFlags},
+	} {
+		t.Run(tr.name, func(t *testing.T) {
+			s, frames := runClient(t, tr.node, "--url", tr.url)
+			if s.Transport != tr.name || s.Agent.Name != "acpsim-reference" {
+				t.Errorf("transport %q agent %q, want %s to acpsim-reference", s.Transport, s.Agent.Name, tr.name)
+			}
+			checkKeyed(t, s)
+			checkFrames(t, frames)
+		})
+	}
+}
+
 // The keyed SDK Agent passes the same interop run: its other choices
 // (response before the user message, chunks, msg_<n> ids) are legal.
 func TestSDKClientKeyedAgent(t *testing.T) {
@@ -455,4 +519,40 @@ func TestKeyedAgentSurvivesSIGKILL(t *testing.T) {
 	if err := p.cmd.Wait(); err != nil {
 		t.Errorf("after stdin closed: %v, want exit 0", err)
 	}
+}
+
+// acpsim check against the two SDK Agents over stdio (issue 6, point 5):
+// the keyed one passes; the keyless one fails, naming the duplicate
+// submissions its Clients' keyed retries cause after lost responses.
+func TestAcpsimCheckSDKAgents(t *testing.T) {
+	requireNode(t)
+	bin := acpsim(t)
+	check := func(t *testing.T, seeds int, script string) (string, int) {
+		abs, err := filepath.Abs(script)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(bin, "check", "--seeds", fmt.Sprint(seeds), "--", "node", abs)
+		cmd.Dir = t.TempDir() // failing seeds' traces go to ./acpsim-failures
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	t.Run("keyed passes", func(t *testing.T) {
+		out, code := check(t, 4, "keyed-agent.mjs")
+		if code != 0 {
+			t.Fatalf("acpsim check exit %d, want 0:\n%s", code, out)
+		}
+	})
+	t.Run("keyless duplicates", func(t *testing.T) {
+		out, code := check(t, 6, "keyless-agent.mjs")
+		if code != 1 || !strings.Contains(out, "duplicate") {
+			t.Fatalf("acpsim check exit %d, want 1 naming duplicates:\n%s", code, out)
+		}
+	})
 }

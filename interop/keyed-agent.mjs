@@ -6,35 +6,38 @@
 //   - the prompt response is written before the user message update;
 //   - the user message goes out as user_message_chunk updates (a text block
 //     in two chunks), live and in replays;
-//   - ids have a format per type: UUID sessions, msg_<n> user messages,
-//     reply_<n> agent messages;
+//   - ids have a format per type: UUID sessions, msg_<hex> user messages,
+//     reply_<hex> agent messages (the reply to msg_X is reply_X);
 //   - a prompt that arrives while the session is running is held (its
 //     request stays pending) and inserted when the work ends.
 //
-//   node keyed-agent.mjs [--store DIR]
+//   node keyed-agent.mjs [--store DIR]     (default: $ACPSIM_STORE, else memory)
 //
-// A key binding (session, key) → messageId is written with its message in
-// one atomic store write, before any answer names the message, so it
-// survives SIGKILL and restarts. Keys are never echoed.
-import { randomUUID } from "node:crypto";
+// A key binding (session, key) → messageId is the key in its message's
+// store record, appended before any answer names the message, so it
+// survives SIGKILL and restarts and holds across processes sharing the
+// store (see openStore). Keys are never echoed.
+import { randomBytes, randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { openStore, sendUpdate, serveStdio, storeDir } from "./agent-common.mjs";
 
 const CHUNKS = 2; // agent_message_chunks per turn
 const CHUNK_MS = 10;
 
-// state.next numbers messages across the store; state.sessions: id →
-// { id, cwd, messages: [{ id, role: "user"|"agent", content }], keys: { key: messageId } }
-const store = openStore(storeDir(), { next: 0, sessions: {} });
-const sessions = store.state.sessions;
+const store = openStore(storeDir());
+// id → { id, cwd, messages: [{ id, role: "user"|"agent", content }], keys: Map key → messageId }
+const sessions = store.sessions;
 const active = new Set(); // sessions new, resumed or forked on this connection and not closed
 const live = new Map(); // session id → what this process does in it (never stored)
-// rawKeys: JSON-RPC id → the idempotencyKey as sent, read before the SDK's
-// parser drops it (see serveStdio). null: omitted or null, i.e. no key.
-const rawKeys = new Map();
+// arrivals: JSON-RPC id of a prompt → { key: its idempotencyKey as sent,
+// read before the SDK's parser drops it (null: omitted or null, i.e. no
+// key), cancels: the count below when it was read }.
+const arrivals = new Map();
+// cancels: session id → session/cancel and session/close read so far.
+const cancels = new Map();
 
 function runtime(id) {
-  if (!live.has(id)) live.set(id, { id, rec: sessions[id], running: false, timer: null, held: [], reply: null, unechoed: new Set() });
+  if (!live.has(id)) live.set(id, { id, rec: sessions.get(id), running: false, timer: null, held: [], reply: null, unechoed: new Set() });
   return live.get(id);
 }
 
@@ -54,6 +57,13 @@ function readKey(raw) {
   throw acp.RequestError.invalidParams(undefined, "idempotencyKey must be a string of 1 to 255 characters");
 }
 
+// bound is the messageId key is bound to in session s, as the store has it
+// now (another process may have bound it), or undefined.
+function bound(s, key) {
+  store.sync();
+  return key === null ? undefined : s.rec.keys.get(key);
+}
+
 // userChunks is a user message as chunks: one per content block, a text
 // block split in two halves (on code points, never inside a pair).
 function userChunks(m) {
@@ -66,24 +76,27 @@ function userChunks(m) {
   });
 }
 
-// insert stores the user message of held prompt h with its key binding in
-// one write, answers every request waiting for it, then (after those
-// responses are queued) echoes the message and starts the work.
+// insert stores the user message of prompt h with its key in one record,
+// answers every request waiting for it, then (after those responses are
+// queued) echoes the message and starts the work. If the store shows the
+// key bound first, by another process, the message is not part of the
+// history: h is answered with the bound messageId, as a retry.
 function insert(s, h) {
-  const n = store.state.next + 1;
+  const n = randomBytes(4).toString("hex");
   const msg = { id: `msg_${n}`, role: "user", content: h.prompt };
-  s.rec.messages.push(msg);
-  if (h.key !== null) s.rec.keys[h.key] = msg.id;
-  store.state.next = n; // the reply's id is numbered with it, so no restart reuses one
+  const done = (messageId) => {
+    h.waiters.forEach((w) => w.resolve({ messageId }));
+    return messageId;
+  };
+  const first = bound(s, h.key);
+  if (first) return done(first);
   try {
-    store.save();
+    store.append({ t: "message", session: s.id, ...msg, key: h.key ?? undefined });
   } catch (err) {
-    s.rec.messages.pop();
-    if (h.key !== null) delete s.rec.keys[h.key];
-    store.state.next = n - 1;
     throw acp.RequestError.internalError(undefined, `store: ${err.message}`); // nothing inserted: the key stays unused
   }
-  for (const w of h.waiters) w.resolve({ messageId: msg.id });
+  if (h.key !== null && s.rec.keys.get(h.key) !== msg.id) return done(s.rec.keys.get(h.key));
+  done(msg.id);
   s.running = true;
   s.reply = { id: `reply_${n}`, text: "" };
   s.unechoed.add(msg.id);
@@ -108,8 +121,11 @@ function work(s, i) {
 function finish(s, stopReason) {
   clearTimeout(s.timer);
   if (s.reply.text) {
-    s.rec.messages.push({ id: s.reply.id, role: "agent", content: [{ type: "text", text: s.reply.text }] });
-    store.save();
+    try {
+      store.append({ t: "message", session: s.id, id: s.reply.id, role: "agent", content: [{ type: "text", text: s.reply.text }] });
+    } catch (err) {
+      console.error("keyed-agent: the reply is not stored:", err.message); // the user message is
+    }
   }
   s.running = false;
   update(s, { sessionUpdate: "state_update", state: "idle", stopReason });
@@ -150,11 +166,6 @@ function stop(s, why) {
   if (s.running) finish(s, "cancelled");
 }
 
-function activeSession(sessionId) {
-  if (!active.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
-  return runtime(sessionId);
-}
-
 const app = acp
   .agent({ name: "acpsim-interop-keyed" })
   .onRequest("initialize", () => ({
@@ -163,17 +174,18 @@ const app = acp
     capabilities: { session: { fork: {} } },
   }))
   .onRequest("session/new", ({ params }) => {
-    const rec = { id: randomUUID(), cwd: params.cwd, messages: [], keys: {} };
-    sessions[rec.id] = rec;
-    store.save();
-    active.add(rec.id);
-    return { sessionId: rec.id };
+    const id = randomUUID();
+    store.append({ t: "session", id, cwd: params.cwd });
+    active.add(id);
+    return { sessionId: id };
   })
-  .onRequest("session/list", () => ({
-    sessions: Object.values(sessions).map((r) => ({ sessionId: r.id, cwd: r.cwd })),
-  }))
+  .onRequest("session/list", () => {
+    store.sync();
+    return { sessions: [...sessions.values()].map((r) => ({ sessionId: r.id, cwd: r.cwd })) };
+  })
   .onRequest("session/resume", async ({ params }) => {
-    if (!sessions[params.sessionId]) throw acp.RequestError.sessionNotFound(params.sessionId);
+    store.sync(); // another process may have made it, or added to it
+    if (!sessions.has(params.sessionId)) throw acp.RequestError.sessionNotFound(params.sessionId);
     if (params.replayFrom && params.replayFrom.type !== "start") {
       throw acp.RequestError.invalidParams(undefined, "unknown replayFrom type");
     }
@@ -191,15 +203,15 @@ const app = acp
     return {};
   })
   .onRequest("session/fork", ({ params }) => {
-    const parent = sessions[params.sessionId];
+    store.sync();
+    const parent = sessions.get(params.sessionId);
     if (!parent) throw acp.RequestError.sessionNotFound(params.sessionId);
     // The copy gets new ids and no key bindings: a key names a submission of one session.
-    const messages = parent.messages.map((m) => ({ ...m, id: `${m.role === "user" ? "msg" : "reply"}_${++store.state.next}` }));
-    const rec = { id: randomUUID(), cwd: params.cwd, messages, keys: {} };
-    sessions[rec.id] = rec;
-    store.save();
-    active.add(rec.id);
-    return { sessionId: rec.id };
+    const messages = parent.messages.map((m) => ({ ...m, id: `${m.role === "user" ? "msg" : "reply"}_${randomBytes(4).toString("hex")}` }));
+    const id = randomUUID();
+    store.append({ t: "session", id, cwd: params.cwd, messages }); // one record: the fork and its history
+    active.add(id);
+    return { sessionId: id };
   })
   .onRequest("session/close", ({ params }) => {
     if (active.has(params.sessionId)) {
@@ -211,25 +223,33 @@ const app = acp
   .onNotification("session/cancel", ({ params }) => {
     if (active.has(params.sessionId)) stop(runtime(params.sessionId), "cancelled by session/cancel");
   })
-  .onRequest("session/prompt", ({ params, requestId, signal }) => {
-    const raw = rawKeys.get(requestId) ?? null;
-    rawKeys.delete(requestId);
-    const key = readKey(raw);
-    const s = activeSession(params.sessionId);
-    if (key !== null) {
-      // A retry gets the original messageId and nothing else: no insertion,
-      // no update, no second turn.
-      if (Object.hasOwn(s.rec.keys, key)) {
-        const messageId = s.rec.keys[key];
-        // Just inserted (a held prompt, by a timer) and not echoed yet: answer
-        // after the echo, so no binding answer precedes its message's first update.
-        if (!s.unechoed.has(messageId)) return { messageId };
-        return new Promise((resolve) => setImmediate(() => resolve({ messageId })));
-      }
-      // A retry of a prompt still held is answered when the original is.
-      const pending = s.held.find((h) => h.key === key);
-      if (pending) return hold(s, pending, signal);
+  .onRequest("session/prompt", async ({ params, requestId, signal }) => {
+    // Decide once everything read with this prompt has passed the tap: the
+    // SDK starts handlers before it has parsed the rest of a read, so a
+    // cancel that came in the same read may not be counted yet.
+    await new Promise((resolve) => setImmediate(resolve));
+    const arrival = arrivals.get(requestId) ?? { key: null, cancels: 0 };
+    arrivals.delete(requestId);
+    const key = readKey(arrival.key);
+    const s = active.has(params.sessionId) ? runtime(params.sessionId) : undefined;
+    // A retry gets the original messageId and nothing else: no insertion, no
+    // update, no second turn; a cancel cannot undo an insertion.
+    const messageId = s && key !== null ? bound(s, key) : undefined;
+    if (messageId) {
+      // Just inserted (a held prompt, by a timer) and not echoed yet: answer
+      // after the echo, so no binding answer precedes its message's first update.
+      if (!s.unechoed.has(messageId)) return { messageId };
+      return new Promise((resolve) => setImmediate(() => resolve({ messageId })));
     }
+    // A session/cancel or session/close read after this prompt (one read can
+    // bring both): the prompt was not inserted when the cancel came.
+    if ((cancels.get(params.sessionId) ?? 0) > arrival.cancels) {
+      throw acp.RequestError.requestCancelled(undefined, "cancelled by session/cancel or session/close");
+    }
+    if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
+    // A retry of a prompt still held is answered when the original is.
+    const pending = key === null ? undefined : s.held.find((h) => h.key === key);
+    if (pending) return hold(s, pending, signal);
     const h = { key, prompt: params.prompt, waiters: [] };
     if (!s.running && !signal.aborted) return { messageId: insert(s, h) };
     // Busy (or already cancelled, which hold answers -32800 at once): held.
@@ -237,6 +257,13 @@ const app = acp
     return hold(s, h, signal);
   });
 
+// The transport tap sees each message as it is read, before any handler
+// runs: the raw idempotencyKey of each prompt, and how many session/cancel
+// and session/close of its session had been read before it.
 const conn = serveStdio(app, (m) => {
-  if (m.method === "session/prompt" && "id" in m) rawKeys.set(m.id, m.params?.idempotencyKey ?? null);
+  const sessionId = m.params?.sessionId;
+  if (m.method === "session/prompt" && "id" in m) {
+    arrivals.set(m.id, { key: m.params?.idempotencyKey ?? null, cancels: cancels.get(sessionId) ?? 0 });
+  }
+  if (m.method === "session/cancel" || m.method === "session/close") cancels.set(sessionId, (cancels.get(sessionId) ?? 0) + 1);
 });

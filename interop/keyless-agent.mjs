@@ -6,23 +6,29 @@
 // first attempt or retry, inserts a new user message. Under response loss
 // `acpsim check` must report the duplicates this causes.
 //
-//   node keyless-agent.mjs [--store DIR]
+//   node keyless-agent.mjs [--store DIR]   (default: $ACPSIM_STORE, else memory)
 //
 // Otherwise it is a plain, correct v2 Agent: sessions and messages are
-// stored (DIR/store.json) before any answer names them, resume replays the
-// history, and ids are UUIDs.
+// stored (DIR/store.ndjson, see openStore) before any answer names them,
+// resume replays the history, and ids are UUIDs.
 import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
 import { openStore, sendUpdate, serveStdio, storeDir } from "./agent-common.mjs";
 
-// state.sessions: id → { id, cwd, messages: [{ id, role: "user"|"agent", content }] }
-const store = openStore(storeDir(), { sessions: {} });
-const sessions = store.state.sessions;
+const store = openStore(storeDir());
+const sessions = store.sessions; // id → { id, cwd, messages: [{ id, role: "user"|"agent", content }] }
 const active = new Set(); // sessions new, resumed or forked on this connection and not closed
 
 function activeSession(sessionId) {
   if (!active.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
-  return sessions[sessionId];
+  return sessions.get(sessionId);
+}
+
+// known is the session, read from the store: another process may have made it.
+function known(sessionId) {
+  store.sync();
+  if (!sessions.has(sessionId)) throw acp.RequestError.sessionNotFound(sessionId);
+  return sessions.get(sessionId);
 }
 
 function messageUpdate(m) {
@@ -37,18 +43,17 @@ const app = acp
     capabilities: { session: { fork: {} } },
   }))
   .onRequest("session/new", ({ params }) => {
-    const rec = { id: randomUUID(), cwd: params.cwd, messages: [] };
-    sessions[rec.id] = rec;
-    store.save();
-    active.add(rec.id);
-    return { sessionId: rec.id };
+    const id = randomUUID();
+    store.append({ t: "session", id, cwd: params.cwd });
+    active.add(id);
+    return { sessionId: id };
   })
-  .onRequest("session/list", () => ({
-    sessions: Object.values(sessions).map((s) => ({ sessionId: s.id, cwd: s.cwd })),
-  }))
+  .onRequest("session/list", () => {
+    store.sync();
+    return { sessions: [...sessions.values()].map((s) => ({ sessionId: s.id, cwd: s.cwd })) };
+  })
   .onRequest("session/resume", async ({ params }) => {
-    const rec = sessions[params.sessionId];
-    if (!rec) throw acp.RequestError.sessionNotFound(params.sessionId);
+    const rec = known(params.sessionId);
     if (params.replayFrom && params.replayFrom.type !== "start") {
       throw acp.RequestError.invalidParams(undefined, "unknown replayFrom type");
     }
@@ -61,13 +66,11 @@ const app = acp
     return {};
   })
   .onRequest("session/fork", ({ params }) => {
-    const parent = sessions[params.sessionId];
-    if (!parent) throw acp.RequestError.sessionNotFound(params.sessionId);
-    const rec = { id: randomUUID(), cwd: params.cwd, messages: parent.messages.map((m) => ({ ...m, id: randomUUID() })) };
-    sessions[rec.id] = rec;
-    store.save();
-    active.add(rec.id);
-    return { sessionId: rec.id };
+    const messages = known(params.sessionId).messages.map((m) => ({ ...m, id: randomUUID() }));
+    const id = randomUUID();
+    store.append({ t: "session", id, cwd: params.cwd, messages });
+    active.add(id);
+    return { sessionId: id };
   })
   .onRequest("session/close", ({ params }) => {
     active.delete(params.sessionId); // closing what is not active succeeds too
@@ -77,8 +80,8 @@ const app = acp
     const rec = activeSession(params.sessionId);
     const user = { id: randomUUID(), role: "user", content: params.prompt };
     const reply = { id: randomUUID(), role: "agent", content: [{ type: "text", text: "ok." }] };
-    rec.messages.push(user, reply);
-    store.save(); // stored before anything names it
+    store.append({ t: "message", session: rec.id, ...user }); // stored before anything names it
+    store.append({ t: "message", session: rec.id, ...reply });
     // The user message, then the response (when this returns), then the
     // whole turn at once: running, the reply, idle.
     await sendUpdate(conn, rec.id, messageUpdate(user));
