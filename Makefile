@@ -6,9 +6,9 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCHCOUNT ?= 6
 
-.PHONY: test lint unit race bench run
+.PHONY: test lint unit race race-real bench run
 
-test: lint unit
+test: lint unit race-real
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -26,6 +26,12 @@ interop/node_modules: interop/package-lock.json
 
 race:
 	$(GO) test -race -count=1 ./...
+
+# The real-process and socket code under the race detector, in every run of
+# make test: acpsim check, acpsim agent (stdio and --listen), the dialers.
+race-real:
+	$(GO) test -race -count=1 ./realmode/
+	$(GO) test -race -count=1 -run 'Check|Listen|Agent' ./cmd/acpsim/
 
 run:
 	$(GO) run ./cmd/acpsim run

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpsim/acpsim/conform"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -49,6 +50,23 @@ func readTraces(t *testing.T, dir string) []*traces.Log {
 	return out
 }
 
+// assertConforms fails the test for every frame of logs that does not
+// conform to the ACP v2 schema and the RFD's key rules.
+func assertConforms(t *testing.T, logs []*traces.Log) {
+	t.Helper()
+	n := 0
+	for _, l := range logs {
+		for _, p := range conform.Trace(l.Events) {
+			if conform.IsProbe(p, l.Events) {
+				continue // malformed on purpose: the Agent must refuse it
+			}
+			if n++; n <= 10 {
+				t.Errorf("seed %d: %s", l.Header.Seed, p)
+			}
+		}
+	}
+}
+
 // count counts the events of logs for which match holds.
 func count(logs []*traces.Log, match func(e *traces.Event) bool) int {
 	n := 0
@@ -69,6 +87,7 @@ func TestCheckPassesTheReferenceAgentThroughRealKills(t *testing.T) {
 		t.Fatalf("exit %d, want 0 and PASS:\n%s", code, out)
 	}
 	logs := readTraces(t, dir)
+	assertConforms(t, logs)
 	kills := count(logs, func(e *traces.Event) bool {
 		return e.Kind == traces.KindKill && strings.HasPrefix(e.Note, "SIGKILL")
 	})
@@ -232,6 +251,7 @@ func TestCheckRemoteFailoverBetweenTwoAgentsOnOneStore(t *testing.T) {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
 	}
 	logs := readTraces(t, dir)
+	assertConforms(t, logs)
 	onB := count(logs, func(e *traces.Event) bool { return e.Kind == traces.KindConnect && strings.HasPrefix(e.To, "a2#") })
 	broken := count(logs, func(e *traces.Event) bool { return e.Kind == traces.KindDisconnect && e.Note == "cut" })
 	if onB == 0 || broken == 0 {
