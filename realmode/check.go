@@ -888,7 +888,7 @@ func (d *driver) flush(l *rlink, dir int) {
 		d.arrive(l, dir, f)
 	}
 	if dir == dirA2C && l.gone != "" && len(l.queue[dirA2C]) == 0 {
-		d.endLink(l, l.gone, false)
+		d.endLink(l, l.gone, true) // the Client reads end of file after the last frame
 	}
 }
 
