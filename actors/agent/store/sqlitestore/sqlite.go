@@ -9,6 +9,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
+	"time"
 
 	_ "modernc.org/sqlite" // the driver
 
@@ -30,12 +32,25 @@ CREATE TABLE IF NOT EXISTS bindings (session TEXT NOT NULL, key TEXT NOT NULL, m
 
 // Open opens (creating if needed) the store in file path.
 func Open(path string) (*Store, error) {
-	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)")
+	// Transactions take the write lock when they begin (immediate): a
+	// deferred one that reads a binding and then writes would fail at once
+	// with SQLITE_BUSY when another process wrote in between, without
+	// waiting for the busy timeout.
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(5000)&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open %s: %w", path, err)
 	}
 	db.SetMaxOpenConns(1) // one writer per process; WAL lets other processes read
-	if _, err := db.Exec(schema); err != nil {
+	// Two processes creating the file at once race for switching it to WAL,
+	// which the busy timeout does not cover: the loser tries again.
+	for try := 0; ; try++ {
+		_, err = db.Exec(schema)
+		if err == nil || try == 50 || !strings.Contains(err.Error(), "SQLITE_BUSY") && !strings.Contains(err.Error(), "database is locked") {
+			break
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err != nil {
 		db.Close()
 		return nil, fmt.Errorf("%s: not a usable acpsim store: %w", path, err)
 	}
