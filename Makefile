@@ -31,7 +31,7 @@ race:
 # make test: acpsim check, acpsim agent (stdio and --listen), the dialers.
 race-real:
 	$(GO) test -race -count=1 ./realmode/
-	$(GO) test -race -count=1 -run 'Check|Listen|Agent' ./cmd/acpsim/
+	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote' ./cmd/acpsim/
 
 run:
 	$(GO) run ./cmd/acpsim run

@@ -152,11 +152,42 @@ func (c *checker) cancelText(r *reqRec, ev *evs) string {
 		c.reqOf(n), short(n.key), short(n.session), ms(cr.delT))
 }
 
+// readBy is, for a trace seen at a proxy (a real Agent), the first event
+// that shows the Agent had read cancel cr: its answer to a request written
+// to it after cr, or its -32800 to a prompt cr withdrew. A proxy sees when
+// a cancel was written to the Agent, not when the Agent read it, so a
+// response sent before that evidence may have been written before the
+// Agent read the cancel: it stands, as a response sent before a cancel
+// arrives does in the simulator. 0: no such evidence, every later answer
+// stands.
+func (c *checker) readBy(cr *cancelRec) int64 {
+	var first int64
+	for _, reqs := range cr.link.byID {
+		for _, r := range reqs {
+			for _, rp := range r.resps {
+				if rp.seq <= cr.delSeq || first != 0 && rp.seq >= first {
+					continue
+				}
+				if r.delSeq > cr.delSeq || r.cancel == cr && !rp.ok && rp.code == acp.CodeRequestCancelled {
+					first = rp.seq
+				}
+			}
+		}
+	}
+	return first
+}
+
 // judgeCancelled reports withdrawn prompts answered with success, or first
 // answered with an error other than -32800.
 func (c *checker) judgeCancelled() {
+	proxy := c.h.Observed == traces.ObservedAtProxy
 	for _, rp := range c.cancelled {
 		r := rp.req
+		if proxy {
+			if by := c.readBy(r.cancel); by == 0 || rp.seq < by {
+				continue
+			}
+		}
 		ev := &evs{}
 		ev.add(r.sendSeq, r.delSeq, rp.seq)
 		why := c.cancelText(r, ev)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // A cancelled prompt's anomaly names the cancel, the request and what the
@@ -169,6 +170,33 @@ func TestReadRequestID(t *testing.T) {
 		}
 		if got := readRequestID(raw); got != want || got != codec {
 			t.Errorf("readRequestID(%s) = %q, want %q (codec %q)", raw, got, want, codec)
+		}
+	}
+}
+
+// Seen at a proxy (acpsim check), a cancel reaches a real Agent at an unknown
+// time after it was written to it: a success answer stands until the Agent
+// shows it read the cancel by answering something written after it; from
+// then on it is the simulator's bad-reply.
+func TestCancelSeenAtAProxy(t *testing.T) {
+	for _, c := range []struct {
+		agent string
+		proxy bool
+		want  []string
+	}{
+		{"insert", false, []string{BadReply}},
+		{"insert", true, nil},
+		{"insert-after-read", false, []string{BadReply}},
+		{"insert-after-read", true, []string{BadReply}},
+		{"withdraw", true, nil},
+	} {
+		b := heldCancel("request", c.agent)
+		if c.proxy {
+			b.h.Observed = traces.ObservedAtProxy
+		}
+		r := b.check()
+		if got := kindsOf(r); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s, proxy %v: got %v, want %v\n%s", c.agent, c.proxy, got, c.want, dump(r))
 		}
 	}
 }

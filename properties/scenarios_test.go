@@ -596,6 +596,16 @@ func heldCancel(how, agent string) *tb {
 		b.insert(S1, "M1", text)
 		b.answer(L1, id, "M1")
 		inserted()
+	case "insert-after-read":
+		// The Agent answers a request written after the cancel first: it
+		// has read the cancel by then, wherever the frames were seen.
+		b.deliver(L1, traces.ClientToAgent, frame, "")
+		lid := b.nextID(L1)
+		b.c2a(L1, acp.Request(lid, acp.MethodSessionList, acp.ListSessionsParams{}), "")
+		b.a2c(L1, acp.Result(lid, acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}))
+		b.insert(S1, "M1", text)
+		b.answer(L1, id, "M1")
+		inserted()
 	case "raced", "raced-bad":
 		resp := msgResult(id, "M1")
 		if agent == "raced" {

@@ -236,7 +236,7 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
 		Actions: fmt.Sprintf("cancels=%d closes=%d forks=%d", cfg.Cancels, cfg.Closes, cfg.Forks),
 		Rates:   cfg.Rates, Knobs: map[string]string{}, Contract: cfg.Contract,
-		KeyLengthUnit: acp.KeyLengthUnit, Command: cfg.Command,
+		KeyLengthUnit: acp.KeyLengthUnit, Command: cfg.Command, Observed: traces.ObservedAtProxy,
 	}
 	if d.log.Header.Actions == "cancels=0 closes=0 forks=0" {
 		d.log.Header.Actions = ""

@@ -41,7 +41,16 @@ type Header struct {
 	KeyLengthUnit string `json:"keyLengthUnit"`
 	// Command is the acpsim command line that reruns this trace's run.
 	Command string `json:"command"`
+	// Observed says where frames were seen. "" (the simulator): a deliver
+	// is the moment the other end read the frame. ObservedAtProxy (acpsim
+	// check against a real Agent): frames were seen by a proxy, so a
+	// deliver to the Agent is when it was written to it, not when the
+	// Agent read it, and an Agent's send is when the proxy read it.
+	Observed string `json:"observed,omitempty"`
 }
+
+// ObservedAtProxy is Header.Observed for traces of real Agents.
+const ObservedAtProxy = "proxy"
 
 // Contract is the Agent's declared retention behaviour: what a black-box
 // checker must not call lost, because the Agent said it would not keep it.

@@ -61,7 +61,8 @@ var fieldValues = map[string][]string{
 
 // headerValues lists the values allowed for a header field.
 var headerValues = map[string][]string{
-	"source": {SourceSeed, SourceSchedule},
+	"source":   {SourceSeed, SourceSchedule},
+	"observed": {ObservedAtProxy},
 }
 
 var (

@@ -265,3 +265,12 @@ func TestCheckRemoteFailoverBetweenTwoAgentsOnOneStore(t *testing.T) {
 		t.Fatalf("keys in memory: exit %d, want 1 with a duplicate after failover:\n%s", code, out)
 	}
 }
+
+func TestCheckPassesTheReferenceAgentWithCancelsClosesAndForks(t *testing.T) {
+	// A real Agent reads a cancel some time after it was written to it: an
+	// answer racing the cancel must not be called a bad reply.
+	out, code := checkRun(t, "--seeds", "6", "--cancels", "3", "--closes", "1", "--forks", "1", "--", "self", "agent")
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+}
