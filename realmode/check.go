@@ -667,8 +667,19 @@ func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlin
 	// order beside the loop; an error there ends nothing by itself: a lost
 	// connection shows as Frames closing.
 	go func() {
+		first := true
 		for f := range l.sendq {
-			_ = conn.Send(f)
+			err := conn.Send(f)
+			if err != nil && first {
+				// initialize never reached the Agent (it is down or
+				// restarting): the Client tries a new connection.
+				d.post(func() {
+					if l.alive {
+						d.endLink(l, "refused: "+err.Error(), true)
+					}
+				})
+			}
+			first = false
 		}
 	}()
 	return l

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -272,5 +274,49 @@ func TestCheckPassesTheReferenceAgentWithCancelsClosesAndForks(t *testing.T) {
 	out, code := checkRun(t, "--seeds", "6", "--cancels", "3", "--closes", "1", "--forks", "1", "--", "self", "agent")
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+}
+
+func TestCheckRestartsARemoteAgentWithTheRestartCommand(t *testing.T) {
+	dir := t.TempDir()
+	// The Agent serves one fixed port; start.sh (re)starts it there and
+	// returns once it serves, as a user's --restart command would.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	start := filepath.Join(dir, "start.sh")
+	script := fmt.Sprintf(`#!/bin/sh
+[ -f %[1]s/pid ] && kill -9 "$(cat %[1]s/pid)" && sleep 0.05
+rm -f %[1]s/out
+ACPSIM_TEST_AS_MAIN=1 %[2]s agent --listen %[3]s --db %[1]s/a.db > %[1]s/out 2>/dev/null &
+echo $! > %[1]s/pid
+for i in $(seq 100); do grep -q http %[1]s/out 2>/dev/null && exit 0; sleep 0.05; done
+exit 1
+`, dir, os.Args[0], addr)
+	if err := os.WriteFile(start, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(start).CombinedOutput(); err != nil {
+		t.Fatalf("start.sh: %v: %s", err, out)
+	}
+	t.Cleanup(func() {
+		if pid, err := os.ReadFile(filepath.Join(dir, "pid")); err == nil {
+			_ = exec.Command("kill", "-9", strings.TrimSpace(string(pid))).Run()
+		}
+	})
+	traceDir := t.TempDir()
+	out, code := checkRun(t, "--seeds", "3", "--fault-rates", "kill=0.1", "--trace-dir", traceDir,
+		"--url", "http://"+addr+"/acp", "--restart", start)
+	if code != 0 {
+		t.Fatalf("exit %d, want 0:\n%s", code, out)
+	}
+	restarts := count(readTraces(t, traceDir), func(e *traces.Event) bool {
+		return e.Kind == traces.KindRestart && strings.HasPrefix(e.From, "a1#")
+	})
+	if restarts == 0 {
+		t.Fatalf("the remote Agent was never restarted:\n%s", out)
 	}
 }
