@@ -169,9 +169,10 @@ func (h *HTTPLink) record(kind string, m *httpMsg, note string) {
 // NextConn is the id the connection an initialize POSTed now would create.
 func (h *HTTPLink) NextConn() string { return h.Name + "#" + strconv.Itoa(h.posts+1) }
 
-// peek reads what routing needs from a frame: whether it is a batch, and its
-// method, id and params.sessionId.
-func peek(frame []byte) (batch bool, msg acp.Message, session string) {
+// Peek reads what Streamable HTTP routing needs from a frame: whether it is
+// a batch, and its envelope and params.sessionId. The model link and the
+// real server (realmode) route by it alike.
+func Peek(frame []byte) (batch bool, msg acp.Message, session string) {
 	l := acp.ParseLine(frame)
 	if l.Batch {
 		return true, msg, ""
@@ -207,7 +208,7 @@ func (h *HTTPLink) Post(frame []byte, sub string) int {
 	h.posts++
 	n := h.posts
 	m := &httpMsg{dir: c2a, bytes: frame, text: string(frame), sub: sub, post: n, conn: h.conn}
-	batch, msg, _ := peek(frame)
+	batch, msg, _ := Peek(frame)
 	m.init = !batch && msg.Method == acp.MethodInitialize
 	if m.init { // the connection it creates is named after this POST
 		m.conn = h.Name + "#" + strconv.Itoa(n)
@@ -270,7 +271,7 @@ func (h *HTTPLink) arrivePost(m *httpMsg) {
 		h.endConn("conn-expired", true)
 		return
 	}
-	_, msg, session := peek(m.bytes)
+	_, msg, session := Peek(m.bytes)
 	if m.init {
 		if h.conn != "" {
 			h.endConn("superseded", true)
@@ -387,7 +388,7 @@ func (h *HTTPLink) FromAgent(frame []byte, session string) {
 		h.record(traces.KindDrop, m, "connection closed")
 		return
 	}
-	_, msg, psession := peek(frame)
+	_, msg, psession := Peek(frame)
 	key := session
 	if msg.Method == "" && msg.ID != "" { // a response
 		r, ok := h.reqs[msg.ID]

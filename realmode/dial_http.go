@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault"
 )
 
 // maxReopen is how many times in a row an SSE stream that broke or could
@@ -107,7 +108,7 @@ func (c *httpConn) Send(frame []byte) error {
 			c.transport.CloseIdleConnections()
 		}
 	}()
-	batch, msg, session := peek(frame)
+	batch, msg, session := netfault.Peek(frame)
 	if !batch && msg.Method == acp.MethodInitialize {
 		return c.initialize(frame)
 	}

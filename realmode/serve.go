@@ -240,7 +240,7 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		}
 		return // otherwise the Client went away mid-body
 	}
-	batch, msg, session := peek(body)
+	batch, msg, session := netfault.Peek(body)
 	switch {
 	case batch:
 		http.Error(w, "JSON-RPC batches are not supported over Streamable HTTP", http.StatusNotImplemented)
@@ -419,7 +419,7 @@ func (p *httpPeer) expect(id acp.ID, session, method string) {
 // deliver puts an Agent frame on its stream, as netfault.HTTPLink.FromAgent
 // chooses it.
 func (p *httpPeer) deliver(frame []byte) {
-	batch, msg, key := peek(frame)
+	batch, msg, key := netfault.Peek(frame)
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if !batch && msg.Kind() == acp.KindResponse {
@@ -481,28 +481,6 @@ func (p *httpPeer) end() {
 	p.streams = nil
 	p.mu.Unlock()
 	p.s.h.feed(input{kind: inDisconnect, conn: p.id})
-}
-
-// peek reads what routing needs from a frame: whether it is a batch, and
-// its envelope and params.sessionId.
-func peek(frame []byte) (batch bool, msg acp.Message, session string) {
-	l := acp.ParseLine(frame)
-	if l.Batch {
-		return true, msg, ""
-	}
-	if l.Entries[0].Err != nil {
-		return false, msg, ""
-	}
-	msg = l.Entries[0].Msg
-	if msg.Method != "" {
-		var p struct {
-			SessionID string `json:"sessionId"`
-		}
-		if acp.DecodeParams(msg.Params, &p) == nil {
-			session = p.SessionID
-		}
-	}
-	return false, msg, session
 }
 
 // outbox is the frames waiting for one stream's writer goroutine: the loop
