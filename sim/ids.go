@@ -22,6 +22,17 @@ func NewIDs(seed uint64) *IDs {
 	return &IDs{rng: rand.New(rand.NewPCG(seed, 0x696473))} // "ids"
 }
 
+// NewNamedIDs returns a stream of seed of its own for name (a submission):
+// what it draws does not depend on how much any other stream drew, so
+// leaving one submission out of a scenario does not change another's key.
+func NewNamedIDs(seed uint64, name string) *IDs {
+	h := uint64(0xcbf29ce484222325) // FNV-1a
+	for i := 0; i < len(name); i++ {
+		h = (h ^ uint64(name[i])) * 0x100000001b3
+	}
+	return &IDs{rng: rand.New(rand.NewPCG(seed, h))}
+}
+
 // Read fills p from the stream; it never fails. It lets uuid.NewRandomFromReader
 // draw from the seed.
 func (s *IDs) Read(p []byte) (int, error) {

@@ -138,4 +138,8 @@ type Env struct {
 	NewID func() string
 	IntN  func(n int) int
 	Now   func() time.Duration
+	// Sub, when set, gives a submission its own draws for its key, so that
+	// a scenario with one submission left out (shrink) keeps the others'
+	// keys. Without it the key comes from NewID and IntN.
+	Sub func(sub string) (newID func() string, intN func(n int) int)
 }

@@ -222,7 +222,11 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 	c.step()
 	s := &submission{id: sub, text: text, sess: sess % len(c.sessions), at: c.now()}
 	if c.cfg.Policy.Keyed {
-		s.key = c.newKey(s.sess)
+		newID, intN := c.env.NewID, c.env.IntN
+		if c.env.Sub != nil {
+			newID, intN = c.env.Sub(sub)
+		}
+		s.key = c.newKey(s.sess, newID, intN)
 		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
 	}
 	c.subs = append(c.subs, s)
@@ -235,12 +239,12 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 // newKey is a random UUID, except that now and then it deliberately repeats a
 // key of another session, exactly or in another case: both are legal, and
 // they catch Agents that scope keys per Agent or fold their case.
-func (c *Client) newKey(sess int) string {
-	if c.env.IntN(4) == 0 {
+func (c *Client) newKey(sess int, newID func() string, intN func(int) int) string {
+	if intN(4) == 0 {
 		for i := len(c.subs) - 1; i >= 0; i-- {
 			o := c.subs[i]
 			if o.sess != sess && o.key != "" && !c.keyUsed(sess, o.key) {
-				if c.env.IntN(2) == 0 {
+				if intN(2) == 0 {
 					return o.key
 				}
 				if up := strings.ToUpper(o.key); !c.keyUsed(sess, up) {
@@ -249,7 +253,7 @@ func (c *Client) newKey(sess int) string {
 			}
 		}
 	}
-	return c.env.NewID()
+	return newID()
 }
 
 // keyUsed reports whether key was made for a submission of session sess.

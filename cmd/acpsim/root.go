@@ -41,7 +41,7 @@ Exit codes: 0 all properties hold, 1 a property failed, 2 bad usage or input,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see acpsim --help)", err)
 	})
-	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newLintCmd())
+	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd())
 	return root
 }
 
@@ -80,6 +80,7 @@ type simFlags struct {
 	sticky, fresh              bool
 	proxies                    int
 	proxyMode                  string
+	skip                       []string
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -127,6 +128,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 		fs.StringVar(&s.knobs[i].value, k.Name, k.Default, fmt.Sprintf("Agent knob: %s (%s)", knobDocs[k.Name], strings.Join(k.Values, "|")))
 	}
 	fs.DurationVar(&s.timeout, "timeout", 250*time.Millisecond, "Client timeout waiting for a prompt's response (virtual time)")
+	fs.StringSliceVar(&s.skip, "skip", nil, `users' events to leave out, by name: a submission ("s3"), an action ("c1:cancel#0") or a whole Client ("c2"); the rest of the scenario stays as drawn (shrink writes it)`)
 }
 
 func proxyModes() string {
@@ -169,6 +171,7 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh
 	cfg.Proxies, cfg.ProxyMode = s.proxies, s.proxyMode
+	cfg.Skip = s.skip
 	cfg.EnableLinkFaults()
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
 	if err != nil {
@@ -186,7 +189,11 @@ func rerunFlags(fs *pflag.FlagSet, skip ...string) string {
 		if !f.Changed || f.Name == "seed" || contains(skip, f.Name) {
 			return
 		}
-		parts = append(parts, "--"+f.Name+"="+shellQuote(f.Value.String()))
+		v := f.Value.String()
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			v = strings.Join(sv.GetSlice(), ",") // String() would bracket it: [a,b]
+		}
+		parts = append(parts, "--"+f.Name+"="+shellQuote(v))
 	})
 	sort.Strings(parts)
 	return strings.Join(parts, " ")

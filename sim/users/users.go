@@ -28,7 +28,7 @@ type Event struct {
 	Client int // index of the Client the user works in
 	At     time.Duration
 	Action Action
-	Sub    string // Submit: the submission's id ("s1", …)
+	Sub    string // Submit: the submission's id ("s1", …); an action: "c1:cancel#0"
 	Text   string // Submit: what the user typed
 	Sess   int    // the session (index) it concerns
 	Alt    bool
@@ -82,16 +82,32 @@ func Draw(ids *sim.IDs, s Spec) []Event {
 		}
 		for _, a := range []struct {
 			action Action
+			name   string
 			count  int
-		}{{Cancel, s.Cancels}, {Close, s.Closes}, {Fork, s.Forks}} {
-			for range a.count {
+		}{{Cancel, "cancel", s.Cancels}, {Close, "close", s.Closes}, {Fork, "fork", s.Forks}} {
+			for i := range a.count {
 				when := time.Duration(ids.IntN(int(at/time.Millisecond)+1)) * time.Millisecond
 				sess, alt := ids.IntN(s.Sessions+s.Forks), ids.IntN(2) == 0
-				out = append(out, Event{Client: c, At: when, Action: a.action, Sess: sess, Alt: alt})
+				name := fmt.Sprintf("%s:%s#%d", ClientName(c), a.name, i)
+				out = append(out, Event{Client: c, At: when, Action: a.action, Sub: name, Sess: sess, Alt: alt})
 			}
 		}
 	}
 	return out
+}
+
+// ClientName is how traces name Client number i (from 0).
+func ClientName(i int) string { return fmt.Sprintf("c%d", i+1) }
+
+// Skipped reports whether skip names e: its submission or action, or its
+// whole Client.
+func Skipped(e Event, skip []string) bool {
+	for _, s := range skip {
+		if s == e.Sub || s == ClientName(e.Client) {
+			return true
+		}
+	}
+	return false
 }
 
 // Last is the time of the last submission.

@@ -71,6 +71,15 @@ type Config struct {
 	HealCap                time.Duration // the heal phase gives up after this much virtual time
 	// MaxEvents stops a run that never goes quiet.
 	MaxEvents int
+	// Skip names users' events the run leaves out: a submission ("s3"), a
+	// Client's action ("c1:cancel#0"), or a whole Client's users ("c2").
+	// The scenario is still drawn whole, so what remains keeps its texts,
+	// times and sessions: shrink drops prompts this way.
+	Skip []string
+	// ExtraDraws asks that many decisions of the fault stream before the
+	// run starts, as a code change that adds a decision would: a seed's
+	// schedule shifts, a recorded one (matched by site) does not. Tests.
+	ExtraDraws int
 	// Command is the command line that reruns this run (for the trace header).
 	Command string
 }

@@ -41,10 +41,11 @@ func CheckDeterminism(cfg Config) (*Divergence, error) {
 	if err != nil {
 		return nil, err
 	}
-	return diverge(a.Log, b.Log), nil
+	return Diverge(a.Log, b.Log), nil
 }
 
-func diverge(a, b *traces.Log) *Divergence {
+// Diverge names the first event where two traces differ.
+func Diverge(a, b *traces.Log) *Divergence {
 	d := &Divergence{Runs: [2]int{len(a.Events), len(b.Events)}}
 	var la, lb []byte
 	for i := 0; i < max(len(a.Events), len(b.Events)); i++ {

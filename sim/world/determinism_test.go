@@ -27,12 +27,12 @@ func TestDivergenceNamesTheFirstDifferentEvent(t *testing.T) {
 	}
 	other := &traces.Log{Header: res.Log.Header, Events: append([]traces.Event(nil), res.Log.Events...)}
 	other.Events[41].T++
-	d := diverge(res.Log, other)
+	d := Diverge(res.Log, other)
 	if d.Equal || d.Seq != 42 || !strings.Contains(d.String(), "differ first at event 42") {
 		t.Fatalf("got %s", d)
 	}
 	short := &traces.Log{Events: res.Log.Events[:10]}
-	if d := diverge(res.Log, short); d.Equal || d.Seq != 11 || d.B != "" {
+	if d := Diverge(res.Log, short); d.Equal || d.Seq != 11 || d.B != "" {
 		t.Fatalf("a shorter run: got %s", d)
 	}
 }

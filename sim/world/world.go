@@ -127,7 +127,10 @@ func Run(cfg Config) (*Result, error) {
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
-	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now}
+	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now, Sub: func(sub string) (func() string, func(int) int) {
+		ids := sim.NewNamedIDs(cfg.Seed, sub)
+		return ids.UUID, ids.IntN
+	}}
 	for i := range cfg.Clients {
 		link := cfg.Link
 		if link == LinkMixed { // per Client, in turn
@@ -143,6 +146,9 @@ func Run(cfg Config) (*Result, error) {
 		cn.c = client.New(cn.cfg, w.cenv)
 		w.agents = append(w.agents, an)
 		w.clients = append(w.clients, cn)
+	}
+	for i := range cfg.ExtraDraws {
+		w.choose(sim.Decision{Kind: netfault.Delay, Site: "extra/" + strconv.Itoa(i), N: len(netfault.DelaySteps)})
 	}
 	last := w.schedule()
 	for _, an := range w.agents {
@@ -218,6 +224,9 @@ var userActions = map[users.Action]func(c *client.Client, sess int, alt bool) []
 func (w *world) schedule() time.Duration {
 	evs := users.Draw(w.ids, w.cfg.Scenario())
 	for _, e := range evs {
+		if users.Skipped(e, w.cfg.Skip) {
+			continue
+		}
 		cn := w.clients[e.Client]
 		if e.Action != users.Submit {
 			do := userActions[e.Action]

@@ -1,0 +1,100 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/shrink"
+	"github.com/acpsim/acpsim/traces"
+)
+
+func newShrinkCmd() *cobra.Command {
+	var outPath, kind string
+	cmd := &cobra.Command{
+		Use:   "shrink TRACE -o SMALL",
+		Short: "Make a failing trace small: fewer faults, prompts and Clients, the same kind of anomaly",
+		Long: `Shrink a failing run to a counterexample a person can read: delta debugging
+over its recorded faults, then leaving out whole Clients, actions and
+submissions, then shortening delays, for as long as the run still shows the
+same kind of anomaly (the trace's first, or --kind). Faults are replayed by
+kind and site, as replay does; left-out submissions are named in the small
+trace's command (--skip), so the rest of the scenario stays as it was.
+
+Prints the sizes before and after (faults, prompts, events) and the command
+that replays the small trace.`,
+		Example: `  acpsim shrink acpsim-failures/seed-7.ndjson -o small.ndjson
+  acpsim shrink big.ndjson -o small.ndjson --kind lost`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if outPath == "" {
+				return errors.New("-o is required: the file to write the small trace to")
+			}
+			rec, err := traces.ReadFile(args[0])
+			if err != nil {
+				return err
+			}
+			cfg, fs, err := traceConfig(rec, args[0])
+			if err != nil {
+				return err
+			}
+			was := properties.Check(rec.Header, rec.Events)
+			if kind == "" {
+				if len(was.Anomalies) == 0 {
+					return fmt.Errorf("%s: the trace shows no anomaly: nothing to shrink", args[0])
+				}
+				kind = was.Anomalies[0].Kind
+			} else if !contains(properties.Kinds, kind) {
+				return fmt.Errorf("--kind %q: expected one of %s", kind, strings.Join(properties.Kinds, ", "))
+			}
+			out, err := createTrace(outPath)
+			if err != nil {
+				return err
+			}
+			start := time.Now()
+			res, err := shrink.Shrink(cfg, shrink.Choices(rec.Events), kind)
+			if err != nil {
+				out.Close()
+				os.Remove(outPath)
+				return fmt.Errorf("%s: %v", args[0], err)
+			}
+			// The small trace reruns itself: its command carries the skips.
+			if len(res.Config.Skip) > 0 {
+				if err := fs.Set("skip", strings.Join(res.Config.Skip, ",")); err != nil {
+					return err
+				}
+			}
+			seed, _ := fs.GetUint64("seed")
+			command := binName() + " " + rerunCommand(fs, seed, "trace", "check-determinism")[len("acpsim "):]
+			log := res.Verdict.Result.Log
+			log.Header.Command = command
+			if err := writeTrace(out, log); err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "shrunk %s (%s) in %v, %d runs:\n", args[0], kind, time.Since(start).Round(time.Millisecond), res.Runs)
+			fmt.Fprintf(w, "  faults  %4d → %d\n", countKind(rec.Events, traces.KindChoose), len(res.Choices))
+			fmt.Fprintf(w, "  prompts %4d → %d\n", countKind(rec.Events, traces.KindSubmit), countKind(log.Events, traces.KindSubmit))
+			fmt.Fprintf(w, "  events  %4d → %d\n\n", len(rec.Events), len(log.Events))
+			for _, c := range res.Choices {
+				fmt.Fprintf(w, "  fault: %s at %s (option %d)\n", c.Kind, c.Site, c.Option)
+			}
+			for _, a := range res.Verdict.Report.Anomalies {
+				if a.Kind == kind {
+					fmt.Fprintf(w, "\n%s: %s\n", a.Kind, a.Explanation)
+					break
+				}
+			}
+			fmt.Fprintf(w, "\nwritten to %s\n  replay: %s replay %s\n", outPath, binName(), shellQuote(outPath))
+			return nil
+		},
+	}
+	cmd.Flags().StringVarP(&outPath, "output", "o", "", "write the small trace here")
+	cmd.Flags().StringVar(&kind, "kind", "", "the anomaly kind to keep (default: the trace's first)")
+	return cmd
+}
