@@ -105,7 +105,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		if err == nil && sc.CheckDeterminism {
 			again, err2 := Run(cfg)
 			if r.err = err2; err2 == nil {
-				if d := diverge(v.Result.Log, again.Log); !d.Equal {
+				if d := Diverge(v.Result.Log, again.Log); !d.Equal {
 					r.div = d
 				}
 			}
