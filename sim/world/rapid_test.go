@@ -19,13 +19,17 @@ type capture struct {
 	msg    string
 }
 
-func (c *capture) Fatalf(format string, args ...any) { c.failed, c.msg = true, fmt.Sprintf(format, args...) }
-func (c *capture) Fatal(args ...any)                 { c.failed, c.msg = true, fmt.Sprint(args...) }
-func (c *capture) Errorf(format string, args ...any) { c.failed, c.msg = true, fmt.Sprintf(format, args...) }
-func (c *capture) Error(args ...any)                 { c.failed, c.msg = true, fmt.Sprint(args...) }
-func (c *capture) FailNow()                          { c.failed = true }
-func (c *capture) Fail()                             { c.failed = true }
-func (c *capture) Failed() bool                      { return c.failed }
+func (c *capture) Fatalf(format string, args ...any) {
+	c.failed, c.msg = true, fmt.Sprintf(format, args...)
+}
+func (c *capture) Fatal(args ...any) { c.failed, c.msg = true, fmt.Sprint(args...) }
+func (c *capture) Errorf(format string, args ...any) {
+	c.failed, c.msg = true, fmt.Sprintf(format, args...)
+}
+func (c *capture) Error(args ...any) { c.failed, c.msg = true, fmt.Sprint(args...) }
+func (c *capture) FailNow()          { c.failed = true }
+func (c *capture) Fail()             { c.failed = true }
+func (c *capture) Failed() bool      { return c.failed }
 
 // The property tests draw whole fault plans from *rapid.T, so rapid's own
 // shrinker minimises the plan: against an Agent that keeps key bindings in
