@@ -43,3 +43,11 @@ bench:
 	$(GO) run $(BENCHSTAT) bench.txt > benchstat.txt
 	@awk -f scripts/bench-summary.awk bench.txt
 	@echo "(benchstat of every metric: benchstat.txt; raw runs: bench.txt)"
+
+# A page of a duplicate and its screenshot, artifacts to look at: the
+# browser test of package view leaves its page as view-demo.html (after
+# checking it in headless Chromium), then Chromium shoots view-demo.png.
+.PHONY: view-demo
+view-demo:
+	$(GO) test -count=1 -run '^TestChromiumMarksTheDuplicateAndTheLostResponse$$' ./view/ -args -demo=$(CURDIR)
+	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --screenshot=$(CURDIR)/view-demo.png --window-size=1400,900 file://$(CURDIR)/view-demo.html

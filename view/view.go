@@ -414,8 +414,8 @@ func window(evs []traces.Event, rep *properties.Report, max int) (keep []bool, n
 	if a.Sub != "" {
 		what += " " + a.Sub
 	}
-	return keep, fmt.Sprintf("%d of %d events shown: the first anomaly's (%s) %d cited events with at least %d around each; %d cut. acpsim view --all or --max-events N shows more.",
-		shown, len(evs), what, len(anchors), r, len(evs)-shown)
+	return keep, fmt.Sprintf("%d of %d events shown: the first anomaly's (%s) %d cited events and the %d nearest them; %d cut. acpsim view --all or --max-events N shows more.",
+		shown, len(evs), what, len(anchors), shown-len(anchors), len(evs)-shown)
 }
 
 func max0(a, b int) int {

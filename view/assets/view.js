@@ -37,12 +37,12 @@
   M.subs.forEach(function (s) { subOf[s.sub] = s; });
 
   // Each submission's life is a bar in the gutter from its first shown row
-  // to the outcome its user was told (or its last row, without one); its
+  // to the last outcome its user was told (or its last row, without one); its
   // later rows (the final transcript naming it) are dots in the same column.
   // Bars that overlap in time get separate columns.
   var bars = [], colEnd = [];
   M.subs.forEach(function (s) {
-    var lo = -1, hi = -1, last = -1, told = -1;
+    var lo = -1, last = -1, told = -1;
     M.rows.forEach(function (r, i) {
       if (r.sub !== s.sub) return;
       if (lo < 0) lo = i;
@@ -50,16 +50,16 @@
       if (r.kind === 'outcome') told = i;
     });
     if (lo < 0) return;
-    hi = told >= 0 ? told : last;
+    var hi = told >= 0 ? told : last;
     var c = 0;
     while (c < colEnd.length && colEnd[c] >= lo) c++;
-    colEnd[c] = last;
+    colEnd[c] = hi; // the dots after it may share a column: by then the Client is done with it
     bars.push({ s: s, lo: lo, hi: hi, col: c });
   });
   var GUT = TIMEW + ANOMW; // the gutter's left edge: time, then the anomaly column
   var X0 = GUT + colEnd.length * COL + 14 + LANE / 2;
   function lx(i) { return X0 + i * LANE; }
-  function ry(i) { return 34 + i * ROW + ROW / 2; }
+  function ry(i) { return 16 + i * ROW + ROW / 2; } // room above the first row for a bar's label
   var lastX = lx(Math.max(M.lanes.length - 1, 0));
   var width = lastX + LANE / 2 + 200, height = ry(M.rows.length) + 10;
 
@@ -100,7 +100,7 @@
     });
   });
   M.lanes.forEach(function (l, i) {
-    svg('line', { x1: lx(i), x2: lx(i), y1: 34, y2: height, 'class': 'lane-ghost' }, lanesG);
+    svg('line', { x1: lx(i), x2: lx(i), y1: 0, y2: height, 'class': 'lane-ghost' }, lanesG);
     if (span[i][0] >= 0) {
       svg('line', { x1: lx(i), x2: lx(i), y1: ry(span[i][0]) - 6, y2: ry(span[i][1]) + 6, 'class': 'lane-line k-' + l.kind }, lanesG);
     }
@@ -145,7 +145,7 @@
   }
 
   var anomRows = M.anomalies.map(function () { return []; });
-  var rowEls = [];
+  var rowEls = [], bands = [];
   M.rows.forEach(function (r, i) {
     var y = ry(i);
     if (i % 2) svg('rect', { x: 0, y: y - ROW / 2, width: width, height: ROW, 'class': 'zebra' }, bg);
@@ -170,7 +170,8 @@
     });
     if (kinds.length) {
       g.setAttribute('data-anomaly', kinds.join(' '));
-      svg('rect', { x: 0, y: y - ROW / 2, width: width, height: ROW, 'class': 'anom-band' }, g);
+      // Under the lanes and bars, which would be cut by it otherwise.
+      bands[i] = svg('rect', { x: 0, y: y - ROW / 2, width: width, height: ROW, 'class': 'anom-band' }, bg);
     }
     text(g, 6, y, String(r.seq), 'time-text');
     text(g, TIMEW - 6, y, r.time, 'time-text', 'end');
@@ -223,7 +224,9 @@
 
   // A duplicate gets a bracket joining its insertions (one row per distinct
   // messageId: the inserts when the trace has them, else the frames naming
-  // the messages), so the two copies read as one finding.
+  // the messages), so the two copies read as one finding. Only the focused
+  // anomaly's bracket and rings show: several at once would tangle.
+  var brackets = M.anomalies.map(function () { return null; });
   M.anomalies.forEach(function (a, k) {
     if (a.kind !== 'duplicate') return;
     var seen = {}, pick = [];
@@ -240,11 +243,12 @@
     // sideways: a bracket with a tick at each copy, its label along it.
     var x = TIMEW + 18, y1 = ry(pick[0]), y2 = ry(pick[pick.length - 1]);
     var g = svg('g', { 'class': 'dup', 'data-anomaly': a.kind }, evG);
+    brackets[k] = g;
     if (a.sub) g.setAttribute('data-submission', a.sub);
     svg('path', { d: 'M' + (x + 8) + ',' + y1 + 'H' + x + 'V' + y2 + 'H' + (x + 8), 'class': 'dup-bracket' }, g);
     pick.forEach(function (i) { svg('line', { x1: x, x2: lx(Math.max(M.rows[i].lane, 0)) - 10, y1: ry(i), y2: ry(i), 'class': 'dup-tick' }, g); });
     var t = text(g, 0, 0, (a.sub || 'one message') + ' inserted ' + pick.length + '×', 'dup-label', 'middle');
-    t.setAttribute('transform', 'translate(' + (x - 5) + ',' + (y1 + y2) / 2 + ') rotate(-90)');
+    t.setAttribute('transform', 'translate(' + (x - 8) + ',' + (y1 + y2) / 2 + ') rotate(-90)');
   });
 
   // Sidebar: anomalies, the selected event, submissions grouped by key.
@@ -268,6 +272,8 @@
   function focus(k) {
     items.forEach(function (li, j) { li.classList.toggle('focus', j === k); });
     rowEls.forEach(function (g, i) { if (g) g.classList.toggle('focus', anomRows[k].indexOf(i) >= 0); });
+    bands.forEach(function (b, i) { if (b) b.classList.toggle('focus', anomRows[k].indexOf(i) >= 0); });
+    brackets.forEach(function (g, j) { if (g) g.classList.toggle('focus', j === k); });
     if (anomRows[k].length) scrollToRow(anomRows[k][0]);
   }
   if (!M.anomalies.length) html('li', 'none', 'none: every property held', list);
@@ -308,9 +314,9 @@
   });
   var legend = document.getElementById('legend');
   M.legend.forEach(function (l) { html('span', 'chip ' + l.class, l.text, legend); });
-  [['✕', 'kill / drop'], ['▶', 'process start'], ['◆', 'insert'], ['⚡', 'fault decision'], ['■', 'outcome told'], ['◀', 'anomaly']].forEach(function (p) {
+  [['✕', 'kill / drop'], ['▶', 'process start'], ['◆', 'insert'], ['⚡', 'fault decision'], ['■', 'outcome told'], ['▬', 'pink row: cited by an anomaly']].forEach(function (p) {
     var s = html('span', '', null, legend);
-    html('span', 'sym', p[0], s);
+    html('span', p[0] === '▬' ? 'sym band' : 'sym', p[0], s);
     s.appendChild(document.createTextNode(' ' + p[1]));
   });
 
