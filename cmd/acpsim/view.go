@@ -48,6 +48,9 @@ trace that cannot be read (reported as file:line: what was expected).`,
 			if out == "" {
 				out = strings.TrimSuffix(args[0], filepath.Ext(args[0])) + ".html"
 			}
+			if filepath.Clean(out) == filepath.Clean(args[0]) {
+				return fmt.Errorf("-o %s: is the trace itself; name another file", out)
+			}
 			if err := checkOutput(out); err != nil {
 				return err
 			}

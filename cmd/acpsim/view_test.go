@@ -103,6 +103,7 @@ func TestViewBadInputIsOneLineAndExit2(t *testing.T) {
 		{"output directory missing", []string{"view", trace, "-o", filepath.Join(dir, "nope", "a.html")}, "directory " + filepath.Join(dir, "nope") + " does not exist"},
 		{"output is a directory", []string{"view", trace, "-o", dir}, "is a directory, expected an HTML file name"},
 		{"output under a file", []string{"view", trace, "-o", filepath.Join(trace, "a.html")}, "is not a directory"},
+		{"output is the trace", []string{"view", trace, "-o", trace}, "is the trace itself"},
 		{"negative cap", []string{"view", trace, "--max-events", "-1"}, "--max-events -1"},
 		{"no trace", []string{"view"}, "accepts 1 arg(s), received 0"},
 		{"two traces", []string{"view", trace, trace}, "accepts 1 arg(s), received 2"},
