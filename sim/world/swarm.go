@@ -34,6 +34,12 @@ type SwarmConfig struct {
 	Progress func(done, failed int)
 	// CheckDeterminism runs every seed twice and compares the traces.
 	CheckDeterminism bool
+	// Classes switches whole fault classes on or off per seed and draws
+	// their rates (classes.go); Coverage counts the (fault point × protocol
+	// state) pairs each seed hit (coverage.go); Guided runs the seeds in
+	// batches and raises the rates of the kinds whose pairs are still
+	// missing (guided.go; it counts coverage too).
+	Classes, Coverage, Guided bool
 }
 
 // SeedFailure is a failing seed with its anomaly kinds (first occurrence order).
@@ -42,6 +48,10 @@ type SeedFailure struct {
 	Kinds        []string
 	Inconclusive bool
 	First        string // the first anomaly's explanation
+	// Rates are the seed's own rates when classes or guidance changed the
+	// base (nil otherwise), On the classes it had on.
+	Rates map[string]float64
+	On    []string
 }
 
 // Summary aggregates a swarm.
@@ -58,6 +68,11 @@ type Summary struct {
 	// Nondeterministic lists the seeds whose two runs differed (with
 	// CheckDeterminism), with the first divergent event.
 	Nondeterministic []SeedDivergence
+	// Classes counts per class present in the base rates how many seeds
+	// had it on and how many of those failed (with Classes).
+	Classes []ClassTotal
+	// Coverage totals the pairs hit (with Coverage or Guided).
+	Coverage *CoverageTotal
 }
 
 // SeedDivergence is a seed whose two runs differed.
@@ -92,15 +107,26 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		events int
 		div    *Divergence
 		err    error
+		rates  map[string]float64
+		on     []string
+		cov    Coverage
 	}
 	results := make([]slim, sc.Seeds)
+	g := newGuide(&sc)
 	run := func(i int) {
 		cfg := sc.Base
 		cfg.Seed = sc.FirstSeed + uint64(i)
+		rates, on := g.seedRates(cfg.Seed)
+		if rates != nil {
+			cfg.Rates = rates
+		}
 		v, err := Judge(cfg)
-		r := slim{seed: cfg.Seed, err: err}
+		r := slim{seed: cfg.Seed, err: err, rates: rates, on: on}
 		if err == nil {
 			r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
+		}
+		if err == nil && (sc.Coverage || sc.Guided) {
+			r.cov = CoverageOf(&cfg, v.Result.Log)
 		}
 		if err == nil && sc.CheckDeterminism {
 			again, err2 := Run(cfg)
@@ -113,16 +139,24 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		results[i] = r
 	}
 	finished, failed := 0, 0
-	realmode.ForEach(sc.Seeds, workers, run, func(i int) {
-		finished++
-		if r := results[i]; r.err == nil && !r.report.OK() {
-			failed++
+	for _, b := range g.batches(sc.Seeds) {
+		realmode.ForEach(b[1]-b[0], workers, func(j int) { run(b[0] + j) }, func(j int) {
+			finished++
+			if r := results[b[0]+j]; r.err == nil && !r.report.OK() {
+				failed++
+			}
+			if sc.Progress != nil {
+				sc.Progress(finished, failed)
+			}
+		})
+		covs := make([]Coverage, 0, b[1]-b[0])
+		for _, r := range results[b[0]:b[1]] {
+			covs = append(covs, r.cov)
 		}
-		if sc.Progress != nil {
-			sc.Progress(finished, failed)
-		}
-	})
+		g.learn(covs)
+	}
 	sum := &Summary{Seeds: sc.Seeds}
+	tally := newSwarmTally(&sc, g)
 	kindIdx := map[string]int{}
 	faultIdx := map[string]int{}
 	for _, r := range results {
@@ -134,6 +168,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 			sum.Nondeterministic = append(sum.Nondeterministic, SeedDivergence{r.seed, r.div})
 		}
 		sum.Stats.Add(r.report.Stats)
+		tally.add(r.on, r.cov, !r.report.OK())
 		for _, f := range r.faults {
 			j, ok := faultIdx[f.Kind]
 			if !ok {
@@ -151,7 +186,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 			continue
 		}
 		sum.Failed++
-		fail := SeedFailure{Seed: r.seed, Inconclusive: r.report.Inconclusive, First: r.report.Anomalies[0].Explanation}
+		fail := SeedFailure{Seed: r.seed, Inconclusive: r.report.Inconclusive, First: r.report.Anomalies[0].Explanation, Rates: r.rates, On: r.on}
 		seen := map[string]bool{}
 		for _, a := range r.report.Anomalies {
 			j, ok := kindIdx[a.Kind]
@@ -169,5 +204,6 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		}
 		sum.Failures = append(sum.Failures, fail)
 	}
+	sum.Classes, sum.Coverage = tally.classes, tally.coverage
 	return sum, nil
 }
