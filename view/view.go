@@ -71,7 +71,9 @@ type Options struct {
 //	data-outcome     on submission bars and list items: inserted, failed,
 //	                 unknown, abandoned or none
 //
-// Gap rows (events cut by the window) carry data-cut (how many).
+// Gap rows (events cut by the window) carry data-cut (how many); the
+// bracket joining a duplicate's copies carries data-anomaly and
+// data-submission; <body data-ready="true"> says the script ran to its end.
 func Render(w io.Writer, log *traces.Log, opt Options) (*Summary, error) {
 	rep := properties.Check(log.Header, log.Events)
 	m := build(log, rep, opt)

@@ -269,12 +269,12 @@
   }
   var list = document.getElementById('anomalies');
   var items = [];
-  function focus(k) {
+  function focus(k, scroll) {
     items.forEach(function (li, j) { li.classList.toggle('focus', j === k); });
     rowEls.forEach(function (g, i) { if (g) g.classList.toggle('focus', anomRows[k].indexOf(i) >= 0); });
     bands.forEach(function (b, i) { if (b) b.classList.toggle('focus', anomRows[k].indexOf(i) >= 0); });
     brackets.forEach(function (g, j) { if (g) g.classList.toggle('focus', j === k); });
-    if (anomRows[k].length) scrollToRow(anomRows[k][0]);
+    if (scroll && anomRows[k].length) scrollToRow(anomRows[k][0]);
   }
   if (!M.anomalies.length) html('li', 'none', 'none: every property held', list);
   M.anomalies.forEach(function (a, k) {
@@ -284,7 +284,7 @@
     html('span', 'kind', a.kind + (a.sub ? ' ' + a.sub : ''), li);
     li.appendChild(document.createTextNode(': ' + a.explanation));
     html('div', 'events', 'cites events ' + a.events.join(', ') + (a.shown < a.events.length ? ' (' + (a.events.length - a.shown) + ' cut by the window)' : ''), li);
-    li.addEventListener('click', function () { focus(k); });
+    li.addEventListener('click', function () { focus(k, true); });
     items.push(li);
   });
 
@@ -321,6 +321,7 @@
   });
 
   // Open on the first anomaly: its evidence highlighted and scrolled into view.
-  if (M.anomalies.length) focus(0);
+  if (M.anomalies.length) focus(0, false);
+  if (rowOf[M.focus] != null) scrollToRow(rowOf[M.focus]);
   document.body.setAttribute('data-ready', 'true');
 })();
