@@ -17,7 +17,8 @@ import (
 func newSwarmCmd() *cobra.Command {
 	var sf simFlags
 	var seeds, workers, show int
-	var checkDet bool
+	var checkDet, coverage, guided bool
+	var classes string
 	var first uint64
 	cmd := &cobra.Command{
 		Use:   "swarm",
@@ -25,10 +26,22 @@ func newSwarmCmd() *cobra.Command {
 		Long: `Run seeds first-seed … first-seed+seeds-1, each as "acpsim run" would, on all
 cores. The summary counts anomalies per kind, the interesting events the
 faults produced (so a clean result is not a fault that never fired), and
-prints the exact rerun command of each failing seed.`,
+prints the exact rerun command of each failing seed.
+
+Fault classes (as TigerBeetle's VOPR): each seed switches whole classes of
+faults on or off and draws the rates of those on, so some seeds see only
+kills, others only delays and cuts. A failing seed's rerun command states
+its rates (--fault-rates), so it reruns on its own. --classes=off runs every
+seed at the --fault-rates rates.
+
+--coverage counts the (fault point × protocol state) pairs the seeds hit,
+e.g. "kill × respond-prompt" (an Agent killed after insertion, before the
+response), and lists the pairs never hit; --guided runs the seeds in batches
+and raises the rates of the fault kinds whose pairs are still missing.`,
 		Example: `  acpsim swarm --seeds 2000 --policy keyed
   acpsim swarm --seeds 2000 --policy naive
-  acpsim swarm --seeds 2000 --agent ignore-key`,
+  acpsim swarm --seeds 2000 --agent ignore-key
+  acpsim swarm --seeds 2000 --coverage --guided`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := sf.config()
@@ -38,7 +51,11 @@ prints the exact rerun command of each failing seed.`,
 			if seeds < 1 {
 				return fmt.Errorf("--seeds %d: expected at least 1", seeds)
 			}
-			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: workers, CheckDeterminism: checkDet}
+			if classes != "on" && classes != "off" {
+				return fmt.Errorf("--classes %q: expected on or off", classes)
+			}
+			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: workers, CheckDeterminism: checkDet,
+				Classes: classes == "on", Coverage: coverage || guided, Guided: guided}
 			var bar *progressbar.ProgressBar
 			if isatty.IsTerminal(os.Stderr.Fd()) {
 				bar = progressbar.NewOptions(seeds, progressbar.OptionSetWriter(os.Stderr),
@@ -60,13 +77,15 @@ prints the exact rerun command of each failing seed.`,
 			}
 			out := cmd.OutOrStdout()
 			writeSummary(out, sum, cfg, time.Since(start))
-			skip := []string{"seeds", "first-seed", "workers", "show", "check-determinism"}
+			writeFaultClasses(out, sum, cfg)
+			writeCoverage(out, sum.Coverage)
+			skip := []string{"seeds", "first-seed", "workers", "show", "check-determinism", "classes", "coverage", "guided"}
 			if len(sum.Failures) > 0 {
 				n := min(show, len(sum.Failures))
 				fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, len(sum.Failures))
 				for _, f := range sum.Failures[:n] {
-					fmt.Fprintf(out, "  seed %d: %s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "),
-						binName()+" "+rerunCommand(cmd.Flags(), f.Seed, skip...)[len("acpsim "):])
+					fmt.Fprintf(out, "  seed %d: %s%s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "), classesOn(sc, f),
+						seedRerun(cmd.Flags(), cfg, f, skip))
 				}
 			}
 			if checkDet {
@@ -102,12 +121,22 @@ prints the exact rerun command of each failing seed.`,
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per core)")
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
+	cmd.Flags().StringVar(&classes, "classes", "on", "fault classes per seed, as TigerBeetle's VOPR: on (each seed switches whole classes of faults on or off and draws the rates of those on; a rerun command carries them as --fault-rates) or off (every seed at the --fault-rates rates)")
+	cmd.Flags().BoolVar(&coverage, "coverage", false, "count the (fault point × protocol state) pairs the seeds hit and list those never hit")
+	cmd.Flags().BoolVar(&guided, "guided", false, fmt.Sprintf("run the seeds in batches of %d and raise, for the next batch, the rates of the fault kinds whose pairs no seed hit yet (implies --coverage)", world.GuideBatch))
 	return cmd
 }
 
 func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config, took time.Duration) {
-	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts · %s (%.0f seeds/s)\n\n",
-		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, took.Round(time.Millisecond), float64(sum.Seeds)/took.Seconds())
+	mode := ""
+	if sum.Classes != nil {
+		mode += " · fault classes"
+	}
+	if sum.Coverage != nil && sum.Coverage.Batches > 0 {
+		mode += " · guided"
+	}
+	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts%s · %s (%.0f seeds/s)\n\n",
+		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, mode, took.Round(time.Millisecond), float64(sum.Seeds)/took.Seconds())
 	fmt.Fprintf(out, "seeds failed: %d of %d", sum.Failed, sum.Seeds)
 	if sum.Inconclusive > 0 {
 		fmt.Fprintf(out, " (%d inconclusive)", sum.Inconclusive)
