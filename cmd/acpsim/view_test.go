@@ -32,12 +32,14 @@ func pageModel(t *testing.T, page string) (m struct {
 func TestViewWritesThePageOfATrace(t *testing.T) {
 	dir := t.TempDir()
 	trace := filepath.Join(dir, "naive.ndjson")
-	if code, _, errOut := run(t, "run", "--seed", "1", "--policy", "naive", "--trace", trace); code != exitAnomaly {
+	// 20 prompts make a trace longer than the default cap, whatever its
+	// verdict (a naive Client usually duplicates some).
+	if code, _, errOut := run(t, "run", "--seed", "1", "--policy", "naive", "--prompts", "20", "--trace", trace); code != exitOK && code != exitAnomaly {
 		t.Fatalf("setup run: exit %d: %s", code, errOut)
 	}
 	out := filepath.Join(dir, "run.html")
 	code, stdout, stderr := run(t, "view", trace, "-o", out)
-	if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "wrote "+out+": ") || !strings.Contains(stdout, "FAIL: ") {
+	if code != exitOK || stderr != "" || !strings.HasPrefix(stdout, "wrote "+out+": ") {
 		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 	page, err := os.ReadFile(out)
@@ -45,8 +47,8 @@ func TestViewWritesThePageOfATrace(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := pageModel(t, string(page))
-	if m.Total < 400 || m.Shown != 400 || !strings.Contains(m.Window, "--all") || !strings.Contains(m.Verdict, "duplicate") {
-		t.Errorf("default cap: shown %d of %d, window %q, verdict %q", m.Shown, m.Total, m.Window, m.Verdict)
+	if m.Total <= 400 || m.Shown != 400 || !strings.Contains(m.Window, "--all") || !strings.HasSuffix(stdout, "; "+m.Verdict+"\n") {
+		t.Errorf("default cap: shown %d of %d, window %q, verdict %q, stdout %q", m.Shown, m.Total, m.Window, m.Verdict, stdout)
 	}
 
 	if code, _, stderr := run(t, "view", "--all", trace, "-o", out); code != exitOK {
