@@ -174,7 +174,17 @@ func commandConfig(command, what string) (world.Config, *pflag.FlagSet, error) {
 	if err != nil {
 		return world.Config{}, nil, fmt.Errorf("%s %q: %v", what, command, err)
 	}
-	i := slices.Index(words, "run")
+	// The subcommand is the last "run" before the first flag: the command
+	// may start with "go run ./cmd/acpsim run".
+	i := -1
+	for j, w := range words {
+		if strings.HasPrefix(w, "-") {
+			break
+		}
+		if w == "run" {
+			i = j
+		}
+	}
 	if i < 0 {
 		return world.Config{}, nil, fmt.Errorf("%s %q: expected an `acpsim run …` command", what, command)
 	}
