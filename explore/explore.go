@@ -29,6 +29,56 @@
 // whatever the number of workers (and with a fixed batch size the number of
 // schedules run is the same too).
 //
+// # What is explored, and the prunings
+//
+// Each reduction below says what it assumes. The first four restrict the
+// space (the output says which space it covered); the last cuts only
+// schedules that run exactly like ones explored anyway.
+//
+//   - Schedules are sets. Forced choices go in increasing decision order,
+//     so the K! orders of one set of faults are one schedule. Assumes
+//     nothing: a run asks its decisions in one order.
+//   - Kinds (Space.Kinds). Only the kinds a run of the configuration can
+//     draw are forced: those with a non-zero rate, so the HTTP-only kinds
+//     on stdio and route with one node are never forced, nor a kind the
+//     user set to 0 with --fault-rates. Every other decision gets 0, as the
+//     seeded stream would give it. Most of these are never even asked
+//     (stdio asks no HTTP decision; the heal phase and the observer ask
+//     nothing, the world answers 0 itself), and a decision with N ≤ 1
+//     has nothing to force.
+//   - Delays (Space.Delays). A delay decision has four non-zero steps
+//     (netfault.DelaySteps); by default only the first one longer than the
+//     Client's timeout is forced, 300ms at the default 250ms. A pipe keeps
+//     order, so a delay only moves a frame against timers, user actions and
+//     other links; the move that matters for idempotency is the one past
+//     the timeout: the Client gives up on a frame still in flight and
+//     retries while the original is pending or about to be inserted. 2ms
+//     and 30ms stay within the timeout (nothing retries), 1500ms crosses it
+//     as well but only adds retries queued behind the same frame. Assumes
+//     an anomaly needing one of the other steps is out of scope; --delays
+//     widens it (all four steps take about 3.5 times as long).
+//   - Bounds. K faults and the scenario of --prompts, --seed and the other
+//     simulation flags: the users (what they type, when, their cancels,
+//     closes and forks) are one draw, not explored.
+//   - Twins (Config.Twin, KillTwin). A kill before an Agent's sync output,
+//     with its unsynced writes kept, leaves the disk a kill just after the
+//     sync leaves; when nothing happens in between the two runs are the
+//     same but for the kill's note, and so are their extensions. The search
+//     checks each proposed pair by running both and comparing Digest and
+//     the decisions asked after them; only then does it explore just the
+//     kill's extension at the next decision (lose-unsynced: the kill that
+//     does lose the writes). Assumes a run's future is a function of its
+//     observable history (the digest), which holds for the simulator's
+//     actors: state machines fed only by the events the trace records. On
+//     the reference Agent's three-prompt run these 8 pairs are the only
+//     one-fault schedules (of 104) whose digests are equal, and for five
+//     Agents with cancels, closes and forks every one-fault extension of
+//     every pair (about 2,000) ran with the digest and verdict of its twin's
+//     (TestTwinsRunAlike checks a smaller case).
+//
+// Pruning changes which schedule is reported first only when a cut one
+// fails: its twin, a later sibling, fails the same way and is reported.
+//
 // # Estimating the size of the tree
 //
 // The total is not known up front. A waiting schedule was made by forcing
@@ -38,12 +88,18 @@
 // decisions follow. With k faults left its subtree then holds about
 // C(r,0)+C(r,1)+…+C(r,k) schedules. The runs made so far measure how far
 // that guess is off (children actually found over siblings predicted), and
-// the estimate scales every r by that ratio.
+// the estimate scales every r by that ratio. With K = 2 it is exact once
+// the one-fault schedules have run (their children are the leaves); with
+// K = 3 it stayed within 7% of the total from the first batch on.
 package explore
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -51,6 +107,7 @@ import (
 	"github.com/acpsim/acpsim/realmode"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // Forced is one non-zero choice of a schedule: at the Index-th decision the
@@ -101,8 +158,9 @@ const (
 
 // RunFunc runs one whole simulation with ch answering every fault decision
 // and judges it. It is called from several goroutines at once, each call
-// with its own Chooser.
-type RunFunc func(ch sim.Chooser) (Outcome, error)
+// with its own Chooser, a *Forcing: when ch.WantsDigest() it should also
+// SetDigest (without one, Config.Twin never cuts anything).
+type RunFunc func(ch *Forcing) (Outcome, error)
 
 // OptionsFunc returns the non-zero options of d worth forcing, in increasing
 // order (none: the decision always gets 0). It is where the kinds explored,
@@ -134,6 +192,15 @@ type Config struct {
 	// explored nor the counterexample, only how many schedules after a
 	// counterexample are run before the search knows it can stop.
 	Batch int
+	// Twin, when set, names the pairs of consecutive decisions (d at index
+	// i, next at i+1) where forcing d may give the same run as forcing next
+	// instead. For such a schedule the search runs the twin too (one extra
+	// run) and, if both runs have the same digest and ask the same
+	// decisions from i+2 on, explores only the extensions of the schedule
+	// at i+1: every other one is, run for run, an extension of the twin,
+	// a later sibling the search explores anyway. Twin only proposes; the
+	// runs decide.
+	Twin func(d, next sim.Decision) bool
 }
 
 // DefaultBatch is the batch size of a Config without one.
@@ -162,6 +229,9 @@ type Result struct {
 	Counterexample Schedule
 	// Decisions is how many decisions the fault-free run asked.
 	Decisions int
+	// Twins counts the schedules whose subtree was cut down to their
+	// twin's (Config.Twin).
+	Twins int
 }
 
 // Forcing is the Chooser of one schedule: it forces the schedule's choices,
@@ -173,6 +243,8 @@ type Forcing struct {
 	asked  []sim.Decision
 	n      int
 	err    error
+	digest bool   // the search compares this run with its twin
+	dig    []byte // what the run set with SetDigest
 }
 
 // NewForcing returns the Chooser that runs s.
@@ -200,6 +272,15 @@ func (f *Forcing) Choose(d sim.Decision) int {
 	return 0
 }
 
+// WantsDigest reports whether the search compares this run with another one
+// (Config.Twin): the RunFunc should then SetDigest.
+func (f *Forcing) WantsDigest() bool { return f.digest }
+
+// SetDigest records the digest of the run's observable history: everything
+// that decides what happens next, except the forced choices themselves.
+// Two runs with equal digests must behave alike under equal further choices.
+func (f *Forcing) SetDigest(d []byte) { f.dig = d }
+
 // Asked returns the decisions asked so far, in order.
 func (f *Forcing) Asked() []sim.Decision { return f.asked }
 
@@ -219,13 +300,17 @@ type node struct {
 	// siblings is how many options its parent's run offered after its own
 	// (-1 for the root).
 	siblings int
+	// twin, when set, is the parent's next decision, which Config.Twin says
+	// may be equivalent to the schedule's last one (see Config.Twin).
+	twin *sim.Decision
 }
 
 // result is one run of a batch.
 type result struct {
 	out      Outcome
 	children []node
-	asked    int // decisions the run asked
+	asked    int  // decisions the run asked
+	cut      bool // its subtree was cut down to its twin's (Config.Twin)
 	err      error
 }
 
@@ -234,9 +319,8 @@ func Search(run RunFunc, cfg Config) (*Result, error) {
 	if cfg.Faults < 0 {
 		return nil, fmt.Errorf("faults %d: expected 0 or more", cfg.Faults)
 	}
-	options := cfg.Options
-	if options == nil {
-		options = AllOptions
+	if cfg.Options == nil {
+		cfg.Options = AllOptions
 	}
 	batch := cfg.Batch
 	if batch <= 0 {
@@ -262,7 +346,7 @@ func Search(run RunFunc, cfg Config) (*Result, error) {
 
 		results := make([]result, n)
 		realmode.ForEach(n, cfg.Workers, func(i int) {
-			results[i] = runOne(run, cur[i].sched, cfg.Faults, options)
+			results[i] = runOne(run, cur[i], cfg)
 		}, func(i int) {
 			res.Schedules++
 			res.ByFaults[len(cur[i].sched)]++
@@ -289,7 +373,9 @@ func Search(run RunFunc, cfg Config) (*Result, error) {
 				stack = stack[:0] // everything waiting comes after s in DFS order
 				break
 			}
-			if cur[i].siblings >= 0 && len(s) < cfg.Faults {
+			if r.cut {
+				res.Twins++
+			} else if cur[i].siblings >= 0 && len(s) < cfg.Faults {
 				got += float64(len(r.children))
 				predicted += float64(cur[i].siblings)
 			}
@@ -304,26 +390,38 @@ func Search(run RunFunc, cfg Config) (*Result, error) {
 }
 
 // runOne runs one schedule and returns its outcome and children.
-func runOne(run RunFunc, s Schedule, k int, options OptionsFunc) result {
-	ch := &Forcing{forced: s, record: len(s) < k}
+func runOne(run RunFunc, n node, cfg Config) result {
+	s := n.sched
+	leaf := len(s) >= cfg.Faults
+	ch := &Forcing{forced: s, record: !leaf, digest: n.twin != nil && !leaf}
 	out, err := run(ch)
 	if err == nil {
 		err = ch.Err()
 	}
-	if err != nil || out == Fail || len(s) >= k {
+	if err != nil || out == Fail || leaf {
 		return result{out: out, asked: ch.n, err: err}
 	}
-	from := 0
+	from, upto := 0, len(ch.asked)
 	if len(s) > 0 {
 		from = s[len(s)-1].Index + 1
+	}
+	cut := false
+	if n.twin != nil {
+		twin, err := twinOf(run, s, *n.twin, ch)
+		if err != nil {
+			return result{err: err}
+		}
+		if twin {
+			upto, cut = min(from+1, upto), true
+		}
 	}
 	type opt struct {
 		i int
 		o int
 	}
 	var opts []opt
-	for i := from; i < len(ch.asked); i++ {
-		for _, o := range options(ch.asked[i]) {
+	for i := from; i < upto; i++ {
+		for _, o := range cfg.Options(ch.asked[i]) {
 			opts = append(opts, opt{i, o})
 		}
 	}
@@ -331,9 +429,40 @@ func runOne(run RunFunc, s Schedule, k int, options OptionsFunc) result {
 	for j, x := range opts {
 		sched := make(Schedule, len(s), len(s)+1)
 		copy(sched, s)
-		children[j] = node{sched: append(sched, Forced{Index: x.i, Decision: ch.asked[x.i], Option: x.o}), siblings: len(opts) - 1 - j}
+		c := node{sched: append(sched, Forced{Index: x.i, Decision: ch.asked[x.i], Option: x.o}), siblings: len(opts) - 1 - j}
+		if cfg.Twin != nil && x.i+1 < len(ch.asked) && cfg.Twin(ch.asked[x.i], ch.asked[x.i+1]) {
+			c.twin = &ch.asked[x.i+1]
+		}
+		children[j] = c
 	}
-	return result{out: out, children: children, asked: ch.n}
+	return result{out: out, children: children, asked: ch.n, cut: cut}
+}
+
+// twinOf runs s with its last choice moved to the next decision (its twin,
+// a later sibling of s) and reports whether the two runs are twins: the same
+// digest, and the same decisions from the one after the twin's on, so that
+// every schedule of s's subtree that forces a decision after those two is
+// one of the twin's subtree, run for run. ran is s's run.
+func twinOf(run RunFunc, s Schedule, next sim.Decision, ran *Forcing) (bool, error) {
+	last := s[len(s)-1]
+	t := make(Schedule, len(s))
+	copy(t, s)
+	t[len(t)-1] = Forced{Index: last.Index + 1, Decision: next, Option: last.Option}
+	ch := &Forcing{forced: t, record: true, digest: true}
+	if _, err := run(ch); err != nil {
+		return false, err
+	}
+	if err := ch.Err(); err != nil {
+		return false, err
+	}
+	after := last.Index + 2
+	switch {
+	case ran.dig == nil || ch.dig == nil || !bytes.Equal(ran.dig, ch.dig):
+		return false, nil
+	case len(ran.asked) != len(ch.asked) || after > len(ran.asked):
+		return false, nil
+	}
+	return slices.Equal(ran.asked[after:], ch.asked[after:]), nil
 }
 
 // estimateNodes estimates how many schedules the subtrees of ns hold (see
@@ -373,13 +502,17 @@ func subtree(x float64, k int) float64 {
 // of cfg with the schedule's Chooser in place of the seeded fault stream
 // (cfg.Seed still seeds the ids, keys and the users' scenario).
 func World(cfg world.Config) RunFunc {
-	return func(ch sim.Chooser) (Outcome, error) {
+	return func(ch *Forcing) (Outcome, error) {
 		c := cfg
 		c.Chooser = ch
 		v, err := world.Judge(c)
-		switch {
-		case err != nil:
+		if err != nil {
 			return Pass, err
+		}
+		if ch.WantsDigest() {
+			ch.SetDigest(Digest(v.Result.Log))
+		}
+		switch {
 		case !v.Report.OK():
 			return Fail, nil
 		case v.Report.Inconclusive:
@@ -387,6 +520,36 @@ func World(cfg world.Config) RunFunc {
 		}
 		return Pass, nil
 	}
+}
+
+// Digest is a run's observable history for Config.Twin: every event of its
+// trace but the choose events (the forced choices themselves) and the note
+// of a kill (which names the step the process died before), without
+// sequence numbers (choose events take some). The simulator's actors are
+// state machines fed only by what the trace records (frames delivered,
+// timers, kills with their losses, restarts), in virtual time, so two runs
+// with the same digest were in the same state at every instant.
+func Digest(log *traces.Log) []byte {
+	h := sha256.New()
+	var num [8]byte
+	for i := range log.Events {
+		e := &log.Events[i]
+		if e.Kind == traces.KindChoose {
+			continue
+		}
+		note := e.Note
+		if e.Kind == traces.KindKill {
+			note = ""
+		}
+		binary.LittleEndian.PutUint64(num[:], uint64(e.T))
+		h.Write(num[:])
+		for _, f := range []string{e.Kind, e.Link, e.From, e.To, e.Dir, e.Frame, e.Client, e.Sub, e.Text,
+			e.Outcome, e.Session, e.MessageID, e.Decision, e.Site, strconv.Itoa(e.Option), strconv.FormatBool(e.LostUnsynced), note} {
+			h.Write([]byte(f))
+			h.Write([]byte{0})
+		}
+	}
+	return h.Sum(nil)
 }
 
 // Space is the part of a run's decisions a search forces.
@@ -424,6 +587,33 @@ func DelayOver(d time.Duration) int {
 	return len(netfault.DelaySteps) - 1
 }
 
+// KillTwin proposes the one equivalence between sites the simulator has: a
+// kill before a sync output of an Agent process (site "a1#1/6/sync-insert")
+// and a kill before its next output ("a1#1/7/respond-prompt"). With the
+// unsynced writes kept (lose-unsynced 0, the default), dying before the sync
+// or just after it leaves the same disk, and if nothing happened in between
+// (the sync and the response belong to one step) the runs are the same but
+// for the kill's note. Config.Twin checks each proposal by running both.
+func KillTwin(d, next sim.Decision) bool {
+	if d.Kind != netfault.Kill || next.Kind != netfault.Kill {
+		return false
+	}
+	p, n, step, ok := killSite(d.Site)
+	q, m, _, ok2 := killSite(next.Site)
+	return ok && ok2 && p == q && m == n+1 && strings.HasPrefix(step, "sync")
+}
+
+// killSite splits a kill site "a1#1/6/sync-insert" into process, output
+// number and step.
+func killSite(site string) (proc string, n int, step string, ok bool) {
+	parts := strings.SplitN(site, "/", 3)
+	if len(parts) != 3 {
+		return "", 0, "", false
+	}
+	n, err := strconv.Atoi(parts[1])
+	return parts[0], n, parts[2], err == nil
+}
+
 // Options returns the OptionsFunc of the space.
 func (sp Space) Options() OptionsFunc {
 	kinds := map[string]bool{}
@@ -446,7 +636,7 @@ func (sp Space) Options() OptionsFunc {
 // counterexample's report and trace. It fails if the run does not ask the
 // decisions s forces, or if it passes where the search saw it fail.
 func Rerun(cfg world.Config, s Schedule) (*world.Verdict, error) {
-	ch := NewForcing(s)
+	ch := &Forcing{forced: s}
 	cfg.Chooser = ch
 	v, err := world.Judge(cfg)
 	if err != nil {

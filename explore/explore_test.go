@@ -1,6 +1,7 @@
 package explore
 
 import (
+	"bytes"
 	"fmt"
 	"hash/fnv"
 	"slices"
@@ -55,7 +56,7 @@ func (a *asker) String() string {
 // tiny is a three-decision run: a cut ends the pipe, so after it only a kill
 // is asked; otherwise a delay (three options) and a reject.
 func tiny(rec *runs) RunFunc {
-	return func(ch sim.Chooser) (Outcome, error) {
+	return func(ch *Forcing) (Outcome, error) {
 		a := &asker{ch: ch}
 		if a.ask("cut", "p/1", 2) != 0 {
 			a.ask("kill", "a/1", 2)
@@ -146,7 +147,7 @@ func TestSearchEnumeratesTheTinyTreeInDFSOrder(t *testing.T) {
 // one in failEvery), and it spins a while, differently per schedule, so
 // parallel runs finish out of order.
 func bushy(failEvery uint32, rec *runs) RunFunc {
-	return func(ch sim.Chooser) (Outcome, error) {
+	return func(ch *Forcing) (Outcome, error) {
 		a := &asker{ch: ch}
 		h := fnv.New32a()
 		more := 10
@@ -252,7 +253,7 @@ func TestSearchCounterexampleIsTheFirstInDFSOrder(t *testing.T) {
 // A run that fails without any fault is the counterexample: an empty
 // schedule, not "none".
 func TestSearchRootFailure(t *testing.T) {
-	res, err := Search(func(sim.Chooser) (Outcome, error) { return Fail, nil }, Config{Faults: 2, Workers: 2})
+	res, err := Search(func(*Forcing) (Outcome, error) { return Fail, nil }, Config{Faults: 2, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,7 +267,7 @@ func TestSearchRootFailure(t *testing.T) {
 func TestSearchNondeterminism(t *testing.T) {
 	var mu sync.Mutex
 	calls := 0
-	_, err := Search(func(ch sim.Chooser) (Outcome, error) {
+	_, err := Search(func(ch *Forcing) (Outcome, error) {
 		mu.Lock()
 		calls++
 		site := fmt.Sprintf("s/%d", calls)
@@ -286,7 +287,7 @@ func TestSearchEstimateOnAUniformTree(t *testing.T) {
 	const d, k = 12, 2
 	total := 1 + d + d*(d-1)/2
 	var bad []Progress
-	res, err := Search(func(ch sim.Chooser) (Outcome, error) {
+	res, err := Search(func(ch *Forcing) (Outcome, error) {
 		for i := range d {
 			ch.Choose(sim.Decision{Kind: "kill", Site: fmt.Sprint(i), N: 2})
 		}
@@ -351,5 +352,104 @@ func TestReferenceAgentPassesASmallBound(t *testing.T) {
 	}
 	if res.Schedules < 50 || res.ByFaults[0] != 1 || res.ByFaults[1] != res.Schedules-1 {
 		t.Fatalf("%d schedules %v: want the fault-free run and at least 49 with one fault", res.Schedules, res.ByFaults)
+	}
+}
+
+// Twins: a schedule whose run equals its proposed twin's keeps only its
+// extension at the next decision; one that differs keeps all of them.
+func TestSearchCutsTwins(t *testing.T) {
+	// Decisions: kill "a/1" (twin of "a/2"), kill "a/2", then "x" and "y".
+	// Killing at a/1 asks "lose" right after; both kills end in the same
+	// history unless lose is forced.
+	run := func(same bool) RunFunc {
+		return func(ch *Forcing) (Outcome, error) {
+			a := &asker{ch: ch}
+			hist := "ok"
+			if a.ask("kill", "a/1", 2) != 0 {
+				hist = "killed"
+				if a.ask("lose", "a/1", 2) != 0 {
+					hist = "lost"
+				}
+				if !same {
+					hist = "killed early"
+				}
+			} else if a.ask("kill", "a/2", 2) != 0 {
+				hist = "killed"
+			}
+			a.ask("x", "x", 2)
+			a.ask("y", "y", 2)
+			if ch.WantsDigest() {
+				ch.SetDigest([]byte(hist))
+			}
+			return Pass, nil
+		}
+	}
+	twin := func(d, next sim.Decision) bool { return d.Site == "a/1" && next.Site == "a/2" }
+	for _, same := range []bool{true, false} {
+		res, err := Search(run(same), Config{Faults: 2, Workers: 2, Twin: twin})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Without the cut: root, 4 singles (a/1, a/2, x, y), a/1 with lose,
+		// x, y; a/2 with x, y; x with y: 1+4+3+2+1 = 11.
+		want, twins := 11, 0
+		if same {
+			want, twins = 9, 1 // a/1+x and a/1+y are a/2+x and a/2+y
+		}
+		if res.Schedules != want || res.Twins != twins {
+			t.Errorf("same=%v: %d schedules, %d twins; want %d, %d", same, res.Schedules, res.Twins, want, twins)
+		}
+	}
+}
+
+// The one equivalence the simulator has: when the search takes a kill
+// before a sync and a kill just after it for twins, every extension of the
+// one runs exactly as the same extension of the other.
+func TestTwinsRunAlike(t *testing.T) {
+	cfg := world.DefaultConfig()
+	cfg.Prompts, cfg.Sessions = 2, 1
+	opts := DefaultSpace(cfg).Options()
+	run := World(cfg)
+	judge := func(s Schedule) (*Forcing, Outcome) {
+		ch := &Forcing{forced: s, record: true, digest: true}
+		out, err := run(ch)
+		if err != nil || ch.Err() != nil {
+			t.Fatal(err, ch.Err())
+		}
+		return ch, out
+	}
+	root, _ := judge(nil)
+	asked := root.Asked()
+	pairs, checked := 0, 0
+	for i := 0; i+1 < len(asked); i++ {
+		if !KillTwin(asked[i], asked[i+1]) {
+			continue
+		}
+		a := Schedule{{i, asked[i], 1}}
+		b := Schedule{{i + 1, asked[i+1], 1}}
+		ra, _ := judge(a)
+		twin, err := twinOf(run, a, asked[i+1], ra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !twin {
+			continue
+		}
+		pairs++
+		rb, _ := judge(b)
+		for j := i + 2; j < len(ra.asked); j += 2 { // every other one: enough, and fast
+			for _, o := range opts(ra.asked[j]) {
+				x, outx := judge(append(slices.Clip(a), Forced{j, ra.asked[j], o}))
+				y, outy := judge(append(slices.Clip(b), Forced{j, rb.asked[j], o}))
+				checked++
+				if !bytes.Equal(x.dig, y.dig) || outx != outy {
+					t.Errorf("%v and %v, then %v: different runs", a, b, ra.asked[j])
+				}
+			}
+		}
+	}
+	t.Logf("%d twin pairs, %d extensions checked", pairs, checked)
+	if pairs < 3 || checked < 20 {
+		t.Fatalf("%d twin pairs, %d extensions checked: want a real check", pairs, checked)
 	}
 }
