@@ -93,3 +93,21 @@ func TestReplayAndShrinkRefuseBadInput(t *testing.T) {
 		}
 	}
 }
+
+func TestSwarmLedgerIsRerunByReplay(t *testing.T) {
+	dir := t.TempDir()
+	ledger := filepath.Join(dir, "ledger.ndjson")
+	code, out, _ := run(t, "swarm", "--seeds", "20", "--policy", "naive", "--ledger", ledger)
+	if code != exitAnomaly || !strings.Contains(out, "appended to "+ledger) {
+		t.Fatalf("swarm: exit %d\n%s", code, out)
+	}
+	b, err := os.ReadFile(ledger)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := strings.Count(string(b), "\n")
+	code, out, _ = run(t, "replay", "--ledger", ledger)
+	if code != exitAnomaly || !strings.Contains(out, strconv.Itoa(n)+" still fail, 0 pass now") {
+		t.Fatalf("replay --ledger with %d entries: exit %d\n%s", n, code, out)
+	}
+}

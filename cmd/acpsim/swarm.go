@@ -18,7 +18,7 @@ func newSwarmCmd() *cobra.Command {
 	var sf simFlags
 	var seeds, workers, show int
 	var checkDet, coverage, guided bool
-	var classes string
+	var classes, ledger string
 	var first uint64
 	cmd := &cobra.Command{
 		Use:   "swarm",
@@ -79,7 +79,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			writeSummary(out, sum, cfg, time.Since(start))
 			writeFaultClasses(out, sum, cfg)
 			writeCoverage(out, sum.Coverage)
-			skip := []string{"seeds", "first-seed", "workers", "show", "check-determinism", "classes", "coverage", "guided"}
+			skip := []string{"seeds", "first-seed", "workers", "show", "check-determinism", "classes", "coverage", "guided", "ledger"}
 			if len(sum.Failures) > 0 {
 				n := min(show, len(sum.Failures))
 				fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, len(sum.Failures))
@@ -87,6 +87,18 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 					fmt.Fprintf(out, "  seed %d: %s%s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "), classesOn(sc, f),
 						seedRerun(cmd.Flags(), cfg, f, skip))
 				}
+			}
+			if ledger != "" && len(sum.Failures) > 0 {
+				entries := make([]ledgerEntry, 0, len(sum.Failures))
+				rev := commit()
+				for _, f := range sum.Failures {
+					entries = append(entries, ledgerEntry{Seed: f.Seed, Commit: rev, Command: seedRerun(cmd.Flags(), cfg, f, skip),
+						Anomalies: f.Kinds, Time: time.Now().UTC().Truncate(time.Second)})
+				}
+				if err := appendLedger(ledger, entries); err != nil {
+					return err
+				}
+				fmt.Fprintf(out, "\n%d failing seed(s) appended to %s: acpsim replay --ledger %s reruns them\n", len(entries), ledger, shellQuote(ledger))
 			}
 			if checkDet {
 				if len(sum.Nondeterministic) == 0 {
@@ -122,6 +134,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
 	cmd.Flags().StringVar(&classes, "classes", "on", "fault classes per seed, as TigerBeetle's VOPR: on (each seed switches whole classes of faults on or off and draws the rates of those on; a rerun command carries them as --fault-rates) or off (every seed at the --fault-rates rates)")
+	cmd.Flags().StringVar(&ledger, "ledger", "", "append every failing seed (its commit, rerun command and anomalies) to this file, one JSON line each; acpsim replay --ledger FILE reruns them")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "count the (fault point × protocol state) pairs the seeds hit and list those never hit")
 	cmd.Flags().BoolVar(&guided, "guided", false, fmt.Sprintf("run the seeds in batches of %d and raise, for the next batch, the rates of the fault kinds whose pairs no seed hit yet (implies --coverage)", world.GuideBatch))
 	return cmd
