@@ -19,7 +19,6 @@ import (
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/sim/world"
-	"github.com/acpsim/acpsim/traces"
 )
 
 // Result is the smallest run found.
@@ -29,17 +28,6 @@ type Result struct {
 	Verdict *world.Verdict
 	// Runs is how many runs the search made.
 	Runs int
-}
-
-// Choices are the non-zero decisions a trace recorded.
-func Choices(evs []traces.Event) []sim.Choice {
-	var out []sim.Choice
-	for _, e := range evs {
-		if e.Kind == traces.KindChoose {
-			out = append(out, sim.Choice{Decision: sim.Decision{Kind: e.Decision, Site: e.Site}, Option: e.Option})
-		}
-	}
-	return out
 }
 
 // Shows reports whether the report has an anomaly of kind.
@@ -110,7 +98,7 @@ func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, erro
 	cfg := base
 	cfg.Skip = skip
 	cfg.Chooser = sim.NewSchedule(choices)
-	return &Result{Config: cfg, Choices: Choices(s.best.Result.Log.Events), Verdict: s.best, Runs: s.runs}, nil
+	return &Result{Config: cfg, Choices: sim.Recorded(s.best.Result.Log.Events), Verdict: s.best, Runs: s.runs}, nil
 }
 
 func size(skip []string, choices []sim.Choice) int { return len(choices)*1000 - len(skip) }

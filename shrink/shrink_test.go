@@ -50,14 +50,14 @@ func TestEveryMutantShrinksToASmallCounterexample(t *testing.T) {
 		cfg.Cancels, cfg.Closes, cfg.Forks = 2, 1, 1
 		v := firstFailure(t, cfg, kind)
 		start := time.Now()
-		res, err := shrink.Shrink(seeded(cfg, v), shrink.Choices(v.Result.Log.Events), kind)
+		res, err := shrink.Shrink(seeded(cfg, v), sim.Recorded(v.Result.Log.Events), kind)
 		_ = start
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		small := res.Verdict.Result.Log
 		again := res.Config
-		again.Chooser = sim.NewSchedule(shrink.Choices(small.Events))
+		again.Chooser = sim.NewSchedule(sim.Recorded(small.Events))
 		rv, err := world.Judge(again)
 		if err != nil {
 			t.Fatal(err)

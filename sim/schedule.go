@@ -1,5 +1,7 @@
 package sim
 
+import "github.com/acpsim/acpsim/traces"
+
 // Schedule is a Chooser that answers from a recorded list of non-zero
 // choices, matched by (Kind, Site); every decision it has no record of gets
 // option 0, "no fault". So a trace stays a valid schedule after code changes
@@ -26,4 +28,16 @@ func (s *Schedule) Choose(d Decision) int {
 		return 0
 	}
 	return opt
+}
+
+// Recorded are the non-zero choices a trace recorded (its choose events):
+// the schedule that replays it.
+func Recorded(events []traces.Event) []Choice {
+	var out []Choice
+	for _, e := range events {
+		if e.Kind == traces.KindChoose {
+			out = append(out, Choice{Decision: Decision{Kind: e.Decision, Site: e.Site}, Option: e.Option})
+		}
+	}
+	return out
 }

@@ -104,7 +104,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 				if err != nil {
 					return err
 				}
-				cfg.Chooser = sim.NewSchedule(choices(log.Events))
+				cfg.Chooser = sim.NewSchedule(sim.Recorded(log.Events))
 				first, seeds = log.Header.Seed, 1
 			}
 			if traceDir != "" {
@@ -162,16 +162,6 @@ func resolveAgent(argv []string) []string {
 		return argv
 	}
 	return append([]string{exe}, argv[1:]...)
-}
-
-func choices(evs []traces.Event) []sim.Choice {
-	var out []sim.Choice
-	for _, e := range evs {
-		if e.Kind == traces.KindChoose {
-			out = append(out, sim.Choice{Decision: sim.Decision{Kind: e.Decision, Site: e.Site}, Option: e.Option})
-		}
-	}
-	return out
 }
 
 // checkSeed is one seed's verdict.

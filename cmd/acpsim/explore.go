@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/acpsim/acpsim/explore"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/traces"
 )
 
 func newExploreCmd() *cobra.Command {
@@ -139,7 +137,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 			v.Report.WriteText(out)
 			fmt.Fprintln(out)
 			writeForced(out, res.Counterexample)
-			path := saveExplore(v.Result.Log, cfg.Agent, seed)
+			path := saveFailure(v.Result.Log, fmt.Sprintf("explore-%s-seed-%d", cfg.Agent, seed))
 			fmt.Fprintf(out, "FAIL\n  trace: %s\n  replay: %s replay %s\n  shrink: %s shrink %s -o small.ndjson\n  explore again: %s explore --seed %d %s\n",
 				path, binName(), path, binName(), path, binName(), seed, rerunFlags(cmd.Flags(), "workers"))
 			return exitError{exitAnomaly}
@@ -235,21 +233,4 @@ func writeForced(out io.Writer, s explore.Schedule) {
 		}
 		fmt.Fprintf(out, "  #%-4d %-15s %-32s option %d of %d%s\n", f.Index, f.Decision.Kind, f.Decision.Site, f.Option, f.Decision.N, what)
 	}
-}
-
-// saveExplore writes a counterexample's trace under acpsim-failures/.
-func saveExplore(log *traces.Log, agentName string, seed uint64) string {
-	dir := "acpsim-failures"
-	path := filepath.Join(dir, fmt.Sprintf("explore-%s-seed-%d.ndjson", agentName, seed))
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	if err := writeTrace(f, log); err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	return path
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/acpsim/acpsim/properties"
-	"github.com/acpsim/acpsim/shrink"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
@@ -94,7 +93,7 @@ func replayTrace(out io.Writer, path string, trace *os.File) (failed bool, err e
 	if err != nil {
 		return false, err
 	}
-	cfg.Chooser = sim.NewSchedule(shrink.Choices(rec.Events))
+	cfg.Chooser = sim.NewSchedule(sim.Recorded(rec.Events))
 	v, err := world.Judge(cfg)
 	if err != nil {
 		return false, err

@@ -77,7 +77,7 @@ prints where.`,
 				if tracePath != "" {
 					return tracePath
 				}
-				return saveFailure(v.Result.Log, seed)
+				return saveFailure(v.Result.Log, fmt.Sprintf("seed-%d", seed))
 			})
 		},
 	}
@@ -138,10 +138,11 @@ func writeTrace(f *os.File, log *traces.Log) error {
 	return f.Close()
 }
 
-// saveFailure writes a failing run's trace under acpsim-failures/.
-func saveFailure(log *traces.Log, seed uint64) string {
+// saveFailure writes a failing run's trace as acpsim-failures/NAME.ndjson
+// and returns its path, or why it could not.
+func saveFailure(log *traces.Log, name string) string {
 	dir := "acpsim-failures"
-	path := filepath.Join(dir, fmt.Sprintf("seed-%d.ndjson", seed))
+	path := filepath.Join(dir, name+".ndjson")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "(not written: " + err.Error() + ")"
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/shrink"
+	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -57,7 +58,7 @@ that replays the small trace.`,
 				return err
 			}
 			start := time.Now()
-			res, err := shrink.Shrink(cfg, shrink.Choices(rec.Events), kind)
+			res, err := shrink.Shrink(cfg, sim.Recorded(rec.Events), kind)
 			if err != nil {
 				out.Close()
 				os.Remove(outPath)

@@ -5,18 +5,7 @@ import (
 
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
-	"github.com/acpsim/acpsim/traces"
 )
-
-func choicesOf(evs []traces.Event) []sim.Choice {
-	var out []sim.Choice
-	for _, e := range evs {
-		if e.Kind == traces.KindChoose {
-			out = append(out, sim.Choice{Decision: sim.Decision{Kind: e.Decision, Site: e.Site}, Option: e.Option})
-		}
-	}
-	return out
-}
 
 func shows(r *properties.Report, kind string) bool {
 	for _, a := range r.Anomalies {
@@ -50,7 +39,7 @@ func TestARecordedTraceSurvivesAnExtraDrawWhileItsSeedDoesNot(t *testing.T) {
 		if shows(now.Report, properties.Duplicate) {
 			continue // this seed happens to duplicate either way: look for one that does not
 		}
-		cfg.Chooser = sim.NewSchedule(choicesOf(old.Result.Log.Events))
+		cfg.Chooser = sim.NewSchedule(sim.Recorded(old.Result.Log.Events))
 		replayed, err := Judge(cfg)
 		if err != nil {
 			t.Fatal(err)
