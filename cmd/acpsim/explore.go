@@ -20,7 +20,7 @@ import (
 func newExploreCmd() *cobra.Command {
 	var sf simFlags
 	var seed uint64
-	var faults, workers int
+	var faults, jobs, workers int
 	var twins bool
 	var kinds []string
 	var delays []time.Duration
@@ -41,7 +41,7 @@ and route with several --nodes), and a delay only by the steps in --delays
 the one that makes a Client give up on a frame still in flight and retry).
 
 Ends with "all M schedules explored, 0 anomalies", or with the first
-counterexample in depth-first order (whatever --workers): its report, its
+counterexample in depth-first order (whatever --jobs): its report, its
 forced choices and its trace under acpsim-failures/, which acpsim replay and
 acpsim shrink read. A progress bar with schedules per second and an estimate
 of the total goes to stderr on a terminal.
@@ -61,11 +61,18 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 			if faults < 0 {
 				return fmt.Errorf("--faults %d: expected 0 or more", faults)
 			}
-			if workers < 1 {
-				return fmt.Errorf("--workers %d: expected at least 1", workers)
+			if cmd.Flags().Changed("workers") && !cmd.Flags().Changed("jobs") {
+				if workers < 1 {
+					return fmt.Errorf("--workers %d: expected at least 1", workers)
+				}
+				jobs = workers
 			}
+			if jobs < 1 {
+				return fmt.Errorf("--jobs %d: expected at least 1", jobs)
+			}
+			workers = jobs
 			cfg.Seed = seed
-			skip := []string{"faults", "kinds", "delays", "workers", "prompts"}
+			skip := []string{"faults", "kinds", "delays", "jobs", "workers", "prompts"}
 			cfg.Command = fmt.Sprintf("%s %s --prompts=%d", binName(), rerunCommand(cmd.Flags(), seed, skip...)[len("acpsim "):], cfg.Prompts)
 			space := explore.DefaultSpace(cfg)
 			if cmd.Flags().Changed("kinds") {
@@ -139,7 +146,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 			writeForced(out, res.Counterexample)
 			path := saveFailure(v.Result.Log, fmt.Sprintf("explore-%s-seed-%d", cfg.Agent, seed))
 			fmt.Fprintf(out, "FAIL\n  trace: %s\n  replay: %s replay %s\n  shrink: %s shrink %s -o small.ndjson\n  explore again: %s explore --seed %d %s\n",
-				path, binName(), path, binName(), path, binName(), seed, rerunFlags(cmd.Flags(), "workers"))
+				path, binName(), path, binName(), path, binName(), seed, rerunFlags(cmd.Flags(), "jobs", "workers"))
 			return exitError{exitAnomaly}
 		},
 	}
@@ -149,7 +156,10 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 	cmd.Flags().Lookup("prompts").DefValue = "3"
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the ids, keys and the users' scenario (faults come from the search)")
 	cmd.Flags().IntVar(&faults, "faults", 2, "most non-zero decisions (faults) a schedule forces")
-	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "schedules run side by side (the result does not depend on it)")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "schedules run side by side (the result does not depend on it)")
+	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "schedules run side by side")
+	_ = cmd.Flags().MarkDeprecated("workers", "use --jobs")
+	cmd.Flags().SetOutput(stderrOf{cmd})
 	cmd.Flags().StringSliceVar(&kinds, "kinds", nil, "fault kinds forced (default: those with a non-zero rate for the run's link and flags); one of "+strings.Join(netfault.Kinds(), ", "))
 	cmd.Flags().BoolVar(&twins, "twins", true, "cut the subtree of a kill before a sync when a kill just after it runs the same (checked by running both)")
 	cmd.Flags().DurationSliceVar(&delays, "delays", nil, "delay steps forced on a delay decision (default: the first step longer than --timeout); from "+delaySteps())

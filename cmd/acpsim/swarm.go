@@ -1,24 +1,29 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/acpsim/acpsim/sim/world"
 )
 
 func newSwarmCmd() *cobra.Command {
 	var sf simFlags
-	var seeds, workers, show int
+	var seeds, jobs, workers, show, shardCount int
 	var checkDet, coverage, guided bool
-	var classes, ledger string
+	var classes, ledger, shard, summaryJSON, format string
 	var first uint64
 	cmd := &cobra.Command{
 		Use:   "swarm",
@@ -54,11 +59,53 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			if classes != "on" && classes != "off" {
 				return fmt.Errorf("--classes %q: expected on or off", classes)
 			}
-			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: workers, CheckDeterminism: checkDet,
-				Classes: classes == "on", Coverage: coverage || guided, Guided: guided}
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: expected text or json", format)
+			}
+			if !cmd.Flags().Changed("jobs") && cmd.Flags().Changed("workers") {
+				jobs = workers
+			}
+			if jobs < 0 {
+				return fmt.Errorf("--jobs %d: expected 0 (every core) or more", jobs)
+			}
+			if jobs == 0 {
+				jobs = runtime.GOMAXPROCS(0)
+			}
+			index, count, err := shardOf(shard, shardCount)
+			if err != nil {
+				return err
+			}
+			if count > 1 && guided {
+				return fmt.Errorf("--guided cannot be sharded: each batch's rates depend on every batch before it")
+			}
+			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: jobs, CheckDeterminism: checkDet,
+				Classes: classes == "on", Coverage: coverage || guided, Guided: guided,
+				Shard: index, Shards: count, MaxFailures: max(world.DefaultMaxFailures, show)}
+			lo, n := world.ShardRange(first, seeds, index, count) // n may be 0: more shards than seeds
+			rerun := func(f world.SeedFailure) string { return seedRerun(cmd.Flags(), cfg, f, swarmRerunSkip) }
+			var ledgerErr error
+			var pending []ledgerEntry
+			appended := 0
+			flush := func() {
+				if len(pending) > 0 && ledgerErr == nil {
+					ledgerErr = appendLedger(ledger, pending)
+					appended += len(pending)
+				}
+				pending = pending[:0]
+			}
+			if ledger != "" {
+				rev := commit()
+				sc.OnFailure = func(f world.SeedFailure) {
+					pending = append(pending, ledgerEntry{Seed: f.Seed, Commit: rev, Command: rerun(f),
+						Anomalies: f.Kinds, Time: time.Now().UTC().Truncate(time.Second)})
+					if len(pending) == 256 {
+						flush()
+					}
+				}
+			}
 			var bar *progressbar.ProgressBar
 			if isatty.IsTerminal(os.Stderr.Fd()) {
-				bar = progressbar.NewOptions(seeds, progressbar.OptionSetWriter(os.Stderr),
+				bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(os.Stderr),
 					progressbar.OptionSetDescription("seeds"), progressbar.OptionShowCount(),
 					progressbar.OptionShowIts(), progressbar.OptionSetItsString("seeds"),
 					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
@@ -75,62 +122,59 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
-			writeSummary(out, sum, cfg, time.Since(start))
-			writeFaultClasses(out, sum, cfg)
-			writeCoverage(out, sum.Coverage)
-			skip := []string{"seeds", "first-seed", "workers", "show", "check-determinism", "classes", "coverage", "guided", "ledger"}
-			if len(sum.Failures) > 0 {
-				n := min(show, len(sum.Failures))
-				fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, len(sum.Failures))
-				for _, f := range sum.Failures[:n] {
-					fmt.Fprintf(out, "  seed %d: %s%s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "), classesOn(sc, f),
-						seedRerun(cmd.Flags(), cfg, f, skip))
-				}
+			flush()
+			if ledgerErr != nil {
+				return ledgerErr
 			}
-			if ledger != "" && len(sum.Failures) > 0 {
-				entries := make([]ledgerEntry, 0, len(sum.Failures))
-				rev := commit()
-				for _, f := range sum.Failures {
-					entries = append(entries, ledgerEntry{Seed: f.Seed, Commit: rev, Command: seedRerun(cmd.Flags(), cfg, f, skip),
-						Anomalies: f.Kinds, Time: time.Now().UTC().Truncate(time.Second)})
-				}
-				if err := appendLedger(ledger, entries); err != nil {
+			took := time.Since(start)
+			part := ""
+			switch {
+			case count > 1 && n == 0:
+				part = fmt.Sprintf(" (shard %d/%d: no seeds, there are more shards than seeds)", index, count)
+			case count > 1:
+				part = fmt.Sprintf(" (shard %d/%d: seeds %d…%d)", index, count, lo, lo+uint64(n)-1)
+			}
+			fmt.Fprintf(cmd.ErrOrStderr(), "swarm: %d seeds%s in %s (%.0f seeds/s) on %d jobs\n",
+				sum.Seeds, part, took.Round(time.Millisecond), float64(sum.Seeds)/max(took.Seconds(), 1e-9), jobs)
+			scfg := world.SummaryConfig{Args: swarmArgs(cmd.Flags()), FirstSeed: first, Seeds: seeds,
+				Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link, Clients: cfg.Clients, Prompts: cfg.Prompts, Rates: cfg.Rates,
+				Classes: sc.Classes, Coverage: sc.Coverage, Guided: guided, CheckDeterminism: checkDet,
+				Show: show, MaxFailures: sc.MaxFailures}
+			if summaryJSON != "" || format == "json" {
+				scfg.Commit = commit()
+			}
+			file := world.NewSummaryFile(sum, scfg, world.ShardInfo{Index: index, Count: count, FirstSeed: lo, Seeds: n,
+				ElapsedSeconds: took.Seconds(), Jobs: jobs}, rerun)
+			if summaryJSON != "" {
+				if err := writeSummaryFile(summaryJSON, file); err != nil {
 					return err
 				}
-				fmt.Fprintf(out, "\n%d failing seed(s) appended to %s: acpsim replay --ledger %s reruns them\n", len(entries), ledger, shellQuote(ledger))
 			}
-			if checkDet {
-				if len(sum.Nondeterministic) == 0 {
-					fmt.Fprintf(out, "\ndeterministic: every seed ran twice gave the same trace\n")
+			out := cmd.OutOrStdout()
+			if format == "json" {
+				if err := file.WriteJSON(out); err != nil {
+					return err
 				}
-				for i, d := range sum.Nondeterministic {
-					if i == show {
-						break
-					}
-					fmt.Fprintf(out, "\nseed %d: %s\n", d.Seed, d.Divergence)
-				}
+				return swarmVerdict(sum)
 			}
-			fmt.Fprintln(out)
-			switch {
-			case len(sum.Nondeterministic) > 0:
-				fmt.Fprintf(out, "FAIL: %d of %d seeds are not deterministic\n", len(sum.Nondeterministic), sum.Seeds)
-				return exitError{exitAnomaly}
-			case sum.Failed > 0:
-				fmt.Fprintf(out, "FAIL: %d of %d seeds broke a property\n", sum.Failed, sum.Seeds)
-				return exitError{exitAnomaly}
-			case sum.Inconclusive > 0:
-				fmt.Fprintf(out, "INCONCLUSIVE: %d of %d seeds hit their cap while still busy\n", sum.Inconclusive, sum.Seeds)
-				return exitError{exitInconclusive}
+			note := ""
+			if appended > 0 {
+				note = fmt.Sprintf("\n%d failing seed(s) appended to %s: acpsim replay --ledger %s reruns them\n", appended, ledger, shellQuote(ledger))
 			}
-			fmt.Fprintf(out, "PASS: %d seeds, every submission inserted at most once and never silently lost\n", sum.Seeds)
-			return nil
+			return writeSwarm(out, file, note)
 		},
 	}
 	sf.register(cmd.Flags())
-	cmd.Flags().IntVar(&seeds, "seeds", 100, "number of seeds to run")
+	cmd.Flags().IntVar(&seeds, "seeds", 100, "number of seeds to run (all shards together)")
 	cmd.Flags().Uint64Var(&first, "first-seed", 1, "first seed")
+	cmd.Flags().IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side (0: one per core); the summary does not depend on it")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per core)")
+	_ = cmd.Flags().MarkDeprecated("workers", "use --jobs")
+	cmd.Flags().SetOutput(stderrOf{cmd})
+	cmd.Flags().StringVar(&shard, "shard", "", "run only shard i/n of the seeds (0 ≤ i < n): the i-th of n contiguous blocks; acpsim merge puts the shards' --summary-json files together")
+	cmd.Flags().IntVar(&shardCount, "shard-count", 0, "n shards, this one's index from JOB_COMPLETION_INDEX (set per pod by a Kubernetes Indexed Job); see deploy/")
+	cmd.Flags().StringVar(&summaryJSON, "summary-json", "", "also write the summary as JSON to this file (every count, the failing seeds' rerun commands, the flags and the shard), for acpsim merge")
+	cmd.Flags().StringVar(&format, "format", "text", "output: text (the summary) or json (the --summary-json document on stdout)")
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
 	cmd.Flags().StringVar(&classes, "classes", "on", "fault classes per seed, as TigerBeetle's VOPR: on (each seed switches whole classes of faults on or off and draws the rates of those on; a rerun command carries them as --fault-rates) or off (every seed at the --fault-rates rates)")
@@ -140,7 +184,141 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 	return cmd
 }
 
-func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config, took time.Duration) {
+// stderrOf writes to a command's stderr, looked up at each write. A flag
+// set's output: cobra would print pflag's deprecation notices (--workers)
+// on stdout, into a --format json document.
+type stderrOf struct{ cmd *cobra.Command }
+
+func (w stderrOf) Write(p []byte) (int, error) { return w.cmd.ErrOrStderr().Write(p) }
+
+// swarmPerShard are the swarm flags that may differ between the shards of
+// one run: they change neither a seed's result nor the summary.
+var swarmPerShard = []string{"jobs", "workers", "shard", "shard-count", "summary-json", "format", "ledger"}
+
+// swarmRerunSkip are the swarm flags a seed's rerun command leaves out.
+var swarmRerunSkip = append([]string{"seeds", "first-seed", "show", "check-determinism", "classes", "coverage", "guided"}, swarmPerShard...)
+
+// swarmArgs are the flags that shape a swarm's result, for its summary's
+// config: those set away from their default, less the per-shard ones, as
+// --name=value, sorted.
+func swarmArgs(fs *pflag.FlagSet) []string {
+	args := []string{}
+	fs.VisitAll(func(f *pflag.Flag) {
+		if !f.Changed || contains(swarmPerShard, f.Name) || f.Value.String() == f.DefValue {
+			return
+		}
+		v := f.Value.String()
+		if sv, ok := f.Value.(pflag.SliceValue); ok {
+			v = strings.Join(sv.GetSlice(), ",")
+		}
+		args = append(args, "--"+f.Name+"="+v)
+	})
+	slices.Sort(args)
+	return args
+}
+
+// shardOf reads --shard i/n and --shard-count n (the index then from
+// JOB_COMPLETION_INDEX); 0 of 1 without either.
+func shardOf(shard string, count int) (int, int, error) {
+	if shard == "" && count == 0 {
+		return 0, 1, nil
+	}
+	if count < 0 {
+		return 0, 0, fmt.Errorf("--shard-count %d: expected at least 1", count)
+	}
+	if shard == "" {
+		env, ok := os.LookupEnv("JOB_COMPLETION_INDEX")
+		if !ok {
+			return 0, 0, fmt.Errorf("--shard-count %d: JOB_COMPLETION_INDEX is not set (a Kubernetes Indexed Job sets it per pod); give --shard i/%d instead", count, count)
+		}
+		i, err := strconv.Atoi(strings.TrimSpace(env))
+		if err != nil || i < 0 || i >= count {
+			return 0, 0, fmt.Errorf("JOB_COMPLETION_INDEX=%q: expected 0 … %d for --shard-count %d", env, count-1, count)
+		}
+		return i, count, nil
+	}
+	is, ns, ok := strings.Cut(shard, "/")
+	i, err1 := strconv.Atoi(is)
+	n, err2 := strconv.Atoi(ns)
+	if !ok || err1 != nil || err2 != nil || n < 1 || i < 0 || i >= n {
+		return 0, 0, fmt.Errorf("--shard %q: expected i/n with 0 ≤ i < n, e.g. 0/4", shard)
+	}
+	if count != 0 && count != n {
+		return 0, 0, fmt.Errorf("--shard %s and --shard-count %d disagree on the number of shards", shard, count)
+	}
+	return i, n, nil
+}
+
+// writeSummaryFile writes a summary file, or says why it could not.
+func writeSummaryFile(path string, f *world.SummaryFile) error {
+	var b bytes.Buffer
+	if err := f.WriteJSON(&b); err != nil {
+		return err
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("--summary-json: %v", err)
+	}
+	return nil
+}
+
+// writeSwarm prints a swarm's summary, whole or merged from shards, and
+// returns its verdict as the exit error; note (the ledger's line) goes
+// just before the verdict's paragraph.
+func writeSwarm(out io.Writer, file *world.SummaryFile, note string) error {
+	sum, reruns, err := file.Summary()
+	if err != nil {
+		return err
+	}
+	c := file.Config
+	cfg := world.Config{Policy: c.Policy, Agent: c.Agent, Clients: c.Clients, Prompts: c.Prompts, Rates: c.Rates}
+	writeSummary(out, sum, cfg)
+	writeFaultClasses(out, sum, cfg)
+	writeCoverage(out, sum.Coverage)
+	if sum.Failed > 0 {
+		n := min(c.Show, len(sum.Failures))
+		fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, sum.Failed)
+		for i, f := range sum.Failures[:n] {
+			fmt.Fprintf(out, "  seed %d: %s%s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "), classesOn(world.SwarmConfig{Classes: c.Classes}, f), reruns[i])
+		}
+	}
+	fmt.Fprint(out, note)
+	if c.CheckDeterminism {
+		if sum.NotDeterministic == 0 {
+			fmt.Fprintf(out, "\ndeterministic: every seed ran twice gave the same trace\n")
+		}
+		for i, d := range sum.Nondeterministic {
+			if i == c.Show {
+				break
+			}
+			fmt.Fprintf(out, "\nseed %d: %s\n", d.Seed, d.Divergence)
+		}
+	}
+	fmt.Fprintln(out)
+	switch {
+	case sum.NotDeterministic > 0:
+		fmt.Fprintf(out, "FAIL: %d of %d seeds are not deterministic\n", sum.NotDeterministic, sum.Seeds)
+	case sum.Failed > 0:
+		fmt.Fprintf(out, "FAIL: %d of %d seeds broke a property\n", sum.Failed, sum.Seeds)
+	case sum.Inconclusive > 0:
+		fmt.Fprintf(out, "INCONCLUSIVE: %d of %d seeds hit their cap while still busy\n", sum.Inconclusive, sum.Seeds)
+	default:
+		fmt.Fprintf(out, "PASS: %d seeds, every submission inserted at most once and never silently lost\n", sum.Seeds)
+	}
+	return swarmVerdict(sum)
+}
+
+// swarmVerdict is a summary's exit error (nil: every property held).
+func swarmVerdict(sum *world.Summary) error {
+	switch {
+	case sum.NotDeterministic > 0, sum.Failed > 0:
+		return exitError{exitAnomaly}
+	case sum.Inconclusive > 0:
+		return exitError{exitInconclusive}
+	}
+	return nil
+}
+
+func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config) {
 	mode := ""
 	if sum.Classes != nil {
 		mode += " · fault classes"
@@ -148,8 +326,8 @@ func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config, took time
 	if sum.Coverage != nil && sum.Coverage.Batches > 0 {
 		mode += " · guided"
 	}
-	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts%s · %s (%.0f seeds/s)\n\n",
-		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, mode, took.Round(time.Millisecond), float64(sum.Seeds)/took.Seconds())
+	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts%s\n\n",
+		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, mode)
 	fmt.Fprintf(out, "seeds failed: %d of %d", sum.Failed, sum.Seeds)
 	if sum.Inconclusive > 0 {
 		fmt.Fprintf(out, " (%d inconclusive)", sum.Inconclusive)

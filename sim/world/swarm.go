@@ -1,7 +1,11 @@
 package world
 
 import (
+	"fmt"
+	"maps"
 	"runtime"
+	"slices"
+	"sync"
 
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/realmode"
@@ -29,7 +33,21 @@ type SwarmConfig struct {
 	Base      Config
 	FirstSeed uint64
 	Seeds     int
-	Workers   int
+	// Workers is how many seeds run side by side (acpsim's --jobs; 0: one
+	// per core). The summary does not depend on it.
+	Workers int
+	// Shard and Shards split the seeds: with Shards > 1 the swarm runs only
+	// shard Shard (0 ≤ Shard < Shards), the contiguous block ShardRange
+	// gives, and its Summary counts that block. MergeSummaries puts the
+	// shards back together.
+	Shard, Shards int
+	// MaxFailures caps the failing seeds (and the nondeterministic ones) a
+	// Summary lists, the first ones in seed order; Failed still counts them
+	// all (0: DefaultMaxFailures; negative: no cap).
+	MaxFailures int
+	// OnFailure, when set, is called with every failing seed, in seed
+	// order, from the calling goroutine, capped or not (a ledger).
+	OnFailure func(SeedFailure)
 	// Progress, when set, is called after each seed from one goroutine.
 	Progress func(done, failed int)
 	// CheckDeterminism runs every seed twice and compares the traces.
@@ -40,6 +58,35 @@ type SwarmConfig struct {
 	// batches and raises the rates of the kinds whose pairs are still
 	// missing (guided.go; it counts coverage too).
 	Classes, Coverage, Guided bool
+}
+
+// DefaultMaxFailures is how many failing seeds a Summary lists unless told
+// otherwise: enough for any report, and a swarm's memory stays flat in the
+// number of seeds.
+const DefaultMaxFailures = 1000
+
+// maxFailures is the cap sc asks for (-1: none).
+func (sc *SwarmConfig) maxFailures() int {
+	switch {
+	case sc.MaxFailures == 0:
+		return DefaultMaxFailures
+	case sc.MaxFailures < 0:
+		return -1
+	}
+	return sc.MaxFailures
+}
+
+// ShardRange is the block of seeds shard i of n runs out of seeds seeds
+// from first: the contiguous range [first+⌊i·seeds/n⌋, first+⌊(i+1)·seeds/n⌋),
+// so the shards tile the whole run in order and differ in size by at most
+// one seed. A shard is thus an ordinary swarm over a smaller range.
+func ShardRange(first uint64, seeds, i, n int) (uint64, int) {
+	if n <= 1 {
+		return first, seeds
+	}
+	lo := int(int64(i) * int64(seeds) / int64(n))
+	hi := int(int64(i+1) * int64(seeds) / int64(n))
+	return first + uint64(lo), hi - lo
 }
 
 // SeedFailure is a failing seed with its anomaly kinds (first occurrence order).
@@ -56,6 +103,8 @@ type SeedFailure struct {
 
 // Summary aggregates a swarm.
 type Summary struct {
+	// FirstSeed and Seeds are the seeds summed up (a shard's own block).
+	FirstSeed    uint64
 	Seeds        int
 	Failed       int
 	Inconclusive int
@@ -63,11 +112,18 @@ type Summary struct {
 	Anomalies []KindTotal
 	Stats     properties.Stats
 	Faults    []sim.KindCount
-	Failures  []SeedFailure // in seed order
-	Events    int
+	// FaultsFirst says, for each of Faults, where its kind was first seen,
+	// so that merged shards list the kinds in the order one swarm would.
+	FaultsFirst []FirstSeen
+	// Failures are the first failing seeds in seed order, at most
+	// SwarmConfig.MaxFailures of them; Failed counts them all.
+	Failures []SeedFailure
+	Events   int
 	// Nondeterministic lists the seeds whose two runs differed (with
-	// CheckDeterminism), with the first divergent event.
+	// CheckDeterminism), with the first divergent event: the first ones in
+	// seed order, capped as Failures; NotDeterministic counts them all.
 	Nondeterministic []SeedDivergence
+	NotDeterministic int
 	// Classes counts per class present in the base rates how many seeds
 	// had it on and how many of those failed (with Classes).
 	Classes []ClassTotal
@@ -86,34 +142,61 @@ type KindTotal struct {
 	Kind  string
 	Count int
 	Seeds int
+	First FirstSeen
+}
+
+// FirstSeen is where a kind first appeared: the first seed that had it
+// and its position among that seed's kinds. Sorting by it gives the order
+// of first appearance across merged shards.
+type FirstSeen struct {
+	Seed uint64
+	Rank int
+}
+
+// Before orders two first appearances.
+func (f FirstSeen) Before(g FirstSeen) bool {
+	return f.Seed < g.Seed || f.Seed == g.Seed && f.Rank < g.Rank
+}
+
+// seedResult is what a swarm keeps of one seed until it is folded into the
+// summary, in seed order: never the trace.
+type seedResult struct {
+	seed   uint64
+	report *properties.Report
+	faults []sim.KindCount
+	events int
+	div    *Divergence
+	err    error
+	rates  map[string]float64
+	on     []string
+	cov    Coverage
 }
 
 // Swarm runs many seeds in parallel. Each simulation stays on one goroutine;
-// only whole seeds run side by side, and results are merged in seed order so
-// the summary does not depend on scheduling. Only one trace per worker is
-// alive at a time.
+// only whole seeds run side by side, and results are folded into the
+// summary in seed order, so the summary does not depend on scheduling. Only
+// one trace per worker is alive at a time, and at most a window of finished
+// seeds waits for an earlier one to finish: memory stays flat in the number
+// of seeds (the summary keeps the first MaxFailures failing seeds only).
 func Swarm(sc SwarmConfig) (*Summary, error) {
 	if err := sc.Base.Validate(); err != nil {
 		return nil, err
+	}
+	if sc.Shards > 1 {
+		if sc.Shard < 0 || sc.Shard >= sc.Shards {
+			return nil, fmt.Errorf("shard %d of %d: expected 0 ≤ shard < %d", sc.Shard, sc.Shards, sc.Shards)
+		}
+		if sc.Guided {
+			return nil, fmt.Errorf("a guided swarm cannot be sharded: each batch's rates depend on every batch before it")
+		}
+		sc.FirstSeed, sc.Seeds = ShardRange(sc.FirstSeed, sc.Seeds, sc.Shard, sc.Shards)
 	}
 	workers := sc.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	type slim struct {
-		seed   uint64
-		report *properties.Report
-		faults []sim.KindCount
-		events int
-		div    *Divergence
-		err    error
-		rates  map[string]float64
-		on     []string
-		cov    Coverage
-	}
-	results := make([]slim, sc.Seeds)
 	g := newGuide(&sc)
-	run := func(i int) {
+	run := func(i int) seedResult {
 		cfg := sc.Base
 		cfg.Seed = sc.FirstSeed + uint64(i)
 		rates, on := g.seedRates(cfg.Seed)
@@ -121,7 +204,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 			cfg.Rates = rates
 		}
 		v, err := Judge(cfg)
-		r := slim{seed: cfg.Seed, err: err, rates: rates, on: on}
+		r := seedResult{seed: cfg.Seed, err: err, rates: rates, on: on}
 		if err == nil {
 			r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
 		}
@@ -136,74 +219,131 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 				}
 			}
 		}
-		results[i] = r
+		return r
 	}
-	finished, failed := 0, 0
+	sum := &Summary{FirstSeed: sc.FirstSeed, Seeds: sc.Seeds}
+	f := &folder{sum: sum, max: sc.maxFailures(), onFailure: sc.OnFailure, tally: newSwarmTally(&sc, g),
+		kindIdx: map[string]int{}, faultIdx: map[string]int{}}
+	// A finished seed waits in a ring of window slots until every seed
+	// before it is folded; a worker does not start a seed a window ahead
+	// of the first unfolded one.
+	window := 16 * workers
+	ring := make([]seedResult, window)
+	ready := make([]bool, window)
+	var mu sync.Mutex
+	moved := sync.NewCond(&mu)
+	next := 0 // the first seed index not folded yet
+	finished := 0
 	for _, b := range g.batches(sc.Seeds) {
-		realmode.ForEach(b[1]-b[0], workers, func(j int) { run(b[0] + j) }, func(j int) {
-			finished++
-			if r := results[b[0]+j]; r.err == nil && !r.report.OK() {
-				failed++
+		var covs []Coverage
+		if sc.Guided {
+			covs = make([]Coverage, 0, b[1]-b[0])
+		}
+		realmode.ForEach(b[1]-b[0], workers, func(j int) {
+			i := b[0] + j
+			mu.Lock()
+			for i >= next+window {
+				moved.Wait()
 			}
+			mu.Unlock()
+			ring[i%window] = run(i)
+		}, func(j int) {
+			i := b[0] + j
+			finished++
+			ready[i%window] = true
+			mu.Lock()
+			for ready[next%window] {
+				r := &ring[next%window]
+				if covs != nil {
+					covs = append(covs, r.cov)
+				}
+				f.fold(r)
+				*r, ready[next%window] = seedResult{}, false
+				next++
+			}
+			moved.Broadcast()
+			mu.Unlock()
 			if sc.Progress != nil {
-				sc.Progress(finished, failed)
+				sc.Progress(finished, sum.Failed)
 			}
 		})
-		covs := make([]Coverage, 0, b[1]-b[0])
-		for _, r := range results[b[0]:b[1]] {
-			covs = append(covs, r.cov)
-		}
 		g.learn(covs)
 	}
-	sum := &Summary{Seeds: sc.Seeds}
-	tally := newSwarmTally(&sc, g)
-	kindIdx := map[string]int{}
-	faultIdx := map[string]int{}
-	for _, r := range results {
-		if r.err != nil {
-			return nil, r.err
-		}
-		sum.Events += r.events
-		if r.div != nil {
+	if f.err != nil {
+		return nil, f.err
+	}
+	sum.Classes, sum.Coverage = f.tally.classes, f.tally.coverage
+	if sc.Guided {
+		sum.Coverage.Raised = maps.Clone(g.raised)
+	}
+	return sum, nil
+}
+
+// folder adds seeds to a summary, in seed order.
+type folder struct {
+	sum       *Summary
+	max       int
+	onFailure func(SeedFailure)
+	tally     *swarmTally
+	kindIdx   map[string]int
+	faultIdx  map[string]int
+	err       error
+}
+
+func (f *folder) fold(r *seedResult) {
+	if f.err != nil {
+		return
+	}
+	if r.err != nil {
+		f.err = r.err
+		return
+	}
+	sum := f.sum
+	sum.Events += r.events
+	if r.div != nil {
+		sum.NotDeterministic++
+		if f.max < 0 || len(sum.Nondeterministic) < f.max {
 			sum.Nondeterministic = append(sum.Nondeterministic, SeedDivergence{r.seed, r.div})
 		}
-		sum.Stats.Add(r.report.Stats)
-		tally.add(r.on, r.cov, !r.report.OK())
-		for _, f := range r.faults {
-			j, ok := faultIdx[f.Kind]
-			if !ok {
-				j = len(sum.Faults)
-				faultIdx[f.Kind] = j
-				sum.Faults = append(sum.Faults, sim.KindCount{Kind: f.Kind})
-			}
-			sum.Faults[j].Asked += f.Asked
-			sum.Faults[j].Faults += f.Faults
+	}
+	sum.Stats.Add(r.report.Stats)
+	f.tally.add(r.on, r.cov, !r.report.OK())
+	for rank, fc := range r.faults {
+		j, ok := f.faultIdx[fc.Kind]
+		if !ok {
+			j = len(sum.Faults)
+			f.faultIdx[fc.Kind] = j
+			sum.Faults = append(sum.Faults, sim.KindCount{Kind: fc.Kind})
+			sum.FaultsFirst = append(sum.FaultsFirst, FirstSeen{r.seed, rank})
 		}
-		if r.report.Inconclusive {
-			sum.Inconclusive++
+		sum.Faults[j].Asked += fc.Asked
+		sum.Faults[j].Faults += fc.Faults
+	}
+	if r.report.Inconclusive {
+		sum.Inconclusive++
+	}
+	if r.report.OK() {
+		return
+	}
+	sum.Failed++
+	fail := SeedFailure{Seed: r.seed, Inconclusive: r.report.Inconclusive, First: r.report.Anomalies[0].Explanation, Rates: r.rates, On: r.on}
+	for _, a := range r.report.Anomalies {
+		j, ok := f.kindIdx[a.Kind]
+		if !ok {
+			j = len(sum.Anomalies)
+			f.kindIdx[a.Kind] = j
+			sum.Anomalies = append(sum.Anomalies, KindTotal{Kind: a.Kind, First: FirstSeen{r.seed, len(fail.Kinds)}})
 		}
-		if r.report.OK() {
-			continue
+		sum.Anomalies[j].Count++
+		if !slices.Contains(fail.Kinds, a.Kind) {
+			sum.Anomalies[j].Seeds++
+			fail.Kinds = append(fail.Kinds, a.Kind)
 		}
-		sum.Failed++
-		fail := SeedFailure{Seed: r.seed, Inconclusive: r.report.Inconclusive, First: r.report.Anomalies[0].Explanation, Rates: r.rates, On: r.on}
-		seen := map[string]bool{}
-		for _, a := range r.report.Anomalies {
-			j, ok := kindIdx[a.Kind]
-			if !ok {
-				j = len(sum.Anomalies)
-				kindIdx[a.Kind] = j
-				sum.Anomalies = append(sum.Anomalies, KindTotal{Kind: a.Kind})
-			}
-			sum.Anomalies[j].Count++
-			if !seen[a.Kind] {
-				seen[a.Kind] = true
-				sum.Anomalies[j].Seeds++
-				fail.Kinds = append(fail.Kinds, a.Kind)
-			}
-		}
+	}
+	if f.onFailure != nil {
+		f.onFailure(fail)
+	}
+	if f.max < 0 || len(sum.Failures) < f.max {
 		sum.Failures = append(sum.Failures, fail)
 	}
-	sum.Classes, sum.Coverage = tally.classes, tally.coverage
-	return sum, nil
 }

@@ -1,0 +1,448 @@
+package world
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim"
+)
+
+// SummarySchema names the format of a swarm summary file (acpsim swarm
+// --summary-json, acpsim merge --format json). A change that breaks readers
+// gets a new name; merge refuses a file of another schema.
+const SummarySchema = "acpsim-swarm-summary/1"
+
+// SummaryFile is a swarm's summary as JSON: every count of the text
+// summary, the flags that produced it and the shard it covers. Shards of
+// one run merge (MergeSummaryFiles) into the file of the unsharded run.
+type SummaryFile struct {
+	Schema string        `json:"schema"`
+	Config SummaryConfig `json:"config"`
+	// Shard is the part of the run this file covers: index 0 of count 1
+	// for a whole run or a merge.
+	Shard ShardInfo `json:"shard"`
+	// MergedFrom lists, in a merged file, the shards it was made of.
+	MergedFrom []ShardInfo `json:"merged_from,omitempty"`
+
+	// FirstSeed and Seeds are the seeds this file counts.
+	FirstSeed    uint64         `json:"first_seed"`
+	Seeds        int            `json:"seeds"`
+	Failed       int            `json:"failed"`
+	Inconclusive int            `json:"inconclusive"`
+	Anomalies    []AnomalyCount `json:"anomalies"`
+	Stats        StatsCount     `json:"stats"`
+	Faults       []FaultCount   `json:"faults"`
+	// Classes is null without fault classes.
+	Classes  []ClassCount    `json:"classes"`
+	Coverage *CoverageCounts `json:"coverage,omitempty"`
+	Events   int             `json:"events"`
+	// Failures are the first failing seeds in seed order, at most
+	// config.max_failures of them; Failed counts them all.
+	Failures []FailureEntry `json:"failures"`
+	// NotDeterministic counts the seeds whose two runs differed (with
+	// config.check_determinism); Nondeterministic lists the first ones.
+	NotDeterministic int               `json:"nondeterministic"`
+	Nondeterministic []DivergenceEntry `json:"nondeterministic_seeds,omitempty"`
+}
+
+// SummaryConfig is what produced a summary. Two files merge only when
+// their configs are equal.
+type SummaryConfig struct {
+	// Args are the flags that shape the result, as --name=value, sorted:
+	// those set away from their default, less the ones that may differ
+	// between shards (--jobs, --shard, --shard-count, --summary-json,
+	// --format, --ledger).
+	Args   []string `json:"args"`
+	Commit string   `json:"commit"`
+	// FirstSeed and Seeds are the whole run's, whatever the shard.
+	FirstSeed uint64 `json:"first_seed"`
+	Seeds     int    `json:"seeds"`
+	Policy    string `json:"policy"`
+	Agent     string `json:"agent"`
+	Link      string `json:"link"`
+	Clients   int    `json:"clients"`
+	Prompts   int    `json:"prompts"`
+	// Rates are the base fault rates (each seed's own, with classes, are
+	// drawn from them).
+	Rates            map[string]float64 `json:"rates"`
+	Classes          bool               `json:"classes"`
+	Coverage         bool               `json:"coverage"`
+	Guided           bool               `json:"guided"`
+	CheckDeterminism bool               `json:"check_determinism"`
+	// Show is how many failing seeds the text lists, MaxFailures how many
+	// the file keeps.
+	Show        int `json:"show"`
+	MaxFailures int `json:"max_failures"`
+}
+
+// ShardInfo is a shard of a run: Index of Count, its block of seeds and,
+// informational (never compared), how long it took on how many jobs.
+type ShardInfo struct {
+	Index          int     `json:"index"`
+	Count          int     `json:"count"`
+	FirstSeed      uint64  `json:"first_seed"`
+	Seeds          int     `json:"seeds"`
+	ElapsedSeconds float64 `json:"elapsed_seconds"`
+	Jobs           int     `json:"jobs"`
+}
+
+// AnomalyCount is an anomaly kind: how many, in how many seeds, and where
+// it was first seen (the order of the text summary).
+type AnomalyCount struct {
+	Kind      string `json:"kind"`
+	Count     int    `json:"count"`
+	Seeds     int    `json:"seeds"`
+	FirstSeed uint64 `json:"first_seed"`
+	FirstRank int    `json:"first_rank"`
+}
+
+// FaultCount is a fault kind: faults injected of decisions asked, and where
+// it was first asked.
+type FaultCount struct {
+	Kind      string `json:"kind"`
+	Injected  int    `json:"injected"`
+	Asked     int    `json:"asked"`
+	FirstSeed uint64 `json:"first_seed"`
+	FirstRank int    `json:"first_rank"`
+}
+
+// StatsCount is properties.Stats: the interesting events.
+type StatsCount struct {
+	RespLostAfterInsert int `json:"responses_lost_after_insertion"`
+	RetriesFromBinding  int `json:"retries_answered_from_a_binding"`
+	RetriesWhilePending int `json:"retries_of_still_pending_prompts"`
+	RetriesAfterRestart int `json:"keyed_retries_after_an_agent_restart"`
+	ExpectedForgotten   int `json:"keys_forgotten_by_contract"`
+	Submissions         int `json:"submissions"`
+	Prompts             int `json:"prompts"`
+	Frames              int `json:"frames"`
+}
+
+// CoverageCounts is CoverageTotal by pair name.
+type CoverageCounts struct {
+	// Pairs are every pair of CoveragePairs, in its order.
+	Pairs []PairCount `json:"pairs"`
+	// GuidedBatches and Raised are a guided swarm's batches and, per kind,
+	// the batches its rate was raised in.
+	GuidedBatches int            `json:"guided_batches"`
+	Raised        map[string]int `json:"raised,omitempty"`
+}
+
+// PairCount is one (fault point × protocol state) pair.
+type PairCount struct {
+	Pair       string `json:"pair"`
+	Applicable bool   `json:"applicable"`
+	Hits       int    `json:"hits"`
+	Seeds      int    `json:"seeds"`
+}
+
+// ClassCount is a fault class: the seeds it was on in, and how many of
+// those failed.
+type ClassCount struct {
+	Class  string `json:"class"`
+	On     int    `json:"on"`
+	Failed int    `json:"failed"`
+}
+
+// FailureEntry is a failing seed.
+type FailureEntry struct {
+	Seed         uint64             `json:"seed"`
+	Kinds        []string           `json:"kinds"`
+	Inconclusive bool               `json:"inconclusive"`
+	First        string             `json:"first"`
+	Rates        map[string]float64 `json:"rates,omitempty"`
+	ClassesOn    []string           `json:"classes_on,omitempty"`
+	Rerun        string             `json:"rerun"`
+}
+
+// DivergenceEntry is a seed whose two runs differed.
+type DivergenceEntry struct {
+	Seed   uint64 `json:"seed"`
+	Seq    int64  `json:"seq"`
+	Run1   string `json:"run1"`
+	Run2   string `json:"run2"`
+	Events [2]int `json:"events"`
+}
+
+// NewSummaryFile is sum as a file; rerun gives each failing seed's command.
+func NewSummaryFile(sum *Summary, cfg SummaryConfig, shard ShardInfo, rerun func(SeedFailure) string) *SummaryFile {
+	f := &SummaryFile{Schema: SummarySchema, Config: cfg, Shard: shard, FirstSeed: sum.FirstSeed, Seeds: sum.Seeds,
+		Failed: sum.Failed, Inconclusive: sum.Inconclusive, Stats: StatsCount(sum.Stats),
+		Events: sum.Events, NotDeterministic: sum.NotDeterministic,
+		Anomalies: []AnomalyCount{}, Faults: []FaultCount{}, Failures: []FailureEntry{}}
+	if sum.Classes != nil {
+		f.Classes = []ClassCount{}
+	}
+	for _, c := range sum.Classes {
+		f.Classes = append(f.Classes, ClassCount(c))
+	}
+	for _, a := range sum.Anomalies {
+		f.Anomalies = append(f.Anomalies, AnomalyCount{a.Kind, a.Count, a.Seeds, a.First.Seed, a.First.Rank})
+	}
+	for i, k := range sum.Faults {
+		first := FirstSeen{}
+		if i < len(sum.FaultsFirst) {
+			first = sum.FaultsFirst[i]
+		}
+		f.Faults = append(f.Faults, FaultCount{k.Kind, k.Faults, k.Asked, first.Seed, first.Rank})
+	}
+	if c := sum.Coverage; c != nil {
+		f.Coverage = &CoverageCounts{GuidedBatches: c.Batches, Raised: c.Raised}
+		for i, p := range CoveragePairs {
+			f.Coverage.Pairs = append(f.Coverage.Pairs, PairCount{p.Name(), c.Applicable[i], c.Hits[i], c.Seeds[i]})
+		}
+	}
+	for _, fl := range sum.Failures {
+		f.Failures = append(f.Failures, FailureEntry{Seed: fl.Seed, Kinds: fl.Kinds, Inconclusive: fl.Inconclusive,
+			First: fl.First, Rates: fl.Rates, ClassesOn: fl.On, Rerun: rerun(fl)})
+	}
+	for _, d := range sum.Nondeterministic {
+		f.Nondeterministic = append(f.Nondeterministic, DivergenceEntry{d.Seed, d.Seq, d.A, d.B, d.Runs})
+	}
+	return f
+}
+
+// Summary is the file as a Summary (for printing), with each listed
+// failure's rerun command.
+func (f *SummaryFile) Summary() (*Summary, []string, error) {
+	sum := &Summary{FirstSeed: f.FirstSeed, Seeds: f.Seeds, Failed: f.Failed, Inconclusive: f.Inconclusive,
+		Stats: properties.Stats(f.Stats), Events: f.Events, NotDeterministic: f.NotDeterministic}
+	if f.Classes != nil {
+		sum.Classes = []ClassTotal{}
+	}
+	for _, c := range f.Classes {
+		sum.Classes = append(sum.Classes, ClassTotal(c))
+	}
+	for _, a := range f.Anomalies {
+		sum.Anomalies = append(sum.Anomalies, KindTotal{a.Kind, a.Count, a.Seeds, FirstSeen{a.FirstSeed, a.FirstRank}})
+	}
+	for _, k := range f.Faults {
+		sum.Faults = append(sum.Faults, sim.KindCount{Kind: k.Kind, Asked: k.Asked, Faults: k.Injected})
+		sum.FaultsFirst = append(sum.FaultsFirst, FirstSeen{k.FirstSeed, k.FirstRank})
+	}
+	if c := f.Coverage; c != nil {
+		if len(c.Pairs) != len(CoveragePairs) {
+			return nil, nil, fmt.Errorf("coverage: %d pairs, this acpsim knows %d (a summary from another version?)", len(c.Pairs), len(CoveragePairs))
+		}
+		n := len(CoveragePairs)
+		t := &CoverageTotal{Hits: make([]int, n), Seeds: make([]int, n), Applicable: make([]bool, n), Raised: c.Raised, Batches: c.GuidedBatches}
+		for i, p := range c.Pairs {
+			if p.Pair != CoveragePairs[i].Name() {
+				return nil, nil, fmt.Errorf("coverage: pair %d is %q, this acpsim's is %q (a summary from another version?)", i, p.Pair, CoveragePairs[i].Name())
+			}
+			t.Hits[i], t.Seeds[i], t.Applicable[i] = p.Hits, p.Seeds, p.Applicable
+		}
+		sum.Coverage = t
+	}
+	reruns := make([]string, 0, len(f.Failures))
+	for _, fl := range f.Failures {
+		sum.Failures = append(sum.Failures, SeedFailure{Seed: fl.Seed, Kinds: fl.Kinds, Inconclusive: fl.Inconclusive,
+			First: fl.First, Rates: fl.Rates, On: fl.ClassesOn})
+		reruns = append(reruns, fl.Rerun)
+	}
+	for _, d := range f.Nondeterministic {
+		sum.Nondeterministic = append(sum.Nondeterministic, SeedDivergence{d.Seed, &Divergence{Seq: d.Seq, A: d.Run1, B: d.Run2, Runs: d.Events}})
+	}
+	return sum, reruns, nil
+}
+
+// WriteJSON writes f, indented, with a final newline.
+func (f *SummaryFile) WriteJSON(w io.Writer) error {
+	b, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// ReadSummaryFile reads a summary file and checks its schema.
+func ReadSummaryFile(path string) (*SummaryFile, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	var f SummaryFile
+	if err := json.Unmarshal(b, &f); err != nil {
+		return nil, fmt.Errorf("%s: not a swarm summary: %v", path, err)
+	}
+	if f.Schema != SummarySchema {
+		return nil, fmt.Errorf("%s: schema %q, expected %q (acpsim swarm --summary-json writes it)", path, f.Schema, SummarySchema)
+	}
+	if f.Shard.Count < 1 || f.Shard.Index < 0 || f.Shard.Index >= f.Shard.Count {
+		return nil, fmt.Errorf("%s: shard %d/%d: expected 0 ≤ index < count", path, f.Shard.Index, f.Shard.Count)
+	}
+	return &f, nil
+}
+
+// MergeSummaryFiles combines the shards of one run, named by names (for
+// errors), into the summary file of the unsharded run: the same counts, the
+// kinds in the order one swarm would have seen them, the first failing
+// seeds. It refuses files of different configurations, a shard given
+// twice, a shard missing, and a shard whose seeds are not its block.
+func MergeSummaryFiles(files []*SummaryFile, names []string) (*SummaryFile, error) {
+	if len(files) == 0 {
+		return nil, fmt.Errorf("no summary to merge")
+	}
+	first := files[0]
+	n := first.Shard.Count
+	byIndex := make([]int, n)
+	for i := range byIndex {
+		byIndex[i] = -1
+	}
+	for i, f := range files {
+		if diff := configDiff(first.Config, f.Config); diff != "" {
+			return nil, fmt.Errorf("%s and %s come from different configurations: %s", names[0], names[i], diff)
+		}
+		if f.Shard.Count != n {
+			return nil, fmt.Errorf("%s is shard %d/%d, %s shard %d/%d: the shards of one run share their count",
+				names[0], first.Shard.Index, n, names[i], f.Shard.Index, f.Shard.Count)
+		}
+		if j := byIndex[f.Shard.Index]; j >= 0 {
+			return nil, fmt.Errorf("%s and %s are both shard %d/%d (overlapping shards)", names[j], names[i], f.Shard.Index, n)
+		}
+		byIndex[f.Shard.Index] = i
+		lo, seeds := ShardRange(f.Config.FirstSeed, f.Config.Seeds, f.Shard.Index, n)
+		if f.FirstSeed != lo || f.Seeds != seeds {
+			return nil, fmt.Errorf("%s: shard %d/%d counts seeds %d…%d, expected %d…%d", names[i], f.Shard.Index, n,
+				f.FirstSeed, f.FirstSeed+uint64(f.Seeds)-1, lo, lo+uint64(seeds)-1)
+		}
+	}
+	var missing []int
+	for i, j := range byIndex {
+		if j < 0 {
+			missing = append(missing, i)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("shard(s) %v of %d missing: merge needs every shard of the run exactly once", missing, n)
+	}
+	m := &SummaryFile{Schema: SummarySchema, Config: first.Config, Shard: ShardInfo{Index: 0, Count: 1},
+		FirstSeed: first.Config.FirstSeed, Anomalies: []AnomalyCount{}, Faults: []FaultCount{}, Failures: []FailureEntry{}}
+	anomalies := map[string]*AnomalyCount{}
+	faults := map[string]*FaultCount{}
+	for _, j := range byIndex { // in shard order, so in seed order
+		f := files[j]
+		if n > 1 {
+			m.MergedFrom = append(m.MergedFrom, f.Shard)
+		} else {
+			m.MergedFrom = f.MergedFrom
+		}
+		m.Shard.ElapsedSeconds = max(m.Shard.ElapsedSeconds, f.Shard.ElapsedSeconds)
+		m.Shard.Jobs += f.Shard.Jobs
+		m.Seeds += f.Seeds
+		m.Failed += f.Failed
+		m.Inconclusive += f.Inconclusive
+		m.Events += f.Events
+		m.NotDeterministic += f.NotDeterministic
+		st := properties.Stats(m.Stats)
+		st.Add(properties.Stats(f.Stats))
+		m.Stats = StatsCount(st)
+		for _, a := range f.Anomalies {
+			if t, ok := anomalies[a.Kind]; ok {
+				t.Count += a.Count
+				t.Seeds += a.Seeds
+			} else {
+				anomalies[a.Kind] = &a
+			}
+		}
+		for _, k := range f.Faults {
+			if t, ok := faults[k.Kind]; ok {
+				t.Injected += k.Injected
+				t.Asked += k.Asked
+			} else {
+				faults[k.Kind] = &k
+			}
+		}
+		if m.Classes == nil && f.Classes != nil {
+			m.Classes = make([]ClassCount, len(f.Classes))
+			for i, c := range f.Classes {
+				m.Classes[i].Class = c.Class
+			}
+		}
+		if len(f.Classes) != len(m.Classes) {
+			return nil, fmt.Errorf("%s: %d fault classes, %s %d", names[j], len(f.Classes), names[0], len(m.Classes))
+		}
+		for i, c := range f.Classes {
+			if c.Class != m.Classes[i].Class {
+				return nil, fmt.Errorf("%s: fault class %d is %s, in %s %s", names[j], i, c.Class, names[0], m.Classes[i].Class)
+			}
+			m.Classes[i].On += c.On
+			m.Classes[i].Failed += c.Failed
+		}
+		if (f.Coverage == nil) != (first.Coverage == nil) {
+			return nil, fmt.Errorf("%s and %s: one counts coverage, the other not", names[0], names[j])
+		}
+		if c := f.Coverage; c != nil {
+			if m.Coverage == nil {
+				m.Coverage = &CoverageCounts{GuidedBatches: c.GuidedBatches, Raised: maps.Clone(c.Raised)}
+				for _, p := range c.Pairs {
+					m.Coverage.Pairs = append(m.Coverage.Pairs, PairCount{Pair: p.Pair, Applicable: p.Applicable})
+				}
+			}
+			if len(c.Pairs) != len(m.Coverage.Pairs) {
+				return nil, fmt.Errorf("%s: %d coverage pairs, %s %d", names[j], len(c.Pairs), names[0], len(m.Coverage.Pairs))
+			}
+			for i, p := range c.Pairs {
+				q := &m.Coverage.Pairs[i]
+				if p.Pair != q.Pair || p.Applicable != q.Applicable {
+					return nil, fmt.Errorf("%s: coverage pair %d is %q, in %s %q", names[j], i, p.Pair, names[0], q.Pair)
+				}
+				q.Hits += p.Hits
+				q.Seeds += p.Seeds
+			}
+		}
+		m.Failures = append(m.Failures, f.Failures...)
+		m.Nondeterministic = append(m.Nondeterministic, f.Nondeterministic...)
+	}
+	if k := first.Config.MaxFailures; k >= 0 {
+		m.Failures = m.Failures[:min(k, len(m.Failures))]
+		m.Nondeterministic = m.Nondeterministic[:min(k, len(m.Nondeterministic))]
+	}
+	for _, a := range anomalies {
+		m.Anomalies = append(m.Anomalies, *a)
+	}
+	slices.SortFunc(m.Anomalies, func(a, b AnomalyCount) int {
+		return cmpFirst(FirstSeen{a.FirstSeed, a.FirstRank}, FirstSeen{b.FirstSeed, b.FirstRank})
+	})
+	for _, k := range faults {
+		m.Faults = append(m.Faults, *k)
+	}
+	slices.SortFunc(m.Faults, func(a, b FaultCount) int {
+		return cmpFirst(FirstSeen{a.FirstSeed, a.FirstRank}, FirstSeen{b.FirstSeed, b.FirstRank})
+	})
+	m.Shard.FirstSeed, m.Shard.Seeds = m.FirstSeed, m.Seeds
+	return m, nil
+}
+
+func cmpFirst(a, b FirstSeen) int {
+	switch {
+	case a.Before(b):
+		return -1
+	case b.Before(a):
+		return 1
+	}
+	return 0
+}
+
+// configDiff names the first field in which two configs differ ("" if none).
+func configDiff(a, b SummaryConfig) string {
+	va, vb := reflect.ValueOf(a), reflect.ValueOf(b)
+	t := va.Type()
+	for i := range t.NumField() {
+		if !reflect.DeepEqual(va.Field(i).Interface(), vb.Field(i).Interface()) {
+			name, _, _ := strings.Cut(t.Field(i).Tag.Get("json"), ",")
+			ja, _ := json.Marshal(va.Field(i).Interface())
+			jb, _ := json.Marshal(vb.Field(i).Interface())
+			return fmt.Sprintf("%s %s vs %s", name, ja, jb)
+		}
+	}
+	return ""
+}
