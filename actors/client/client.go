@@ -71,6 +71,19 @@ type Policy struct {
 	// answer to such a retry is shown to the user as failed, although the
 	// original may have been inserted.
 	ResendBeforeResume bool
+	// NewKeyPerAttempt (known-bad): every resend carries a fresh key, so the
+	// Agent takes each attempt for a new submission.
+	NewKeyPerAttempt bool
+	// ReuseKey (known-bad): a submission takes the key of the previous
+	// submission in its session instead of a new one, so an Agent that does
+	// not compare prompts answers it as a retry of that one.
+	ReuseKey bool
+	// GiveUpSilently (known-bad): where a Bounded policy tells the user the
+	// outcome is unknown, the submission is dropped without a word.
+	GiveUpSilently bool
+	// NewKeyAfterRestart (known-bad): a restarted Client makes new keys for
+	// its pending submissions instead of sending the ones it saved.
+	NewKeyAfterRestart bool
 	// Catches is, for a known-bad Client, the anomaly the checker must report
 	// for it in a swarm against the reference Agent; "" otherwise.
 	Catches string

@@ -201,6 +201,15 @@ func (c *Client) attribute(sess int, messageID, sub string) {
 // Start implements the Client's first step: connect to the Agent. A
 // restored Client's first outputs also carry what Restore decided.
 func (c *Client) Start() []Output {
+	if c.cfg.Policy.NewKeyAfterRestart {
+		// The bug: what Restore brought back is sent again under new keys.
+		for _, s := range c.subs {
+			if !s.done && s.key != "" && s.attempts > 0 {
+				s.key = c.env.NewID()
+				c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+			}
+		}
+	}
 	c.out = append(c.out, Output{Kind: OutConnect})
 	return c.flush()
 }
@@ -227,6 +236,11 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 			newID, intN = c.env.Sub(sub)
 		}
 		s.key = c.newKey(s.sess, newID, intN)
+		if c.cfg.Policy.ReuseKey {
+			if k, ok := c.lastKey(s.sess); ok {
+				s.key = k // the bug: the previous submission's key
+			}
+		}
 		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
 	}
 	c.subs = append(c.subs, s)
@@ -256,6 +270,16 @@ func (c *Client) newKey(sess int, newID func() string, intN func(int) int) strin
 	return newID()
 }
 
+// lastKey is the newest key made for a submission of session sess.
+func (c *Client) lastKey(sess int) (string, bool) {
+	for i := len(c.keys) - 1; i >= 0; i-- {
+		if c.keys[i].Session == sess {
+			return c.keys[i].Key, true
+		}
+	}
+	return "", false
+}
+
 // keyUsed reports whether key was made for a submission of session sess.
 // It reads every key ever made, not only the pending submissions': after a
 // restart the resolved ones are gone from memory, but their keys stay bound.
@@ -278,6 +302,10 @@ func (c *Client) stop(s *submission) bool {
 	}
 	p := c.cfg.Policy
 	if p.Bounded && s.attempts >= c.cfg.MaxAttempts || p.ShowStale && c.now()-s.at >= c.cfg.StaleAfter {
+		if p.GiveUpSilently {
+			c.outcome(s, traces.OutcomeAbandoned, "") // the bug: the user is told nothing
+			return true
+		}
 		c.outcome(s, traces.OutcomeUnknown, "")
 		return true
 	}
@@ -294,6 +322,10 @@ func (c *Client) send(s *submission) {
 func (c *Client) sendPrompt(s *submission, early bool) {
 	sess := c.sessions[s.sess]
 	p := acp.PromptParams{SessionID: sess.id, Prompt: []acp.ContentBlock{acp.Text(s.text)}}
+	if s.key != "" && s.attempts > 0 && c.cfg.Policy.NewKeyPerAttempt {
+		s.key = c.env.NewID() // the bug: a resend is a new submission to the Agent
+		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+	}
 	if s.key != "" {
 		p.IdempotencyKey = acp.KeyJSON(s.key)
 	}
