@@ -170,7 +170,7 @@ func writeMutantsTable(out io.Writer, res []mutation.Result, o mutation.Options)
 			ok++
 		}
 	}
-	fmt.Fprintf(out, "mutants: %d (%d Agents, %d Clients, %d proxies) · %d runs of up to %d seeds each\n\n",
+	fmt.Fprintf(out, "mutants: %d (%d Agents, %d Clients, %d proxies) · runs per mutant: %d · seeds per run: at most %d\n\n",
 		len(res), counts[mutation.ActorAgent], counts[mutation.ActorClient], counts[mutation.ActorProxy], o.Runs, o.MaxSeeds)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "actor\tmutant\texpects\tcaught\tseeds\tby\tas expected\trerun (first catching seed)")

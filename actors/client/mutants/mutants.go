@@ -24,7 +24,7 @@ var rows = []client.Policy{
 	{Name: "new-key-per-attempt", Resend: true, Keyed: true, NewKeyPerAttempt: true, Catches: "duplicate",
 		Doc: "known-bad: makes a fresh key for every attempt, so the Agent inserts each resend as a new submission"},
 	{Name: "reuse-key", Resend: true, Keyed: true, ReuseKey: true, Catches: "wrong-id",
-		Doc: "known-bad: a new submission reuses the previous submission's key in its session; an Agent that does not compare prompts answers it as a retry and the user's input is silently not inserted"},
+		Doc: "known-bad: a new submission reuses the previous one's key in its session: an Agent that does not compare prompts answers it as a retry, and the input is never inserted"},
 	{Name: "gives-up-silently", Resend: true, Keyed: true, Bounded: true, GiveUpSilently: true, Catches: "lost",
 		Doc: "known-bad: after MaxAttempts unanswered attempts drops the submission without telling the user"},
 	{Name: "new-key-after-restart", Resend: true, Keyed: true, NewKeyAfterRestart: true, Catches: "duplicate",
