@@ -3,6 +3,7 @@ module github.com/acpsim/acpsim
 go 1.26.0
 
 require (
+	github.com/anishathalye/porcupine v1.3.1
 	github.com/cockroachdb/datadriven v1.0.3
 	github.com/goccy/go-json v0.12.0
 	github.com/google/uuid v1.6.0

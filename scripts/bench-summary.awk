@@ -1,22 +1,74 @@
-# Prints the DESIGN.md §7 throughput figures from `go test -bench` output as
-# means over the runs, each with its target and the ratio to it.
-{
+# Prints the DESIGN.md §7 figures from `go test -bench` output as means over
+# the runs, each with its target and the ratio to it (above 1: the target
+# holds), then acpsim's checker and porcupine side by side on the same
+# histories. Rates are per CPU-second of the process (metrics ending in
+# /cpu-s), which on a shared machine is the core time the work took.
+/^Benchmark/ {
 	for (i = 3; i < NF; i += 2) {
 		key = $1 " " $(i + 1)
 		sum[key] += $i
 		n[key]++
 	}
+	runs[$1]++
 }
-function show(label, key, target) {
-	if (n[key] == 0) { printf "%-48s (no runs)\n", label; return }
-	v = sum[key] / n[key]
-	printf "%-48s %12.0f   target %9d   ratio %.2f\n", label, v, target, v / target
+function mean(key) { return n[key] ? sum[key] / n[key] : -1 }
+# thousands separators
+function commas(x,    s, neg, out) {
+	neg = x < 0; s = sprintf("%.0f", neg ? -x : x); out = ""
+	while (length(s) > 3) { out = "," substr(s, length(s) - 2) out; s = substr(s, 1, length(s) - 3) }
+	return (neg ? "-" : "") s out
+}
+# a duration in seconds, readably
+function dur(s) {
+	if (s < 0.001) return sprintf("%.0f µs", s * 1e6)
+	if (s < 1) return sprintf("%.1f ms", s * 1e3)
+	return sprintf("%.2f s", s)
+}
+function rate(label, key, target,    v) {
+	v = mean(key)
+	if (v < 0) { printf "%-46s (no runs)\n", label; return }
+	printf "%-46s %12s   target %9s   ratio %5.2f\n", label, commas(v), commas(target), v / target
 }
 END {
-	show("frame deliveries per core-second (stdio)", "BenchmarkSeed/stdio deliveries/s", 300000)
-	show("ten-prompt seeds per core-second (stdio)", "BenchmarkSeed/stdio seeds/s", 2000)
-	show("ten-prompt seeds per core-second (http)", "BenchmarkSeed/http seeds/s", 2000)
-	show("ten-prompt seeds per core-second (ws)", "BenchmarkSeed/ws seeds/s", 2000)
-	show("checker submissions per core-second", "BenchmarkCheck submissions/s", 1000000)
-	show("prompt frame round trips per core-second", "BenchmarkPromptRoundTrip frames/s", 0 + 1 / (2.2e-6))
+	bench = "BenchmarkCheckMillion"
+	printf "DESIGN.md §7 at -cpu 1, per CPU-second of the process, means of %d runs\n", runs["BenchmarkSeed/stdio"]
+	rate("frame deliveries per core-second (stdio)", "BenchmarkSeed/stdio deliveries/cpu-s", 300000)
+	rate("ten-prompt seeds per core-second (stdio)", "BenchmarkSeed/stdio seeds/cpu-s", 2000)
+	rate("ten-prompt seeds per core-second (http)", "BenchmarkSeed/http seeds/cpu-s", 2000)
+	rate("ten-prompt seeds per core-second (ws)", "BenchmarkSeed/ws seeds/cpu-s", 2000)
+	s = mean(bench " cpu-s/check")
+	if (s < 0) printf "%-46s (no runs)\n", "checker, 1,000,000 submissions"
+	else printf "%-46s %12s   target %9s   ratio %5.2f   (%s submissions/s, %s events/s; %d runs)\n",
+		"checker, 1,000,000 submissions", dur(s), "1 s", 1 / s,
+		commas(mean(bench " submissions/cpu-s")), commas(mean(bench " events/cpu-s")), runs[bench]
+	rate("checker submissions per core-second (20,000)", "BenchmarkCheck submissions/cpu-s", 1000000)
+	v = mean("BenchmarkPromptRoundTrip frames/s")
+	if (v >= 0) printf "%-46s %12s   (per wall second: the JSON round trip of §7's 2.2 µs)\n", "prompt frame round trips per second", commas(v)
+
+	printf "\nacpsim's checker and porcupine (multiset model of the transcript, unpartitioned) on the\n"
+	printf "same histories: 8 Clients, 10%% unknown outcomes, one planted duplicate; CPU time per check\n"
+	printf "%-12s %-12s %-24s %-10s %-24s %s\n", "submissions", "acpsim", "porcupine", "ratio", "porcupine, Client's view", "ratio"
+	for (k = 0; k < 2; k++) {
+		sz = k ? 1000 : 100
+		p = "BenchmarkPorcupine/subs=" sz "/"
+		a = mean(p "acpsim cpu-s/check")
+		if (a < 0) { printf "%-12d (no runs)\n", sz; continue }
+		line = sprintf("%-12d %-12s", sz, dur(a) (mean(p "acpsim found") == 1 ? "" : " (missed)"))
+		for (j = 0; j < 2; j++) {
+			view = j ? "porcupine-client-view" : "porcupine"
+			t = mean(p view " cpu-s/check")
+			if (t < 0) { line = line sprintf(" %-24s %-10s", "(no runs)", ""); continue }
+			if (mean(p view " timed-out") > 0) {
+				lim = mean(p view " limit-s")
+				line = line sprintf(" %-24s %-10s", "timed out after " lim " s", "> " commas(lim / a))
+			} else {
+				r = t / a
+				line = line sprintf(" %-24s %-10s", dur(t) (mean(p view " found") == 1 ? "" : " (missed)"), r < 10 ? sprintf("%.2f", r) : commas(r))
+			}
+		}
+		print line
+	}
+	printf "ratio: porcupine's time over acpsim's. porcupine: an attempt with no response returns when the\n"
+	printf "trace shows it could no longer take effect; Client's view: at the end of the history, as\n"
+	printf "porcupine's Jepsen tests encode crashed operations. Limit in wall time.\n"
 }

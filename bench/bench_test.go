@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"flag"
+	"fmt"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/acpsim/acpsim/properties"
+)
+
+// The figures of DESIGN.md §7 that need these histories; make bench prints
+// them through scripts/bench-summary.awk. Rates are per CPU-second of the
+// process (CPUTime), run with -cpu 1.
+
+const million = 1_000_000
+
+var millionHistory = sync.OnceValue(func() *History { return Generate(Defaults(million)) })
+
+// BenchmarkCheckMillion times properties.Check on one history of a million
+// submissions (Defaults: 8 Clients, retries, lost requests and responses,
+// rejected attempts, 10% unknown outcomes), generated once per process.
+// DESIGN.md §7 asks for it in a second on one core.
+func BenchmarkCheckMillion(b *testing.B) {
+	h := millionHistory()
+	b.ReportAllocs()
+	cpu0 := CPUTime()
+	for b.Loop() {
+		if r := properties.Check(h.Header, h.Events); !r.OK() {
+			b.Fatalf("the history is not healthy: %v", r.Anomalies[0])
+		}
+	}
+	cpu := (CPUTime() - cpu0).Seconds() / float64(b.N)
+	b.ReportMetric(cpu, "cpu-s/check")
+	b.ReportMetric(million/cpu, "submissions/cpu-s")
+	b.ReportMetric(float64(len(h.Events))/cpu, "events/cpu-s")
+}
+
+var porcupineLimit = flag.Duration("porcupine.limit", 60*time.Second, "how long porcupine may search one history before it is reported as timed out")
+
+// BenchmarkPorcupine runs acpsim's checker and porcupine on the same
+// histories of 100 and 1,000 submissions (8 Clients, 10% unknown outcomes,
+// one planted duplicate), side by side. porcupine sees them twice: with
+// each unanswered attempt returning when the trace shows it could no longer
+// take effect ("porcupine"), and as the Clients saw them, unanswered
+// attempts returning at the end of the history ("porcupine-client-view").
+// Each reports found=1 when it found the duplicate; a porcupine search cut
+// off at -porcupine.limit (wall time) reports timed-out=1 and limit-s.
+// Run it with -count 1: a timed-out search takes the whole limit.
+func BenchmarkPorcupine(b *testing.B) {
+	for _, n := range []int{100, 1000} {
+		cfg := Defaults(n)
+		cfg.Duplicates = 1
+		h := Generate(cfg)
+		b.Run(fmt.Sprintf("subs=%d/acpsim", n), func(b *testing.B) {
+			found := 0.0
+			cpu0 := CPUTime()
+			for b.Loop() {
+				if len(duplicates(properties.Check(h.Header, h.Events))) == 1 {
+					found = 1
+				}
+			}
+			b.ReportMetric((CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/check")
+			b.ReportMetric(found, "found")
+		})
+		for _, view := range []string{"porcupine", "porcupine-client-view"} {
+			b.Run(fmt.Sprintf("subs=%d/%s", n, view), func(b *testing.B) {
+				m, ops := transcriptModel(len(h.Texts)), operations(h, view == "porcupine-client-view")
+				found, timedOut := 0.0, 0.0
+				cpu0 := CPUTime()
+				for b.Loop() {
+					switch porcupine.CheckOperationsTimeout(m, ops, *porcupineLimit) {
+					case porcupine.Illegal:
+						found = 1
+					case porcupine.Unknown:
+						timedOut = 1
+					}
+				}
+				b.ReportMetric((CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/check")
+				b.ReportMetric(found, "found")
+				b.ReportMetric(timedOut, "timed-out")
+				b.ReportMetric(porcupineLimit.Seconds(), "limit-s")
+			})
+		}
+	}
+}
