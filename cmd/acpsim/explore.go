@@ -159,7 +159,6 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "schedules run side by side (the result does not depend on it)")
 	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "schedules run side by side")
 	_ = cmd.Flags().MarkDeprecated("workers", "use --jobs")
-	cmd.Flags().SetOutput(stderrOf{cmd})
 	cmd.Flags().StringSliceVar(&kinds, "kinds", nil, "fault kinds forced (default: those with a non-zero rate for the run's link and flags); one of "+strings.Join(netfault.Kinds(), ", "))
 	cmd.Flags().BoolVar(&twins, "twins", true, "cut the subtree of a kill before a sync when a kill just after it runs the same (checked by running both)")
 	cmd.Flags().DurationSliceVar(&delays, "delays", nil, "delay steps forced on a delay decision (default: the first step longer than --timeout); from "+delaySteps())

@@ -326,8 +326,12 @@ func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config) {
 	if sum.Coverage != nil && sum.Coverage.Batches > 0 {
 		mode += " · guided"
 	}
-	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts%s\n\n",
-		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, mode)
+	seeds := "no seeds"
+	if sum.Seeds > 0 {
+		seeds = fmt.Sprintf("seeds %d…%d", sum.FirstSeed, sum.FirstSeed+uint64(sum.Seeds)-1)
+	}
+	fmt.Fprintf(out, "swarm: %d seeds · policy %s · agent %s · %d Client(s) × %d prompts%s · %s\n\n",
+		sum.Seeds, cfg.Policy, cfg.Agent, cfg.Clients, cfg.Prompts, mode, seeds)
 	fmt.Fprintf(out, "seeds failed: %d of %d", sum.Failed, sum.Seeds)
 	if sum.Inconclusive > 0 {
 		fmt.Fprintf(out, " (%d inconclusive)", sum.Inconclusive)
