@@ -163,6 +163,7 @@ func TestMergeRefuses(t *testing.T) {
 		{[]string{"--shard", "0/2", "--guided"}, "--guided cannot be sharded"},
 		{[]string{"--format", "yaml"}, `--format "yaml"`},
 		{[]string{"--jobs", "-1"}, "--jobs -1"},
+		{[]string{"--summary-json", "/out/shard-$(JOB_COMPLETION_INDEX).json"}, "an unexpanded $(…)"},
 	} {
 		code, _, errs := run(t, append([]string{"swarm", "--seeds", "2"}, tc.args...)...)
 		if code != exitUsage || !strings.Contains(errs, tc.want) {

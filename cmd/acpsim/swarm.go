@@ -71,6 +71,10 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			if jobs == 0 {
 				jobs = runtime.GOMAXPROCS(0)
 			}
+			if strings.Contains(summaryJSON, "$(") {
+				// Every pod would write the same file.
+				return fmt.Errorf("--summary-json %q: an unexpanded $(…): Kubernetes expands $(JOB_COMPLETION_INDEX) in a container's args, a shell does not", summaryJSON)
+			}
 			index, count, err := shardOf(shard, shardCount)
 			if err != nil {
 				return err
