@@ -3,7 +3,7 @@
 // same seeds for every retry policy against every Agent design that matters,
 // over each link, and reports per row (link, policy, design) the fraction of
 // seeds that showed each anomaly kind of properties.Kinds, with, for every
-// failing cell, the smallest counterexample among its first failing seeds
+// failing cell, the smallest counterexample among its smallest failing seeds
 // after shrinking them (package shrink) and the commands that reproduce it.
 //
 // # Designs
@@ -24,12 +24,15 @@
 //
 // Every seed is one whole simulation on one goroutine (realmode.ForEach,
 // Config.Jobs of them side by side); results are added up as commutative
-// counts and the first failing seeds of a cell are the smallest, so the
-// report is the same for every Jobs. Nothing of a passing seed is kept: a
+// counts, and the failing seeds a cell keeps for shrinking are its smallest
+// under a total order (fewest faults, then prompts, then events, then the
+// lowest seed), so the report is the same for every Jobs. Nothing of a passing seed is kept: a
 // running seed's trace is dropped once it is judged, and memory is flat in
-// the number of seeds. Shrinking reruns a cell's first Config.Shrink failing
-// seeds, each shrunk for the cell's kind; the smallest result (fewest faults,
-// then prompts, then events, then the lowest seed) is the counterexample.
+// the number of seeds. Shrinking reruns a cell's Config.Shrink smallest
+// failing seeds, each shrunk for the cell's kind; the smallest result (in the
+// same order) is the counterexample. Shrinking costs about as much whatever
+// the number of seeds: at the defaults, some 330 shrinks of 100 to 1500 runs
+// each, about as much CPU as 60,000 seeds.
 package matrix
 
 import (

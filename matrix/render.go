@@ -67,11 +67,11 @@ func (r *Report) title() string {
 func (r *Report) shrinkNote() string {
 	switch r.Shrink {
 	case 0:
-		return "each failing cell's first failing seed, unshrunk"
+		return "each failing cell's smallest failing seed (fewest faults, then events), unshrunk"
 	case 1:
-		return "each failing cell's first failing seed, shrunk for the cell's kind"
+		return "each failing cell's smallest failing seed (fewest faults, then events), shrunk for the cell's kind"
 	}
-	return fmt.Sprintf("the smallest of each failing cell's first %d failing seeds, each shrunk for the cell's kind", r.Shrink)
+	return fmt.Sprintf("the smallest result of shrinking each failing cell's %d smallest failing seeds (fewest faults, then events) for the cell's kind", r.Shrink)
 }
 
 func (s Size) String() string {
