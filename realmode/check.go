@@ -861,6 +861,11 @@ func (d *driver) initTimeout(l *rlink) {
 	if l.initAnswered || !l.alive || l.gone != "" || l.cutBy != "" || d.broken != nil {
 		return
 	}
+	if d.restarting {
+		// The remote Agent is being restarted: its silence is the restart's.
+		d.after(d.cfg.StartTimeout, func() { d.initTimeout(l) })
+		return
+	}
 	wrote := "it wrote nothing on stdout"
 	if l.linesA2C > 0 {
 		wrote = fmt.Sprintf("it wrote %d line(s) on stdout, the last %s", l.linesA2C, quote(l.lastA2C))

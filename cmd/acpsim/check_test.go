@@ -308,7 +308,7 @@ exit 1
 		}
 	})
 	traceDir := t.TempDir()
-	out, code := checkRun(t, "--seeds", "3", "--fault-rates", "kill=0.1", "--trace-dir", traceDir,
+	out, code := checkRun(t, "--seeds", "3", "--fault-rates", "kill=0.1", "--trace-dir", traceDir, "--start-timeout", "20s",
 		"--url", "http://"+addr+"/acp", "--restart", start)
 	if code != 0 {
 		t.Fatalf("exit %d, want 0:\n%s", code, out)
