@@ -78,9 +78,17 @@ func (c *checker) trackPending(l *linkState, r *reqRec) {
 	ls := l.ls(r.session)
 	r.nextPend, ls.pend = ls.pend, r
 	if r.keyState == keyValid {
-		k := sessKey{r.session, r.key}
-		r.nextKey, c.byKey[k] = c.byKey[k], r
+		if c.byKey == nil {
+			c.keyedPend = append(c.keyedPend, r)
+			return
+		}
+		c.fileByKey(r)
 	}
+}
+
+func (c *checker) fileByKey(r *reqRec) {
+	k := sessKey{r.session, r.key}
+	r.nextKey, c.byKey[k] = c.byKey[k], r
 }
 
 // cancelDelivered marks the prompts cr catches pending on its arrival at the
@@ -99,12 +107,13 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 		ls.pend = nil
 	case byCancelRequest:
 		var named *reqRec
-		for _, r := range l.byID[cr.id] {
+		l.byID[cr.id].each(func(r *reqRec) bool {
 			if len(r.resps) == 0 {
 				named = r // the oldest pending: the one a response would answer
-				break
+				return true
 			}
-		}
+			return false
+		})
 		if named == nil || named.method != acp.MethodSessionPrompt {
 			return // answered already (the cancel is ignored), or not a prompt
 		}
@@ -116,7 +125,15 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 			return
 		}
 		// Withdrawing a keyed prompt withdraws every pending request of
-		// its key, even when the named one was already cancelled.
+		// its key, even when the named one was already cancelled. The
+		// lists are made when the first such cancel needs them.
+		if c.byKey == nil {
+			c.byKey = map[sessKey]*reqRec{}
+			for _, r := range c.keyedPend {
+				c.fileByKey(r)
+			}
+			c.keyedPend = nil
+		}
 		k := sessKey{named.session, named.key}
 		for r := c.byKey[k]; r != nil; r = r.nextKey {
 			if r.waiting() {
@@ -163,7 +180,7 @@ func (c *checker) cancelText(r *reqRec, ev *evs) string {
 func (c *checker) readBy(cr *cancelRec) int64 {
 	var first int64
 	for _, reqs := range cr.link.byID {
-		for _, r := range reqs {
+		reqs.each(func(r *reqRec) bool {
 			for _, rp := range r.resps {
 				if rp.seq <= cr.delSeq || first != 0 && rp.seq >= first {
 					continue
@@ -172,7 +189,8 @@ func (c *checker) readBy(cr *cancelRec) int64 {
 					first = rp.seq
 				}
 			}
-		}
+			return false
+		})
 	}
 	return first
 }

@@ -14,11 +14,14 @@ import (
 // and process events: events whose Kind is in traces.Bookkeeping are skipped,
 // so stripping them never changes the report. Events are taken in Seq order.
 func Check(h traces.Header, events []traces.Event) *Report {
-	c := newChecker(h)
 	evs := inSeqOrder(events)
-	c.keys = collectKeys(evs)
+	c := newChecker(h, len(evs))
 	for i := range evs {
 		c.step(&evs[i])
+	}
+	// Every key is known now: look for them in what the Agent wrote.
+	for _, e := range c.agentSends {
+		c.scanLeaks(e)
 	}
 	return c.finish()
 }
@@ -56,12 +59,17 @@ type namedRec struct {
 	liveOnly bool
 }
 
-// noteNamed records a user message named for the first time.
-func (c *checker) noteNamed(session, id string, seq int64, text string) {
+// noteNamed records a user message named for the first time, for the
+// retention rules (only under "last N"); text gives its text on demand.
+func (c *checker) noteNamed(session, id string, seq int64, text func() string) {
+	if c.retainN == 0 {
+		return
+	}
 	if c.named == nil {
 		c.named = map[string][]namedRec{}
 	}
-	c.named[session] = append(c.named[session], namedRec{id, seq, c.h.Contract.IsLiveOnly(text)})
+	live := len(c.h.Contract.LiveOnly) > 0 && c.h.Contract.IsLiveOnly(text())
+	c.named[session] = append(c.named[session], namedRec{id, seq, live})
 }
 
 // namedBetween counts the retained user messages of session (but except)
@@ -89,11 +97,40 @@ func (c *checker) namedBetween(session, except string, skip *subState, from, to 
 	return n
 }
 
-type seenRec struct {
+// msgRec is what the Agent has said about one message of a session so far.
+type msgRec struct {
 	first     int64 // seq of the first response or user message carrying it
 	firstT    int64
 	firstUser int64 // seq of the first user message update carrying it, 0 if none
 	bound     bool  // a retry was answered with it from the binding
+	owner     *respRec
+}
+
+// msgOf is the record of a message the Agent named, nil if it never did.
+// The pointer is good until the next msgFor.
+func (c *checker) msgOf(mk msgKey) *msgRec {
+	if i, ok := c.msgAt[mk]; ok {
+		return &c.msgs[i]
+	}
+	return nil
+}
+
+// msgFor is the record of a message, made if it is new (known false).
+func (c *checker) msgFor(mk msgKey) (m *msgRec, known bool) {
+	if i, ok := c.msgAt[mk]; ok {
+		return &c.msgs[i], true
+	}
+	c.msgAt[mk] = int32(len(c.msgs))
+	c.msgs = append(c.msgs, msgRec{})
+	return &c.msgs[len(c.msgs)-1], false
+}
+
+// ownerOf is the first success response that named a message.
+func (c *checker) ownerOf(mk msgKey) *respRec {
+	if m := c.msgOf(mk); m != nil {
+		return m.owner
+	}
+	return nil
 }
 
 type checker struct {
@@ -107,18 +144,25 @@ type checker struct {
 	links     map[string]*linkState
 	linkOrder []*linkState
 
-	keys *keyIndex
+	keys       *keyIndex
+	agentSends []*traces.Event // frames the Agent sent, for the leak scan
 
-	byKey     map[sessKey]*reqRec // delivered keyed prompts (threaded by nextKey), for $/cancel_request
-	cancelled []*respRec          // responses to withdrawn prompts other than -32800
-	silent    []silentRec         // withdrawn prompts inserted without a response
+	// byKey threads (by nextKey) the delivered keyed prompts of each
+	// session and key, for $/cancel_request; until the first one is
+	// delivered they are only listed in keyedPend, in delivery order.
+	byKey     map[sessKey]*reqRec
+	keyedPend []*reqRec
+	cancelled []*respRec  // responses to withdrawn prompts other than -32800
+	silent    []silentRec // withdrawn prompts inserted without a response
 
-	seen map[msgKey]seenRec
+	// msgs are the messages the Agent named (response or update), with the
+	// first success response that named each (its owner).
+	msgAt map[msgKey]int32
+	msgs  []msgRec
 	// named lists, per session, when each user message was first named
 	// (response or update) and whether its text is live-only: how many
 	// newer messages could have pushed one out under retention by a time.
 	named map[string][]namedRec
-	owner map[msgKey]*respRec // first success response that named the message
 
 	final map[string]*transcript // session → final transcript
 	// forkOf maps a session made by session/fork to its parent: a fork
@@ -143,24 +187,30 @@ type checker struct {
 	out    []anomaly
 	views  []msgView // scratch for parse
 	byText map[groupKey][]*subState
+	free   []*frameRec // delivered frames, for reuse
+	last   *linkState  // the link of the previous frame event
 }
 
-func newChecker(h traces.Header) *checker {
+// newChecker sizes its tables for a trace of n events: a submission, a
+// message, a key per dozen or so events, as traces run.
+func newChecker(h traces.Header, n int) *checker {
 	// An unknown or invalid retention promises the most: everything.
-	n, all, err := h.Contract.RetainLast()
+	retain, all, err := h.Contract.RetainLast()
 	if all || err != nil {
-		n = 0
+		retain = 0
 	}
+	hint := n/16 + 8
 	return &checker{
 		h:       h,
-		retainN: n,
-		subs:    map[string]*subState{},
+		retainN: retain,
+		subs:    make(map[string]*subState, hint),
+		order:   make([]*subState, 0, hint),
 		links:   map[string]*linkState{},
-		seen:    map[msgKey]seenRec{},
-		owner:   map[msgKey]*respRec{},
+		msgAt:   make(map[msgKey]int32, hint),
+		msgs:    make([]msgRec, 0, hint),
 		final:   map[string]*transcript{},
 		leakBy:  map[string]*leakAcc{},
-		byKey:   map[sessKey]*reqRec{},
+		keys:    newKeyIndex(hint),
 	}
 }
 
@@ -295,14 +345,48 @@ type linkState struct {
 	note                string
 	endSeq, endT        int64
 
-	byID       map[acp.ID][]*reqRec // delivered requests by id
-	open       []*reqRec            // delivered requests, for the missing-response check
+	byID       map[acp.ID]reqList // delivered requests by id
+	open       []*reqRec          // delivered requests, for the missing-response check
 	unanswered int
 	nullErrs   int // delivered entries whose id was unreadable: each is owed a null-id error
 
 	q    [2]frameQueue
 	cand map[string]*transcript // observer: the transcript being replayed, per session
 	sess map[string]*lsState
+}
+
+// reqList is the requests delivered with one id on a link, oldest first; a
+// link rarely sees an id twice, so the first needs no slice.
+type reqList struct {
+	one  *reqRec
+	more []*reqRec
+}
+
+func (x *reqList) add(r *reqRec) {
+	if x.one == nil {
+		x.one = r
+	} else {
+		x.more = append(x.more, r)
+	}
+}
+
+// each calls fn with the requests in delivery order until fn says stop.
+func (x reqList) each(fn func(*reqRec) (stop bool)) {
+	if x.one == nil || fn(x.one) {
+		return
+	}
+	for _, r := range x.more {
+		if fn(r) {
+			return
+		}
+	}
+}
+
+func (x reqList) last() *reqRec {
+	if n := len(x.more); n > 0 {
+		return x.more[n-1]
+	}
+	return x.one
 }
 
 func (l *linkState) ls(session string) *lsState {
@@ -328,9 +412,10 @@ type frameRec struct {
 type entry struct {
 	req     *reqRec
 	resp    *respRec
-	upd     *updView
 	cancel  *cancelRec // session/cancel or $/cancel_request
+	hasUpd  bool       // upd is an update to the observer
 	nullErr bool
+	upd     updView
 }
 
 // frameQueue holds a link direction's frames in send order; frames on a link
@@ -462,9 +547,12 @@ func (c *checker) sub(id, client string) *subState {
 }
 
 func (c *checker) link(name string) *linkState {
+	if l := c.last; l != nil && l.name == name {
+		return l
+	}
 	l := c.links[name]
 	if l == nil {
-		l = &linkState{name: name, byID: map[acp.ID][]*reqRec{}}
+		l = &linkState{name: name, byID: map[acp.ID]reqList{}}
 		if i := strings.IndexByte(name, '>'); i >= 0 {
 			l.client, l.agent = name[:i], name[i+1:]
 			l.observer = l.client == traces.Observer
@@ -472,6 +560,7 @@ func (c *checker) link(name string) *linkState {
 		c.links[name] = l
 		c.linkOrder = append(c.linkOrder, l)
 	}
+	c.last = l
 	return l
 }
 
@@ -493,7 +582,10 @@ func (c *checker) send(e *traces.Event) {
 	l := c.link(e.Link)
 	d := dirOf(e, l)
 	if d == a2c {
-		c.scanLeaks(l, e)
+		c.agentSends = append(c.agentSends, e)
+		if e.Dir != traces.AgentToClient {
+			c.keys.addFrameKeys(e.Frame)
+		}
 	}
 	f := c.parse(l, d, e, true)
 	l.q[d].push(f)
@@ -503,7 +595,14 @@ func (c *checker) send(e *traces.Event) {
 // never sent (not something the simulator writes) is parsed without the
 // send-side bookkeeping so that its contents still count on arrival.
 func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameRec {
-	f := &frameRec{frame: e.Frame}
+	var f *frameRec
+	if n := len(c.free); n > 0 {
+		f = c.free[n-1]
+		c.free = c.free[:n-1]
+	} else {
+		f = &frameRec{}
+	}
+	f.frame = e.Frame
 	f.entries = f.one[:0]
 	c.views = viewFrame(e.Frame, c.views[:0])
 	for i := range c.views {
@@ -536,7 +635,7 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 					}
 					// Only the observer's updates make the transcript.
 					if l.observer {
-						en.upd = &u
+						en.upd, en.hasUpd = u, true
 					}
 				}
 			}
@@ -545,7 +644,7 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 				en.resp = c.newResp(l, e, v, sent)
 			}
 		}
-		if en.req != nil || en.resp != nil || en.upd != nil || en.cancel != nil || en.nullErr {
+		if en.req != nil || en.resp != nil || en.hasUpd || en.cancel != nil || en.nullErr {
 			f.entries = append(f.entries, en)
 		}
 	}
@@ -561,16 +660,17 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 	case acp.MethodSessionPrompt:
 		p := readPrompt(params)
 		r.session = p.session
-		var pp acp.PromptParams
-		if p.key != "" {
-			pp.IdempotencyKey = json.RawMessage(p.key)
+		if sent && p.key != "" && p.key[0] == '"' {
+			if key, ok := stringField(p.key); ok {
+				c.keys.add(key)
+			}
 		}
-		switch key, present, err := pp.Key(); {
-		case err != nil:
+		switch key, present, bad := promptKey(p.key); {
+		case bad:
 			r.keyState, r.keyRaw = keyBad, p.key
 		case present:
 			r.keyState, r.key = keyValid, key
-			c.keys.sentBy(key, r)
+			c.keys.sentBy(key, r, sent)
 		}
 		if sent {
 			c.rep.Stats.Prompts++
@@ -630,15 +730,18 @@ func (c *checker) addReq(s *subState, r *reqRec) {
 // oldest one still unanswered, else the newest (which is then answered twice).
 func (l *linkState) target(id acp.ID) *reqRec {
 	list := l.byID[id]
-	for _, r := range list {
+	var t *reqRec
+	list.each(func(r *reqRec) bool {
 		if len(r.resps) == 0 {
-			return r
+			t = r
+			return true
 		}
+		return false
+	})
+	if t == nil {
+		t = list.last()
 	}
-	if len(list) > 0 {
-		return list[len(list)-1]
-	}
-	return nil
+	return t
 }
 
 func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) *respRec {
@@ -706,14 +809,15 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 
 func (c *checker) promptAnswered(l *linkState, r *reqRec, rp *respRec) {
 	mk := msgKey{r.session, rp.msgID}
-	sr, known := c.seen[mk]
+	sr, known := c.msgFor(mk)
 	if !known {
 		sr.first, sr.firstT = rp.seq, rp.t
-		text := ""
-		if r.sub != nil {
-			text = r.sub.text
-		}
-		c.noteNamed(r.session, rp.msgID, rp.seq, text)
+		c.noteNamed(r.session, rp.msgID, rp.seq, func() string {
+			if r.sub != nil {
+				return r.sub.text
+			}
+			return ""
+		})
 	}
 	// Answered from a binding: the message existed before this request
 	// arrived. A request held and answered with the insertion it waited for
@@ -726,11 +830,10 @@ func (c *checker) promptAnswered(l *linkState, r *reqRec, rp *respRec) {
 			ls.retry = rp
 		}
 	}
-	c.seen[mk] = sr
-
-	own, owned := c.owner[mk]
+	own := sr.owner
+	owned := own != nil
 	if !owned {
-		c.owner[mk] = rp
+		sr.owner = rp
 	}
 	s := r.sub
 	if s == nil {
@@ -752,10 +855,10 @@ func (c *checker) agentUpdate(l *linkState, e *traces.Event, u *updView) {
 	switch u.kind {
 	case acp.UpdateUserMessage, acp.UpdateUserMessageChunk:
 		mk := msgKey{session, u.msgID}
-		sr, known := c.seen[mk]
+		sr, known := c.msgFor(mk)
 		if !known {
 			sr.first, sr.firstT = e.Seq, e.T
-			c.noteNamed(session, u.msgID, e.Seq, u.text())
+			c.noteNamed(session, u.msgID, e.Seq, u.text)
 		}
 		ls := l.ls(session)
 		// New on this link: first announced as a user message after the
@@ -767,7 +870,6 @@ func (c *checker) agentUpdate(l *linkState, e *traces.Event, u *updView) {
 		if sr.firstUser == 0 {
 			sr.firstUser = e.Seq
 		}
-		c.seen[mk] = sr
 	case acp.UpdateState:
 		ls := l.ls(session)
 		// States written during a resume are snapshots, not transitions.
@@ -793,6 +895,7 @@ func (c *checker) arrive(e *traces.Event) {
 	}
 	if e.Kind == traces.KindDrop {
 		c.lose(f, "was dropped ("+e.Note+")", e.Seq)
+		c.release(f)
 		return
 	}
 	for i := range f.entries {
@@ -810,10 +913,19 @@ func (c *checker) arrive(e *traces.Event) {
 			if l.observer && rp.ok && rp.req != nil && rp.req.method == acp.MethodSessionResume {
 				c.finalize(l, rp.req.session, e)
 			}
-		case en.upd != nil:
-			c.observe(l, en.upd, e)
+		case en.hasUpd:
+			c.observe(l, &en.upd, e)
 		}
 	}
+	c.release(f)
+}
+
+// release keeps a delivered frame's record for the next send: nothing
+// points to it once its entries were applied.
+func (c *checker) release(f *frameRec) {
+	clear(f.one[:])
+	f.entries, f.frame = nil, ""
+	c.free = append(c.free, f)
 }
 
 func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
@@ -822,7 +934,9 @@ func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
 	if r.to == "" {
 		r.to = l.agent
 	}
-	l.byID[r.id] = append(l.byID[r.id], r)
+	list := l.byID[r.id]
+	list.add(r)
+	l.byID[r.id] = list
 	l.open = append(l.open, r)
 	l.unanswered++
 	if len(l.open) > 64 && len(l.open) > 4*l.unanswered {
@@ -890,6 +1004,7 @@ func (c *checker) disconnect(e *traces.Event) {
 	for d := range l.q {
 		for _, f := range l.q[d].drain() {
 			c.lose(f, "was lost when the link ended ("+e.Note+")", e.Seq)
+			c.release(f)
 		}
 	}
 }

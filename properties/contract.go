@@ -82,7 +82,7 @@ func (c *checker) nameInsertions(s *subState) {
 				continue
 			}
 			mk := msgKey{r.session, rp.msgID}
-			if own := c.owner[mk]; rp.msgID != "" && own != nil && own.req.sub == s && !hasID(s.named, r.session, rp.msgID) {
+			if own := c.ownerOf(mk); rp.msgID != "" && own != nil && own.req.sub == s && !hasID(s.named, r.session, rp.msgID) {
 				a := answer{r.session, rp.msgID, rp}
 				s.named = append(s.named, a)
 				if t := c.final[r.session]; t == nil || !t.has(rp.msgID) {
@@ -169,7 +169,10 @@ func (c *checker) forgotten(s *subState, S string, prev, next answer, ev *evs) (
 			// prev may have been inserted long before it was first named
 			// (its process died first): count from the submission's first
 			// delivered request in S, the earliest it can have been.
-			from := c.seen[msgKey{S, prev.id}].first
+			var from int64
+			if m := c.msgOf(msgKey{S, prev.id}); m != nil {
+				from = m.first
+			}
 			for _, q := range s.reqs {
 				if q.session == S && q.delivered && q.delSeq < from {
 					from = q.delSeq

@@ -79,6 +79,9 @@ func (c *checker) finish() *Report {
 			}
 		}
 	}
+	if len(c.order) > 0 {
+		c.rep.Submissions = make([]SubmissionResult, 0, len(c.order))
+	}
 	for _, s := range c.order {
 		c.rep.Submissions = append(c.rep.Submissions, s.result())
 	}
@@ -162,7 +165,7 @@ func (c *checker) attribute() {
 		inherited := c.inherited(S)
 		for i := range t.msgs {
 			m := &t.msgs[i]
-			if own := c.owner[msgKey{S, m.id}]; own != nil && own.req.sub != nil {
+			if own := c.ownerOf(msgKey{S, m.id}); own != nil && own.req.sub != nil {
 				s := own.req.sub
 				s.msgs = append(s.msgs, attrMsg{session: S, m: m})
 				continue
@@ -238,7 +241,7 @@ func (c *checker) copiedPrefix(S, P string) int {
 	}
 	n := 0
 	for n < len(t.msgs) && n < len(parent.msgs) && t.msgs[n].text == parent.msgs[n].text {
-		if own := c.owner[msgKey{S, t.msgs[n].id}]; own != nil {
+		if own := c.ownerOf(msgKey{S, t.msgs[n].id}); own != nil {
 			break
 		}
 		n++
@@ -273,7 +276,7 @@ func (c *checker) copiedUnderRetention(S, P string) int {
 		}
 	}
 	t, n := c.final[S], 0
-	for n < len(t.msgs) && texts[t.msgs[n].text] && c.owner[msgKey{S, t.msgs[n].id}] == nil {
+	for n < len(t.msgs) && texts[t.msgs[n].text] && c.ownerOf(msgKey{S, t.msgs[n].id}) == nil {
 		n++
 	}
 	return n
@@ -287,7 +290,7 @@ func (c *checker) bound(t *transcript) {
 	b := int64(math.MaxInt64)
 	for i := len(t.msgs) - 1; i >= 0; i-- {
 		m := &t.msgs[i]
-		if sr, ok := c.seen[msgKey{t.session, m.id}]; ok {
+		if sr := c.msgOf(msgKey{t.session, m.id}); sr != nil {
 			b = min(b, sr.first)
 		}
 		m.bound = b
@@ -574,7 +577,7 @@ func (s *subState) firstSession() string {
 func (c *checker) judgeShared() {
 	for _, rp := range c.shared {
 		r := rp.req
-		own := c.owner[msgKey{r.session, rp.msgID}]
+		own := c.ownerOf(msgKey{r.session, rp.msgID})
 		ev := &evs{}
 		ev.add(own.seq, rp.seq, r.delSeq, own.req.delSeq)
 		c.add(WrongID, r.sub, r.session, ev, "the Agent answered %s with messageId %s at %s, the id it had already given %s at %s (%s): one message cannot be the insertion of two submissions.",

@@ -28,6 +28,10 @@ type keyIndex struct {
 	all   map[string]*keyInfo
 	lens  []int
 	byLen map[int]*lenIndex
+	// early holds, per key no Client has sent yet, the first request read
+	// from a frame never sent (delivered or dropped without a send) that
+	// carried it: the key's first request once a send adds the key.
+	early map[string]*reqRec
 }
 
 type lenIndex struct {
@@ -45,11 +49,15 @@ func rollHash(b string) uint64 {
 	return h
 }
 
+func newKeyIndex(hint int) *keyIndex {
+	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}}
+}
+
 func (x *keyIndex) add(key string) {
 	if key == "" || x.all[key] != nil {
 		return
 	}
-	ki := &keyInfo{key: key}
+	ki := &keyInfo{key: key, first: x.early[key]}
 	x.all[key] = ki
 	n := len(key)
 	li := x.byLen[n]
@@ -66,9 +74,19 @@ func (x *keyIndex) add(key string) {
 	li.hash[h] = append(li.hash[h], ki)
 }
 
-func (x *keyIndex) sentBy(key string, r *reqRec) {
-	if ki := x.all[key]; ki != nil && ki.first == nil {
-		ki.first = r
+// sentBy notes that request r carried key; sent says r's frame was sent.
+func (x *keyIndex) sentBy(key string, r *reqRec, sent bool) {
+	if ki := x.all[key]; ki != nil {
+		if ki.first == nil {
+			ki.first = r
+		}
+		return
+	}
+	if !sent && x.early[key] == nil {
+		if x.early == nil {
+			x.early = map[string]*reqRec{}
+		}
+		x.early[key] = r
 	}
 }
 
@@ -94,32 +112,29 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 	}
 }
 
-// collectKeys gathers every idempotencyKey string any Client sent, before the
-// main pass, so a leak is caught whichever comes first in the trace. Only
-// frames that can carry the field are decoded: it is spelled out literally or
-// hidden behind an escape.
-func collectKeys(evs []traces.Event) *keyIndex {
-	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}}
-	for i := range evs {
-		e := &evs[i]
-		if e.Kind != traces.KindSend || e.Dir == traces.AgentToClient {
+// The key index holds every idempotencyKey string any Client sent, so that
+// a leak is caught whichever comes first in the trace: the main pass adds
+// the keys of the Client's frames it reads (newReq) and keeps the Agent's
+// frames, and the leaks are looked for in those once it is over.
+
+// addFrameKeys adds the keys of a frame sent with no direction recorded from
+// the Agent's side of a link: the main pass reads no Client request from it,
+// but a Client may have written it. Only frames that can carry the field are
+// decoded: it is spelled out literally or hidden behind an escape.
+func (x *keyIndex) addFrameKeys(frame string) {
+	if !strings.Contains(frame, keyField) && strings.IndexByte(frame, '\\') < 0 {
+		return
+	}
+	for _, v := range viewFrame(frame, nil) {
+		if v.kind != acp.KindRequest || v.method != acp.MethodSessionPrompt {
 			continue
 		}
-		if !strings.Contains(e.Frame, keyField) && strings.IndexByte(e.Frame, '\\') < 0 {
-			continue
-		}
-		for _, v := range viewFrame(e.Frame, nil) {
-			if v.kind != acp.KindRequest || v.method != acp.MethodSessionPrompt {
-				continue
-			}
-			if raw := readPrompt(v.params).key; raw != "" && raw[0] == '"' {
-				if key, ok := stringField(raw); ok {
-					x.add(key)
-				}
+		if raw := readPrompt(v.params).key; raw != "" && raw[0] == '"' {
+			if key, ok := stringField(raw); ok {
+				x.add(key)
 			}
 		}
 	}
-	return x
 }
 
 // leakAcc gathers the frames that leak one needle: a key, or the field name.
@@ -159,7 +174,7 @@ func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
 
 // scanLeaks looks through every string of an Agent-to-Client frame, object
 // keys included, decoded so that no JSON escape can hide a key.
-func (c *checker) scanLeaks(l *linkState, e *traces.Event) {
+func (c *checker) scanLeaks(e *traces.Event) {
 	eachString(e.Frame, func(s string, isKey bool) {
 		if isKey && s == keyField {
 			c.leak(e, nil, true, s)

@@ -7,8 +7,9 @@
 // a Go plug-in Agent and a real executable by the same evidence, held to the
 // contract the Agent declares in the trace header (traces.Contract): what the
 // contract lets it forget is expected, not an anomaly. It runs in one pass
-// over the trace (plus a cheap pass that collects the Clients' keys), with maps
-// keyed by link and JSON-RPC id, and never searches over interleavings.
+// over the trace (then looks for the Clients' keys in the Agent's frames),
+// with maps keyed by link and JSON-RPC id, and never searches over
+// interleavings.
 package properties
 
 // Anomaly kinds, in the order reports list them.

@@ -592,9 +592,61 @@ func readUpdate(params string) (u updView, ok bool) {
 
 // text is the update's content as acp reads it.
 func (u *updView) text() string {
+	if t, ok := contentText(u.content); ok {
+		return t
+	}
 	up := acp.Update{Kind: u.kind, Content: json.RawMessage(u.content)}
 	t, _ := up.ContentText()
 	return t
+}
+
+var blockKeys = []string{"type", "text"}
+
+// contentText is acp.Update.ContentText's text for the spellings the scanner
+// reads exactly: absent or null, one content block, or an array of one;
+// ok is false for anything else, which the codec reads.
+func contentText(c string) (string, bool) {
+	if c == "" || c == "null" {
+		return "", true
+	}
+	var vals [2]string
+	noCtl := !hasControl(c)
+	end, ok := 0, false
+	switch c[0] {
+	case '{':
+		end, ok = object(c, 0, blockKeys, vals[:], 0, noCtl)
+	case '[':
+		end, ok = object(c, skipWS(c, 1), blockKeys, vals[:], 1, noCtl)
+		if end = skipWS(c, end); ok && end < len(c) && c[end] == ']' {
+			end++
+		} else {
+			ok = false
+		}
+	}
+	if !ok || end != len(c) {
+		return "", false
+	}
+	if _, ok := stringField(vals[0]); !ok {
+		return "", false
+	}
+	return stringField(vals[1])
+}
+
+// promptKey reads a prompt's raw idempotencyKey as acp.PromptParams.Key
+// does: present with a string of 1 to 255 code points, absent when omitted
+// or null, bad otherwise. A plain string is read in place.
+func promptKey(raw string) (key string, present, bad bool) {
+	if s, ok := plainString(raw); ok && !hasControl(s) {
+		if n := utf8.RuneCountInString(s); n >= 1 && n <= acp.MaxKeyLength {
+			return s, true, false
+		}
+	}
+	var pp acp.PromptParams
+	if raw != "" {
+		pp.IdempotencyKey = json.RawMessage(raw)
+	}
+	key, present, err := pp.Key()
+	return key, present, err != nil
 }
 
 var cancelRequestKeys = []string{"requestId"}

@@ -180,6 +180,18 @@ func checkReaders(t *testing.T, raw string) {
 	if got := readMessageID(raw); got != msgID {
 		t.Errorf("readMessageID(%s) = %q, codec %q", raw, got, msgID)
 	}
+	up := acp.Update{Kind: u.kind, Content: json.RawMessage(u.content)}
+	if want, _ := up.ContentText(); u.text() != want {
+		t.Errorf("text of %s = %q, codec %q", raw, u.text(), want)
+	}
+	var pp acp.PromptParams
+	if p.key != "" {
+		pp.IdempotencyKey = json.RawMessage(p.key)
+	}
+	key, present, err := pp.Key()
+	if k, pr, bad := promptKey(p.key); k != key || pr != present || bad != (err != nil) {
+		t.Errorf("promptKey(%s) = %q %v %v, codec %q %v %v", p.key, k, pr, bad, key, present, err)
+	}
 }
 
 var readerCases = []string{
@@ -203,6 +215,20 @@ var readerCases = []string{
 	`{"requestId":"r\u0031"}`,
 	`{"requestId":1.5}`,
 	`{"requestId":"a","RequestId":"b"}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message","messageId":"M","content":[{"type":"text","text":"a\u00e9\n"}]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message","content":[ {"text":"a","type":"image"} ]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message","content":[{"Type":"text","text":"x"}]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message","content":[{"type":"text","text":"a"},{"type":"text","text":"b"}]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message","content":[]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message","content":[null]}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message_chunk","content":{"type":5,"text":"x"}}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message_chunk","content":{"type":"text","text":null}}}`,
+	`{"sessionId":"S","update":{"sessionUpdate":"user_message_chunk","content":"text"}}`,
+	`{"sessionId":"S","prompt":[],"idempotencyKey":"é€"}`,
+	`{"sessionId":"S","prompt":[],"idempotencyKey":"a\u0000"}`,
+	`{"sessionId":"S","prompt":[],"idempotencyKey":"\ud800"}`,
+	`{"sessionId":"S","prompt":[],"idempotencyKey":"` + strings.Repeat("k", 255) + `"}`,
+	`{"sessionId":"S","prompt":[],"idempotencyKey":"` + strings.Repeat("é", 256) + `"}`,
 }
 
 func TestReadersMatchCodec(t *testing.T) {
