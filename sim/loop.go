@@ -1,7 +1,6 @@
 package sim
 
 import (
-	"container/heap"
 	"time"
 )
 
@@ -21,22 +20,53 @@ type event struct {
 	fn  func()
 }
 
+// eventQueue is a binary min-heap ordered by (at, seq), a total order: the
+// events come out in one order whatever the heap's shape. It is written out
+// rather than built on container/heap, whose Push and Pop box every event
+// in an interface (two allocations per event).
 type eventQueue []event
 
-func (q eventQueue) Len() int { return len(q) }
-func (q eventQueue) Less(i, j int) bool {
+func (q eventQueue) less(i, j int) bool {
 	if q[i].at != q[j].at {
 		return q[i].at < q[j].at
 	}
 	return q[i].seq < q[j].seq
 }
-func (q eventQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
-func (q *eventQueue) Push(x any)   { *q = append(*q, x.(event)) }
-func (q *eventQueue) Pop() any {
-	old := *q
-	e := old[len(old)-1]
-	old[len(old)-1] = event{}
-	*q = old[:len(old)-1]
+
+func (q *eventQueue) push(e event) {
+	*q = append(*q, e)
+	h := *q
+	for j := len(h) - 1; j > 0; {
+		i := (j - 1) / 2 // parent
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+func (q *eventQueue) pop() event {
+	h := *q
+	n := len(h) - 1
+	h[0], h[n] = h[n], h[0]
+	for i := 0; ; {
+		j := 2*i + 1 // left child
+		if j >= n {
+			break
+		}
+		if r := j + 1; r < n && h.less(r, j) {
+			j = r
+		}
+		if !h.less(j, i) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
+	e := h[n]
+	h[n] = event{}
+	*q = h[:n]
 	return e
 }
 
@@ -49,7 +79,7 @@ func (l *Loop) At(t time.Duration, fn func()) {
 		t = l.now
 	}
 	l.seq++
-	heap.Push(&l.q, event{at: t, seq: l.seq, fn: fn})
+	l.q.push(event{at: t, seq: l.seq, fn: fn})
 }
 
 // After schedules fn d after now.
@@ -71,7 +101,7 @@ func (l *Loop) Step() bool {
 	if len(l.q) == 0 {
 		return false
 	}
-	e := heap.Pop(&l.q).(event)
+	e := l.q.pop()
 	l.now = e.at
 	l.runs++
 	e.fn()

@@ -399,7 +399,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		}
 		if o.Kind == agent.OutSend || o.Kind == agent.OutSync {
 			p.outs++
-			site := fmt.Sprintf("%s/%d/%s", p.name, p.outs, o.Step)
+			site := p.name + "/" + strconv.Itoa(p.outs) + "/" + o.Step
 			if w.choose(sim.Decision{Kind: netfault.Kill, Site: site, N: 2}) != 0 {
 				w.procDied(p, "killed before "+o.Step, true)
 				return
