@@ -201,16 +201,17 @@ func newChecker(h traces.Header, n int) *checker {
 	}
 	hint := n/16 + 8
 	return &checker{
-		h:       h,
-		retainN: retain,
-		subs:    make(map[string]*subState, hint),
-		order:   make([]*subState, 0, hint),
-		links:   map[string]*linkState{},
-		msgAt:   make(map[msgKey]int32, hint),
-		msgs:    make([]msgRec, 0, hint),
-		final:   map[string]*transcript{},
-		leakBy:  map[string]*leakAcc{},
-		keys:    newKeyIndex(hint),
+		agentSends: make([]*traces.Event, 0, n/3),
+		h:          h,
+		retainN:    retain,
+		subs:       make(map[string]*subState, hint),
+		order:      make([]*subState, 0, hint),
+		links:      map[string]*linkState{},
+		msgAt:      make(map[msgKey]int32, hint),
+		msgs:       make([]msgRec, 0, hint),
+		final:      map[string]*transcript{},
+		leakBy:     map[string]*leakAcc{},
+		keys:       newKeyIndex(hint),
 	}
 }
 
@@ -469,8 +470,9 @@ type transcript struct {
 
 type tmsg struct {
 	id, text string
-	seq      int64 // first delivery of an update carrying it
-	bound    int64 // it was inserted before this seq (set by attribute)
+	seq      int64    // first delivery of an update carrying it
+	bound    int64    // it was inserted before this seq (set by attribute)
+	owner    *respRec // the first success response that named it (set by bound)
 }
 
 func (t *transcript) apply(u *updView, seq int64) {

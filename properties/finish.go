@@ -165,7 +165,7 @@ func (c *checker) attribute() {
 		inherited := c.inherited(S)
 		for i := range t.msgs {
 			m := &t.msgs[i]
-			if own := c.ownerOf(msgKey{S, m.id}); own != nil && own.req.sub != nil {
+			if own := m.owner; own != nil && own.req.sub != nil {
 				s := own.req.sub
 				s.msgs = append(s.msgs, attrMsg{session: S, m: m})
 				continue
@@ -292,6 +292,7 @@ func (c *checker) bound(t *transcript) {
 		m := &t.msgs[i]
 		if sr := c.msgOf(msgKey{t.session, m.id}); sr != nil {
 			b = min(b, sr.first)
+			m.owner = sr.owner
 		}
 		m.bound = b
 	}

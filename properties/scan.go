@@ -264,6 +264,11 @@ func foldsTo(key, want string) bool {
 			return strings.EqualFold(key, want)
 		}
 	}
+	return asciiFoldsTo(key, want)
+}
+
+// asciiFoldsTo is foldsTo for a key known to be ASCII.
+func asciiFoldsTo(key, want string) bool {
 	if len(key) != len(want) {
 		return false
 	}
@@ -323,13 +328,17 @@ func object(s string, i int, keys []string, vals []string, depth int, noCtl bool
 		if !ok {
 			return i, false
 		}
+		ascii := true // then only a key of the wanted length can fold to it
+		for j := 0; j < len(key) && ascii && len(keys) > 0; j++ {
+			ascii = key[j] < utf8.RuneSelf
+		}
 		for k, want := range keys {
 			if key == want {
 				if vals[k] != "" {
 					return i, false
 				}
 				vals[k] = s[i:vEnd]
-			} else if foldsTo(key, want) {
+			} else if ascii && len(key) == len(want) && asciiFoldsTo(key, want) || !ascii && foldsTo(key, want) {
 				return i, false
 			}
 		}
