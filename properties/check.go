@@ -662,9 +662,10 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 	case acp.MethodSessionPrompt:
 		p := readPrompt(params)
 		r.session = p.session
+		var ki *keyInfo
 		if sent && p.key != "" && p.key[0] == '"' {
 			if key, ok := stringField(p.key); ok {
-				c.keys.add(key)
+				ki = c.keys.add(key)
 			}
 		}
 		switch key, present, bad := promptKey(p.key); {
@@ -672,7 +673,7 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 			r.keyState, r.keyRaw = keyBad, p.key
 		case present:
 			r.keyState, r.key = keyValid, key
-			c.keys.sentBy(key, r, sent)
+			c.keys.sentBy(ki, key, r, sent)
 		}
 		if sent {
 			c.rep.Stats.Prompts++

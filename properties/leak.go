@@ -17,7 +17,8 @@ const keyField = "idempotencyKey"
 // keyInfo is one key string some Client sent.
 type keyInfo struct {
 	key   string
-	first *reqRec // the first prompt request that carried it (set in the main pass)
+	first *reqRec  // the first prompt request that carried it (set in the main pass)
+	next  *keyInfo // the next key of the same length and hash
 }
 
 // keyIndex finds every Client key inside a string in time linear in the
@@ -32,11 +33,12 @@ type keyIndex struct {
 	// from a frame never sent (delivered or dropped without a send) that
 	// carried it: the key's first request once a send adds the key.
 	early map[string]*reqRec
+	hint  int // keys expected
 }
 
 type lenIndex struct {
 	pow  uint64 // hashBase^(len-1)
-	hash map[uint64][]*keyInfo
+	hash map[uint64]*keyInfo
 }
 
 const hashBase = 1099511628211
@@ -50,19 +52,24 @@ func rollHash(b string) uint64 {
 }
 
 func newKeyIndex(hint int) *keyIndex {
-	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}}
+	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}, hint: hint}
 }
 
-func (x *keyIndex) add(key string) {
-	if key == "" || x.all[key] != nil {
-		return
+// add indexes key and returns it (nil for "").
+func (x *keyIndex) add(key string) *keyInfo {
+	if key == "" {
+		return nil
+	}
+	if ki := x.all[key]; ki != nil {
+		return ki
 	}
 	ki := &keyInfo{key: key, first: x.early[key]}
 	x.all[key] = ki
 	n := len(key)
 	li := x.byLen[n]
 	if li == nil {
-		li = &lenIndex{pow: 1, hash: map[uint64][]*keyInfo{}}
+		li = &lenIndex{pow: 1, hash: make(map[uint64]*keyInfo, x.hint)}
+		x.hint = 0 // the keys are mostly of one length: the first one's
 		for i := 1; i < n; i++ {
 			li.pow *= hashBase
 		}
@@ -71,12 +78,17 @@ func (x *keyIndex) add(key string) {
 		sort.Ints(x.lens)
 	}
 	h := rollHash(key)
-	li.hash[h] = append(li.hash[h], ki)
+	ki.next, li.hash[h] = li.hash[h], ki
+	return ki
 }
 
-// sentBy notes that request r carried key; sent says r's frame was sent.
-func (x *keyIndex) sentBy(key string, r *reqRec, sent bool) {
-	if ki := x.all[key]; ki != nil {
+// sentBy notes that request r carried key (ki, when the caller has it
+// already); sent says r's frame was sent.
+func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
+	if ki == nil {
+		ki = x.all[key]
+	}
+	if ki != nil {
 		if ki.first == nil {
 			ki.first = r
 		}
@@ -99,7 +111,7 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 		li := x.byLen[n]
 		h := rollHash(s[:n])
 		for i := 0; ; i++ {
-			for _, ki := range li.hash[h] {
+			for ki := li.hash[h]; ki != nil; ki = ki.next {
 				if s[i:i+n] == ki.key {
 					fn(ki)
 				}
