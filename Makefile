@@ -39,7 +39,7 @@ run:
 # Per-core figures: -cpu 1, rates per CPU-second of the process (the machine
 # may be shared), BENCHCOUNT runs of each, means in the summary. The million-
 # submission history is generated once per run of package bench (about 20 s;
-# the benchmark peaks at about 12 GB: CHECK_SUBS=200000 needs a fifth). The
+# the benchmark takes up to 12 GB: CHECK_SUBS=200000 needs a fifth). The
 # porcupine comparison runs once: a search that times out takes its whole
 # limit, PORCUPINE_LIMIT (wall time). bench.txt keeps the raw runs for
 # benchstat comparisons between commits.

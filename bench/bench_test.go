@@ -16,7 +16,7 @@ import (
 // them through scripts/bench-summary.awk. Rates are per CPU-second of the
 // process (CPUTime), run with -cpu 1.
 
-var checkSubs = flag.Int("check.subs", 1_000_000, "submissions in BenchmarkCheckMillion's history (the trace of a million takes about 5 GB, the benchmark about 12 GB at its peak)")
+var checkSubs = flag.Int("check.subs", 1_000_000, "submissions in BenchmarkCheckMillion's history (the trace of a million takes about 5 GB, the benchmark up to 12 GB)")
 
 var millionHistory = sync.OnceValue(func() *History { return Generate(Defaults(*checkSubs)) })
 
