@@ -46,6 +46,7 @@ import (
 	"sync"
 
 	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/realmode"
@@ -239,7 +240,7 @@ func (c *Config) command(seed uint64, flags []string, skip []string) string {
 	parts := []string{bin, "run", fmt.Sprintf("--seed %d", seed)}
 	parts = append(parts, flags...)
 	if len(skip) > 0 {
-		parts = append(parts, "--skip="+shellQuote(strings.Join(skip, ",")))
+		parts = append(parts, "--skip="+shell.Quote(strings.Join(skip, ",")))
 	}
 	return strings.Join(parts, " ")
 }
@@ -559,18 +560,6 @@ func (c *Config) writeTrace(r *Row, ce *Counterexample) error {
 	if bin == "" {
 		bin = "acpsim"
 	}
-	ce.Trace, ce.Replay = path, bin+" replay "+shellQuote(path)
+	ce.Trace, ce.Replay = path, bin+" replay "+shell.Quote(path)
 	return nil
-}
-
-// shellQuote quotes s for a POSIX shell unless it is made of characters
-// that need none.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' ||
-			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

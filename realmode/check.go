@@ -773,12 +773,13 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 		d.event(traces.KindDrop, l, dirA2C, f, why)
 		return
 	}
-	if b := d.brokenFrame(l, frame); b != nil {
+	line := acp.ParseLine(frame)
+	if b := d.brokenFrame(l, frame, line); b != nil {
 		d.broken = b
 		return
 	}
 	exempt := false // responses the model Client cannot recover from losing
-	for _, e := range acp.ParseLine(frame).Entries {
+	for _, e := range line.Entries {
 		if e.Msg.Kind() != acp.KindResponse {
 			continue
 		}
@@ -819,9 +820,8 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 
 // brokenFrame checks what no Agent may write on stdout: not JSON, not
 // JSON-RPC, an answer to a request never sent, an error for initialize.
-func (d *driver) brokenFrame(l *rlink, frame []byte) *BrokenAgent {
+func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent {
 	b := &BrokenAgent{Process: l.agent}
-	line := acp.ParseLine(frame)
 	for _, e := range line.Entries {
 		if e.Err != nil {
 			b.Kind, b.Detail = BrokenNotJSONRPC, fmt.Sprintf("the Agent wrote %s on stdout, which is not a JSON-RPC 2.0 message (%v); stdout must carry only ACP messages", quote(frame), e.Err.Message)
@@ -928,7 +928,7 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 	if dir == dirC2A {
 		if err := l.proc.Send(f.bytes); err != nil {
 			d.event(traces.KindDrop, l, dir, f, err.Error())
-			if strings.Contains(err.Error(), "not reading") {
+			if errors.Is(err, ErrNotReading) {
 				d.broken = &BrokenAgent{Kind: BrokenStdin, Process: l.agent, Detail: err.Error()}
 			}
 			return

@@ -21,6 +21,9 @@ const MaxLine = 16 << 20
 // the driver.
 const sendQueue = 1024
 
+// ErrNotReading is Send's error when the child has stopped reading stdin.
+var ErrNotReading = errors.New("the Agent is not reading its stdin")
+
 // Process is an Agent started as a child process, speaking ndjson on its
 // stdin and stdout: a Conn over stdio. It runs in its own process group so
 // that a SIGKILL reaches whatever it started (a shell wrapper's children
@@ -94,7 +97,7 @@ func (p *Process) Send(frame []byte) (err error) {
 	case p.sendq <- frame:
 		return nil
 	default:
-		return fmt.Errorf("the Agent is not reading its stdin (%d frames waiting)", sendQueue)
+		return fmt.Errorf("%w (%d frames waiting)", ErrNotReading, sendQueue)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/realmode"
@@ -273,15 +274,15 @@ func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir, flags string) (ch
 	defer os.RemoveAll(scratch)
 	cfg.Seed = seed
 	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
-	cfg.AgentLabel = shellWords(cfg.Agent)
-	target := " -- " + shellWords(cfg.Agent)
+	cfg.AgentLabel = shell.Join(cfg.Agent)
+	target := " -- " + shell.Join(cfg.Agent)
 	if len(cfg.URLs) > 0 {
 		target = ""
 		for _, u := range cfg.URLs {
-			target += " --url " + shellQuote(u)
+			target += " --url " + shell.Quote(u)
 		}
 		if cfg.Restart != "" {
-			target += " --restart " + shellQuote(cfg.Restart)
+			target += " --restart " + shell.Quote(cfg.Restart)
 		}
 	}
 	if flags != "" {
@@ -294,7 +295,7 @@ func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir, flags string) (ch
 	}
 	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events)}
 	s.redrive = func(trace string) string {
-		return fmt.Sprintf("acpsim check --schedule %s%s%s", shellQuote(trace), flags, target)
+		return fmt.Sprintf("acpsim check --schedule %s%s%s", shell.Quote(trace), flags, target)
 	}
 	for _, e := range res.Log.Events {
 		if e.Kind == traces.KindConnect && e.From != traces.Observer {
@@ -390,12 +391,4 @@ func excerptLine(e *traces.Event) string {
 		parts = append(parts, fr)
 	}
 	return strings.Join(parts, " ")
-}
-
-func shellWords(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shellQuote(a)
-	}
-	return strings.Join(q, " ")
 }

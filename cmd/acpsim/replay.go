@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
@@ -169,7 +170,7 @@ func traceConfig(log *traces.Log, path string) (world.Config, *pflag.FlagSet, er
 
 // commandConfig parses an `acpsim run …` command line into a configuration.
 func commandConfig(command, what string) (world.Config, *pflag.FlagSet, error) {
-	words, err := splitShell(command)
+	words, err := shell.Split(command)
 	if err != nil {
 		return world.Config{}, nil, fmt.Errorf("%s %q: %v", what, command, err)
 	}
@@ -205,47 +206,6 @@ func commandConfig(command, what string) (world.Config, *pflag.FlagSet, error) {
 	cfg.Seed = seed
 	cfg.Command = command
 	return cfg, fs, nil
-}
-
-// splitShell splits a command line as a POSIX shell would for the words
-// acpsim writes: plain words and single-quoted strings ('\” for a quote).
-func splitShell(s string) ([]string, error) {
-	var words []string
-	var cur strings.Builder
-	inWord, quoted := false, false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quoted:
-			if c == '\'' {
-				quoted = false
-			} else {
-				cur.WriteByte(c)
-			}
-		case c == '\'':
-			quoted, inWord = true, true
-		case c == '\\' && i+1 < len(s):
-			i++
-			cur.WriteByte(s[i])
-			inWord = true
-		case c == ' ' || c == '\t':
-			if inWord {
-				words = append(words, cur.String())
-				cur.Reset()
-				inWord = false
-			}
-		default:
-			cur.WriteByte(c)
-			inWord = true
-		}
-	}
-	if quoted {
-		return nil, errors.New("unterminated quote")
-	}
-	if inWord {
-		words = append(words, cur.String())
-	}
-	return words, nil
 }
 
 // ledgerEntry is one failing seed a swarm recorded.

@@ -14,6 +14,7 @@ import (
 	_ "github.com/acpsim/acpsim/actors/agent/mutants" // registers the known-bad Agents
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
+	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim/world"
 )
@@ -193,7 +194,7 @@ func rerunFlags(fs *pflag.FlagSet, skip ...string) string {
 		if sv, ok := f.Value.(pflag.SliceValue); ok {
 			v = strings.Join(sv.GetSlice(), ",") // String() would bracket it: [a,b]
 		}
-		parts = append(parts, "--"+f.Name+"="+shellQuote(v))
+		parts = append(parts, "--"+f.Name+"="+shell.Quote(v))
 	})
 	sort.Strings(parts)
 	return strings.Join(parts, " ")
@@ -206,16 +207,6 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r == '-' || r == '_' || r == '.' || r == '/' || r == '=' || r == ',' || r == ':' ||
-			('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z') || ('0' <= r && r <= '9'))
-	}) < 0 {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func rerunCommand(fs *pflag.FlagSet, seed uint64, skip ...string) string {

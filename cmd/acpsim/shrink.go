@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/shrink"
 	"github.com/acpsim/acpsim/sim"
@@ -91,7 +92,7 @@ that replays the small trace.`,
 					break
 				}
 			}
-			fmt.Fprintf(w, "\nwritten to %s\n  replay: %s replay %s\n", outPath, binName(), shellQuote(outPath))
+			fmt.Fprintf(w, "\nwritten to %s\n  replay: %s replay %s\n", outPath, binName(), shell.Quote(outPath))
 			return nil
 		},
 	}

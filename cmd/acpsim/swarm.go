@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/sim/world"
 )
 
@@ -163,7 +164,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			}
 			note := ""
 			if appended > 0 {
-				note = fmt.Sprintf("\n%d failing seed(s) appended to %s: acpsim replay --ledger %s reruns them\n", appended, ledger, shellQuote(ledger))
+				note = fmt.Sprintf("\n%d failing seed(s) appended to %s: acpsim replay --ledger %s reruns them\n", appended, ledger, shell.Quote(ledger))
 			}
 			return writeSwarm(out, file, note)
 		},
