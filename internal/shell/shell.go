@@ -30,7 +30,7 @@ func Join(argv []string) string {
 }
 
 // Split splits a command line as a POSIX shell would for the words Quote
-// writes: plain words, single-quoted strings ('\” for a quote) and
+// writes: plain words, single-quoted strings (a quote inside one closes it, comes escaped, and reopens it) and
 // backslash escapes.
 func Split(s string) ([]string, error) {
 	var words []string
