@@ -1,0 +1,98 @@
+package world
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+)
+
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/trace-hashes.txt from this build")
+
+// goldenRuns are the determinism seeds whose trace bytes are pinned: each
+// policy on each link, the adapter, nodes, proxies, users who cancel, close
+// and fork, reordered reconnects. A refactor that claims no behaviour change
+// must leave every hash as it is; a change of behaviour updates the file
+// (go test ./sim/world -run RecordedHashes -update-golden) in the same commit and
+// says why.
+func goldenRuns() []struct {
+	name string
+	cfg  Config
+} {
+	type run = struct {
+		name string
+		cfg  Config
+	}
+	var runs []run
+	for _, link := range []string{LinkStdio, LinkHTTP, LinkWS, LinkMixed} {
+		for _, policy := range []string{"none", "naive", "keyed", "bounded", "stale", "lookup"} {
+			for seed := uint64(1); seed <= 2; seed++ {
+				c := DefaultConfig()
+				c.Seed, c.Policy, c.Link = seed, policy, link
+				c.EnableLinkFaults()
+				c.Rates = boosted()
+				runs = append(runs, run{fmt.Sprintf("%s/%s/%d", link, policy, seed), c})
+			}
+		}
+	}
+	variant := func(name string, seed uint64, set func(*Config)) {
+		c := DefaultConfig()
+		c.Seed = seed
+		set(&c)
+		c.EnableLinkFaults()
+		runs = append(runs, run{name, c})
+	}
+	for seed := uint64(1); seed <= 3; seed++ {
+		variant(fmt.Sprintf("adapter/%d", seed), seed, func(c *Config) { c.Agent = "adapter" })
+		variant(fmt.Sprintf("users/%d", seed), seed, func(c *Config) { c.Cancels, c.Closes, c.Forks = 2, 1, 1; c.Clients = 2 })
+		variant(fmt.Sprintf("nodes-http/%d", seed), seed, func(c *Config) { c.Link, c.Nodes = LinkHTTP, 3 })
+		variant(fmt.Sprintf("nodes-ws-memory/%d", seed), seed, func(c *Config) {
+			c.Link, c.Nodes = LinkWS, 3
+			c.Knobs.Keys = "memory"
+		})
+		variant(fmt.Sprintf("proxies/%d", seed), seed, func(c *Config) { c.Proxies = 2 })
+		variant(fmt.Sprintf("fresh-connection/%d", seed), seed, func(c *Config) { c.Link, c.FreshConnection = LinkWS, true })
+	}
+	return runs
+}
+
+func TestTraceBytesMatchTheRecordedHashes(t *testing.T) {
+	const file = "testdata/trace-hashes.txt"
+	var got strings.Builder
+	for _, r := range goldenRuns() {
+		sum := sha256.Sum256(traceBytes(t, r.cfg))
+		fmt.Fprintf(&got, "%s %s\n", r.name, hex.EncodeToString(sum[:]))
+	}
+	if *updateGolden {
+		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want := map[string]string{}
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	for sc := bufio.NewScanner(f); sc.Scan(); {
+		name, hash, _ := strings.Cut(sc.Text(), " ")
+		want[name] = hash
+	}
+	for line := range strings.SplitSeq(strings.TrimSpace(got.String()), "\n") {
+		name, hash, _ := strings.Cut(line, " ")
+		switch w, ok := want[name]; {
+		case !ok:
+			t.Errorf("%s: no recorded hash (run with -update-golden and commit %s)", name, file)
+		case w != hash:
+			t.Errorf("%s: trace bytes changed: sha256 %s, recorded %s", name, hash, w)
+		}
+	}
+	if len(want) != len(goldenRuns()) {
+		t.Errorf("%s holds %d hashes for %d runs", file, len(want), len(goldenRuns()))
+	}
+}
