@@ -18,7 +18,7 @@ lint:
 unit: interop/node_modules
 	$(GO) test -count=1 ./...
 
-# The interop tests (package interop) run Node programs written against the
+# The interop tests (cmd/acpsim/interop_test.go) run Node programs written against the
 # official TypeScript SDK, installed from the committed lockfile.
 interop/node_modules: interop/package-lock.json
 	npm ci --prefix interop
@@ -30,7 +30,7 @@ race:
 # The real-process and socket code under the race detector, in every run of
 # make test: acpsim check, acpsim agent (stdio and --listen), the dialers.
 race-real:
-	$(GO) test -race -count=1 ./realmode/
+	$(GO) test -race -count=1 ./netfault/realmode/
 	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote' ./cmd/acpsim/
 
 run:
@@ -48,8 +48,8 @@ CHECK_SUBS ?= 1000000
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count $(BENCHCOUNT) ./sim/world/ ./properties/ ./actors/acp/ > bench.txt
-	$(GO) test -run '^$$' -bench 'CheckMillion' -benchmem -cpu 1 -count $(BENCHCOUNT) -timeout 60m ./bench/ -args -check.subs=$(CHECK_SUBS) >> bench.txt
-	$(GO) test -run '^$$' -bench 'Porcupine' -cpu 1 -count 1 -timeout 60m ./bench/ -args -porcupine.limit=$(PORCUPINE_LIMIT) >> bench.txt
+	$(GO) test -run '^$$' -bench 'CheckMillion' -benchmem -cpu 1 -count $(BENCHCOUNT) -timeout 60m ./sim/bench/ -args -check.subs=$(CHECK_SUBS) >> bench.txt
+	$(GO) test -run '^$$' -bench 'Porcupine' -cpu 1 -count 1 -timeout 60m ./sim/bench/ -args -porcupine.limit=$(PORCUPINE_LIMIT) >> bench.txt
 	$(GO) run $(BENCHSTAT) bench.txt > benchstat.txt
 	@awk -f scripts/bench-summary.awk bench.txt
 	@echo "(benchstat of every metric: benchstat.txt; raw runs: bench.txt)"
@@ -59,5 +59,5 @@ bench:
 # checking it in headless Chromium), then Chromium shoots view-demo.png.
 .PHONY: view-demo
 view-demo:
-	$(GO) test -count=1 -run '^TestChromiumMarksTheDuplicateAndTheLostResponse$$' ./view/ -args -demo=$(CURDIR)
+	$(GO) test -count=1 -run '^TestChromiumMarksTheDuplicateAndTheLostResponse$$' ./traces/view/ -args -demo=$(CURDIR)
 	chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --screenshot=$(CURDIR)/view-demo.png --window-size=1400,900 file://$(CURDIR)/view-demo.html

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/bench"
+	"github.com/acpsim/acpsim/sim/bench"
 	"github.com/acpsim/acpsim/traces"
 )
 

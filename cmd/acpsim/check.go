@@ -13,12 +13,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties"
-	"github.com/acpsim/acpsim/realmode"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 // storeEnv is the environment variable through which acpsim check gives

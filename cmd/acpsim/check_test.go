@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/traces"
 )
 

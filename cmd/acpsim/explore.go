@@ -13,8 +13,8 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/explore"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/sim/explore"
 )
 
 func newExploreCmd() *cobra.Command {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/traces"
 )
 

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode"
 )
 
 // listeningAgent is `acpsim agent --listen 127.0.0.1:0 args…` as a real

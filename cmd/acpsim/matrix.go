@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/actors/client"
-	"github.com/acpsim/acpsim/matrix"
+	"github.com/acpsim/acpsim/sim/matrix"
 	"github.com/acpsim/acpsim/sim/world"
 )
 

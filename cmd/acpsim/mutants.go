@@ -14,7 +14,7 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/mutation"
+	"github.com/acpsim/acpsim/sim/mutation"
 )
 
 func newMutantsCmd() *cobra.Command {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/acpsim/acpsim/mutation"
+	"github.com/acpsim/acpsim/sim/mutation"
 )
 
 // `acpsim mutants` catches every mutant within 100 seeds in every run, each

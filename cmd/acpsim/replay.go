@@ -16,11 +16,11 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newReplayCmd() *cobra.Command {

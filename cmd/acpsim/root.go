@@ -14,9 +14,9 @@ import (
 	_ "github.com/acpsim/acpsim/actors/agent/mutants" // registers the known-bad Agents
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
-	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim/world"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newRoot() *cobra.Command {

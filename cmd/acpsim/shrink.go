@@ -9,11 +9,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/properties"
-	"github.com/acpsim/acpsim/shrink"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/shrink"
 	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newShrinkCmd() *cobra.Command {

@@ -16,8 +16,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
-	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/sim/world"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newSwarmCmd() *cobra.Command {

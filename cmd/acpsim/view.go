@@ -12,7 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/traces"
-	"github.com/acpsim/acpsim/view"
+	"github.com/acpsim/acpsim/traces/view"
 )
 
 func newViewCmd() *cobra.Command {

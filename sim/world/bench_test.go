@@ -3,7 +3,7 @@ package world
 import (
 	"testing"
 
-	"github.com/acpsim/acpsim/bench"
+	"github.com/acpsim/acpsim/sim/bench"
 )
 
 // BenchmarkSeed measures whole ten-prompt seeds with the default faults on,

@@ -8,8 +8,8 @@ import (
 	"sync"
 
 	"github.com/acpsim/acpsim/properties"
-	"github.com/acpsim/acpsim/realmode"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/parallel"
 )
 
 // Verdict is one judged run.
@@ -239,7 +239,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		if sc.Guided {
 			covs = make([]Coverage, 0, b[1]-b[0])
 		}
-		realmode.ForEach(b[1]-b[0], workers, func(j int) {
+		parallel.ForEach(b[1]-b[0], workers, func(j int) {
 			i := b[0] + j
 			mu.Lock()
 			for i >= next+window {

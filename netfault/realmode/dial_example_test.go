@@ -11,7 +11,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
-	"github.com/acpsim/acpsim/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/sim"
 )
 

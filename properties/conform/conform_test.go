@@ -191,7 +191,7 @@ func TestIDsAreScopedToLinkAndDirection(t *testing.T) {
 // The embedded schema is the SDK's file, byte for byte, as acpsim's other
 // copy of it is; the RFD's field is added in code, not in the file.
 func TestEmbeddedSchemaIsTheSDKs(t *testing.T) {
-	other, err := os.ReadFile("../actors/acp/testdata/spec/schema.unstable.json")
+	other, err := os.ReadFile("../../actors/acp/testdata/spec/schema.unstable.json")
 	if err != nil {
 		t.Skip("acp's copy of the schema is not here:", err)
 	}

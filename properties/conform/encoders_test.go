@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/traces"
 )
 

@@ -22,7 +22,7 @@ import (
 	clientmutants "github.com/acpsim/acpsim/actors/client/mutants"
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/realmode"
+	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/world"
 )
 
@@ -317,7 +317,7 @@ func Run(ms []Mutant, o Options) ([]Result, error) {
 				tasks = append(tasks, task{run: r, seed: s})
 			}
 		}
-		realmode.ForEach(len(tasks), jobs, func(i int) {
+		parallel.ForEach(len(tasks), jobs, func(i int) {
 			t := &tasks[i]
 			cfg := cfgs[t.run.m]
 			cfg.Seed = t.seed

@@ -10,7 +10,7 @@ import (
 	"github.com/acpsim/acpsim/actors/agent"
 	_ "github.com/acpsim/acpsim/actors/agent/mutants" // the known-bad Agents, for lint to catch
 	"github.com/acpsim/acpsim/actors/client"
-	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
 )

@@ -3,7 +3,7 @@ package conform_test
 import (
 	"fmt"
 
-	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/traces"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 
 	_ "github.com/acpsim/acpsim/actors/agent/mutants" // registers the known-bad Agents
-	"github.com/acpsim/acpsim/explore"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/explore"
 	"github.com/acpsim/acpsim/sim/world"
 )
 

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/agent/mutants"
-	"github.com/acpsim/acpsim/shrink"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/shrink"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
 )

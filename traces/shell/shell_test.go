@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/acpsim/acpsim/internal/shell"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func TestSplitReadsWhatJoinWrites(t *testing.T) {

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/traces"
-	"github.com/acpsim/acpsim/view"
+	"github.com/acpsim/acpsim/traces/view"
 )
 
 // A Client without a key resends a prompt after its Agent died without

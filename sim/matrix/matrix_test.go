@@ -11,8 +11,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/acpsim/acpsim/matrix"
 	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim/matrix"
 	"github.com/acpsim/acpsim/sim/world"
 )
 

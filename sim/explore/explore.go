@@ -21,7 +21,7 @@
 //
 // DFS order is the lexicographic order of schedules as lists of (Index,
 // Option), a schedule before its extensions. The search runs whole batches
-// of the next schedules in DFS order side by side (realmode.ForEach), then
+// of the next schedules in DFS order side by side (parallel.ForEach), then
 // pushes their children back in DFS order, so the set of schedules waiting
 // to run is always sorted. When a run fails, every schedule after it in DFS
 // order is dropped and the search goes on only with the ones before it: the
@@ -104,8 +104,8 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/realmode"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -345,7 +345,7 @@ func Search(run RunFunc, cfg Config) (*Result, error) {
 		estimate = res.Schedules + estimateNodes(stack, cfg.Faults, got, predicted) + estimateNodes(cur, cfg.Faults, got, predicted)
 
 		results := make([]result, n)
-		realmode.ForEach(n, cfg.Workers, func(i int) {
+		parallel.ForEach(n, cfg.Workers, func(i int) {
 			results[i] = runOne(run, cur[i], cfg)
 		}, func(i int) {
 			res.Schedules++

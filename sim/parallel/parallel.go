@@ -1,4 +1,14 @@
-package realmode
+// Package parallel runs whole simulations side by side. It is the one place
+// in the simulator's tree with goroutines, and they never reach inside a
+// simulation: each index runs start to verdict on one goroutine, and the
+// caller merges results by index, so what it builds does not depend on the
+// Go scheduler. It lives apart from the real-mode code so that the
+// simulation packages import no sockets, processes or databases.
+//
+// golang.org/x/sync/errgroup with SetLimit would bound the goroutines too,
+// but it calls back on the workers' goroutines; callers here fold results
+// on their own goroutine as each finishes, so no merge needs a lock.
+package parallel
 
 import "sync"
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/proxy"
-	"github.com/acpsim/acpsim/mutation"
 	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim/mutation"
 )
 
 // The table has at least 15 mutants over Agents, Clients and proxies, each

@@ -3,7 +3,7 @@ package matrix_test
 import (
 	"fmt"
 
-	"github.com/acpsim/acpsim/matrix"
+	"github.com/acpsim/acpsim/sim/matrix"
 	"github.com/acpsim/acpsim/sim/world"
 )
 

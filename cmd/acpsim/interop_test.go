@@ -1,10 +1,11 @@
-// Package interop holds acpsim's interop tests with the official TypeScript
-// SDK, @agentclientprotocol/sdk 2.4.0: client.mjs (a Client written against
-// the SDK) talks to `acpsim agent` and to the two SDK Agents of this folder,
-// and every frame both ways is validated against the ACP v2 schema by
+// The interop tests with the official TypeScript SDK,
+// @agentclientprotocol/sdk 2.4.0: ../../interop/client.mjs (a Client written
+// against the SDK) talks to `acpsim agent` and to the two SDK Agents of that
+// folder, and every frame both ways is validated against the ACP v2 schema by
 // package conform. The Node side needs `npm ci --prefix interop` (make
-// interop/node_modules); without it these tests fail, they never skip.
-package interop
+// interop/node_modules); without it these tests fail, they never skip. This
+// test binary plays the acpsim executable (TestMain, ACPSIM_TEST_AS_MAIN).
+package main
 
 import (
 	"bufio"
@@ -15,12 +16,11 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"github.com/acpsim/acpsim/conform"
+	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -30,44 +30,27 @@ func requireNode(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is not on PATH: the interop tests need Node.js 20+ and `npm ci --prefix interop` (make interop/node_modules)")
 	}
-	if _, err := os.Stat("node_modules/@agentclientprotocol/sdk/package.json"); err != nil {
+	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/@agentclientprotocol/sdk/package.json")); err != nil {
 		t.Fatal("interop/node_modules is missing @agentclientprotocol/sdk: run `npm ci --prefix interop` (or make interop/node_modules)")
 	}
 }
 
-var (
-	buildOnce sync.Once
-	acpsimBin string
-	buildErr  error
-)
+// interopDir holds the Node programs and their node_modules.
+var interopDir = func() string {
+	d, err := filepath.Abs(filepath.Join("..", "..", "interop"))
+	if err != nil {
+		panic(err)
+	}
+	return d
+}()
 
-// acpsim builds the acpsim executable once per test binary.
+// acpsim returns the executable that runs as acpsim: this test binary, with
+// ACPSIM_TEST_AS_MAIN=1 set for the processes the test starts (node passes
+// it on to the acpsim it spawns).
 func acpsim(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "acpsim-interop-")
-		if err != nil {
-			buildErr = err
-			return
-		}
-		acpsimBin = filepath.Join(dir, "acpsim")
-		out, err := exec.Command("go", "build", "-o", acpsimBin, "github.com/acpsim/acpsim/cmd/acpsim").CombinedOutput()
-		if err != nil {
-			buildErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if buildErr != nil {
-		t.Fatal(buildErr)
-	}
-	return acpsimBin
-}
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if acpsimBin != "" {
-		os.RemoveAll(filepath.Dir(acpsimBin))
-	}
-	os.Exit(code)
+	t.Setenv("ACPSIM_TEST_AS_MAIN", "1")
+	return os.Args[0]
 }
 
 // message is a user message as client.mjs folds it from updates.
@@ -110,6 +93,7 @@ func runClient(t *testing.T, node []string, args ...string) (summary, []logged) 
 	framesFile := filepath.Join(t.TempDir(), "frames.ndjson")
 	cmdArgs := append(append(node, "client.mjs", "--frames", framesFile), args...)
 	cmd := exec.Command("node", cmdArgs...)
+	cmd.Dir = interopDir
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Start(); err != nil {
@@ -346,6 +330,7 @@ type agentProc struct {
 func startAgent(t *testing.T, script, store string) *agentProc {
 	t.Helper()
 	cmd := exec.Command("node", script, "--store", store)
+	cmd.Dir = interopDir
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -528,10 +513,7 @@ func TestAcpsimCheckSDKAgents(t *testing.T) {
 	requireNode(t)
 	bin := acpsim(t)
 	check := func(t *testing.T, seeds int, script string) (string, int) {
-		abs, err := filepath.Abs(script)
-		if err != nil {
-			t.Fatal(err)
-		}
+		abs := filepath.Join(interopDir, script)
 		cmd := exec.Command(bin, "check", "--seeds", fmt.Sprint(seeds), "--", "node", abs)
 		cmd.Dir = t.TempDir() // failing seeds' traces go to ./acpsim-failures
 		out, err := cmd.CombinedOutput()

@@ -22,7 +22,7 @@
 //
 // # Determinism and cost
 //
-// Every seed is one whole simulation on one goroutine (realmode.ForEach,
+// Every seed is one whole simulation on one goroutine (parallel.ForEach,
 // Config.Jobs of them side by side); results are added up as commutative
 // counts, and the failing seeds a cell keeps for shrinking are its smallest
 // under a total order (fewest faults, then prompts, then events, then the
@@ -46,14 +46,14 @@ import (
 	"sync"
 
 	"github.com/acpsim/acpsim/actors/client"
-	"github.com/acpsim/acpsim/internal/shell"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
-	"github.com/acpsim/acpsim/realmode"
-	"github.com/acpsim/acpsim/shrink"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/parallel"
+	"github.com/acpsim/acpsim/sim/shrink"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 // Config is what a matrix runs.
@@ -349,7 +349,7 @@ func (c *Config) runSeeds(cells []*cell) error {
 	var firstErr error
 	errAt := n
 	done := 0
-	realmode.ForEach(n, c.Jobs, func(i int) {
+	parallel.ForEach(n, c.Jobs, func(i int) {
 		cl := cells[i/c.Seeds]
 		cfg := cl.cfg
 		cfg.Seed = c.FirstSeed + uint64(i%c.Seeds)
@@ -447,7 +447,7 @@ func (c *Config) shrinkCells(cells []*cell) error {
 	inflight := map[int]Counterexample{}
 	errs := make([]error, len(jobs))
 	done := 0
-	realmode.ForEach(len(jobs), c.Jobs, func(i int) {
+	parallel.ForEach(len(jobs), c.Jobs, func(i int) {
 		ce, err := c.shrinkOne(jobs[i])
 		mu.Lock()
 		inflight[i], errs[i] = ce, err
