@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -243,4 +244,62 @@ func eachString(b string, fn func(s string, isKey bool)) {
 		fn(s, k < len(b) && b[k] == ':')
 		i = j
 	}
+}
+
+func (c *checker) judgeLeaks() {
+	for _, a := range c.leaks {
+		ev := &evs{}
+		ev.add(a.seqs...)
+		where := "a string value"
+		if a.asKey {
+			where = "an object key"
+		}
+		more := ""
+		if a.count > 1 {
+			more = fmt.Sprintf(", and %d Agent-to-Client frames in all", a.count)
+		}
+		f := a.first
+		at := fmt.Sprintf("%s on %s sent at %s", describeFrame(f.Frame), f.Link, ms(f.T))
+		if a.key == nil {
+			c.add(KeyLeak, nil, "", ev, "the Agent wrote the field name %q as an object key in %s%s.", keyField, at, more)
+			continue
+		}
+		var s *subState
+		origin := "a Client sent it"
+		if r := a.key.first; r != nil {
+			s = r.sub
+			ev.add(r.sendSeq)
+			origin = fmt.Sprintf("%s sent it as the idempotencyKey of %s at %s", r.link.client, c.reqOf(r), ms(r.sendT))
+		}
+		c.add(KeyLeak, s, "", ev, "key %q leaked: %s; the Agent wrote it inside %s %q in %s%s.",
+			a.key.key, origin, where, clip(a.where, 60), at, more)
+	}
+}
+
+// describeFrame names what a frame is, for prose; leaks are rare, so it may
+// decode again.
+func describeFrame(frame string) string {
+	line := parseLine(frame)
+	var parts []string
+	for _, p := range line.Entries {
+		m := &p.Msg
+		switch {
+		case p.Err != nil:
+			parts = append(parts, "an invalid message")
+		case m.Kind() == acp.KindResponse && m.Error != nil:
+			parts = append(parts, fmt.Sprintf("the error response to request %s", m.ID))
+		case m.Kind() == acp.KindResponse:
+			parts = append(parts, fmt.Sprintf("the response to request %s", m.ID))
+		case m.Method == acp.MethodSessionUpdate:
+			var up acp.SessionUpdateParams
+			_ = acp.DecodeParams(m.Params, &up)
+			parts = append(parts, fmt.Sprintf("a session/update %s", up.Update.Kind))
+		default:
+			parts = append(parts, "a "+m.Method)
+		}
+	}
+	if line.Batch {
+		return "a batch of " + list(parts)
+	}
+	return list(parts)
 }

@@ -1,0 +1,183 @@
+package properties
+
+import (
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// The fields the checker reads from params and results. Each reader takes the
+// scanner's path and falls back to the acp codec where the scanner declines.
+
+type promptFields struct {
+	session string
+	prompt  string // raw JSON
+	key     string // raw JSON; "" when absent
+}
+
+var promptKeys = []string{"sessionId", "prompt", "idempotencyKey"}
+
+func readPrompt(params string) promptFields {
+	var v [3]string
+	if fieldsOf(params, promptKeys, v[:]) {
+		if s, ok := stringField(v[0]); ok {
+			return promptFields{session: s, prompt: v[1], key: v[2]}
+		}
+	}
+	var p struct {
+		SessionID      string          `json:"sessionId"`
+		Prompt         json.RawMessage `json:"prompt"`
+		IdempotencyKey json.RawMessage `json:"idempotencyKey"`
+	}
+	// A type error in one field still fills the others, so the key is judged
+	// even in otherwise bad params.
+	_ = json.Unmarshal([]byte(params), &p)
+	return promptFields{session: p.SessionID, prompt: string(p.Prompt), key: string(p.IdempotencyKey)}
+}
+
+var sessionKeys = []string{"sessionId"}
+
+func readSession(params string) string {
+	var v [1]string
+	if fieldsOf(params, sessionKeys, v[:]) {
+		if s, ok := stringField(v[0]); ok {
+			return s
+		}
+	}
+	var p struct {
+		SessionID string `json:"sessionId"`
+	}
+	_ = json.Unmarshal([]byte(params), &p)
+	return p.SessionID
+}
+
+var resultKeys = []string{"messageId"}
+
+func readMessageID(result string) string {
+	var v [1]string
+	if fieldsOf(result, resultKeys, v[:]) {
+		if s, ok := stringField(v[0]); ok {
+			return s
+		}
+	}
+	var r struct {
+		MessageID string `json:"messageId"`
+	}
+	_ = json.Unmarshal([]byte(result), &r)
+	return r.MessageID
+}
+
+// updView is the part of a session/update the checker reads.
+type updView struct {
+	session, kind, msgID, state string
+	content                     string // raw JSON
+}
+
+var (
+	updateParamKeys = []string{"sessionId", "update"}
+	updateKeys      = []string{"sessionUpdate", "messageId", "state", "content"}
+)
+
+func readUpdate(params string) (u updView, ok bool) {
+	var p [2]string
+	var v [4]string
+	if fieldsOf(params, updateParamKeys, p[:]) && fieldsOf(p[1], updateKeys, v[:]) {
+		var ok [4]bool
+		u.session, ok[0] = stringField(p[0])
+		u.kind, ok[1] = stringField(v[0])
+		u.msgID, ok[2] = stringField(v[1])
+		u.state, ok[3] = stringField(v[2])
+		if ok == [4]bool{true, true, true, true} {
+			u.content = v[3]
+			return u, true
+		}
+	}
+	var up acp.SessionUpdateParams
+	if json.Unmarshal([]byte(params), &up) != nil {
+		return updView{}, false
+	}
+	return updView{up.SessionID, up.Update.Kind, up.Update.MessageID, up.Update.State, string(up.Update.Content)}, true
+}
+
+// text is the update's content as acp reads it.
+func (u *updView) text() string {
+	if t, ok := contentText(u.content); ok {
+		return t
+	}
+	up := acp.Update{Kind: u.kind, Content: json.RawMessage(u.content)}
+	t, _ := up.ContentText()
+	return t
+}
+
+var blockKeys = []string{"type", "text"}
+
+// contentText is acp.Update.ContentText's text for the spellings the scanner
+// reads exactly: absent or null, one content block, or an array of one;
+// ok is false for anything else, which the codec reads.
+func contentText(c string) (string, bool) {
+	if c == "" || c == "null" {
+		return "", true
+	}
+	var vals [2]string
+	noCtl := !hasControl(c)
+	end, ok := 0, false
+	switch c[0] {
+	case '{':
+		end, ok = object(c, 0, blockKeys, vals[:], 0, noCtl)
+	case '[':
+		end, ok = object(c, skipWS(c, 1), blockKeys, vals[:], 1, noCtl)
+		if end = skipWS(c, end); ok && end < len(c) && c[end] == ']' {
+			end++
+		} else {
+			ok = false
+		}
+	}
+	if !ok || end != len(c) {
+		return "", false
+	}
+	if _, ok := stringField(vals[0]); !ok {
+		return "", false
+	}
+	return stringField(vals[1])
+}
+
+// promptKey reads a prompt's raw idempotencyKey as acp.PromptParams.Key
+// does: present with a string of 1 to 255 code points, absent when omitted
+// or null, bad otherwise. A plain string is read in place.
+func promptKey(raw string) (key string, present, bad bool) {
+	if s, ok := plainString(raw); ok && !hasControl(s) {
+		if n := utf8.RuneCountInString(s); n >= 1 && n <= acp.MaxKeyLength {
+			return s, true, false
+		}
+	}
+	var pp acp.PromptParams
+	if raw != "" {
+		pp.IdempotencyKey = json.RawMessage(raw)
+	}
+	key, present, err := pp.Key()
+	return key, present, err != nil
+}
+
+var cancelRequestKeys = []string{"requestId"}
+
+// readRequestID reads the requestId of $/cancel_request params as the acp
+// codec decodes acp.CancelRequestParams; "" when absent or unreadable (the
+// Agent then has nothing to cancel).
+func readRequestID(params string) acp.ID {
+	var v [1]string
+	if fieldsOf(params, cancelRequestKeys, v[:]) {
+		if v[0] == "" {
+			return ""
+		}
+		if id, ok := fastID(v[0]); ok {
+			return id
+		}
+	}
+	var p acp.CancelRequestParams
+	if acp.DecodeParams(json.RawMessage(params), &p) != nil {
+		return ""
+	}
+	return p.RequestID
+}

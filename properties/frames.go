@@ -1,0 +1,219 @@
+package properties
+
+import (
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Frames in flight: parsed once when sent and queued per link direction, then
+// applied on delivery or marked lost when dropped or the link ends.
+
+const (
+	c2a = 0
+	a2c = 1
+)
+
+// frameRec is a sent frame in flight, parsed once at the send so its delivery
+// costs no second decode.
+type frameRec struct {
+	frame   string
+	entries []entry
+	one     [1]entry // storage for the usual single entry
+}
+
+type entry struct {
+	req     *reqRec
+	resp    *respRec
+	cancel  *cancelRec // session/cancel or $/cancel_request
+	hasUpd  bool       // upd is an update to the observer
+	nullErr bool
+	upd     updView
+}
+
+// frameQueue holds a link direction's frames in send order; frames on a link
+// arrive in that order, so the head is almost always the one delivered.
+type frameQueue struct {
+	fs   []*frameRec
+	head int
+}
+
+func (q *frameQueue) push(f *frameRec) { q.fs = append(q.fs, f) }
+
+func (q *frameQueue) take(frame string) *frameRec {
+	for i := q.head; i < len(q.fs); i++ {
+		if q.fs[i].frame != frame {
+			continue
+		}
+		f := q.fs[i]
+		if i == q.head {
+			q.fs[i] = nil
+			q.head++
+		} else {
+			copy(q.fs[i:], q.fs[i+1:])
+			q.fs[len(q.fs)-1] = nil
+			q.fs = q.fs[:len(q.fs)-1]
+		}
+		if q.head == len(q.fs) {
+			q.fs, q.head = q.fs[:0], 0
+		}
+		return f
+	}
+	return nil
+}
+
+func (q *frameQueue) drain() []*frameRec {
+	out := q.fs[q.head:]
+	q.fs, q.head = nil, 0
+	return out
+}
+
+func dirOf(e *traces.Event, l *linkState) int {
+	switch e.Dir {
+	case traces.ClientToAgent:
+		return c2a
+	case traces.AgentToClient:
+		return a2c
+	}
+	if e.From == l.client {
+		return c2a
+	}
+	return a2c
+}
+
+func (c *checker) send(e *traces.Event) {
+	c.rep.Stats.Frames++
+	l := c.link(e.Link)
+	d := dirOf(e, l)
+	if d == a2c {
+		c.agentSends = append(c.agentSends, e)
+		if e.Dir != traces.AgentToClient {
+			c.keys.addFrameKeys(e.Frame)
+		}
+	}
+	f := c.parse(l, d, e, true)
+	l.q[d].push(f)
+}
+
+// parse decodes a frame. sent says it is a send event; a delivery of a frame
+// never sent (not something the simulator writes) is parsed without the
+// send-side bookkeeping so that its contents still count on arrival.
+func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameRec {
+	var f *frameRec
+	if n := len(c.free); n > 0 {
+		f = c.free[n-1]
+		c.free = c.free[:n-1]
+	} else {
+		f = &frameRec{}
+	}
+	f.frame = e.Frame
+	f.entries = f.one[:0]
+	c.views = viewFrame(e.Frame, c.views[:0])
+	for i := range c.views {
+		v := &c.views[i]
+		var en entry
+		switch v.kind {
+		case acp.KindInvalid:
+			if d == c2a {
+				if v.errID == "" || v.errID == "null" {
+					en.nullErr = true
+				} else {
+					en.req = c.newReq(l, e, v.errID, "", "", sent)
+				}
+			}
+		case acp.KindRequest:
+			if d == c2a {
+				en.req = c.newReq(l, e, v.id, v.method, v.params, sent)
+			}
+		case acp.KindNotification:
+			if d == c2a {
+				en.cancel = readCancel(v.method, v.params)
+				if en.cancel != nil && sent {
+					en.cancel.sendSeq = e.Seq
+				}
+			}
+			if d == a2c && v.method == acp.MethodSessionUpdate && (sent || l.observer) {
+				if u, ok := readUpdate(v.params); ok {
+					if sent {
+						c.agentUpdate(l, e, &u)
+					}
+					// Only the observer's updates make the transcript.
+					if l.observer {
+						en.upd, en.hasUpd = u, true
+					}
+				}
+			}
+		case acp.KindResponse:
+			if d == a2c {
+				en.resp = c.newResp(l, e, v, sent)
+			}
+		}
+		if en.req != nil || en.resp != nil || en.hasUpd || en.cancel != nil || en.nullErr {
+			f.entries = append(f.entries, en)
+		}
+	}
+	return f
+}
+
+func (c *checker) arrive(e *traces.Event) {
+	l := c.link(e.Link)
+	d := dirOf(e, l)
+	f := l.q[d].take(e.Frame)
+	if f == nil {
+		f = c.parse(l, d, e, false)
+	}
+	if e.Kind == traces.KindDrop {
+		c.lose(f, "was dropped ("+e.Note+")", e.Seq)
+		c.release(f)
+		return
+	}
+	for i := range f.entries {
+		en := &f.entries[i]
+		switch {
+		case en.nullErr:
+			l.nullErrs++
+		case en.req != nil:
+			c.reqDelivered(l, en.req, e)
+		case en.cancel != nil:
+			c.cancelDelivered(l, en.cancel, e)
+		case en.resp != nil:
+			rp := en.resp
+			rp.delivered, rp.delSeq = true, e.Seq
+			if l.observer && rp.ok && rp.req != nil && rp.req.method == acp.MethodSessionResume {
+				c.finalize(l, rp.req.session, e)
+			}
+		case en.hasUpd:
+			c.observe(l, &en.upd, e)
+		}
+	}
+	c.release(f)
+}
+
+// release keeps a delivered frame's record for the next send: nothing
+// points to it once its entries were applied.
+func (c *checker) release(f *frameRec) {
+	clear(f.one[:])
+	f.entries, f.frame = nil, ""
+	c.free = append(c.free, f)
+}
+
+func (c *checker) lose(f *frameRec, why string, seq int64) {
+	for _, en := range f.entries {
+		if en.req != nil && en.req.lost == "" && !en.req.delivered {
+			en.req.lost, en.req.lostSeq = why, seq
+		}
+		if en.resp != nil && en.resp.lost == "" && !en.resp.delivered {
+			en.resp.lost, en.resp.lostSeq = why, seq
+		}
+	}
+}
+
+func (c *checker) disconnect(e *traces.Event) {
+	l := c.link(e.Link)
+	l.ended, l.note, l.endSeq, l.endT = true, e.Note, e.Seq, e.T
+	for d := range l.q {
+		for _, f := range l.q[d].drain() {
+			c.lose(f, "was lost when the link ended ("+e.Note+")", e.Seq)
+			c.release(f)
+		}
+	}
+}

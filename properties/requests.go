@@ -1,0 +1,214 @@
+package properties
+
+import (
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The Client's requests as the Agent receives them: their keys, the
+// submission each one retries, and what a delivery says about retries.
+
+// Key states of a prompt request.
+const (
+	keyNone  = iota // omitted or null
+	keyValid        // a string of 1..255 code points
+	keyBad          // anything else: the Agent owes -32602
+)
+
+type reqRec struct {
+	link     *linkState
+	id       acp.ID
+	method   string
+	sub      *subState
+	session  string
+	attempt  int
+	keyState int
+	key      string
+	keyRaw   string
+
+	sendSeq, sendT int64
+	delivered      bool
+	delSeq, delT   int64
+	to             string
+	lost           string
+	lostSeq        int64
+	resps          []*respRec
+	// cancel is the first cancel the Agent read while this prompt was
+	// pending: from then on it owes error -32800 and must not insert it.
+	cancel *cancelRec
+	// nextPend and nextKey thread the lists a cancel walks (trackPending).
+	nextPend, nextKey *reqRec
+}
+
+// reqList is the requests delivered with one id on a link, oldest first; a
+// link rarely sees an id twice, so the first needs no slice.
+type reqList struct {
+	one  *reqRec
+	more []*reqRec
+}
+
+func (x *reqList) add(r *reqRec) {
+	if x.one == nil {
+		x.one = r
+	} else {
+		x.more = append(x.more, r)
+	}
+}
+
+// each calls fn with the requests in delivery order until fn says stop.
+func (x reqList) each(fn func(*reqRec) (stop bool)) {
+	if x.one == nil || fn(x.one) {
+		return
+	}
+	for _, r := range x.more {
+		if fn(r) {
+			return
+		}
+	}
+}
+
+func (x reqList) last() *reqRec {
+	if n := len(x.more); n > 0 {
+		return x.more[n-1]
+	}
+	return x.one
+}
+
+func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, params string, sent bool) *reqRec {
+	r := &reqRec{link: l, id: id, method: method}
+	if sent {
+		r.sendSeq, r.sendT = e.Seq, e.T
+	}
+	switch method {
+	case acp.MethodSessionPrompt:
+		p := readPrompt(params)
+		r.session = p.session
+		var ki *keyInfo
+		if sent && p.key != "" && p.key[0] == '"' {
+			if key, ok := stringField(p.key); ok {
+				ki = c.keys.add(key)
+			}
+		}
+		switch key, present, bad := promptKey(p.key); {
+		case bad:
+			r.keyState, r.keyRaw = keyBad, p.key
+		case present:
+			r.keyState, r.key = keyValid, key
+			c.keys.sentBy(ki, key, r, sent)
+		}
+		if sent {
+			c.rep.Stats.Prompts++
+		}
+		if e.Sub != "" {
+			s := c.sub(e.Sub, e.From)
+			if !s.textFromSubmit && s.text == "" {
+				var blocks []acp.ContentBlock
+				_ = json.Unmarshal([]byte(p.prompt), &blocks)
+				s.text = acp.PromptText(blocks)
+			}
+			c.addReq(s, r)
+		}
+	case acp.MethodSessionClose:
+		r.session = readSession(params)
+	case acp.MethodSessionFork:
+		r.session = readSession(params)
+		if sent {
+			c.forks = append(c.forks, r)
+		}
+	case acp.MethodSessionResume:
+		r.session = readSession(params)
+		if l.observer && sent {
+			// A new replay of the session starts from scratch.
+			delete(l.cand, r.session)
+		}
+	}
+	if r.session != "" && !l.observer {
+		if c.sessionUsed == nil {
+			c.sessionUsed = map[string]bool{}
+		}
+		c.sessionUsed[r.session] = true
+	}
+	return r
+}
+
+func (c *checker) addReq(s *subState, r *reqRec) {
+	r.sub = s
+	s.reqs = append(s.reqs, r)
+	r.attempt = len(s.reqs)
+	found := false
+	for _, x := range s.sessions {
+		found = found || x == r.session
+	}
+	if !found {
+		s.sessions = append(s.sessions, r.session)
+	}
+	if r.attempt == 1 {
+		s.keyState, s.key = r.keyState, r.key
+		s.keyed = r.keyState == keyValid
+	} else if r.keyState != s.keyState || r.key != s.key {
+		s.mixed = true
+	}
+}
+
+func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
+	r.delivered, r.delSeq, r.delT = true, e.Seq, e.T
+	r.to = e.To
+	if r.to == "" {
+		r.to = l.agent
+	}
+	list := l.byID[r.id]
+	list.add(r)
+	l.byID[r.id] = list
+	l.open = append(l.open, r)
+	l.unanswered++
+	if len(l.open) > 64 && len(l.open) > 4*l.unanswered {
+		// Keep the list proportional to what is still unanswered.
+		kept := l.open[:0]
+		for _, x := range l.open {
+			if len(x.resps) == 0 {
+				kept = append(kept, x)
+			}
+		}
+		clear(l.open[len(kept):])
+		l.open = kept
+	}
+	switch r.method {
+	case acp.MethodSessionResume:
+		l.ls(r.session).resumes++
+	case acp.MethodSessionClose:
+		c.cancelDelivered(l, &cancelRec{how: bySessionClose, session: r.session, req: r, sendSeq: r.sendSeq}, e)
+	case acp.MethodSessionPrompt:
+		c.trackPending(l, r)
+		s := r.sub
+		if s == nil {
+			break
+		}
+		if r.keyState == keyValid {
+			for _, t := range s.tos {
+				if t.name == r.to && t.n > 0 {
+					c.rep.Stats.RetriesWhilePending++
+					break
+				}
+			}
+			for _, t := range s.tos {
+				if t.name != r.to && agentOf(t.name) == agentOf(r.to) {
+					c.rep.Stats.RetriesAfterRestart++
+					break
+				}
+			}
+		}
+		s.tos, _ = bump(s.tos, r.to, 1)
+	}
+}
+
+// agentOf is the Agent of a process name "a1#2" (incarnation 2 of a1).
+func agentOf(proc string) string {
+	if i := strings.LastIndexByte(proc, '#'); i >= 0 {
+		return proc[:i]
+	}
+	return proc
+}

@@ -1,0 +1,80 @@
+package properties
+
+// A submission is what one user asked to insert once, however many prompt
+// requests its Client sent for it: every verdict is about one of these.
+
+type subState struct {
+	id, client, text string
+	textFromSubmit   bool
+	submitSeq        int64
+	reqs             []*reqRec
+	sessions         []string
+	tos              []namedCount // per Agent process reached: its prompt requests still unanswered there
+	key              string
+	keyState         int // of the first attempt
+	keyed, mixed     bool
+	answers          []answer
+	// named are the insertions of an unkeyed submission that success
+	// responses name (the first one to each request, messages no other
+	// submission owns); extra are those not in the final transcript.
+	named, extra []answer
+
+	outcome, outcomeMsg string
+	outcomeSeq, outT    int64
+	nOutcomes           int
+
+	msgs      []attrMsg
+	byText    int
+	ambiguous bool
+	kinds     []string
+}
+
+// namedCount counts per session or per process; a submission touches few of
+// either, so a slice beats a map.
+type namedCount struct {
+	name string
+	n    int
+}
+
+func bump(list []namedCount, name string, d int) ([]namedCount, int) {
+	for i := range list {
+		if list[i].name == name {
+			list[i].n += d
+			return list, list[i].n
+		}
+	}
+	return append(list, namedCount{name, d}), d
+}
+
+type answer struct {
+	session, id string
+	resp        *respRec
+}
+
+type attrMsg struct {
+	session string
+	m       *tmsg
+	byText  bool
+}
+
+func (s *subState) hasAnswer(session, id string) bool {
+	for _, a := range s.answers {
+		if a.session == session && a.id == id {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *checker) sub(id, client string) *subState {
+	s := c.subs[id]
+	if s == nil {
+		s = &subState{id: id}
+		c.subs[id] = s
+		c.order = append(c.order, s)
+	}
+	if s.client == "" {
+		s.client = client
+	}
+	return s
+}

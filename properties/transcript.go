@@ -1,0 +1,102 @@
+package properties
+
+import (
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The final transcripts are the evidence of what was inserted: what the
+// observer read replaying each session, made final by its session/resume answer.
+
+type transcript struct {
+	// sealed: messages before this index were followed by another update
+	// in the replay; a whole user_message naming one of them again is a
+	// second history entry, not a patch.
+	sealed  int
+	session string
+	link    string
+	seq, t  int64 // the observer's successful session/resume answer
+	msgs    []tmsg
+	index   map[string]int
+}
+
+type tmsg struct {
+	id, text string
+	seq      int64    // first delivery of an update carrying it
+	bound    int64    // it was inserted before this seq (set by attribute)
+	owner    *respRec // the first success response that named it (set by bound)
+}
+
+func (t *transcript) apply(u *updView, seq int64) {
+	i, ok := t.index[u.msgID]
+	if ok && u.kind == acp.UpdateUserMessage && i < t.sealed {
+		// The replay came back to a message it had moved past: the
+		// history holds this id twice, two messages under one name (an
+		// adapter whose runtime appended a repeated id).
+		ok = false
+	}
+	if !ok {
+		if t.index == nil {
+			t.index = map[string]int{}
+		}
+		i = len(t.msgs)
+		t.index[u.msgID] = i
+		t.msgs = append(t.msgs, tmsg{id: u.msgID, seq: seq})
+	}
+	m := &t.msgs[i]
+	switch u.kind {
+	case acp.UpdateUserMessage:
+		// A whole update without content patches other fields only; with
+		// content (even null or []) it replaces what chunks built.
+		if u.content != "" {
+			m.text = u.text()
+		}
+	case acp.UpdateUserMessageChunk:
+		m.text += u.text()
+	}
+}
+
+func (t *transcript) has(id string) bool {
+	_, ok := t.index[id]
+	return ok
+}
+
+func (c *checker) observe(l *linkState, u *updView, e *traces.Event) {
+	if u.kind != acp.UpdateUserMessage && u.kind != acp.UpdateUserMessageChunk {
+		if t := l.cand[u.session]; t != nil {
+			t.sealed = len(t.msgs)
+		}
+		return
+	}
+	t := l.cand[u.session]
+	if t == nil {
+		if l.cand == nil {
+			l.cand = map[string]*transcript{}
+		}
+		t = &transcript{session: u.session}
+		l.cand[u.session] = t
+	}
+	t.apply(u, e.Seq)
+}
+
+// finalize makes what the observer read on l for session the final transcript;
+// a later successful resume of the same session replaces it.
+func (c *checker) finalize(l *linkState, session string, e *traces.Event) {
+	t := l.cand[session]
+	if t == nil {
+		if l.cand == nil {
+			l.cand = map[string]*transcript{}
+		}
+		t = &transcript{session: session}
+		l.cand[session] = t
+	}
+	t.link, t.seq, t.t = l.name, e.Seq, e.T
+	if c.final[session] == nil {
+		c.sessOrder = append(c.sessOrder, session)
+	}
+	c.final[session] = t
+	// Live updates after the resume answer (the observer's probes, work
+	// that goes on) are not history: they start a new candidate that only
+	// a later resume would make final.
+	delete(l.cand, session)
+}

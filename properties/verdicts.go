@@ -1,0 +1,153 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The verdicts on each submission once its messages are attributed (duplicate,
+// lost, phantom, unresolved, wrong id), and messageIds two submissions share.
+
+func (c *checker) judgeSub(s *subState) {
+	// One duplicate per submission, whichever evidence shows it: messages
+	// in the transcript, responses naming insertions, or both.
+	if n := s.inserted(); !s.ambiguous && n >= 2 {
+		ev := c.subEvents(s)
+		named := ""
+		if len(s.extra) > 0 {
+			named = "; " + c.namedText(s, ev)
+		}
+		c.add(Duplicate, s, s.firstSession(), ev, "%s was inserted %s: %s; %s%s; %s.",
+			c.subName(s), times(n), c.attempts(s, ev), c.told(s, ev), named, c.transcripts(s, ev))
+	}
+	// A message the contract lets the Agent drop (live-only, or discarded
+	// under "last N") is not lost when it is missing.
+	switch s.outcome {
+	case traces.OutcomeInserted:
+		if S, ok, cands := c.outcomeSession(s); !ok && !c.mayLack(s, cands...) {
+			ev := c.subEvents(s)
+			c.add(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
+				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev), c.retainedWhy(s, S))
+		}
+	case traces.OutcomeAbandoned:
+		if !s.ambiguous && len(s.msgs) == 0 && c.mustRetain(s) {
+			ev := c.subEvents(s)
+			why := ""
+			if len(s.sessions) == 1 {
+				why = c.retainedWhy(s, s.sessions[0])
+			}
+			c.add(Lost, s, s.firstSession(), ev, "%s is missing from the final transcript and its user was told nothing: %s; %s; %s%s.",
+				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev), why)
+		}
+	}
+	if s.outcome == traces.OutcomeFailed && !s.ambiguous && len(s.msgs) >= 1 {
+		ev := c.subEvents(s)
+		c.add(Phantom, s, s.msgs[0].session, ev, "%s is in the final transcript although the user was told it failed: %s; %s; yet %s.",
+			c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev))
+	}
+	if s.nOutcomes == 0 {
+		ev := c.subEvents(s)
+		tail := "the run ended quiet with it still pending, a liveness failure"
+		switch c.rep.End {
+		case "cap":
+			tail = "inconclusive: the run hit its cap while still busy"
+			c.rep.Inconclusive = true
+		case "":
+			tail = "inconclusive: the trace has no end event"
+			c.rep.Inconclusive = true
+		}
+		c.add(Unresolved, s, s.firstSession(), ev, "%s never got an outcome: %s; %s.", c.subName(s), c.attempts(s, ev), tail)
+	}
+	if s.keyed && !s.mixed {
+		for _, S := range s.sessions {
+			n := 0
+			for _, a := range s.answers {
+				if a.session == S {
+					n++
+				}
+			}
+			if n < 2 {
+				continue
+			}
+			var as []answer
+			var ids []string
+			for _, a := range s.answers {
+				if a.session == S {
+					as = append(as, a)
+					ids = append(ids, a.id)
+				}
+			}
+			// Each new messageId is expected when the contract let the
+			// Agent forget the one before it, and the key with it.
+			ev := c.subEvents(s)
+			var whys []string
+			wrong := false
+			for i := 1; i < len(as); i++ {
+				ok, why := c.forgotten(s, S, as[i-1], as[i], ev)
+				if ok {
+					c.rep.Stats.ExpectedForgotten++
+					continue
+				}
+				wrong = true
+				if why != "" {
+					whys = append(whys, fmt.Sprintf("%s after %s: %s", short(as[i].id), short(as[i-1].id), why))
+				}
+			}
+			if !wrong {
+				continue
+			}
+			tail := ""
+			if len(whys) > 0 {
+				tail = "; the contract does not let the Agent have forgotten the key: " + strings.Join(whys, "; ")
+			}
+			c.add(WrongID, s, S, ev, "%s got %d different messageIds (%s) for one key in session %s: %s%s.",
+				c.subName(s), len(ids), list(shortAll(ids)), short(S), c.attempts(s, ev), tail)
+		}
+	}
+}
+
+// outcomeSession says in which session the inserted(M) outcome should be
+// found and whether it is there, and the sessions it may be in.
+func (c *checker) outcomeSession(s *subState) (string, bool, []string) {
+	cands := s.sessions
+	for _, a := range s.answers {
+		if a.id == s.outcomeMsg {
+			cands = []string{a.session}
+			break
+		}
+	}
+	for _, S := range cands {
+		t := c.final[S]
+		if s.outcomeMsg == "" {
+			if len(s.msgs) > 0 {
+				return S, true, cands
+			}
+		} else if t != nil && t.has(s.outcomeMsg) {
+			return S, true, cands
+		}
+	}
+	if len(cands) > 0 {
+		return cands[0], false, cands
+	}
+	return "", false, cands
+}
+
+func (s *subState) firstSession() string {
+	if len(s.sessions) > 0 {
+		return s.sessions[0]
+	}
+	return ""
+}
+
+func (c *checker) judgeShared() {
+	for _, rp := range c.shared {
+		r := rp.req
+		own := c.ownerOf(msgKey{r.session, rp.msgID})
+		ev := &evs{}
+		ev.add(own.seq, rp.seq, r.delSeq, own.req.delSeq)
+		c.add(WrongID, r.sub, r.session, ev, "the Agent answered %s with messageId %s at %s, the id it had already given %s at %s (%s): one message cannot be the insertion of two submissions.",
+			c.reqOf(r), short(rp.msgID), ms(rp.t), c.subName(own.req.sub), ms(own.t), c.reqOf(own.req))
+	}
+}
