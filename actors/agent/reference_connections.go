@@ -1,0 +1,275 @@
+// This file holds the reference Agent's connection handling: connections
+// opening and ending, frames and batches coming in and responses going out,
+// the method table with its initialize and auth/login gate, and the
+// notifications ($/cancel_request, session/cancel).
+
+package agent
+
+import (
+	"sort"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// connState is what the Agent knows of one connection.
+type connState struct {
+	initialized bool
+	loggedIn    bool
+}
+
+// Connect implements Machine.
+func (a *Agent) Connect(conn string) []Output {
+	a.conns[conn] = &connState{}
+	if a.strat != nil && !a.begun {
+		a.begun = true
+		a.nextTmr++
+		return a.strat.started(a.nextTmr)
+	}
+	return nil
+}
+
+// Disconnect implements Machine: the connection's sessions stop being active
+// (their work continues); its held prompts lose their waiters and a held
+// prompt nobody waits for is dropped, leaving its key unused.
+func (a *Agent) Disconnect(conn string) []Output {
+	delete(a.conns, conn)
+	for ref := range a.batches { // deleting only: the order cannot show
+		if ref.conn == conn {
+			delete(a.batches, ref)
+		}
+	}
+	for _, s := range a.sortedSessions() {
+		if s.conn == conn {
+			s.activate("")
+		}
+		kept := s.held[:0]
+		for _, h := range s.held {
+			h.waiters = dropWaiters(h.waiters, conn)
+			if len(h.waiters) > 0 || a.knobs.HeldOnDisconnect == HeldKeep {
+				kept = append(kept, h)
+			} else if h.hasKey {
+				delete(s.pending, h.key) // dropped: the key is unused again
+			}
+		}
+		s.held = kept
+	}
+	return a.flush()
+}
+
+func dropWaiters(ws []waiter, conn string) []waiter {
+	out := ws[:0]
+	for _, w := range ws {
+		if w.conn != conn {
+			out = append(out, w)
+		}
+	}
+	return out
+}
+
+// Receive implements Machine.
+func (a *Agent) Receive(conn string, frame []byte) []Output {
+	line := acp.ParseLine(frame)
+	if !line.Batch {
+		a.handle(conn, line.Entries[0])
+		return a.flush()
+	}
+	// A batch is answered with one array holding a response for each of its
+	// requests (and for each invalid entry), sent when the last one is
+	// answered; a batch of notifications gets nothing back.
+	b := &batchReply{conn: conn, waiting: map[acp.ID]bool{}}
+	for _, e := range line.Entries {
+		if e.Err == nil && e.Msg.Kind() == acp.KindRequest && !b.waiting[e.Msg.ID] {
+			b.waiting[e.Msg.ID] = true
+			a.batches[waiter{conn, e.Msg.ID}] = b
+		}
+	}
+	for _, e := range line.Entries {
+		if e.Err != nil {
+			b.frames = append(b.frames, acp.ErrorResponse(e.ErrID, e.Err))
+			continue
+		}
+		a.handle(conn, e)
+	}
+	a.finishBatch(b)
+	return a.flush()
+}
+
+// batchReply collects the responses to one batch.
+type batchReply struct {
+	conn    string
+	waiting map[acp.ID]bool
+	frames  [][]byte
+}
+
+func (a *Agent) finishBatch(b *batchReply) {
+	if len(b.waiting) > 0 || len(b.frames) == 0 {
+		return
+	}
+	out := []byte{'['}
+	for i, f := range b.frames {
+		if i > 0 {
+			out = append(out, ',')
+		}
+		out = append(out, f...)
+	}
+	a.send(b.conn, "respond-batch", append(out, ']'))
+}
+
+// respond sends the response to request id on conn, or adds it to the
+// batch the request came in.
+func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
+	ref := waiter{conn, id}
+	b := a.batches[ref]
+	if b == nil {
+		a.send(conn, step, frame)
+		return
+	}
+	delete(a.batches, ref)
+	delete(b.waiting, id)
+	b.frames = append(b.frames, frame)
+	a.finishBatch(b)
+}
+
+func (a *Agent) reply(conn string, id acp.ID, step string, result any) {
+	a.respond(conn, id, step, acp.Result(id, result))
+}
+
+func (a *Agent) fail(conn string, id acp.ID, e *acp.Error) {
+	a.respond(conn, id, "respond-error", acp.ErrorResponse(id, e))
+}
+
+func (a *Agent) handle(conn string, p acp.Parsed) {
+	if p.Err != nil {
+		a.fail(conn, p.ErrID, p.Err)
+		return
+	}
+	m := &p.Msg
+	switch m.Kind() {
+	case acp.KindResponse:
+		return // the reference Agent sends no requests; stray responses are ignored
+	case acp.KindNotification:
+		a.notification(conn, m)
+		return
+	}
+	if a.strat != nil && a.strat.defer_(conn, m) {
+		return
+	}
+	h, ok := requestHandlers[m.Method]
+	if !ok {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeMethodNotFound, "method not found: %s", m.Method))
+		return
+	}
+	cs := a.conns[conn]
+	if cs == nil { // a frame on a connection nobody announced: serve it as a fresh one
+		cs = &connState{}
+		a.conns[conn] = cs
+	}
+	if m.Method != acp.MethodInitialize && !cs.initialized {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidRequest, "invalid request: %s before initialize", m.Method))
+		return
+	}
+	if a.knobs.Auth == AuthRequired && !cs.loggedIn && needsAuth[m.Method] {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeAuthRequired, "authentication required"))
+		return
+	}
+	h(a, conn, m)
+}
+
+// Methods lists the requests and notifications the reference Agent serves,
+// sorted; other methods get -32601.
+func Methods() []string {
+	out := []string{acp.MethodCancelRequest, acp.MethodSessionCancel}
+	for m := range requestHandlers {
+		out = append(out, m)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// requestHandlers is the method table of the reference Agent.
+var requestHandlers = map[string]func(a *Agent, conn string, m *acp.Message){
+	acp.MethodInitialize:    (*Agent).initialize,
+	acp.MethodAuthLogin:     (*Agent).login,
+	acp.MethodAuthLogout:    (*Agent).logout,
+	acp.MethodSessionNew:    (*Agent).newSession,
+	acp.MethodSessionResume: (*Agent).resume,
+	acp.MethodSessionList:   (*Agent).list,
+	acp.MethodSessionClose:  (*Agent).closeSession,
+	acp.MethodSessionDelete: (*Agent).deleteSession,
+	acp.MethodSessionFork:   (*Agent).fork,
+	acp.MethodSessionPrompt: (*Agent).prompt,
+}
+
+// needsAuth are the methods an Agent with Auth "required" serves only after
+// auth/login on the connection.
+var needsAuth = map[string]bool{
+	acp.MethodSessionNew: true, acp.MethodSessionResume: true, acp.MethodSessionList: true,
+	acp.MethodSessionClose: true, acp.MethodSessionDelete: true, acp.MethodSessionFork: true,
+	acp.MethodSessionPrompt: true,
+}
+
+// authMethod is the one method an Agent with Auth "required" offers.
+var authMethod = acp.AuthMethod{Type: "agent", MethodID: "token", Name: "Token"}
+
+func (a *Agent) notification(conn string, m *acp.Message) {
+	if cs := a.conns[conn]; a.knobs.Auth == AuthRequired && m.Method == acp.MethodSessionCancel && (cs == nil || !cs.loggedIn) {
+		return // logged out: session methods, notifications too, wait for auth/login
+	}
+	switch m.Method {
+	case acp.MethodCancelRequest:
+		var p acp.CancelRequestParams
+		if acp.DecodeParams(m.Params, &p) == nil {
+			a.cancelRequest(conn, p.RequestID)
+		}
+	case acp.MethodSessionCancel:
+		var p acp.SessionParams
+		if acp.DecodeParams(m.Params, &p) == nil {
+			if s := a.active(conn, p.SessionID); s != nil {
+				a.cancelSession(s)
+			}
+		}
+	}
+}
+
+func (a *Agent) initialize(conn string, m *acp.Message) {
+	var p acp.InitializeParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	if p.ProtocolVersion < acp.ProtocolVersion { // no version at or below the requested one
+		a.fail(conn, m.ID, acp.UnsupportedVersion(p.ProtocolVersion))
+		return
+	}
+	a.conns[conn].initialized = true
+	res := acp.InitializeResult{
+		ProtocolVersion: acp.ProtocolVersion,
+		Info:            acp.Implementation{Name: "acpsim-reference", Version: "0"},
+		Capabilities:    acp.AgentCapabilities{Session: &acp.SessionCapabilities{Delete: &struct{}{}, Fork: &struct{}{}}},
+	}
+	if a.knobs.Auth == AuthRequired {
+		res.AuthMethods = []acp.AuthMethod{authMethod}
+	}
+	a.reply(conn, m.ID, "respond-initialize", res)
+}
+
+func (a *Agent) login(conn string, m *acp.Message) {
+	var p acp.LoginParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	if p.MethodID != authMethod.MethodID {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown auth method %q", p.MethodID))
+		return
+	}
+	a.conns[conn].loggedIn = true
+	a.reply(conn, m.ID, "respond-login", struct{}{})
+}
+
+// logout ends the connection's login; its sessions stay active but every
+// session method answers -32000 until the next auth/login.
+func (a *Agent) logout(conn string, m *acp.Message) {
+	a.conns[conn].loggedIn = false
+	a.reply(conn, m.ID, "respond-logout", struct{}{})
+}

@@ -1,0 +1,163 @@
+// This file holds the reference Agent's session methods: session/new,
+// session/resume (with replay), session/list, session/close, session/delete
+// and session/fork.
+
+package agent
+
+import (
+	"slices"
+	"strconv"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent/store"
+)
+
+func (a *Agent) newSession(conn string, m *acp.Message) {
+	var p acp.NewSessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
+	if err := a.st.Commit(store.Batch{Sessions: []store.Session{rec}}); err != nil {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+		return
+	}
+	a.sessions[rec.ID] = &session{rec: rec, conn: conn, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-session"})
+	a.reply(conn, m.ID, "respond-session-new", acp.NewSessionResult{SessionID: rec.ID})
+}
+
+func (a *Agent) resume(conn string, m *acp.Message) {
+	var p acp.ResumeSessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	if p.ReplayFrom != nil && p.ReplayFrom.Type != acp.ReplayStart {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown replayFrom type %q", p.ReplayFrom.Type))
+		return
+	}
+	s := a.session(p.SessionID)
+	if s == nil {
+		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
+		return
+	}
+	s.activate(conn)
+	if s.state == acp.StateIdle {
+		// Another node sharing the store may have added to it since this
+		// process read it; idle, nothing of ours is unwritten.
+		s.history = a.st.Messages(s.rec.ID)
+	}
+	if p.ReplayFrom != nil {
+		for _, msg := range a.historyOf(s) {
+			a.update(s, "replay", messageUpdate(msg))
+		}
+	}
+	a.update(s, "resume-snapshot", acp.StateUpdate(s.state, ""))
+	a.reply(conn, m.ID, "respond-resume", struct{}{})
+}
+
+// listPage is how many sessions one session/list page holds.
+const listPage = 50
+
+func (a *Agent) list(conn string, m *acp.Message) {
+	var p acp.ListSessionsParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	start := 0
+	if p.Cursor != nil {
+		n, err := strconv.Atoi(*p.Cursor)
+		if err != nil || n < 0 {
+			a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: unknown cursor %q", *p.Cursor))
+			return
+		}
+		start = n
+	}
+	res := acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}
+	all := a.st.Sessions()
+	for i := start; i < len(all) && len(res.Sessions) < listPage; i++ {
+		if p.Cwd != nil && *p.Cwd != all[i].Cwd {
+			continue
+		}
+		res.Sessions = append(res.Sessions, acp.SessionInfo{SessionID: all[i].ID, Cwd: all[i].Cwd})
+		if len(res.Sessions) == listPage && i+1 < len(all) {
+			next := strconv.Itoa(i + 1)
+			res.NextCursor = &next
+		}
+	}
+	a.reply(conn, m.ID, "respond-list", res)
+}
+
+func (a *Agent) closeSession(conn string, m *acp.Message) {
+	var p acp.SessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	s := a.active(conn, p.SessionID)
+	if s == nil {
+		if a.knobs.CloseMissing == CloseError {
+			a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
+			return
+		}
+		a.reply(conn, m.ID, "respond-close", struct{}{})
+		return
+	}
+	a.cancelSession(s)
+	s.activate("")
+	a.reply(conn, m.ID, "respond-close", struct{}{})
+}
+
+// deleteSession removes a session with its messages and key bindings; held
+// prompts are answered -32800. Deleting an unknown session succeeds.
+func (a *Agent) deleteSession(conn string, m *acp.Message) {
+	var p acp.SessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	if s := a.session(p.SessionID); s != nil {
+		a.cancelSession(s)
+		if err := a.st.Commit(store.Batch{Delete: []string{p.SessionID}}); err != nil {
+			a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+			return
+		}
+		delete(a.sessions, p.SessionID)
+		a.out = append(a.out, Output{Kind: OutSync, Step: "sync-delete"})
+	}
+	a.reply(conn, m.ID, "respond-delete", struct{}{})
+}
+
+// fork makes a new session holding a copy of the parent's history under new
+// message ids. The copy inherits no key bindings: a key names a submission
+// of one session only.
+func (a *Agent) fork(conn string, m *acp.Message) {
+	var p acp.ForkSessionParams
+	if e := acp.DecodeParams(m.Params, &p); e != nil {
+		a.fail(conn, m.ID, e)
+		return
+	}
+	parent := a.session(p.SessionID)
+	if parent == nil {
+		a.fail(conn, m.ID, acp.SessionNotFound(p.SessionID))
+		return
+	}
+	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
+	b := store.Batch{Sessions: []store.Session{rec}}
+	for _, msg := range a.historyOf(parent) {
+		// The copy keeps no key: a fork inherits no bindings, and forgetting
+		// a copy must not drop a binding the fork made itself.
+		msg.Session, msg.ID, msg.Key = rec.ID, a.env.NewID(), ""
+		b.Messages = append(b.Messages, msg)
+	}
+	if err := a.st.Commit(b); err != nil {
+		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
+		return
+	}
+	a.sessions[rec.ID] = &session{rec: rec, conn: conn, history: slices.Clone(b.Messages), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-fork"})
+	a.reply(conn, m.ID, "respond-fork", acp.NewSessionResult{SessionID: rec.ID})
+}
