@@ -1,0 +1,284 @@
+// This file holds the model Client's connection handling: a connection
+// coming up (initialize, auth/login) or going down, opening each session on
+// it (session/new or session/resume), the frames and timers that drive it,
+// and abandoning a connection for a fresh one.
+
+package client
+
+import (
+	"encoding/json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Connected implements the Client's reaction to a new connection.
+func (c *Client) Connected(conn string) []Output {
+	c.step()
+	c.conn, c.ready, c.nextReq = conn, false, 0
+	clear(c.reqs)
+	c.request(reqInit, -1, nil, acp.MethodInitialize, acp.InitializeParams{
+		ProtocolVersion: acp.ProtocolVersion,
+		Info:            acp.Implementation{Name: "acpsim-" + c.cfg.Policy.Name, Version: "0"},
+		Capabilities:    json.RawMessage(`{}`),
+	})
+	return c.flush()
+}
+
+// Disconnected implements the Client's reaction to a broken connection: its
+// outstanding requests will never be answered. A Client without resends
+// drops the prompts that were in flight without a word; the others resend
+// them after resuming on the next connection.
+func (c *Client) Disconnected(conn string) []Output {
+	c.step()
+	if conn != c.conn {
+		return nil
+	}
+	c.conn, c.ready = "", false
+	clear(c.reqs)
+	for _, s := range c.sessions {
+		s.state, s.replaying, s.seen = sessDown, false, nil
+	}
+	for _, s := range c.subs {
+		if s.done || s.inflight == "" {
+			continue
+		}
+		if c.cfg.Policy.Resend {
+			c.attemptLost(s)
+		} else {
+			c.outcome(s, traces.OutcomeAbandoned, "")
+		}
+	}
+	c.setTimer(timer{kind: timerReconnect}, Output{After: c.cfg.Backoff})
+	return c.flush()
+}
+
+// Timer implements the Client's timers.
+func (c *Client) Timer(id int) []Output {
+	c.step()
+	t, ok := c.timers[id]
+	delete(c.timers, id)
+	if !ok {
+		return nil
+	}
+	switch t.kind {
+	case timerReconnect:
+		c.out = append(c.out, Output{Kind: OutConnect})
+	case timerTimeout:
+		s := t.sub
+		if s.done || s.inflight == "" || s.attempts != t.attempt {
+			break
+		}
+		if !c.cfg.Policy.Resend {
+			c.outcome(s, traces.OutcomeAbandoned, "")
+			break
+		}
+		if !c.attemptLost(s) {
+			break
+		}
+		sess := c.sessions[s.sess]
+		switch {
+		case c.cfg.FreshConnection && c.conn != "":
+			c.abandonConnection()
+		case sess.state != sessReady:
+			// a resume is on its way; the session sends or looks up when ready
+		case s.lookup:
+			c.openSession(s.sess, sess) // resume with replay on this connection
+		default:
+			c.send(s)
+		}
+	case timerSetup:
+		// On a link that loses single messages (HTTP) a session/new or
+		// session/resume can go unanswered on a live connection: ask again
+		// (an orphan session from a lost session/new answer costs nothing).
+		if _, out := c.reqs[t.req]; out && c.ready && t.conn == c.conn {
+			delete(c.reqs, t.req)
+			c.openSession(t.sess, c.sessions[t.sess])
+		}
+	case timerReopen:
+		if s := c.sessions[t.sess]; c.ready && s.state == sessDown {
+			c.openSession(t.sess, s)
+		}
+	case timerRetry:
+		s := t.sub
+		if !s.done && s.inflight == "" && c.sessions[s.sess].state == sessReady {
+			c.send(s)
+		}
+	}
+	return c.flush()
+}
+
+// Receive implements the Client's handling of a frame from the Agent.
+func (c *Client) Receive(conn string, frame []byte) []Output {
+	c.step()
+	if conn != c.conn {
+		return nil
+	}
+	if !c.cfg.Policy.Lookup && acp.IsUpdateFrame(frame) {
+		return nil // only a lookup Client reads updates; the others reconcile by responses
+	}
+	line := acp.ParseLine(frame)
+	for _, e := range line.Entries {
+		if e.Err == nil && e.Msg.Kind() == acp.KindNotification {
+			c.notification(&e.Msg)
+			continue
+		}
+		if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
+			continue
+		}
+		r, ok := c.reqs[e.Msg.ID]
+		if !ok {
+			continue
+		}
+		delete(c.reqs, e.Msg.ID)
+		c.response(r, &e.Msg)
+	}
+	return c.flush()
+}
+
+func (c *Client) response(r request, m *acp.Message) {
+	switch r.kind {
+	case reqInit:
+		if m.Error != nil {
+			// initialize is not resent on one connection: start over on a new one.
+			c.out = append(c.out, Output{Kind: OutHangup, Conn: c.conn})
+			return
+		}
+		var res acp.InitializeResult
+		if json.Unmarshal(m.Result, &res) == nil && len(res.AuthMethods) > 0 {
+			// The Agent wants a login first: its session methods answer
+			// -32000 until then.
+			c.request(reqLogin, -1, nil, acp.MethodAuthLogin, acp.LoginParams{MethodID: res.AuthMethods[0].MethodID})
+			return
+		}
+		c.initialized()
+	case reqLogin:
+		if m.Error != nil {
+			c.out = append(c.out, Output{Kind: OutHangup, Conn: c.conn})
+			return
+		}
+		c.initialized()
+	case reqNew:
+		var res acp.NewSessionResult
+		if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.SessionID == "" {
+			c.reopenLater(r.sess) // the id never reached us, so a new one is no duplicate we could use
+			return
+		}
+		c.sessions[r.sess].id = res.SessionID
+		c.sessionReady(r.sess)
+	case reqResume:
+		sess := c.sessions[r.sess]
+		sess.replaying = false
+		if m.Error != nil {
+			sess.seen = nil
+			if m.Error.Code == acp.CodeResourceNotFound {
+				// The Agent lost the session: start a new one; pending input moves there.
+				c.sessions[r.sess].id = ""
+				c.openSession(r.sess, c.sessions[r.sess])
+				return
+			}
+			c.reopenLater(r.sess) // resume is safe to send again as is
+			return
+		}
+		if r.replay {
+			c.resolveLookups(r.sess)
+		}
+		if c.needsLookup(r.sess) {
+			c.openSession(r.sess, sess) // a lookup became due while this resume was out
+			return
+		}
+		c.sessionReady(r.sess)
+	case reqPrompt:
+		c.promptResponse(r, m)
+	case reqClose:
+		// Closed or not, the session is not active here any more: the user
+		// comes back to it after a while.
+		c.reopenLater(r.sess)
+	case reqFork:
+		var res acp.NewSessionResult
+		if m.Error == nil && json.Unmarshal(m.Result, &res) == nil && res.SessionID != "" {
+			c.sessions = append(c.sessions, &clientSession{id: res.SessionID, state: sessReady})
+		}
+	}
+}
+
+// initialized is the connection ready for session methods: resume every
+// known session, create the others.
+func (c *Client) initialized() {
+	c.ready = true
+	if c.cfg.Policy.ResendBeforeResume {
+		// The bug: the sessions are not active on this connection yet.
+		for _, s := range c.subs {
+			if !s.done && s.inflight == "" && s.attempts > 0 && c.sessions[s.sess].id != "" {
+				c.sendPrompt(s, true)
+			}
+		}
+	}
+	for i, s := range c.sessions {
+		c.openSession(i, s)
+	}
+}
+
+func (c *Client) reopenLater(i int) {
+	c.sessions[i].state = sessDown
+	c.setTimer(timer{kind: timerReopen, sess: i}, Output{After: c.cfg.Backoff})
+}
+
+func (c *Client) openSession(i int, s *clientSession) {
+	if s.id == "" {
+		// A new session holds none of the pending messages: nothing to look up.
+		for _, sub := range c.subs {
+			if sub.sess == i {
+				sub.lookup, sub.asked = false, false
+			}
+		}
+		s.state = sessCreating
+		id := c.request(reqNew, i, nil, acp.MethodSessionNew, acp.NewSessionParams{Cwd: c.cfg.Cwd})
+		c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})
+		return
+	}
+	s.state = sessResuming
+	p := acp.ResumeSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd}
+	replay := false
+	for _, sub := range c.subs {
+		if sub.sess == i && sub.lookup && !sub.done {
+			replay, sub.asked = true, true
+		}
+	}
+	if replay {
+		p.ReplayFrom = &acp.ReplayFrom{Type: acp.ReplayStart}
+		s.replaying, s.seen = true, nil
+	}
+	id := c.requestAs(request{kind: reqResume, sess: i, replay: replay}, acp.MethodSessionResume, p)
+	c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})
+}
+
+// sessionReady sends the session's pending prompts, oldest first.
+func (c *Client) sessionReady(i int) {
+	c.sessions[i].state = sessReady
+	for _, s := range c.subs {
+		if s.sess == i && !s.done && s.inflight == "" {
+			c.send(s)
+		}
+	}
+}
+
+// abandonConnection leaves the current connection open but unused and asks
+// for a new one: what was in flight on the old one is resent after resuming
+// on the new one, and the old one's late answers are ignored.
+func (c *Client) abandonConnection() {
+	c.conn, c.ready = "", false
+	clear(c.reqs)
+	for _, s := range c.sessions {
+		s.state = sessDown
+	}
+	for _, s := range c.subs {
+		if !s.done {
+			// An attempt may still be on its way on the old connection,
+			// where this Client no longer listens or cancels.
+			s.stray = s.stray || s.inflight != ""
+			s.inflight = ""
+		}
+	}
+	c.out = append(c.out, Output{Kind: OutConnect})
+}

@@ -1,0 +1,152 @@
+// This file holds the retry policy at work: sending a submission's attempts,
+// deciding when to give up, and reading the answers to prompt requests.
+
+package client
+
+import (
+	"encoding/json"
+	"strconv"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// stop reports whether the policy gives up on s instead of sending it
+// again, and if so tells the user the outcome is unknown. It is asked when
+// an attempt is known lost and again before a resend, since a submission
+// may turn stale while it waits for its session.
+func (c *Client) stop(s *submission) bool {
+	if s.done || s.attempts == 0 {
+		return s.done
+	}
+	p := c.cfg.Policy
+	if p.Bounded && s.attempts >= c.cfg.MaxAttempts || p.ShowStale && c.now()-s.at >= c.cfg.StaleAfter {
+		if p.GiveUpSilently {
+			c.outcome(s, traces.OutcomeAbandoned, "") // the bug: the user is told nothing
+			return true
+		}
+		c.outcome(s, traces.OutcomeUnknown, "")
+		return true
+	}
+	return false
+}
+
+// send sends s's next attempt unless the policy stops here.
+func (c *Client) send(s *submission) {
+	if !c.stop(s) {
+		c.sendPrompt(s, false)
+	}
+}
+
+func (c *Client) sendPrompt(s *submission, early bool) {
+	sess := c.sessions[s.sess]
+	p := acp.PromptParams{SessionID: sess.id, Prompt: []acp.ContentBlock{acp.Text(s.text)}}
+	if s.key != "" && s.attempts > 0 && c.cfg.Policy.NewKeyPerAttempt {
+		s.key = c.env.NewID() // the bug: a resend is a new submission to the Agent
+		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+	}
+	if s.key != "" {
+		p.IdempotencyKey = acp.KeyJSON(s.key)
+	}
+	s.inflight = c.requestAs(request{kind: reqPrompt, sess: s.sess, sub: s, early: early}, acp.MethodSessionPrompt, p)
+	s.attempts++
+	c.setTimer(timer{kind: timerTimeout, sub: s, attempt: s.attempts}, Output{After: c.cfg.Timeout})
+}
+
+// attemptLost is a resending Client learning that s's newest attempt will
+// not be answered (timeout or a lost connection). It gives up if its policy
+// says so; a Lookup Client marks s to be looked up before any resend.
+func (c *Client) attemptLost(s *submission) bool {
+	s.inflight = ""
+	if c.stop(s) {
+		return false
+	}
+	if c.cfg.Policy.Lookup {
+		s.lookup, s.asked = true, false
+	}
+	return true
+}
+
+func (c *Client) promptResponse(r request, m *acp.Message) {
+	s := r.sub
+	if m.Error == nil {
+		var res acp.PromptResult
+		ok := json.Unmarshal(m.Result, &res) == nil && res.MessageID != ""
+		if ok {
+			// Even a late answer for a resolved submission names a message
+			// that no other submission may claim.
+			c.attribute(s.sess, res.MessageID, s.id)
+		}
+		switch {
+		case s.done:
+		case !ok:
+			c.outcome(s, traces.OutcomeUnknown, "")
+		default:
+			c.outcome(s, traces.OutcomeInserted, res.MessageID)
+		}
+		return
+	}
+	if s.done {
+		return
+	}
+	if m.ID != s.inflight {
+		return // an older attempt failed; the newest one is still out
+	}
+	if m.Error.Code == acp.CodeRequestCancelled {
+		// On a link that reorders (HTTP) an older attempt may still be on
+		// its way: it would arrive after the cancel freed the key and be
+		// inserted. Cancel it too and let its answer decide.
+		if older, ok := c.olderAttempt(s, m.ID); ok {
+			s.inflight = older
+			c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn,
+				Frame: acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: older})})
+			return
+		}
+	}
+	s.inflight = ""
+	switch {
+	case r.early && m.Error.Code == acp.CodeResourceNotFound:
+		// The bug of ResendBeforeResume: the session was not resumed yet, so
+		// -32002 says nothing about the original attempt.
+		c.outcome(s, traces.OutcomeFailed, "")
+	case m.Error.Code == acp.CodeInternalError && c.cfg.Policy.Resend:
+		// An error leaves the prompt uninserted: resend, no lookup needed.
+		if !c.stop(s) {
+			c.setTimer(timer{kind: timerRetry, sub: s}, Output{After: c.cfg.Backoff})
+		}
+	case m.Error.Code == acp.CodeResourceNotFound && c.cfg.Policy.Resend:
+		if c.stop(s) {
+			return
+		}
+		sess := c.sessions[s.sess]
+		if sess.state == sessReady {
+			c.openSession(s.sess, sess)
+		}
+	case m.Error.Code == acp.CodeRequestCancelled && s.stray:
+		// Cancelled here, but an attempt on the abandoned connection may
+		// still arrive and be inserted: the user is told the truth.
+		c.outcome(s, traces.OutcomeUnknown, "")
+	default:
+		c.outcome(s, traces.OutcomeFailed, "")
+	}
+}
+
+// olderAttempt is another request of s still unanswered on this connection
+// (the earliest, so the choice never depends on map order).
+func (c *Client) olderAttempt(s *submission, not acp.ID) (acp.ID, bool) {
+	var best acp.ID
+	var bestN int64 = -1
+	for id, r := range c.reqs {
+		if r.sub != s || id == not {
+			continue
+		}
+		n, err := strconv.ParseInt(string(id), 10, 64)
+		if err != nil {
+			continue
+		}
+		if bestN < 0 || n < bestN {
+			best, bestN = id, n
+		}
+	}
+	return best, bestN >= 0
+}
