@@ -1,0 +1,137 @@
+// This file holds the mutants that break cancellation: $/cancel_request,
+// session/close and session/cancel that do not withdraw the held prompts
+// they should, with the tracking of held prompts they share.
+
+package mutants
+
+import (
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent"
+)
+
+// pendingPrompts tracks the prompt requests the reference Agent has not
+// answered yet (held ones), per session, for mutants that meddle with them.
+type pendingPrompts struct {
+	bySession map[string][]reqRef
+	session   map[reqRef]string
+}
+
+func newPendingPrompts() *pendingPrompts {
+	return &pendingPrompts{bySession: map[string][]reqRef{}, session: map[reqRef]string{}}
+}
+
+func (p *pendingPrompts) in(conn string, m *acp.Message) {
+	if pp, _, _ := promptOf(m); m.Method == acp.MethodSessionPrompt {
+		ref := reqRef{conn, m.ID}
+		p.session[ref] = pp.SessionID
+		p.bySession[pp.SessionID] = append(p.bySession[pp.SessionID], ref)
+	}
+}
+
+func (p *pendingPrompts) answered(conn string, id acp.ID) {
+	ref := reqRef{conn, id}
+	sess, ok := p.session[ref]
+	if !ok {
+		return
+	}
+	delete(p.session, ref)
+	refs := p.bySession[sess]
+	for i, r := range refs {
+		if r == ref {
+			p.bySession[sess] = append(refs[:i:i], refs[i+1:]...)
+			break
+		}
+	}
+}
+
+// hider answers requests itself and drops the reference's later answers to
+// them.
+type hider map[reqRef]bool
+
+func (h hider) fail(ref reqRef, why string) agent.Output {
+	h[ref] = true
+	return agent.Output{Kind: agent.OutSend, Step: "respond-cancelled", Conn: ref.conn,
+		Frame: acp.ErrorResponse(ref.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why))}
+}
+
+// out is the output hook of a mutant that hides requests: it keeps pend up
+// to date and drops the reference's answers to hidden requests.
+func (h hider) out(pend *pendingPrompts) func(agent.Output) []agent.Output {
+	return func(o agent.Output) []agent.Output {
+		if r, ok := responseOf(o); ok {
+			pend.answered(o.Conn, r.ID)
+		}
+		if !h.filter(o) {
+			return nil
+		}
+		return []agent.Output{o}
+	}
+}
+
+// filter drops a reference output that answers a hidden request.
+func (h hider) filter(o agent.Output) bool {
+	if r, ok := responseOf(o); ok && h[reqRef{o.Conn, r.ID}] {
+		delete(h, reqRef{o.Conn, r.ID})
+		return false
+	}
+	return true
+}
+
+func newCancelOnlyNamed(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	pend, hidden := newPendingPrompts(), hider{}
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		pend.in(conn, m)
+		if m.Method != acp.MethodCancelRequest {
+			return frame, nil
+		}
+		var p acp.CancelRequestParams
+		if acp.DecodeParams(m.Params, &p) != nil {
+			return frame, nil
+		}
+		ref := reqRef{conn, p.RequestID}
+		if _, held := pend.session[ref]; !held {
+			return frame, nil
+		}
+		pend.answered(conn, p.RequestID)
+		return nil, []agent.Output{hidden.fail(ref, "cancelled by $/cancel_request")}
+	}
+	w.out = hidden.out(pend)
+	return w
+}
+
+func newInsertAfterClose(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	pend, hidden := newPendingPrompts(), hider{}
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		pend.in(conn, m)
+		if m.Method != acp.MethodSessionClose {
+			return frame, nil
+		}
+		var p acp.SessionParams
+		if acp.DecodeParams(m.Params, &p) != nil {
+			return frame, nil
+		}
+		// The close is answered here; the reference never hears of it and
+		// keeps the held prompts, which it inserts in their turn.
+		var out []agent.Output
+		for _, ref := range append([]reqRef(nil), pend.bySession[p.SessionID]...) {
+			pend.answered(ref.conn, ref.id)
+			out = append(out, hidden.fail(ref, "session closed"))
+		}
+		return nil, append(out, agent.Output{Kind: agent.OutSend, Step: "respond-close", Conn: conn, Frame: acp.Result(m.ID, struct{}{})})
+	}
+	w.out = hidden.out(pend)
+	return w
+}
+
+func newCancelKeepsHeld(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(_ string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		if m.Method == acp.MethodSessionCancel {
+			return nil, nil // neither the held prompts nor the work notice
+		}
+		return frame, nil
+	}
+	return w
+}
