@@ -1,0 +1,152 @@
+// Remote Agents of an acpsim check run (--url): dialing a node, the
+// proxy's side of a remote connection, and the remote kill (--restart).
+
+package realmode
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// dial opens a remote connection for cn (nil: the observer, on the first
+// URL). Dialing waits on the network, so it runs beside the loop; a failed
+// dial is tried again after the backoff until StartTimeout has passed.
+func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
+	node, from := 0, traces.Observer
+	if cn != nil {
+		from = cn.name
+		if len(d.cfg.URLs) > 1 {
+			cn.dials++
+			node = d.choose(sim.Decision{Kind: netfault.Route, Site: cn.name + "/dial/" + strconv.Itoa(cn.dials), N: len(d.cfg.URLs)})
+		}
+	}
+	u := d.cfg.URLs[node]
+	if cn == nil {
+		// Over Streamable HTTP a resume's replay (session stream) and its
+		// response (connection stream) race, and the observer would read
+		// the transcript before it arrived. Every remote Agent serves
+		// WebSocket on the same endpoint, where they keep their order.
+		u = wsURL(u)
+	}
+	opts := DialOptions{Timeout: d.cfg.StartTimeout}
+	go func() {
+		conn, err := Dial(context.Background(), u, opts)
+		d.post(func() {
+			switch {
+			case d.finished:
+				if conn != nil {
+					_ = conn.Close()
+				}
+			case err != nil:
+				if time.Since(since) > d.cfg.StartTimeout {
+					d.broken = &BrokenAgent{Kind: BrokenNoAnswer, Process: u, Detail: fmt.Sprintf("cannot connect to %s for %v: %v", u, d.cfg.StartTimeout, err)}
+					return
+				}
+				d.after(d.cfg.Backoff, func() { d.dial(cn, c, since) })
+			case cn == nil:
+				d.observerConnected(d.remoteLink(nil, from, node, conn))
+			case cn.c == c && !d.stopping:
+				l := d.remoteLink(cn, from, node, conn)
+				cn.link = l
+				d.applyClient(cn, l.c.Connected(l.name))
+			default:
+				_ = conn.Close() // the Client restarted meanwhile
+			}
+		})
+	}()
+}
+
+// remoteLink starts the proxy's side of a remote connection.
+func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlink {
+	agent := fmt.Sprintf("a%d#%d", node+1, d.incarnation[node]+1)
+	d.conns++
+	l := &rlink{name: fmt.Sprintf("%s>%s/k%d", from, agent, d.conns), client: from, agent: agent, cn: cn, conn: conn, node: node,
+		alive: true, methods: map[acp.ID]string{}, sendq: make(chan []byte, sendQueue)}
+	if cn != nil {
+		l.c = cn.c
+	}
+	d.links = append(d.links, l)
+	d.record(traces.Event{Kind: traces.KindConnect, Link: l.name, From: from, To: agent, Note: conn.Name()})
+	d.pump(l)
+	// Sends wait on the network (a POST and its status), so they run in
+	// order beside the loop; an error there ends nothing by itself: a lost
+	// connection shows as Frames closing.
+	go func() {
+		first := true
+		for f := range l.sendq {
+			err := conn.Send(f)
+			if err != nil && first {
+				// initialize never reached the Agent (it is down or
+				// restarting): the Client tries a new connection.
+				d.post(func() {
+					if l.alive {
+						d.endLink(l, "refused: "+err.Error(), true)
+					}
+				})
+			}
+			first = false
+		}
+	}()
+	return l
+}
+
+// restartRemote is the remote kill: without --restart the proxy can only
+// break the connection; with it, the Agent behind the link's URL is killed
+// and started again by the user's command, and every connection to it ends.
+func (d *driver) restartRemote(l *rlink, why string) {
+	if !l.alive {
+		return
+	}
+	if d.cfg.Restart == "" || d.restarting {
+		d.endLink(l, "cut", true)
+		return
+	}
+	d.restarting = true
+	node, u := l.node, d.cfg.URLs[l.node]
+	d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: "restart command " + why})
+	for _, x := range d.links {
+		if x.alive && x.proc == nil && x.node == node {
+			d.endLink(x, "kill", true)
+		}
+	}
+	d.incarnation[node]++
+	name := fmt.Sprintf("a%d#%d", node+1, d.incarnation[node]+1)
+	cmd := exec.Command("sh", "-c", d.cfg.Restart)
+	cmd.Env = append(append([]string{}, d.cfg.Env...), fmt.Sprintf("ACPSIM_NODE=%d", node), "ACPSIM_URL="+u)
+	if d.cfg.Env == nil {
+		cmd.Env = append(os.Environ(), cmd.Env...)
+	}
+	go func() {
+		out, err := cmd.CombinedOutput()
+		d.post(func() {
+			d.restarting = false
+			if err != nil {
+				d.fatal = fmt.Errorf("--restart %q for %s: %v: %s", d.cfg.Restart, u, err, lastLine(strings.TrimSpace(string(out))))
+				return
+			}
+			d.record(traces.Event{Kind: traces.KindRestart, From: name})
+		})
+	}()
+}
+
+// wsURL is the WebSocket form of a remote endpoint's URL.
+func wsURL(u string) string {
+	switch {
+	case strings.HasPrefix(u, "http://"):
+		return "ws://" + strings.TrimPrefix(u, "http://")
+	case strings.HasPrefix(u, "https://"):
+		return "wss://" + strings.TrimPrefix(u, "https://")
+	}
+	return u
+}

@@ -1,0 +1,294 @@
+// The driver of one acpsim check run: its state, the event loop every
+// goroutine posts to, and the run's phases (warm-up, the users' events,
+// heal, stopping the Clients) up to the shutdown.
+
+package realmode
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/users"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// driver is one run in progress. Everything it owns is touched only by the
+// goroutine in run; the Agent processes' readers and the timers post
+// closures to inbox.
+type driver struct {
+	cfg    CheckConfig
+	start  time.Time
+	inbox  chan func()
+	done   chan struct{}
+	log    *traces.Log
+	faults *sim.Recorder
+	ids    *sim.IDs
+
+	clients []*rclient
+	links   []*rlink // every link ever opened, in order
+	procs   int      // Agent processes started
+	live    int      // Agent processes not yet reaped
+
+	warming, healing, stopping, finished bool
+	phase                                func() // checked on every tick until the run ends
+	lastActivity                         time.Time
+	broken                               *BrokenAgent
+	fatal                                error
+	timers                               []*time.Timer
+	observer                             *client.Observer
+	// sessions are the sessions this run's Clients created or forked: the
+	// observer reads only those (the store may hold other runs' too).
+	sessions map[string]bool
+	// incarnation counts the remote kills (restarts) of each URL's Agent.
+	incarnation []int
+	observerTry int
+	restarting  bool // a --restart command is running
+	pumps       sync.WaitGroup
+	conns       int // remote connections opened
+}
+
+func newDriver(cfg CheckConfig, pol client.Policy) *driver {
+	d := &driver{cfg: cfg, inbox: make(chan func(), 4096), done: make(chan struct{}), log: &traces.Log{}, ids: sim.NewIDs(cfg.Seed), sessions: map[string]bool{}, incarnation: make([]int, len(cfg.URLs))}
+	chooser, source := cfg.Chooser, traces.SourceSchedule
+	if chooser == nil {
+		chooser, source = sim.NewSeeded(cfg.Seed, cfg.Rates), traces.SourceSeed
+	}
+	d.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
+		d.record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
+	}}
+	label, link := cfg.AgentLabel, "stdio"
+	if label == "" {
+		label = strings.Join(cfg.Agent, " ")
+	}
+	if len(cfg.URLs) > 0 {
+		label, link = strings.Join(cfg.URLs, " "), "remote"
+	}
+	d.log.Header = traces.Header{
+		Format: traces.FormatVersion, Tool: "acpsim check", Source: source, Seed: cfg.Seed,
+		Policy: cfg.Policy, Agent: label, Link: link,
+		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts,
+		Actions: fmt.Sprintf("cancels=%d closes=%d forks=%d", cfg.Cancels, cfg.Closes, cfg.Forks),
+		Rates:   cfg.Rates, Knobs: map[string]string{}, Contract: cfg.Contract,
+		KeyLengthUnit: acp.KeyLengthUnit, Command: cfg.Command, Observed: traces.ObservedAtProxy,
+	}
+	if d.log.Header.Actions == "cancels=0 closes=0 forks=0" {
+		d.log.Header.Actions = ""
+	}
+	env := client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }}
+	for i := range cfg.Clients {
+		name := fmt.Sprintf("c%d", i+1)
+		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,
+			Timeout: cfg.Timeout, Backoff: cfg.Backoff}
+		d.clients = append(d.clients, &rclient{name: name, cfg: cc, c: client.New(cc, env)})
+	}
+	return d
+}
+
+func (d *driver) record(e traces.Event) {
+	e.T = int64(time.Since(d.start) / time.Microsecond)
+	d.log.Append(e)
+	d.lastActivity = time.Now()
+}
+
+func (d *driver) choose(dec sim.Decision) int {
+	if d.warming || d.healing || d.stopping {
+		return 0
+	}
+	return d.faults.Choose(dec)
+}
+
+// post hands fn to the driver's goroutine; after the run it is dropped.
+func (d *driver) post(fn func()) {
+	select {
+	case d.inbox <- fn:
+	case <-d.done:
+	}
+}
+
+// after runs fn on the driver's goroutine after wait.
+func (d *driver) after(wait time.Duration, fn func()) {
+	d.timers = append(d.timers, time.AfterFunc(wait, func() { d.post(fn) }))
+}
+
+func (d *driver) run() (*CheckResult, error) {
+	d.start = time.Now()
+	d.lastActivity = d.start
+	defer d.shutdown()
+	evs := users.Draw(d.ids, users.Spec{Clients: d.cfg.Clients, Prompts: d.cfg.Prompts, Sessions: d.cfg.Sessions,
+		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, MaxGap: d.cfg.MaxGap})
+	// The users start once every Client's first connection is up, so a
+	// slow-starting Agent (node takes half a second) meets the same
+	// scenario as a fast one; until then no faults.
+	d.warming = true
+	d.phase = func() {
+		for _, cn := range d.clients {
+			if cn.link == nil || !cn.link.initAnswered {
+				return
+			}
+		}
+		d.warming = false
+		for _, e := range evs {
+			d.after(e.At, d.userEvent(e))
+		}
+		healAt := time.Now().Add(users.Last(evs) + d.cfg.ChaosFor)
+		d.phase = func() {
+			if time.Now().After(healAt) {
+				d.heal()
+			}
+		}
+	}
+	for _, cn := range d.clients {
+		d.applyClient(cn, cn.c.Start())
+	}
+	tick := time.NewTicker(5 * time.Millisecond)
+	defer tick.Stop()
+	for !d.finished {
+		select {
+		case fn := <-d.inbox:
+			fn()
+		case <-tick.C:
+			if time.Since(d.start) > d.cfg.Cap {
+				d.finish(traces.EndCap)
+				break
+			}
+			d.phase()
+		}
+		if d.fatal != nil {
+			return nil, d.fatal
+		}
+		if d.broken != nil && !d.finished {
+			d.finish(traces.EndCap)
+		}
+	}
+	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
+}
+
+// userEvent is what a model user does at e.At.
+func (d *driver) userEvent(e users.Event) func() {
+	cn := d.clients[e.Client]
+	if e.Action != users.Submit {
+		return func() {
+			if cn.c == nil || d.stopping {
+				return
+			}
+			var outs []client.Output
+			switch e.Action {
+			case users.Cancel:
+				outs = cn.c.Cancel(e.Sess, e.Alt)
+			case users.Close:
+				outs = cn.c.Close(e.Sess)
+			case users.Fork:
+				outs = cn.c.Fork(e.Sess)
+			}
+			d.applyClient(cn, outs)
+		}
+	}
+	var submit func()
+	submit = func() {
+		if cn.c == nil {
+			cn.waiting = append(cn.waiting, submit)
+			return
+		}
+		d.record(traces.Event{Kind: traces.KindSubmit, Client: cn.name, Sub: e.Sub, Text: e.Text})
+		d.applyClient(cn, cn.c.Submit(e.Sub, e.Text, e.Sess))
+	}
+	return submit
+}
+
+// heal ends the chaos: no more faults; the run goes on until every
+// submission has an outcome and nothing has happened for a while.
+func (d *driver) heal() {
+	d.healing = true
+	d.record(traces.Event{Kind: traces.KindHeal})
+	d.phase = func() {
+		if d.busy() || time.Since(d.lastActivity) < d.cfg.Timeout {
+			return
+		}
+		d.stopClients()
+	}
+}
+
+func (d *driver) busy() bool {
+	for _, cn := range d.clients {
+		if cn.c == nil || cn.c.Pending() {
+			return true
+		}
+	}
+	for _, l := range d.links {
+		if l.alive && (len(l.queue[dirC2A]) > 0 || len(l.queue[dirA2C]) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+// stopClients closes every Client's connection; once every Agent process has
+// exited, the observer starts a fresh one and reads the transcript.
+func (d *driver) stopClients() {
+	d.stopping = true
+	for _, l := range d.links {
+		if l.alive {
+			d.endLink(l, "close", false)
+		}
+	}
+	waitFrom := time.Now()
+	d.phase = func() {
+		if d.live > 0 {
+			if time.Since(waitFrom) > 2*time.Second {
+				d.killAll() // a process that ignores end of file on stdin
+			}
+			return
+		}
+		d.observe(1)
+	}
+}
+
+// finish ends the run: every process is killed, the end event written.
+func (d *driver) finish(end string) {
+	if d.finished {
+		return
+	}
+	d.finished = true
+	d.stopping = true
+	d.record(traces.Event{Kind: traces.KindEnd, Note: end})
+}
+
+// shutdown leaves nothing running: processes killed and reaped, timers
+// stopped, posts after this dropped.
+func (d *driver) shutdown() {
+	close(d.done)
+	for _, t := range d.timers {
+		t.Stop()
+	}
+	d.killAll()
+	for _, l := range d.links {
+		if l.alive {
+			l.alive = false
+			_ = l.conn.Close()
+			if l.sendq != nil {
+				close(l.sendq)
+			}
+		}
+	}
+	for _, l := range d.links {
+		if l.proc != nil {
+			<-l.proc.Exited()
+		}
+	}
+	// Every pump ends once its Conn has: nothing of this run outlives it.
+	waitFor(&d.pumps, 5*time.Second)
+}
+
+func waitFor(wg *sync.WaitGroup, limit time.Duration) {
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(limit):
+	}
+}
