@@ -10,8 +10,8 @@ import (
 
 // This file reads frames without a general JSON decoder. Almost every frame
 // is one object with plainly spelled keys, and the checker needs a handful
-// of fields from it, so a validating scanner that slices them out of the
-// frame string does the job without copies or reflection. Whenever a frame
+// of fields from it, so a validating scanner (jsonscan.go) that slices them
+// out of the frame string does the job without copies or reflection. Whenever a frame
 // could decode differently from an exact-key lookup (a key escaped,
 // repeated, or equal to a wanted key but for case; an id that needs
 // normalising; a batch; anything malformed) it says so and the caller falls
