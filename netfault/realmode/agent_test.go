@@ -75,6 +75,9 @@ func TestServeStdioSpeaksACP(t *testing.T) {
 	if string(first.Result) != string(retry.Result) || !strings.Contains(string(first.Result), "messageId") {
 		t.Fatalf("first %s, retry %s: want the same messageId", first.Result, retry.Result)
 	}
+	// A real stdout is an OS pipe with a buffer; io.Pipe has none, so the
+	// chunks of the running work would block the Agent if nobody read them.
+	go io.Copy(io.Discard, outR) // ends when serve closes outW
 	inW.Close()
 	select {
 	case err := <-done:
