@@ -6,10 +6,8 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sort"
+	"runtime"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -18,7 +16,6 @@ import (
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
-	"github.com/acpsim/acpsim/traces/shell"
 )
 
 // storeEnv is the environment variable through which acpsim check gives
@@ -28,7 +25,7 @@ const storeEnv = "ACPSIM_STORE"
 
 func newCheckCmd() *cobra.Command {
 	cfg := realmode.DefaultCheckConfig()
-	var seeds int
+	var seeds, jobs int
 	var first uint64
 	var faults, schedule, traceDir string
 	var show int
@@ -53,6 +50,16 @@ An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
 answers an id it was never sent) gets a verdict in plain words and exit 1.
 
+Seeds run side by side (--jobs, default one per core: a seed mostly waits
+on real-time timeouts), each with its own scratch directory and Agent
+processes. Every seed's line is printed in seed order once it and the
+seeds before it are done, so the report is the same for any --jobs (a
+seed's faults are drawn from its seed; its process and event counts
+depend on the OS's timing either way). A broken Agent stops the run: later
+seeds are not started and only seeds up to the broken one are reported.
+Against --url with --restart seeds run one at a time: a restart of the
+remote Agent would break the other seeds' connections.
+
 The OS is not deterministic, but every choice the proxy made is in the
 trace: --schedule TRACE re-drives a run with the same faults at the same
 frames as closely as the Agent's timing allows.
@@ -61,6 +68,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 2 bad usage (or the command cannot be started); 3 inconclusive.`,
 		Example: `  acpsim check -- acpsim agent
   acpsim check --seeds 200 -- acpsim agent --store /tmp/agent
+  acpsim check --seeds 100 --jobs 8 -- acpsim agent
   acpsim check -- acpsim agent --keys memory
   acpsim check --policy naive -- node interop/keyless-agent.mjs
   acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
@@ -81,6 +89,12 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 			if seeds < 1 {
 				return fmt.Errorf("--seeds %d: expected at least 1", seeds)
 			}
+			if jobs < 0 {
+				return fmt.Errorf("--jobs %d: expected 0 (one per core) or more", jobs)
+			}
+			if jobs == 0 {
+				jobs = runtime.GOMAXPROCS(0)
+			}
 			rates, err := netfault.ParseRates(faults, cfg.Rates)
 			if err != nil {
 				return err
@@ -100,24 +114,31 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 			if cfg.Restart != "" && len(cfg.URLs) == 0 {
 				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")
 			}
+			if cfg.Restart != "" {
+				if cmd.Flags().Changed("jobs") && jobs > 1 {
+					return fmt.Errorf("--jobs %d with --restart: a restart of the remote Agent would break the other seeds' connections; use --jobs 1", jobs)
+				}
+				jobs = 1
+			}
 			if schedule != "" {
 				log, err := traces.ReadFile(schedule)
 				if err != nil {
 					return err
 				}
 				cfg.Chooser = sim.NewSchedule(sim.Recorded(log.Events))
-				first, seeds = log.Header.Seed, 1
+				first, seeds, jobs = log.Header.Seed, 1, 1
 			}
 			if traceDir != "" {
 				if err := os.MkdirAll(traceDir, 0o755); err != nil {
 					return fmt.Errorf("--trace-dir: %v", err)
 				}
 			}
-			return runCheck(cmd, cfg, first, seeds, traceDir, show)
+			return runCheck(cmd, cfg, first, seeds, jobs, traceDir, show)
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&seeds, "seeds", 30, "how many seeds to run, one after the other")
+	f.IntVar(&seeds, "seeds", 30, "how many seeds to run")
+	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own Agent processes and $ACPSIM_STORE (0: one per core); the report does not depend on it")
 	f.Uint64Var(&first, "first-seed", 1, "the first seed")
 	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (see acpsim run --help)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "model Clients, each with its own Agent process at a time")
@@ -163,179 +184,6 @@ func resolveAgent(argv []string) []string {
 		return argv
 	}
 	return append([]string{exe}, argv[1:]...)
-}
-
-// checkSeed is one seed's verdict.
-type checkSeed struct {
-	seed   uint64
-	res    *realmode.CheckResult
-	report *properties.Report
-	trace  string
-	// procs Agent processes started; kills of them by SIGKILL; crashes
-	// exited on their own while the run still needed them.
-	procs, kills, crashes int
-	conns, cuts           int // remote
-	redrive               func(trace string) string
-}
-
-func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds int, traceDir string, show int) error {
-	out := cmd.OutOrStdout()
-	target := strings.Join(cfg.Agent, " ")
-	if len(cfg.URLs) > 0 {
-		target = strings.Join(cfg.URLs, " ")
-	}
-	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts\n",
-		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts)
-	var failed []checkSeed
-	kinds := map[string]int{}
-	totals := map[string]*sim.KindCount{}
-	var kindOrder []string
-	broken, inconclusive := 0, 0
-	start := time.Now()
-	for i := range seeds {
-		seed := first + uint64(i)
-		s, err := checkOne(cfg, seed, traceDir, rerunFlags(cmd.Flags(), "seeds", "first-seed", "trace-dir", "show", "schedule", "url", "restart"))
-		if err != nil {
-			return err
-		}
-		for _, f := range s.res.Faults {
-			if totals[f.Kind] == nil {
-				totals[f.Kind] = &sim.KindCount{Kind: f.Kind}
-				kindOrder = append(kindOrder, f.Kind)
-			}
-			totals[f.Kind].Asked += f.Asked
-			totals[f.Kind].Faults += f.Faults
-		}
-		status := "pass"
-		switch {
-		case s.res.Broken != nil:
-			status = "BROKEN AGENT: " + s.res.Broken.Detail
-			broken++
-		case !s.report.OK():
-			status = "FAIL: " + strings.Join(anomalyKinds(s.report), ", ")
-			for _, k := range anomalyKinds(s.report) {
-				kinds[k]++
-			}
-		case s.report.Inconclusive:
-			status = "inconclusive (hit --cap while still busy)"
-			inconclusive++
-		}
-		if status != "pass" {
-			failed = append(failed, s)
-		}
-		agents := fmt.Sprintf("%d Agent processes: %d SIGKILLed, %d exited on their own", s.procs, s.kills, s.crashes)
-		if len(cfg.URLs) > 0 {
-			agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
-		}
-		fmt.Fprintf(out, "seed %d: %s · %d submissions · %s · %d events\n",
-			seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events))
-		if s.res.Broken != nil {
-			fmt.Fprintf(out, "stopped after seed %d: the Agent cannot be talked to, so later seeds would say the same\n", seed)
-			seeds = i + 1
-			break
-		}
-	}
-	fmt.Fprintf(out, "\n%d seed(s) in %v: %d passed, %d failed, %d broken Agent, %d inconclusive\n",
-		seeds, time.Since(start).Round(time.Millisecond), seeds-len(failed), len(failed)-broken-inconclusive, broken, inconclusive)
-	var ks []string
-	for k := range kinds {
-		ks = append(ks, k)
-	}
-	sort.Strings(ks)
-	for _, k := range ks {
-		fmt.Fprintf(out, "  %-15s %d seed(s)\n", k, kinds[k])
-	}
-	var tally []sim.KindCount
-	for _, k := range kindOrder {
-		tally = append(tally, *totals[k])
-	}
-	writeFaults(out, tally)
-	for i, s := range failed {
-		if i == show {
-			break
-		}
-		writeCheckFailure(out, s)
-	}
-	switch {
-	case broken > 0 || len(failed) > inconclusive:
-		return exitError{exitAnomaly}
-	case inconclusive > 0:
-		return exitError{exitInconclusive}
-	}
-	fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")
-	return nil
-}
-
-func checkOne(cfg realmode.CheckConfig, seed uint64, traceDir, flags string) (checkSeed, error) {
-	scratch, err := os.MkdirTemp("", fmt.Sprintf("acpsim-check-%d-", seed))
-	if err != nil {
-		return checkSeed{}, err
-	}
-	defer os.RemoveAll(scratch)
-	cfg.Seed = seed
-	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
-	cfg.AgentLabel = shell.Join(cfg.Agent)
-	target := " -- " + shell.Join(cfg.Agent)
-	if len(cfg.URLs) > 0 {
-		target = ""
-		for _, u := range cfg.URLs {
-			target += " --url " + shell.Quote(u)
-		}
-		if cfg.Restart != "" {
-			target += " --restart " + shell.Quote(cfg.Restart)
-		}
-	}
-	if flags != "" {
-		flags = " " + flags
-	}
-	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1%s%s", seed, flags, target)
-	res, err := realmode.Check(cfg)
-	if err != nil {
-		return checkSeed{}, err
-	}
-	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events)}
-	s.redrive = func(trace string) string {
-		return fmt.Sprintf("acpsim check --schedule %s%s%s", shell.Quote(trace), flags, target)
-	}
-	for _, e := range res.Log.Events {
-		if e.Kind == traces.KindConnect && e.From != traces.Observer {
-			s.conns++
-		}
-		if e.Kind == traces.KindDisconnect && (e.Note == "cut" || e.Note == "kill") {
-			s.cuts++
-		}
-		if !strings.HasPrefix(e.From, realmode.AgentName+"#") {
-			continue
-		}
-		switch {
-		case e.Kind == traces.KindRestart:
-			s.procs++
-		case e.Kind == traces.KindKill && strings.HasPrefix(e.Note, "SIGKILL"):
-			s.kills++
-		case e.Kind == traces.KindKill && !strings.HasPrefix(e.Note, "exited: exit status 0"):
-			s.crashes++
-		}
-	}
-	failing := res.Broken != nil || !s.report.OK() || s.report.Inconclusive
-	switch {
-	case traceDir != "":
-		s.trace = filepath.Join(traceDir, fmt.Sprintf("check-seed-%d.ndjson", seed))
-	case failing:
-		if err := os.MkdirAll("acpsim-failures", 0o755); err != nil {
-			return s, err
-		}
-		s.trace = filepath.Join("acpsim-failures", fmt.Sprintf("check-seed-%d.ndjson", seed))
-	}
-	if s.trace != "" {
-		f, err := createTrace(s.trace)
-		if err != nil {
-			return s, err
-		}
-		if err := writeTrace(f, res.Log); err != nil {
-			return s, err
-		}
-	}
-	return s, nil
 }
 
 func anomalyKinds(r *properties.Report) []string {

@@ -1,0 +1,297 @@
+// The seeds of one acpsim check: run side by side (--jobs), each with its
+// own scratch store and Agent processes, and reported in seed order, so
+// that what is printed does not depend on --jobs.
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/parallel"
+	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/shell"
+)
+
+// checkSeed is one seed's verdict.
+type checkSeed struct {
+	seed   uint64
+	res    *realmode.CheckResult
+	report *properties.Report
+	trace  string
+	// procs Agent processes started; kills of them by SIGKILL; crashes
+	// exited on their own while the run still needed them.
+	procs, kills, crashes int
+	conns, cuts           int // remote
+	redrive               func(trace string) string
+}
+
+// checkOutcome is what running one seed gave: a verdict, or why acpsim
+// could not run it at all.
+type checkOutcome struct {
+	seed checkSeed
+	err  error
+}
+
+// checkTally is the summary of the seeds reported so far, folded in seed
+// order.
+type checkTally struct {
+	out                  io.Writer
+	remote               bool
+	traceDir             string
+	reported             int
+	failed               []checkSeed
+	kinds                map[string]int
+	faults               map[string]*sim.KindCount
+	broken, inconclusive int
+}
+
+func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds, jobs int, traceDir string, show int) error {
+	out := cmd.OutOrStdout()
+	target := strings.Join(cfg.Agent, " ")
+	if len(cfg.URLs) > 0 {
+		target = strings.Join(cfg.URLs, " ")
+	}
+	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts\n",
+		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts)
+	flags := rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "trace-dir", "show", "schedule", "url", "restart")
+	t := &checkTally{out: out, remote: len(cfg.URLs) > 0, traceDir: traceDir, kinds: map[string]int{}, faults: map[string]*sim.KindCount{}}
+	start := time.Now()
+
+	// A seed whose Agent is broken (or that cannot be run) stops the run:
+	// seeds after it are not started, and only seeds up to it are
+	// reported. Seeds are handed out in order, so every seed before the
+	// first such one has started and is waited for.
+	var stopAt atomic.Int64
+	stopAt.Store(int64(seeds))
+	stop := func(i int) {
+		for {
+			cur := stopAt.Load()
+			if int64(i) >= cur || stopAt.CompareAndSwap(cur, int64(i)) {
+				return
+			}
+		}
+	}
+	outcomes := make([]*checkOutcome, seeds) // written by seed i's worker, read after it is done
+	done := make([]bool, seeds)              // on this goroutine only
+	next, ended := 0, false
+	var runErr error
+	parallel.ForEach(seeds, jobs, func(i int) {
+		if int64(i) > stopAt.Load() {
+			return
+		}
+		s, err := runCheckSeed(cfg, first+uint64(i), flags)
+		outcomes[i] = &checkOutcome{seed: s, err: err}
+		if err != nil || s.res.Broken != nil {
+			stop(i)
+		}
+	}, func(i int) {
+		done[i] = true
+		for ; !ended && next < seeds && done[next]; next++ {
+			o := outcomes[next]
+			if o.err == nil {
+				o.err = t.add(&o.seed)
+			}
+			switch {
+			case o.err != nil:
+				runErr, ended = o.err, true
+				stop(next)
+			case o.seed.res.Broken != nil:
+				fmt.Fprintf(out, "stopped after seed %d: the Agent cannot be talked to, so later seeds would say the same\n", o.seed.seed)
+				ended = true
+			}
+		}
+	})
+	if runErr != nil {
+		return runErr
+	}
+	return t.summary(start, show)
+}
+
+// add reports one seed: its trace written, its verdict line printed, its
+// faults and anomalies counted.
+func (t *checkTally) add(s *checkSeed) error {
+	if err := saveCheckTrace(s, t.traceDir); err != nil {
+		return err
+	}
+	t.reported++
+	for _, f := range s.res.Faults {
+		if t.faults[f.Kind] == nil {
+			t.faults[f.Kind] = &sim.KindCount{Kind: f.Kind}
+		}
+		t.faults[f.Kind].Asked += f.Asked
+		t.faults[f.Kind].Faults += f.Faults
+	}
+	status := "pass"
+	switch {
+	case s.res.Broken != nil:
+		status = "BROKEN AGENT: " + s.res.Broken.Detail
+		t.broken++
+	case !s.report.OK():
+		status = "FAIL: " + strings.Join(anomalyKinds(s.report), ", ")
+		for _, k := range anomalyKinds(s.report) {
+			t.kinds[k]++
+		}
+	case s.report.Inconclusive:
+		status = "inconclusive (hit --cap while still busy)"
+		t.inconclusive++
+	}
+	if status != "pass" {
+		t.failed = append(t.failed, *s)
+	}
+	agents := fmt.Sprintf("%d Agent processes: %d SIGKILLed, %d exited on their own", s.procs, s.kills, s.crashes)
+	if t.remote {
+		agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
+	}
+	fmt.Fprintf(t.out, "seed %d: %s · %d submissions · %s · %d events\n",
+		s.seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events))
+	return nil
+}
+
+// summary prints the totals and the first failing seeds in full, and gives
+// the exit code.
+func (t *checkTally) summary(start time.Time, show int) error {
+	out, failed := t.out, len(t.failed)
+	fmt.Fprintf(out, "\n%d seed(s) in %v: %d passed, %d failed, %d broken Agent, %d inconclusive\n",
+		t.reported, time.Since(start).Round(time.Millisecond), t.reported-failed, failed-t.broken-t.inconclusive, t.broken, t.inconclusive)
+	var ks []string
+	for k := range t.kinds {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	for _, k := range ks {
+		fmt.Fprintf(out, "  %-15s %d seed(s)\n", k, t.kinds[k])
+	}
+	writeFaults(out, t.faultTally())
+	for i, s := range t.failed {
+		if i == show {
+			break
+		}
+		writeCheckFailure(out, s)
+	}
+	switch {
+	case t.broken > 0 || failed > t.inconclusive:
+		return exitError{exitAnomaly}
+	case t.inconclusive > 0:
+		return exitError{exitInconclusive}
+	}
+	fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")
+	return nil
+}
+
+// faultTally lists the fault kinds in the order of realmode.CheckFaults
+// (any other kind after them, by name), not in the order the proxy first
+// asked them: that order is the OS's.
+func (t *checkTally) faultTally() []sim.KindCount {
+	rank := func(kind string) int {
+		for i, f := range realmode.CheckFaults {
+			if f.Kind == kind {
+				return i
+			}
+		}
+		return len(realmode.CheckFaults)
+	}
+	var out []sim.KindCount
+	for _, c := range t.faults {
+		out = append(out, *c)
+	}
+	slices.SortFunc(out, func(a, b sim.KindCount) int {
+		if ra, rb := rank(a.Kind), rank(b.Kind); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a.Kind, b.Kind)
+	})
+	return out
+}
+
+// runCheckSeed runs one seed in a scratch directory of its own ($ACPSIM_STORE
+// for its Agent processes) and judges its trace. It touches nothing another
+// seed uses, so seeds can run side by side.
+func runCheckSeed(cfg realmode.CheckConfig, seed uint64, flags string) (checkSeed, error) {
+	scratch, err := os.MkdirTemp("", fmt.Sprintf("acpsim-check-%d-", seed))
+	if err != nil {
+		return checkSeed{}, err
+	}
+	defer os.RemoveAll(scratch)
+	cfg.Seed = seed
+	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
+	cfg.AgentLabel = shell.Join(cfg.Agent)
+	target := " -- " + shell.Join(cfg.Agent)
+	if len(cfg.URLs) > 0 {
+		target = ""
+		for _, u := range cfg.URLs {
+			target += " --url " + shell.Quote(u)
+		}
+		if cfg.Restart != "" {
+			target += " --restart " + shell.Quote(cfg.Restart)
+		}
+	}
+	if flags != "" {
+		flags = " " + flags
+	}
+	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1%s%s", seed, flags, target)
+	res, err := realmode.Check(cfg)
+	if err != nil {
+		return checkSeed{}, err
+	}
+	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events)}
+	s.redrive = func(trace string) string {
+		return fmt.Sprintf("acpsim check --schedule %s%s%s", shell.Quote(trace), flags, target)
+	}
+	for _, e := range res.Log.Events {
+		if e.Kind == traces.KindConnect && e.From != traces.Observer {
+			s.conns++
+		}
+		if e.Kind == traces.KindDisconnect && (e.Note == "cut" || e.Note == "kill") {
+			s.cuts++
+		}
+		if !strings.HasPrefix(e.From, realmode.AgentName+"#") {
+			continue
+		}
+		switch {
+		case e.Kind == traces.KindRestart:
+			s.procs++
+		case e.Kind == traces.KindKill && strings.HasPrefix(e.Note, "SIGKILL"):
+			s.kills++
+		case e.Kind == traces.KindKill && !strings.HasPrefix(e.Note, "exited: exit status 0"):
+			s.crashes++
+		}
+	}
+	return s, nil
+}
+
+// saveCheckTrace writes s's trace to traceDir, or for a failing seed to
+// acpsim-failures/. It runs as the seed is reported, so a seed after the
+// one that stopped the run leaves no file.
+func saveCheckTrace(s *checkSeed, traceDir string) error {
+	failing := s.res.Broken != nil || !s.report.OK() || s.report.Inconclusive
+	switch {
+	case traceDir != "":
+		s.trace = filepath.Join(traceDir, fmt.Sprintf("check-seed-%d.ndjson", s.seed))
+	case failing:
+		if err := os.MkdirAll("acpsim-failures", 0o755); err != nil {
+			return err
+		}
+		s.trace = filepath.Join("acpsim-failures", fmt.Sprintf("check-seed-%d.ndjson", s.seed))
+	}
+	if s.trace == "" {
+		return nil
+	}
+	f, err := createTrace(s.trace)
+	if err != nil {
+		return err
+	}
+	return writeTrace(f, s.res.Log)
+}
