@@ -31,7 +31,7 @@ race:
 # make test: acpsim check, acpsim agent (stdio and --listen), the dialers.
 race-real:
 	$(GO) test -race -count=1 ./netfault/realmode/
-	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote' ./cmd/acpsim/
+	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote|CheckJobs' ./cmd/acpsim/
 
 run:
 	$(GO) run ./cmd/acpsim run
