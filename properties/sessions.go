@@ -25,7 +25,7 @@ type sessRec struct {
 	id       string
 	had      []sessSeen // in order, one per process
 	prompted bool
-	lastAns  sessSeen // the last prompt answered in it
+	lastAns  sessSeen   // the last prompt answered in it
 	unknown  []sessSeen // a resume answered -32002, or the observer's list lacked it
 }
 
