@@ -89,6 +89,14 @@ type checker struct {
 	leaks  []*leakAcc
 	leakBy map[string]*leakAcc
 
+	// procs are the Agent processes and sessRecs what each session's
+	// frames show, for the session contract (sessions.go).
+	procs        map[string]*procRec
+	procOrder    []*procRec
+	sessRecs     map[string]*sessRec
+	sessRecOrder []*sessRec
+	sessions     sessionVerdict
+
 	endSeq int64
 	out    []anomaly
 	views  []msgView // scratch for parse
@@ -160,8 +168,12 @@ func (c *checker) step(e *traces.Event) {
 	case traces.KindEnd:
 		c.rep.End, c.endSeq = e.Note, e.Seq
 	}
-	// kill, restart and heal show in the link events they cause; bookkeeping
-	// kinds (choose, insert, timer) are ignored on purpose.
+	switch e.Kind {
+	case traces.KindRestart, traces.KindKill, traces.KindConnect, traces.KindDisconnect:
+		c.procEvent(e)
+	}
+	// kill and restart otherwise show in the link events they cause;
+	// bookkeeping kinds (choose, insert, timer) are ignored on purpose.
 }
 
 func (c *checker) link(name string) *linkState {

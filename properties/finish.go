@@ -36,6 +36,8 @@ func (c *checker) finish() *Report {
 			sort.SliceStable(s.msgs, func(i, j int) bool { return s.msgs[i].m.seq < s.msgs[j].m.seq })
 		}
 	}
+	c.judgeSessions()
+	c.rep.Sessions = c.sessions.report()
 	for _, s := range c.order {
 		c.judgeSub(s)
 	}

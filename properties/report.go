@@ -28,6 +28,13 @@ const (
 	// (either excuse needs a request of it to have reached the Agent). An
 	// unknown or invalid retention counts as "all".
 	Lost = "lost"
+	// SessionLost: under the durable session contract (asked for, or chosen
+	// because another session of the run survived a restart), a session the
+	// Agent answered prompts in was unknown to a process started after every
+	// process that had it: its session/resume was answered -32002, or the
+	// observer's session/list did not name it. Reported once per session;
+	// its messages are not reported lost one by one.
+	SessionLost = "session-lost"
 	// Phantom: the user was told failed, yet the submission is in the transcript.
 	Phantom = "phantom"
 	// Unresolved: the submission never got an outcome.
@@ -59,7 +66,7 @@ const (
 )
 
 // Kinds lists every anomaly kind in report order.
-var Kinds = []string{Duplicate, Lost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, Unattributable}
+var Kinds = []string{Duplicate, Lost, SessionLost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, Unattributable}
 
 // Report is the verdict on one trace.
 type Report struct {
@@ -71,6 +78,8 @@ type Report struct {
 	// End is the Note of the trace's end event: "quiet", "cap", or "" when the
 	// trace has none (a truncated trace).
 	End string
+	// Sessions is the session contract the run was judged by, and why.
+	Sessions SessionContract
 	// Inconclusive is set when the run stopped (cap, or no end event) while
 	// work was still pending, so a missing outcome or response is not a bug
 	// the checker can pin on anyone.
@@ -106,6 +115,26 @@ type SubmissionResult struct {
 	ByText     int
 	// Anomalies are the kinds reported for it.
 	Anomalies []string
+}
+
+// SessionContract is the session contract a run was judged by: whether its
+// sessions must outlive the process that made them.
+type SessionContract struct {
+	// Requested is the trace header's contract: durable, process or auto.
+	Requested string
+	// Chosen is durable or process: the requested one, or under auto
+	// durable when a session survived a restart and process when none did.
+	Chosen string
+	// Sessions counts the sessions the Clients used that an Agent process
+	// had; Survived those a second process had too; Vanished those a
+	// process started after every one that had them did not know.
+	Sessions, Survived, Vanished int
+	// Restarts counts Agent processes started after another process of
+	// their Agent had ended.
+	Restarts int
+	// Why is the report's contract line, e.g. "0 of 9 sessions survived 4
+	// restarts: sessions live with their process".
+	Why string
 }
 
 // Anomaly is one property violation.

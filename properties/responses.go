@@ -80,6 +80,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	}
 	switch len(r.resps) {
 	case 1:
+		c.sessionAnswer(l, r, m, e)
 		l.unanswered--
 		if r.sub != nil && r.method == acp.MethodSessionPrompt {
 			r.sub.tos, _ = bump(r.sub.tos, r.to, -1)

@@ -73,6 +73,17 @@ func (r *Report) WriteText(w io.Writer) {
 	}
 	fmt.Fprintf(w, "stats: %d submissions, %d prompt requests, %d frames; responses lost after insertion %d, retries from binding %d, retries while pending %d, retries after restart %d, keys forgotten by contract %d; end %s\n",
 		st.Submissions, st.Prompts, st.Frames, st.RespLostAfterInsert, st.RetriesFromBinding, st.RetriesWhilePending, st.RetriesAfterRestart, st.ExpectedForgotten, end)
+	fmt.Fprintf(w, "session contract: %s\n", r.Sessions.Line())
+}
+
+// Line is the report's contract line: the contract chosen and why, e.g.
+// "auto → process: 0 of 9 sessions survived 4 restarts: sessions live with
+// their process".
+func (sc SessionContract) Line() string {
+	if sc.Requested == sc.Chosen {
+		return sc.Chosen + ": " + sc.Why
+	}
+	return sc.Requested + " → " + sc.Chosen + ": " + sc.Why
 }
 
 func seqList(seqs []int64) string {

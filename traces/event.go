@@ -64,6 +64,29 @@ type Contract struct {
 	// retained or replayed, and its key is recognised only while the
 	// session stays active on its connection.
 	LiveOnly []string `json:"liveOnly"`
+	// Sessions is the session contract the checker is asked to hold the
+	// Agent to: SessionsDurable (sessions must survive restarts),
+	// SessionsProcess (a session ends with the process that created it) or
+	// "" / SessionsAuto (the checker decides from the frames: durable if a
+	// session is seen surviving a restart).
+	Sessions string `json:"sessions,omitempty"`
+}
+
+// Session contracts (Contract.Sessions).
+const (
+	SessionsDurable = "durable"
+	SessionsProcess = "process"
+	SessionsAuto    = "auto"
+)
+
+// CheckSessionContract reports a session contract that is none of durable,
+// process, auto or "" (auto).
+func CheckSessionContract(s string) error {
+	switch s {
+	case "", SessionsAuto, SessionsDurable, SessionsProcess:
+		return nil
+	}
+	return fmt.Errorf("session contract %q: expected durable, process or auto", s)
 }
 
 // RetainLast parses Retention: all is true for "all", otherwise n is the

@@ -238,6 +238,9 @@ func decodeHeader(line []byte, h *Header) error {
 	if _, _, err := h.Contract.RetainLast(); err != nil {
 		return fmt.Errorf(`field "contract": %w`, err)
 	}
+	if err := CheckSessionContract(h.Contract.Sessions); err != nil {
+		return fmt.Errorf(`field "contract": %w`, err)
+	}
 	return nil
 }
 

@@ -34,6 +34,13 @@ type Knobs struct {
 	// storage the session is loaded from, as the RFD requires) or "memory"
 	// (in the process: lost on a restart or a failover to another node).
 	Keys string
+	// SessionsIn is where a process keeps its sessions, with their
+	// messages and key bindings: "store" (the installation's store, shared
+	// by its processes and outliving them) or "memory" (the process's own
+	// memory: a session ends with the process that created it, and a
+	// later process answers session/resume of it -32002, after which the
+	// Client starts a new session, as the ACP v2 notes' trace T3b allows).
+	SessionsIn string
 	// Auth "required" advertises an auth method and answers -32000 to
 	// session methods until auth/login on the connection; "none" does not.
 	Auth string
@@ -73,6 +80,8 @@ const (
 	CloseError     = "error"
 	KeysStore      = "store"
 	KeysMemory     = "memory"
+	SessionsStore  = "store"
+	SessionsMemory = "memory"
 	AuthNone       = "none"
 	AuthRequired   = "required"
 	DedupeRefuse   = "refuse"
@@ -81,7 +90,7 @@ const (
 
 // DefaultKnobs are the reference Agent's defaults.
 func DefaultKnobs() Knobs {
-	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, Auth: AuthNone,
+	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, SessionsIn: SessionsStore, Auth: AuthNone,
 		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond}
 }
 
@@ -98,6 +107,7 @@ var choiceKnobs = []struct {
 	{"close-missing", []string{CloseOK, CloseError}, func(k *Knobs) *string { return &k.CloseMissing }},
 	{"auth", []string{AuthNone, AuthRequired}, func(k *Knobs) *string { return &k.Auth }},
 	{"keys", []string{KeysStore, KeysMemory}, func(k *Knobs) *string { return &k.Keys }},
+	{"sessions-in", []string{SessionsStore, SessionsMemory}, func(k *Knobs) *string { return &k.SessionsIn }},
 	{"runtime-dedupe", []string{DedupeAppend, DedupeRefuse}, func(k *Knobs) *string { return &k.RuntimeDedupe }},
 }
 
@@ -182,7 +192,24 @@ func (k Knobs) Map() map[string]string {
 	for _, c := range choiceKnobs {
 		m[c.name] = *c.get(&k)
 	}
+	// sessions-in came after traces were pinned by their bytes
+	// (sim/world/testdata/trace-hashes.txt): at its default it is left out,
+	// so a trace of an Agent that stores its sessions reads as before.
+	if k.SessionsIn == SessionsStore {
+		delete(m, "sessions-in")
+	}
 	return m
+}
+
+// ProcessStore is the store a new process of a model Agent gets over its
+// installation's shared store: the shared one, or under sessions-in=memory
+// an empty store of its own that dies with the process.
+func ProcessStore(k Knobs, shared store.Store) StoreOpener {
+	if k.SessionsIn == SessionsMemory {
+		own := store.NewDisk()
+		return func() store.Store { return own }
+	}
+	return func() store.Store { return shared }
 }
 
 // Validate reports a knob value the Agent does not know.

@@ -16,6 +16,7 @@ import (
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim/world"
+	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
@@ -82,6 +83,7 @@ type simFlags struct {
 	proxies                    int
 	proxyMode                  string
 	skip                       []string
+	sessionContract            string
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -98,6 +100,7 @@ var knobDocs = map[string]string{
 	"close-missing":      "session/close of an unknown or inactive session succeeds (ok) or is -32002 (error)",
 	"auth":               "session methods need auth/login first (required) or not (none)",
 	"keys":               "key bindings live in the store with the message (store) or in process memory (memory: lost on restart or failover)",
+	"sessions-in":        "sessions, their messages and key bindings live in the store (store) or in the process's memory (memory: a session ends with its process; a later one answers its resume -32002)",
 }
 
 func (s *simFlags) register(fs *pflag.FlagSet) {
@@ -108,7 +111,8 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.policy, "policy", "keyed", "Client retry policy: "+strings.Join(pols, "; "))
 	fs.StringVar(&s.agentName, "agent", agent.Reference, "model Agent: "+agentList())
 	fs.IntVar(&s.prompts, "prompts", 10, "submissions per Client")
-	fs.IntVar(&s.sessions, "sessions", 2, "sessions per Client")
+	fs.Var(newSessionsFlag(&s.sessions, 2), "sessions", "sessions per Client (the session contract is --session-contract)")
+	fs.StringVar(&s.sessionContract, "session-contract", traces.SessionsAuto, sessionContractDoc)
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")
@@ -168,6 +172,7 @@ func (s *simFlags) config() (world.Config, error) {
 			return cfg, fmt.Errorf("--%s: %v", k.name, err)
 		}
 	}
+	cfg.SessionContract = s.sessionContract
 	cfg.Timeout = s.timeout
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh

@@ -42,7 +42,7 @@ func (w *world) newProc(an *agentNode) *agentProc {
 	an.inc++
 	p := &agentProc{name: fmt.Sprintf("%s#%d", an.name, an.inc), node: an, alive: true, nodeIdx: -1}
 	env := agent.Env{Name: p.name, Choose: w.choose, NewID: w.ids.UUID}
-	p.m = w.factory(w.cfg.Knobs, func() store.Store { return an.disk }, env)
+	p.m = w.factory(w.cfg.Knobs, agent.ProcessStore(w.cfg.Knobs, an.disk), env)
 	an.proc = p
 	w.Record(traces.Event{Kind: traces.KindRestart, From: p.name})
 	return p

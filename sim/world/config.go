@@ -15,6 +15,7 @@ import (
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // Links a run can use.
@@ -36,6 +37,12 @@ type Config struct {
 	Clients  int
 	Sessions int // per Client
 	Prompts  int // per Client
+
+	// SessionContract is the session contract the checker is asked to
+	// hold the Agent to (traces.SessionsDurable, SessionsProcess; "" or
+	// SessionsAuto: the checker decides from the frames). It goes into the
+	// trace header's contract.
+	SessionContract string
 
 	Rates map[string]float64
 	// Chooser, when set, replaces the seeded fault stream (rapid plans,
@@ -126,6 +133,20 @@ func (c *Config) Validate() error {
 		// Its runtime owns the history; the model keeps all of it, and a
 		// header promising less would excuse what it never did.
 		return fmt.Errorf("retain %d: the adapter does not model history retention (use --retain 0)", c.Knobs.Retain)
+	}
+	if err := traces.CheckSessionContract(c.SessionContract); err != nil {
+		return err
+	}
+	if c.Knobs.SessionsIn == agent.SessionsMemory {
+		if strings.HasPrefix(c.Agent, agent.Adapter) {
+			return fmt.Errorf("sessions-in memory: the adapter's runtime owns its sessions; the knob is the reference Agent's (and its mutants')")
+		}
+		if c.Nodes > 1 {
+			// A session in one node's memory is unknown to the others while
+			// its process lives: that is no restart, and no contract
+			// acpsim checks says what it should be.
+			return fmt.Errorf("sessions-in memory with nodes %d: a session would live in one node's memory only (use --nodes 1)", c.Nodes)
+		}
 	}
 	if c.Link != LinkStdio && c.Link != LinkHTTP && c.Link != LinkWS && c.Link != LinkMixed {
 		return fmt.Errorf("link %q: expected %s, %s, %s or %s", c.Link, LinkStdio, LinkHTTP, LinkWS, LinkMixed)

@@ -80,7 +80,7 @@ func Run(cfg Config) (*Result, error) {
 		Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link,
 		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts, Actions: cfg.actions(),
 		Rates: cfg.Rates, Knobs: cfg.Knobs.Map(),
-		Contract:      contract(cfg.Knobs),
+		Contract:      contract(cfg.Knobs, cfg.SessionContract),
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
@@ -152,9 +152,13 @@ func (w *world) runQuiet(capAt time.Duration) string {
 	return traces.EndQuiet
 }
 
-// contract is what the Agent promises a black-box checker about retention.
-func contract(k agent.Knobs) traces.Contract {
-	c := traces.Contract{Retention: k.Retention(), LiveOnly: []string{}}
+// contract is what the Agent promises a black-box checker about retention,
+// and the session contract the run asks the checker to hold it to.
+func contract(k agent.Knobs, sessions string) traces.Contract {
+	if sessions == traces.SessionsAuto {
+		sessions = "" // the checker's default; left out of the header
+	}
+	c := traces.Contract{Retention: k.Retention(), LiveOnly: []string{}, Sessions: sessions}
 	if k.LiveOnly != "" {
 		c.LiveOnly = append(c.LiveOnly, k.LiveOnly)
 	}
