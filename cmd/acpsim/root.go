@@ -16,7 +16,6 @@ import (
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim/world"
-	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
@@ -112,7 +111,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.agentName, "agent", agent.Reference, "model Agent: "+agentList())
 	fs.IntVar(&s.prompts, "prompts", 10, "submissions per Client")
 	fs.Var(newSessionsFlag(&s.sessions, 2), "sessions", "sessions per Client (the session contract is --session-contract)")
-	fs.StringVar(&s.sessionContract, "session-contract", traces.SessionsAuto, sessionContractDoc)
+	fs.StringVar(&s.sessionContract, "session-contract", "", sessionContractDoc+" (default: auto)")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")
