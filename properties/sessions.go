@@ -41,9 +41,9 @@ type procRec struct {
 	name             string
 	start, startT    int64 // its restart event, or its first link
 	ended            bool  // a kill event names it, or every link to it ended
-	links, open      int
-	restart          bool // it started after another process of its Agent ended
-	listed           bool // the observer's session/list on it succeeded
+	open             int   // links to it still up
+	restart          bool  // it started after another process of its Agent ended
+	listed           bool  // the observer's session/list on it succeeded
 	listedSeq, listT int64
 	lists            map[string]bool // the sessions that list named
 }
@@ -82,7 +82,6 @@ func (c *checker) procEvent(e *traces.Event) {
 		}
 	case traces.KindConnect:
 		if p := c.proc(e.To, e); p != nil {
-			p.links++
 			p.open++
 		}
 	case traces.KindDisconnect:

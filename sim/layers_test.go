@@ -3,8 +3,10 @@ package sim_test
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -59,22 +61,31 @@ type pkg struct {
 	deps    []string
 }
 
+// listModule runs go list once for both tests.
 func listModule(t *testing.T) []pkg {
 	t.Helper()
+	pkgs, err := listOnce()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pkgs
+}
+
+var listOnce = sync.OnceValues(func() ([]pkg, error) {
 	cmd := exec.Command("go", "list", "-f", "{{.ImportPath}}|{{join .Imports \" \"}}|{{join .Deps \" \"}}", module+"...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
 	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, stderr.String())
+		return nil, fmt.Errorf("go list: %v\n%s", err, stderr.String())
 	}
 	var pkgs []pkg
 	for sc := bufio.NewScanner(bytes.NewReader(out)); sc.Scan(); {
 		f := strings.Split(sc.Text(), "|")
 		pkgs = append(pkgs, pkg{strings.TrimPrefix(f[0], module), strings.Fields(f[1]), strings.Fields(f[2])})
 	}
-	return pkgs
-}
+	return pkgs, nil
+})
 
 func TestEveryPackageHasALayerAndImportsOnlyDownward(t *testing.T) {
 	pkgs := listModule(t)
