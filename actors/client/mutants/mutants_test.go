@@ -104,13 +104,21 @@ func (d *driver) start() {
 	}
 }
 
-// timeout fires every pending prompt timeout.
+// timeout fires every prompt timeout pending now, in id order. The due ids
+// are taken before any fires: a timer a retry sets while the map is being
+// ranged over would otherwise fire in the same pass or not, as Go's map
+// iteration happens to go.
 func (d *driver) timeout() {
+	var due []int
 	for id, after := range d.timers {
 		if after == timeout {
-			delete(d.timers, id)
-			d.take(d.c.Timer(id))
+			due = append(due, id)
 		}
+	}
+	slices.Sort(due)
+	for _, id := range due {
+		delete(d.timers, id)
+		d.take(d.c.Timer(id))
 	}
 }
 
