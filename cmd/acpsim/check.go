@@ -97,6 +97,12 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 					return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. http://127.0.0.1:7070/acp", u)
 				}
 			}
+			if err := traces.CheckSessionContract(cfg.Contract.Sessions); err != nil {
+				return fmt.Errorf("--session-contract: %v", err)
+			}
+			if cfg.Contract.Sessions == traces.SessionsAuto {
+				cfg.Contract.Sessions = "" // the checker's default, left out of the header
+			}
 			if cfg.Restart != "" && len(cfg.URLs) == 0 {
 				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")
 			}
@@ -121,7 +127,8 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.Uint64Var(&first, "first-seed", 1, "the first seed")
 	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (see acpsim run --help)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "model Clients, each with its own Agent process at a time")
-	f.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, "sessions per Client")
+	f.Var(newSessionsFlag(&cfg.Sessions, cfg.Sessions), "sessions", "sessions per Client (the session contract is --session-contract)")
+	f.StringVar(&cfg.Contract.Sessions, "session-contract", traces.SessionsAuto, sessionContractDoc)
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per Client")
 	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels")
 	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
@@ -191,6 +198,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 	totals := map[string]*sim.KindCount{}
 	var kindOrder []string
 	broken, inconclusive := 0, 0
+	var contracts contractTally
 	start := time.Now()
 	for i := range seeds {
 		seed := first + uint64(i)
@@ -223,12 +231,15 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 		if status != "pass" {
 			failed = append(failed, s)
 		}
+		if s.res.Broken == nil {
+			contracts.add(s.report.Sessions)
+		}
 		agents := fmt.Sprintf("%d Agent processes: %d SIGKILLed, %d exited on their own", s.procs, s.kills, s.crashes)
 		if len(cfg.URLs) > 0 {
 			agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
 		}
-		fmt.Fprintf(out, "seed %d: %s · %d submissions · %s · %d events\n",
-			seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events))
+		fmt.Fprintf(out, "seed %d: %s · %d submissions · %s · %d events · sessions %s\n",
+			seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events), s.report.Sessions.Chosen)
 		if s.res.Broken != nil {
 			fmt.Fprintf(out, "stopped after seed %d: the Agent cannot be talked to, so later seeds would say the same\n", seed)
 			seeds = i + 1
@@ -250,6 +261,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds 
 		tally = append(tally, *totals[k])
 	}
 	writeFaults(out, tally)
+	contracts.write(out)
 	for i, s := range failed {
 		if i == show {
 			break
@@ -361,7 +373,11 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 			byseq[s.res.Log.Events[i].Seq] = &s.res.Log.Events[i]
 		}
 		for _, a := range s.report.Anomalies {
-			fmt.Fprintf(out, "\n%s %s: trace excerpt\n", a.Kind, a.Sub)
+			about := a.Sub
+			if about == "" && a.Session != "" {
+				about = "session " + a.Session
+			}
+			fmt.Fprintf(out, "\n%s %s: trace excerpt\n", a.Kind, about)
 			for _, seq := range a.Events {
 				if e := byseq[seq]; e != nil {
 					fmt.Fprintf(out, "  %s\n", excerptLine(e))

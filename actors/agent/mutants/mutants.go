@@ -30,6 +30,7 @@ var mutants = []struct {
 	{"insert-after-close", "session/close answers held prompts -32800 but inserts them later", newInsertAfterClose, "bad-reply"},
 	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
+	{"lost-writes", "each process writes back the session list it loaded, deleting sessions another process sharing the store created meanwhile", newLostWrites, "session-lost"},
 	{"adapter-no-rebuild", "an adapter that never reads the message ids back from the runtime's history: after a restart a retry is submitted again", newAdapterNoRebuild, "duplicate"},
 }
 
