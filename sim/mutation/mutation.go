@@ -97,11 +97,6 @@ var rows = map[string]func(*Setup){
 	// The bug is only in a restarted Client: at the default rate (0.002 per
 	// step) few seeds restart one at all.
 	"new-key-after-restart": func(s *Setup) { s.FaultRates = netfault.ClientRestart + "=0.02" },
-	// Lost updates need two processes sharing the store at once: nodes
-	// behind a remote endpoint (on stdio one process runs at a time). With
-	// more sessions more of them are created while another node holds an
-	// old list: session-lost in 1 seed of 6 (2 nodes, 2 sessions: 1 of 25).
-	"lost-writes": func(s *Setup) { s.Link, s.Nodes, s.Sessions = "ws", 3, 4 },
 }
 
 // proxyCatches is the anomaly each known-bad proxy mode must be caught by
@@ -126,7 +121,9 @@ func All() []Mutant {
 		out = append(out, m)
 	}
 	for _, n := range agentmutants.Names() {
-		add(Mutant{Actor: ActorAgent, Name: n, Doc: agent.Doc(n), Expect: agentmutants.Catches(n), Setup: Setup{Agent: n}})
+		needs := agentmutants.NeedsOf(n) // what its bug needs to show at all
+		add(Mutant{Actor: ActorAgent, Name: n, Doc: agent.Doc(n), Expect: agentmutants.Catches(n),
+			Setup: Setup{Agent: n, Link: needs.Link, Nodes: needs.Nodes, Sessions: needs.Sessions}})
 	}
 	for _, n := range clientmutants.Names() {
 		doc := strings.TrimPrefix(clientmutants.Doc(n), "known-bad: ")

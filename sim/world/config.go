@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/agent"
+	"github.com/acpsim/acpsim/actors/agent/mutants"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
@@ -94,27 +95,28 @@ type Config struct {
 // DefaultConfig is the configuration of `acpsim run` with no flags.
 func DefaultConfig() Config {
 	return Config{
-		Seed:        1,
-		Policy:      "keyed",
-		Agent:       agent.Reference,
-		Knobs:       agent.DefaultKnobs(),
-		Link:        "stdio",
-		Clients:     1,
-		Sessions:    2,
-		Nodes:       1,
-		ProxyMode:   proxy.Honest,
-		Prompts:     10,
-		Rates:       netfault.DefaultRates(),
-		Latency:     500 * time.Microsecond,
-		Spawn:       5 * time.Millisecond,
-		Timeout:     250 * time.Millisecond,
-		Backoff:     20 * time.Millisecond,
-		MaxAttempts: client.DefaultMaxAttempts,
-		StaleAfter:  client.DefaultStaleAfter,
-		MaxGap:      120 * time.Millisecond,
-		ChaosFor:    2 * time.Second,
-		HealCap:     60 * time.Second,
-		MaxEvents:   200000,
+		Seed:            1,
+		Policy:          "keyed",
+		Agent:           agent.Reference,
+		Knobs:           agent.DefaultKnobs(),
+		Link:            "stdio",
+		Clients:         1,
+		Sessions:        2,
+		Nodes:           1,
+		SessionContract: traces.SessionsAuto,
+		ProxyMode:       proxy.Honest,
+		Prompts:         10,
+		Rates:           netfault.DefaultRates(),
+		Latency:         500 * time.Microsecond,
+		Spawn:           5 * time.Millisecond,
+		Timeout:         250 * time.Millisecond,
+		Backoff:         20 * time.Millisecond,
+		MaxAttempts:     client.DefaultMaxAttempts,
+		StaleAfter:      client.DefaultStaleAfter,
+		MaxGap:          120 * time.Millisecond,
+		ChaosFor:        2 * time.Second,
+		HealCap:         60 * time.Second,
+		MaxEvents:       200000,
 	}
 }
 
@@ -176,6 +178,26 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("max events %d: expected at least 1000", c.MaxEvents)
 	}
 	return nil
+}
+
+// UseAgent makes the run's Agent the named one, with what a known-bad one
+// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions).
+func (c *Config) UseAgent(name string) {
+	c.Agent = name
+	n := mutants.NeedsOf(name)
+	if n == (mutants.Needs{}) {
+		return
+	}
+	if n.Link != "" {
+		c.Link = n.Link
+	}
+	if n.Nodes != 0 {
+		c.Nodes = n.Nodes
+	}
+	if n.Sessions != 0 {
+		c.Sessions = n.Sessions
+	}
+	c.EnableLinkFaults() // the HTTP faults, routing between the nodes
 }
 
 // actions renders the user's actions for the trace header.

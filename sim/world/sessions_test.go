@@ -98,8 +98,8 @@ func TestStoredSessionsAreJudgedDurable(t *testing.T) {
 func TestLostWritesFailUnderAuto(t *testing.T) {
 	for seed := uint64(1); seed <= 100; seed++ {
 		cfg := DefaultConfig()
-		cfg.Seed, cfg.Agent, cfg.Link, cfg.Nodes, cfg.Sessions = seed, "lost-writes", LinkWS, 3, 4
-		cfg.EnableLinkFaults() // routing between the nodes
+		cfg.Seed = seed
+		cfg.UseAgent("lost-writes") // nodes on a ws link, 4 sessions per Client
 		r := judge(t, cfg).Report
 		for _, k := range kinds(r) {
 			if k == properties.SessionLost {
