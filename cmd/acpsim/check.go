@@ -49,6 +49,14 @@ Each seed gets a fresh scratch directory in $ACPSIM_STORE, shared by that
 seed's Agent processes: acpsim agent keeps its SQLite store there unless
 --store says otherwise; any Agent may use it for its state.
 
+Sessions: an Agent may keep them in memory (ACP v2 notes, T3b: its next
+process answers session/resume -32002 and the Client starts a new session).
+--session-contract auto (the default) judges such an Agent by the process
+contract when no session of a seed survives a restart, and by the durable
+one when some do; each seed's line and the summary say which and why.
+--session-contract durable reports every session that vanished as
+session-lost, once per session.
+
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
 answers an id it was never sent) gets a verdict in plain words and exit 1.
@@ -62,6 +70,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 		Example: `  acpsim check -- acpsim agent
   acpsim check --seeds 200 -- acpsim agent --store /tmp/agent
   acpsim check -- acpsim agent --keys memory
+  acpsim check --session-contract durable -- acpsim agent --sessions-in memory
   acpsim check --policy naive -- node interop/keyless-agent.mjs
   acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
