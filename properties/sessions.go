@@ -285,9 +285,14 @@ func (v *sessionVerdict) report() SessionContract {
 	if v.chosen == traces.SessionsDurable {
 		what = "sessions outlive their process"
 	}
-	sc.Why = fmt.Sprintf("%d of %d sessions survived %s: %s", v.survived, v.used, plural(v.restarts, "restart"), what)
-	if v.requested != traces.SessionsAuto {
-		sc.Why = fmt.Sprintf("%s (as asked; %d of %d sessions survived %s)", what, v.survived, v.used, plural(v.restarts, "restart"))
+	survived := fmt.Sprintf("%d of %d sessions survived %s", v.survived, v.used, plural(v.restarts, "restart"))
+	switch v.requested {
+	case traces.SessionsAuto:
+		sc.Why = survived + ": " + what
+	case traces.SessionsDurable:
+		sc.Why = "sessions must survive restarts (as asked); " + survived
+	default:
+		sc.Why = "sessions live with their process (as asked); " + survived
 	}
 	return sc
 }

@@ -172,7 +172,16 @@ func (c *Client) response(r request, m *acp.Message) {
 		if m.Error != nil {
 			sess.seen = nil
 			if m.Error.Code == acp.CodeResourceNotFound {
-				// The Agent lost the session: start a new one; pending input moves there.
+				// The Agent does not know the session: it kept it in the
+				// memory of a process that has ended, which the ACP v2
+				// notes allow ("session/resume fails (session unknown)
+				// and the client must session/new", trace T3b), or lost
+				// it. Start a new one; pending input moves there and is
+				// sent again with its key, so the user is told its
+				// outcome in the session that exists. Its key cannot
+				// name an insertion in the new session (keys are scoped
+				// per session), and whatever the old one held is gone
+				// with it, so this is no duplicate the user could see.
 				c.sessions[r.sess].id = ""
 				c.openSession(r.sess, c.sessions[r.sess])
 				return

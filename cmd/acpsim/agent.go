@@ -51,11 +51,14 @@ the session, the message and the key binding are written in one transaction,
 and the binding's primary key is the insert-if-absent on (session, key).
 --store DIR puts that file in DIR (acpsim check gives each seed a fresh DIR
 through the env twin ACPSIM_STORE). Without either the store is in memory
-and a restart forgets everything.`,
+and a restart forgets everything; --sessions-in memory keeps it there even
+with --store or --db: a correct Agent whose sessions end with its process
+(its next process answers session/resume of them -32002).`,
 		Example: `  acpsim agent
   acpsim agent --db /tmp/agent.db
   acpsim agent --listen 127.0.0.1:7070 --db /tmp/agent.db
-  acpsim agent --busy breakpoint --agent memory-keys`,
+  acpsim agent --busy breakpoint --agent memory-keys
+  acpsim agent --sessions-in memory`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := sf.config()
@@ -67,6 +70,11 @@ and a restart forgets everything.`,
 				return err
 			}
 			var st store.Store = store.NewDisk()
+			if cfg.Knobs.SessionsIn == agent.SessionsMemory {
+				// Sessions live and die with this process: no file is
+				// opened, whatever --store (or ACPSIM_STORE) says.
+				storeDir, dbPath = "", ""
+			}
 			if storeDir != "" && dbPath == "" {
 				// --store is a directory, so that acpsim check can hand every
 				// seed a fresh one through the env twin ACPSIM_STORE.

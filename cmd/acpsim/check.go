@@ -46,6 +46,14 @@ Each seed gets a fresh scratch directory in $ACPSIM_STORE, shared by that
 seed's Agent processes: acpsim agent keeps its SQLite store there unless
 --store says otherwise; any Agent may use it for its state.
 
+Sessions: an Agent may keep them in memory (ACP v2 notes, T3b: its next
+process answers session/resume -32002 and the Client starts a new session).
+--session-contract auto (the default) judges such an Agent by the process
+contract when no session of a seed survives a restart, and by the durable
+one when some do; each seed's line and the summary say which and why.
+--session-contract durable reports every session that vanished as
+session-lost, once per session.
+
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
 answers an id it was never sent) gets a verdict in plain words and exit 1.
@@ -70,6 +78,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
   acpsim check --seeds 200 -- acpsim agent --store /tmp/agent
   acpsim check --seeds 100 --jobs 8 -- acpsim agent
   acpsim check -- acpsim agent --keys memory
+  acpsim check --session-contract durable -- acpsim agent --sessions-in memory
   acpsim check --policy naive -- node interop/keyless-agent.mjs
   acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -111,6 +120,12 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 					return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. http://127.0.0.1:7070/acp", u)
 				}
 			}
+			if err := traces.CheckSessionContract(cfg.Contract.Sessions); err != nil {
+				return fmt.Errorf("--session-contract: %v", err)
+			}
+			if cfg.Contract.Sessions == traces.SessionsAuto {
+				cfg.Contract.Sessions = "" // the checker's default, left out of the header
+			}
 			if cfg.Restart != "" && len(cfg.URLs) == 0 {
 				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")
 			}
@@ -142,7 +157,8 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.Uint64Var(&first, "first-seed", 1, "the first seed")
 	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (see acpsim run --help)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "model Clients, each with its own Agent process at a time")
-	f.IntVar(&cfg.Sessions, "sessions", cfg.Sessions, "sessions per Client")
+	f.Var(newSessionsFlag(&cfg.Sessions, cfg.Sessions), "sessions", "sessions per Client (the session contract is --session-contract)")
+	f.StringVar(&cfg.Contract.Sessions, "session-contract", traces.SessionsAuto, sessionContractDoc)
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per Client")
 	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels")
 	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
@@ -209,7 +225,11 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 			byseq[s.res.Log.Events[i].Seq] = &s.res.Log.Events[i]
 		}
 		for _, a := range s.report.Anomalies {
-			fmt.Fprintf(out, "\n%s %s: trace excerpt\n", a.Kind, a.Sub)
+			about := a.Sub
+			if about == "" && a.Session != "" {
+				about = "session " + a.Session
+			}
+			fmt.Fprintf(out, "\n%s %s: trace excerpt\n", a.Kind, about)
 			for _, seq := range a.Events {
 				if e := byseq[seq]; e != nil {
 					fmt.Fprintf(out, "  %s\n", excerptLine(e))

@@ -56,6 +56,7 @@ type checkTally struct {
 	kinds                map[string]int
 	faults               map[string]*sim.KindCount
 	broken, inconclusive int
+	contracts            contractTally
 }
 
 func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds, jobs int, traceDir string, show int) error {
@@ -151,12 +152,15 @@ func (t *checkTally) add(s *checkSeed) error {
 	if status != "pass" {
 		t.failed = append(t.failed, *s)
 	}
+	if s.res.Broken == nil {
+		t.contracts.add(s.report.Sessions)
+	}
 	agents := fmt.Sprintf("%d Agent processes: %d SIGKILLed, %d exited on their own", s.procs, s.kills, s.crashes)
 	if t.remote {
 		agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
 	}
-	fmt.Fprintf(t.out, "seed %d: %s · %d submissions · %s · %d events\n",
-		s.seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events))
+	fmt.Fprintf(t.out, "seed %d: %s · %d submissions · %s · %d events · sessions %s\n",
+		s.seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events), s.report.Sessions.Chosen)
 	return nil
 }
 
@@ -175,6 +179,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 		fmt.Fprintf(out, "  %-15s %d seed(s)\n", k, t.kinds[k])
 	}
 	writeFaults(out, t.faultTally())
+	t.contracts.write(out)
 	for i, s := range t.failed {
 		if i == show {
 			break

@@ -74,6 +74,12 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"trace is a directory (judge)", "", []string{"judge", dir}, "is a directory"},
 		{"missing trace", "", []string{"judge", filepath.Join(dir, "missing.ndjson")}, "no such file"},
 		{"stray argument", "", []string{"run", "extra"}, `unknown command "extra"`},
+		{"a contract given to --sessions", "", []string{"run", "--sessions", "durable"}, "for the session contract use --session-contract durable"},
+		{"a contract given to check's --sessions", "", []string{"check", "--sessions", "process", "--", "acpsim", "agent"}, "use --session-contract process"},
+		{"unknown session contract", "", []string{"run", "--session-contract", "forever"}, `session contract "forever": expected durable, process or auto`},
+		{"unknown session contract via twin", "ACPSIM_SESSION_CONTRACT=forever", []string{"check", "--", "acpsim", "agent"}, "expected durable, process or auto"},
+		{"unknown session contract (judge)", "", []string{"judge", "--session-contract", "forever", good}, "expected durable, process or auto"},
+		{"sessions in memory behind nodes", "", []string{"run", "--sessions-in", "memory", "--link", "ws", "--nodes", "2"}, "use --nodes 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if k, v, ok := strings.Cut(tc.env, "="); ok {

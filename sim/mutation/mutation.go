@@ -52,6 +52,10 @@ type Setup struct {
 	Proxies int    // --proxies
 	Proxy   string // --proxy
 	Prompts int    // --prompts (0 is the default)
+	// Link, Nodes, Sessions: --link ("" is stdio), --nodes and --sessions
+	// (0 is the default).
+	Link            string
+	Nodes, Sessions int
 	// Cancels, Closes, Forks: what each Client's user does besides typing.
 	Cancels, Closes, Forks int
 	// Knobs are Agent knobs as name=value (--compare=retry).
@@ -117,7 +121,9 @@ func All() []Mutant {
 		out = append(out, m)
 	}
 	for _, n := range agentmutants.Names() {
-		add(Mutant{Actor: ActorAgent, Name: n, Doc: agent.Doc(n), Expect: agentmutants.Catches(n), Setup: Setup{Agent: n}})
+		needs := agentmutants.NeedsOf(n) // what its bug needs to show at all
+		add(Mutant{Actor: ActorAgent, Name: n, Doc: agent.Doc(n), Expect: agentmutants.Catches(n),
+			Setup: Setup{Agent: n, Link: needs.Link, Nodes: needs.Nodes, Sessions: needs.Sessions}})
 	}
 	for _, n := range clientmutants.Names() {
 		doc := strings.TrimPrefix(clientmutants.Doc(n), "known-bad: ")
@@ -151,6 +157,15 @@ func (s Setup) Flags() []string {
 	}
 	if s.Prompts != 0 {
 		add("prompts", fmt.Sprint(s.Prompts))
+	}
+	if s.Link != "" {
+		add("link", s.Link)
+	}
+	if s.Nodes != 0 {
+		add("nodes", fmt.Sprint(s.Nodes))
+	}
+	if s.Sessions != 0 {
+		add("sessions", fmt.Sprint(s.Sessions))
 	}
 	if s.Cancels != 0 {
 		add("cancels", fmt.Sprint(s.Cancels))
@@ -187,6 +202,15 @@ func (s Setup) Config() (world.Config, error) {
 	}
 	if s.Prompts != 0 {
 		cfg.Prompts = s.Prompts
+	}
+	if s.Link != "" {
+		cfg.Link = s.Link
+	}
+	if s.Nodes != 0 {
+		cfg.Nodes = s.Nodes
+	}
+	if s.Sessions != 0 {
+		cfg.Sessions = s.Sessions
 	}
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.Cancels, s.Closes, s.Forks
 	for _, k := range s.Knobs {

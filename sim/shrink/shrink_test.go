@@ -46,7 +46,7 @@ func TestEveryMutantShrinksToASmallCounterexample(t *testing.T) {
 	for _, name := range mutants.Names() {
 		kind := mutants.Catches(name)
 		cfg := world.DefaultConfig()
-		cfg.Agent = name
+		cfg.UseAgent(name) // with what its bug needs to show (lost-writes: nodes)
 		cfg.Cancels, cfg.Closes, cfg.Forks = 2, 1, 1
 		v := firstFailure(t, cfg, kind)
 		start := time.Now()

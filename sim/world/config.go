@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/agent"
+	"github.com/acpsim/acpsim/actors/agent/mutants"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
@@ -176,6 +177,26 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("max events %d: expected at least 1000", c.MaxEvents)
 	}
 	return nil
+}
+
+// UseAgent makes the run's Agent the named one, with what a known-bad one
+// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions).
+func (c *Config) UseAgent(name string) {
+	c.Agent = name
+	n := mutants.NeedsOf(name)
+	if n == (mutants.Needs{}) {
+		return
+	}
+	if n.Link != "" {
+		c.Link = n.Link
+	}
+	if n.Nodes != 0 {
+		c.Nodes = n.Nodes
+	}
+	if n.Sessions != 0 {
+		c.Sessions = n.Sessions
+	}
+	c.EnableLinkFaults() // the HTTP faults, routing between the nodes
 }
 
 // actions renders the user's actions for the trace header.

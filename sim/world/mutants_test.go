@@ -15,7 +15,7 @@ func TestSwarmCatchesEveryMutantAndNotTheReference(t *testing.T) {
 	for _, name := range append([]string{agent.Reference}, mutants.Names()...) {
 		t.Run(name, func(t *testing.T) {
 			cfg := DefaultConfig()
-			cfg.Agent = name
+			cfg.UseAgent(name)                           // with what its bug needs to show (lost-writes: nodes)
 			cfg.Cancels, cfg.Closes, cfg.Forks = 2, 1, 1 // the users do everything the RFD talks about
 			sum, err := Swarm(SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: seeds})
 			if err != nil {

@@ -30,8 +30,28 @@ var mutants = []struct {
 	{"insert-after-close", "session/close answers held prompts -32800 but inserts them later", newInsertAfterClose, "bad-reply"},
 	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
+	{"lost-writes", "each process writes back the session list it loaded, deleting sessions another process sharing the store created meanwhile", newLostWrites, "session-lost"},
 	{"adapter-no-rebuild", "an adapter that never reads the message ids back from the runtime's history: after a restart a retry is submitted again", newAdapterNoRebuild, "duplicate"},
 }
+
+// Needs is what a mutant's run must have for its bug to show at all
+// (zero values: the defaults): a link, Agent nodes, sessions per Client.
+type Needs struct {
+	Link            string
+	Nodes, Sessions int
+}
+
+// needs lists the mutants whose bug needs more than the default run.
+var needs = map[string]Needs{
+	// Lost updates need two processes on the store at once: nodes behind
+	// an endpoint (on stdio one process runs at a time). With more
+	// sessions more are created while another node holds an old list:
+	// session-lost in 1 seed of 6 (2 nodes, 2 sessions: 1 of 25).
+	"lost-writes": {Link: "ws", Nodes: 3, Sessions: 4},
+}
+
+// NeedsOf is what the named mutant's run must have (zero for most).
+func NeedsOf(name string) Needs { return needs[name] }
 
 // Catches is the anomaly kind the checkers must report for the named
 // mutant ("" for a name that is not a mutant).

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// contractTally sums the session contract over a check's seeds, for its
+// summary line: which contract the seeds were judged by, and why.
+type contractTally struct {
+	requested                             string
+	seeds                                 map[string]int // chosen contract → seeds
+	sessions, survived, vanished, restart int
+}
+
+func (t *contractTally) add(sc properties.SessionContract) {
+	if t.seeds == nil {
+		t.seeds = map[string]int{}
+	}
+	t.requested = sc.Requested
+	t.seeds[sc.Chosen]++
+	t.sessions += sc.Sessions
+	t.survived += sc.Survived
+	t.vanished += sc.Vanished
+	t.restart += sc.Restarts
+}
+
+// write prints the summary's contract line, e.g. "session contract: auto →
+// process in 3 seeds: 0 of 12 sessions survived 9 restarts: sessions live
+// with their process".
+func (t *contractTally) write(out io.Writer) {
+	if len(t.seeds) == 0 {
+		return
+	}
+	var chosen []string
+	for _, c := range []string{traces.SessionsProcess, traces.SessionsDurable} {
+		if n := t.seeds[c]; n > 0 {
+			chosen = append(chosen, fmt.Sprintf("%s in %d seed(s)", c, n))
+		}
+	}
+	head := strings.Join(chosen, ", ")
+	if t.requested == traces.SessionsAuto {
+		head = "auto → " + head
+	}
+	what := "sessions live with their process"
+	switch {
+	case t.seeds[traces.SessionsProcess] > 0 && t.seeds[traces.SessionsDurable] > 0:
+		what = "some seeds show sessions surviving a restart and some do not"
+	case t.seeds[traces.SessionsDurable] > 0:
+		what = "sessions outlive their process"
+	}
+	if t.requested != traces.SessionsAuto {
+		what = "as asked"
+	}
+	fmt.Fprintf(out, "session contract: %s: %d of %d sessions survived %d %s, %d vanished: %s\n",
+		head, t.survived, t.sessions, t.restart, plural(t.restart, "restart"), t.vanished, what)
+}
