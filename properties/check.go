@@ -89,6 +89,12 @@ type checker struct {
 	leaks  []*leakAcc
 	leakBy map[string]*leakAcc
 
+	// setups are the set-up requests' answers per session or Client
+	// (setup.go); healSeq is the heal event's, 0 without one.
+	setups     map[string]*setupGroup
+	setupOrder []*setupGroup
+	healSeq    int64
+
 	endSeq int64
 	out    []anomaly
 	views  []msgView // scratch for parse
@@ -159,8 +165,12 @@ func (c *checker) step(e *traces.Event) {
 		s.nOutcomes++
 	case traces.KindEnd:
 		c.rep.End, c.endSeq = e.Note, e.Seq
+	case traces.KindHeal:
+		if c.healSeq == 0 {
+			c.healSeq = e.Seq
+		}
 	}
-	// kill, restart and heal show in the link events they cause; bookkeeping
+	// kill and restart show in the link events they cause; bookkeeping
 	// kinds (choose, insert, timer) are ignored on purpose.
 }
 

@@ -36,9 +36,11 @@ func (c *checker) finish() *Report {
 			sort.SliceStable(s.msgs, func(i, j int) bool { return s.msgs[i].m.seq < s.msgs[j].m.seq })
 		}
 	}
+	c.judgeSetups()
 	for _, s := range c.order {
 		c.judgeSub(s)
 	}
+	c.reportSetups()
 	c.judgeShared()
 	c.judgeRework()
 	c.judgeLeaks()

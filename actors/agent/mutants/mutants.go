@@ -31,6 +31,7 @@ var mutants = []struct {
 	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
 	{"adapter-no-rebuild", "an adapter that never reads the message ids back from the runtime's history: after a restart a retry is submitted again", newAdapterNoRebuild, "duplicate"},
+	{"resume-always-errors", "answers every session/resume -32603 'storage unavailable': a Client that resumes again at once spins", newResumeAlwaysErrors, "setup-failed"},
 }
 
 // Catches is the anomaly kind the checkers must report for the named
