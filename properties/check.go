@@ -97,6 +97,12 @@ type checker struct {
 	sessRecOrder []*sessRec
 	sessions     sessionVerdict
 
+	// setups are the set-up requests' answers per session or Client
+	// (setup.go); healSeq is the heal event's, 0 without one.
+	setups     map[string]*setupGroup
+	setupOrder []*setupGroup
+	healSeq    int64
+
 	endSeq int64
 	out    []anomaly
 	views  []msgView // scratch for parse
@@ -167,6 +173,10 @@ func (c *checker) step(e *traces.Event) {
 		s.nOutcomes++
 	case traces.KindEnd:
 		c.rep.End, c.endSeq = e.Note, e.Seq
+	case traces.KindHeal:
+		if c.healSeq == 0 {
+			c.healSeq = e.Seq
+		}
 	}
 	switch e.Kind {
 	case traces.KindRestart, traces.KindKill, traces.KindConnect, traces.KindDisconnect:

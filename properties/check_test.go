@@ -171,6 +171,9 @@ var pairs = []struct {
 		},
 		func() *tb { return single{}.build() },
 		[]string{Unattributable}},
+	{"session/resume answered -32603 every time after healing", SetupFailed,
+		func() *tb { return setupFailing(false) }, func() *tb { return setupFailing(true) },
+		[]string{SetupFailed}},
 }
 
 func kindsOf(r *Report) []string {

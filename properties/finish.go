@@ -38,9 +38,11 @@ func (c *checker) finish() *Report {
 	}
 	c.judgeSessions()
 	c.rep.Sessions = c.sessions.report()
+	c.judgeSetups()
 	for _, s := range c.order {
 		c.judgeSub(s)
 	}
+	c.reportSetups()
 	c.judgeShared()
 	c.judgeRework()
 	c.judgeLeaks()

@@ -63,10 +63,17 @@ const (
 	// Unattributable: transcript messages that no response names could not be
 	// matched to submissions without changing some verdict, or match none.
 	Unattributable = "unattributable"
+	// SetupFailed: the Agent answered a session's session/resume (or a
+	// Client's session/new) with an error after healing, other than
+	// -32002, and never with success after it, so the session could not
+	// be set up again. Submissions told inserted (or nothing) in such a
+	// session whose final transcript the observer could not read are not
+	// reported lost as well: the anomaly names them as unchecked.
+	SetupFailed = "setup-failed"
 )
 
 // Kinds lists every anomaly kind in report order.
-var Kinds = []string{Duplicate, Lost, SessionLost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, Unattributable}
+var Kinds = []string{Duplicate, Lost, SessionLost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, Unattributable, SetupFailed}
 
 // Report is the verdict on one trace.
 type Report struct {

@@ -88,6 +88,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 		if r.method == acp.MethodSessionResume {
 			l.ls(r.session).resumes--
 		}
+		c.setupAnswered(l, r, rp, m.errMsg)
 	case 2:
 		c.twice = append(c.twice, r)
 	}

@@ -28,6 +28,7 @@ type msgView struct {
 	result  string // raw JSON; "" when absent
 	hasErr  bool
 	errCode int
+	errMsg  string // the error's message, for explanations
 }
 
 // viewFrame appends the messages of frame to out.
@@ -50,7 +51,7 @@ func codecView(frame string, out []msgView) []msgView {
 		m := &p.Msg
 		v := msgView{kind: m.Kind(), id: m.ID, method: m.Method, params: string(m.Params), result: string(m.Result)}
 		if m.Error != nil {
-			v.hasErr, v.errCode = true, m.Error.Code
+			v.hasErr, v.errCode, v.errMsg = true, m.Error.Code, m.Error.Message
 		}
 		out = append(out, v)
 	}
@@ -112,7 +113,7 @@ func fastMessage(s string) (v msgView, ok bool) {
 			return v, false
 		}
 		if ev[1] != "" && ev[1] != "null" {
-			if _, ok := plainString(ev[1]); !ok {
+			if v.errMsg, ok = plainString(ev[1]); !ok {
 				return v, false
 			}
 		}

@@ -28,13 +28,13 @@ func (c *checker) judgeSub(s *subState) {
 	// session as session-lost by the durable one).
 	switch s.outcome {
 	case traces.OutcomeInserted:
-		if S, ok, cands := c.outcomeSession(s); !ok && !c.mayLack(s, cands...) && !c.allGone(cands) {
+		if S, ok, cands := c.outcomeSession(s); !ok && !c.mayLack(s, cands...) && !c.allGone(cands) && !c.uncheckable(s, cands) {
 			ev := c.subEvents(s)
 			c.add(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
 				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev), c.retainedWhy(s, S))
 		}
 	case traces.OutcomeAbandoned:
-		if !s.ambiguous && len(s.msgs) == 0 && c.mustRetain(s) && !c.allGone(s.sessions) {
+		if !s.ambiguous && len(s.msgs) == 0 && c.mustRetain(s) && !c.allGone(s.sessions) && !c.uncheckable(s, s.sessions) {
 			ev := c.subEvents(s)
 			why := ""
 			if len(s.sessions) == 1 {

@@ -131,6 +131,15 @@ type Config struct {
 	Timeout time.Duration
 	// Backoff is the wait before reconnecting or retrying a transient error.
 	Backoff time.Duration
+	// BackoffCap bounds the wait before a session set-up attempt after
+	// answered errors, which doubles from Backoff per error (0:
+	// DefaultBackoffCap).
+	BackoffCap time.Duration
+	// SetupAttempts is how many set-up requests of a session (session/new,
+	// session/resume) in a row the Agent may answer with an error before
+	// the Client stops trying the session and tells the user (0:
+	// DefaultSetupAttempts). Requests lost with a connection do not count.
+	SetupAttempts int
 	// MaxAttempts bounds the attempts of a Bounded policy (0: DefaultMaxAttempts).
 	MaxAttempts int
 	// StaleAfter is when a ShowStale policy stops resending a submission

@@ -161,10 +161,10 @@ func (c *Client) response(r request, m *acp.Message) {
 	case reqNew:
 		var res acp.NewSessionResult
 		if m.Error != nil || json.Unmarshal(m.Result, &res) != nil || res.SessionID == "" {
-			c.reopenLater(r.sess) // the id never reached us, so a new one is no duplicate we could use
+			c.setupErrorAnswered(r.sess) // the id never reached us, so a new one is no duplicate we could use
 			return
 		}
-		c.sessions[r.sess].id = res.SessionID
+		c.sessions[r.sess].id, c.sessions[r.sess].setupErrors = res.SessionID, 0
 		c.sessionReady(r.sess)
 	case reqResume:
 		sess := c.sessions[r.sess]
@@ -186,9 +186,10 @@ func (c *Client) response(r request, m *acp.Message) {
 				c.openSession(r.sess, c.sessions[r.sess])
 				return
 			}
-			c.reopenLater(r.sess) // resume is safe to send again as is
+			c.setupErrorAnswered(r.sess) // resume is safe to send again as is
 			return
 		}
+		sess.setupErrors = 0
 		if r.replay {
 			c.resolveLookups(r.sess)
 		}
@@ -224,7 +225,7 @@ func (c *Client) initialized() {
 		}
 	}
 	for i, s := range c.sessions {
-		c.openSession(i, s)
+		c.openOrWait(i, s)
 	}
 }
 
@@ -234,6 +235,9 @@ func (c *Client) reopenLater(i int) {
 }
 
 func (c *Client) openSession(i int, s *clientSession) {
+	if s.gaveUp {
+		return
+	}
 	if s.id == "" {
 		// A new session holds none of the pending messages: nothing to look up.
 		for _, sub := range c.subs {

@@ -46,6 +46,11 @@ type clientSession struct {
 	// outstanding; seen collects the user messages it replays, in order.
 	replaying bool
 	seen      []seenMessage
+	// setupErrors counts the set-up requests of the session answered with
+	// an error since it was last set up; gaveUp: they reached
+	// Config.SetupAttempts and the Client stopped trying (setup.go).
+	setupErrors int
+	gaveUp      bool
 }
 
 // seenMessage is a user message read from a replay; chunks of one message
@@ -133,6 +138,12 @@ func New(cfg Config, env Env) *Client {
 	}
 	if cfg.StaleAfter <= 0 {
 		cfg.StaleAfter = DefaultStaleAfter
+	}
+	if cfg.SetupAttempts <= 0 {
+		cfg.SetupAttempts = DefaultSetupAttempts
+	}
+	if cfg.BackoffCap <= 0 {
+		cfg.BackoffCap = DefaultBackoffCap
 	}
 	c := &Client{cfg: cfg, env: env, reqs: map[acp.ID]request{}, timers: map[int]timer{}, attributed: map[string]string{}}
 	for range cfg.Sessions {

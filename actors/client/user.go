@@ -30,7 +30,10 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
 	}
 	c.subs = append(c.subs, s)
-	if c.sessions[s.sess].state == sessReady {
+	switch sess := c.sessions[s.sess]; {
+	case sess.gaveUp:
+		c.giveUpOn(s) // the session cannot be set up: nothing of it is sent
+	case sess.state == sessReady:
 		c.send(s)
 	}
 	return c.flush()

@@ -111,6 +111,30 @@ func TestCheckCatchesKeysKeptInMemoryAcrossARealRestart(t *testing.T) {
 	}
 }
 
+// An Agent whose session/resume always answers -32603 gets its verdict in
+// seconds, not at the cap: the Clients back off and give its sessions up,
+// and the report names the failing resume.
+func TestCheckGivesAnAgentWhoseResumeAlwaysFailsAVerdictInSeconds(t *testing.T) {
+	start := time.Now()
+	out, code := checkRun(t, "--seeds", "3", "--", "self", "agent", "--agent", "resume-always-errors")
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %v, want under 30s", d)
+	}
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	for _, want := range []string{"3 failed", "setup-failed: session/resume of session", "answered -32603 'storage unavailable'", "after healing"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the report lacks %q:\n%s", want, out)
+		}
+	}
+	for _, not := range []string{"inconclusive: the run hit its cap", "- lost:", "- unresolved:"} {
+		if strings.Contains(out, not) {
+			t.Errorf("the report has %q, want only the set-up failure:\n%s", not, out)
+		}
+	}
+}
+
 func TestCheckSurvivesACrashAfterInsertion(t *testing.T) {
 	// The Agent exits on its own right after storing a prompt, before its
 	// response: the key must survive, and the retry is answered from it.

@@ -32,6 +32,7 @@ var mutants = []struct {
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
 	{"lost-writes", "each process writes back the session list it loaded, deleting sessions another process sharing the store created meanwhile", newLostWrites, "session-lost"},
 	{"adapter-no-rebuild", "an adapter that never reads the message ids back from the runtime's history: after a restart a retry is submitted again", newAdapterNoRebuild, "duplicate"},
+	{"resume-always-errors", "answers every session/resume -32603 'storage unavailable': a Client that resumes again at once spins", newResumeAlwaysErrors, "setup-failed"},
 }
 
 // Needs is what a mutant's run must have for its bug to show at all
