@@ -92,7 +92,7 @@ type request struct {
 	text, key           string // prompts: the text, and the valid key sent ("" none)
 }
 
-func (r *request) ok() bool  { return r.answer != nil && r.answer.msg.Error == nil }
+func (r *request) ok() bool { return r.answer != nil && r.answer.msg.Error == nil }
 func (r *request) err() *acp.Error {
 	if r.answer == nil {
 		return nil
