@@ -46,7 +46,7 @@ var directives = map[string]struct {
 	"idle":           {1, nil, nil},
 	"running":        {1, nil, nil},
 	"settle":         {0, nil, nil},
-	"needs":          {-1, []string{"after", "why"}, nil},
+	"needs":          {-1, []string{"after", "probe", "why"}, nil},
 	"expect":         {-1, []string{"code", "of", "text", "count", "id", "in", "original", "until"}, nil},
 }
 

@@ -113,16 +113,36 @@ func (e *Exec) running(label string) {
 	}
 }
 
-// lastAnswer is the number of the last successful prompt answer in session
-// sid (0: none).
+// lastAnswer is the number of the last answer in session sid that
+// inserted a message (0: none): a retry answered with an earlier answer's
+// messageId starts no work, so there is no turn of it to wait for.
 func (e *Exec) lastAnswer(sid string) int {
 	last := 0
-	for _, r := range e.order {
-		if r.method == acp.MethodSessionPrompt && r.ok() && e.session(r.session) == sid && r.answer.N > last {
+	seen := map[string]bool{}
+	for _, r := range e.answeredInOrder() {
+		id := r.messageID()
+		if id == "" || seen[id] {
+			continue
+		}
+		seen[id] = true
+		if e.session(r.session) == sid {
 			last = r.answer.N
 		}
 	}
 	return last
+}
+
+// answeredInOrder are the prompts answered with a messageId, in the order
+// of their answers.
+func (e *Exec) answeredInOrder() []*request {
+	var out []*request
+	for _, r := range e.order {
+		if r.method == acp.MethodSessionPrompt && r.ok() {
+			out = append(out, r)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].answer.N < out[j].answer.N })
+	return out
 }
 
 func (e *Exec) sortedConns() []*conn {

@@ -251,16 +251,22 @@ func needStoredSession(e *Exec, s step, reqs []*request) outcome {
 		r.describe(), r.answerText())
 }
 
-// needHeld: reqs[0] was sent while the turn of after= ran (its idle had
-// not arrived yet) and the Agent held it: neither rejected it nor inserted
-// it before that turn ended.
+// needHeld: reqs[0] reached the Agent while the turn of after= still ran,
+// and the Agent held it: neither rejected it nor inserted it before that
+// turn ended. Whether the turn still ran is read from the probe= request,
+// sent right after: the Agent read the prompt before the probe, so what it
+// wrote after answering the probe it wrote after reading the prompt. A
+// turn whose idle came before that answer may have ended before the prompt
+// arrived.
 func needHeld(e *Exec, s step, reqs []*request) outcome {
-	p, first := reqs[0], e.reqs[s.arg("after")]
+	p, first, probe := reqs[0], e.reqs[s.arg("after")], e.reqs[s.arg("probe")]
 	idle := e.turnIdle(first)
 	switch {
-	case idle != nil && idle.N < p.sent.N:
-		return broken([]*Frame{idle, p.sent}, "the turn of %s was over (idle at #%d) before %s was sent at #%d: the Agent's work ends too fast for a prompt to be held",
-			first.label, idle.N, p.label, p.sent.N)
+	case probe.answer == nil:
+		return broken(probe.frames(), "%s was %s, so whether %s reached the Agent during the turn of %s cannot be told", probe.describe(), probe.answerText(), p.label, first.label)
+	case idle != nil && idle.N < probe.answer.N && !(p.answer != nil && p.answer.N < idle.N):
+		return broken([]*Frame{idle, probe.answer}, "the turn of %s was over (idle at #%d) before the Agent answered %s at #%d, sent right after %s: the Agent's work ends too fast to tell whether it holds prompts",
+			first.label, idle.N, probe.label, probe.answer.N, p.label)
 	case p.err() != nil && p.err().Code != acp.CodeRequestCancelled:
 		return broken(p.frames(), "the Agent does not hold prompts: %s, sent while the session was running, was %s", p.describe(), p.answerText())
 	case p.ok() && idle != nil && p.answer.N < idle.N:
