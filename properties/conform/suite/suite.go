@@ -137,14 +137,3 @@ func Select(cases []*Case, pattern string) ([]*Case, error) {
 	}
 	return out, nil
 }
-
-// NeedsKill reports whether the case kills the Agent: against a remote
-// Agent that takes a restart command.
-func (c *Case) NeedsKill() bool {
-	for _, s := range c.steps {
-		if s.cmd == "kill" {
-			return true
-		}
-	}
-	return false
-}
