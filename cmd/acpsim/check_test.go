@@ -301,17 +301,20 @@ func TestCheckPassesTheReferenceAgentWithCancelsClosesAndForks(t *testing.T) {
 	}
 }
 
-func TestCheckRestartsARemoteAgentWithTheRestartCommand(t *testing.T) {
+// restartableAgent serves acpsim agent (this test binary) on one fixed
+// port and returns the address and a start.sh that (re)starts it there and
+// returns once it serves, as a user's --restart command would. It is
+// started once here and stopped at cleanup.
+func restartableAgent(t *testing.T) (addr, start string) {
+	t.Helper()
 	dir := t.TempDir()
-	// The Agent serves one fixed port; start.sh (re)starts it there and
-	// returns once it serves, as a user's --restart command would.
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
+	addr = l.Addr().String()
 	l.Close()
-	start := filepath.Join(dir, "start.sh")
+	start = filepath.Join(dir, "start.sh")
 	script := fmt.Sprintf(`#!/bin/sh
 [ -f %[1]s/pid ] && kill -9 "$(cat %[1]s/pid)" && sleep 0.05
 rm -f %[1]s/out
@@ -331,6 +334,11 @@ exit 1
 			_ = exec.Command("kill", "-9", strings.TrimSpace(string(pid))).Run()
 		}
 	})
+	return addr, start
+}
+
+func TestCheckRestartsARemoteAgentWithTheRestartCommand(t *testing.T) {
+	addr, start := restartableAgent(t)
 	traceDir := t.TempDir()
 	out, code := checkRun(t, "--seeds", "3", "--fault-rates", "kill=0.1", "--trace-dir", traceDir, "--start-timeout", "20s",
 		"--url", "http://"+addr+"/acp", "--restart", start)

@@ -1,0 +1,238 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/properties/conform/suite"
+	"github.com/acpsim/acpsim/traces/shell"
+)
+
+func newConformCmd() *cobra.Command {
+	cfg := realmode.DefaultConformConfig()
+	var junit, format, run string
+	cmd := &cobra.Command{
+		Use:   "conform [flags] -- AGENT-COMMAND [ARGS...]",
+		Short: "Run the RFD's traces and key rules as a conformance suite against a real Agent",
+		Long: `Run acpsim's conformance suite against a real Agent: the RFD's seven traces
+(a retry on the same connection, after session/resume on a new connection,
+after an Agent restart with a stored session, while the prompt is held, after
+an error, the same key in another session, a retry of a prompt inserted during
+active work), the key rules (valid, null, absent, "", 256 code points, 255
+four-byte code points, a number, an object, case), keys kept private, a reused
+key, $/cancel_request, session/close and session/cancel on held prompts, errors
+leaving the key unused, and forks.
+
+Each case is a script of frames and faults (kill the Agent after its answer,
+cut a connection, open a new one), run once, with no random draws; its
+verdict is judged from the frames the Agent sent: pass, fail (with the
+sentence of the RFD it checks and the frames that show it), or n/a when what
+the Agent did shows the case does not apply (it rejects busy prompts, so the
+held-prompt case does not; it keeps sessions in memory, so the restart case
+does not).
+
+Over stdio the command after -- (no shell) is started once per connection a
+case opens; each case gets a fresh $ACPSIM_STORE directory shared by its
+processes. --url checks a remote Agent (http:// or ws://); the cases that
+kill the Agent need --restart CMD.
+
+Exit codes: 0 every case passed or does not apply; 1 a case failed; 2 bad
+usage (or the command cannot be started).`,
+		Example: `  acpsim conform -- acpsim agent
+  acpsim conform --junit conform.xml -- ./my-agent --flag
+  acpsim conform --run '^rfd-' -- node interop/keyed-agent.mjs
+  acpsim conform --url ws://127.0.0.1:7070/acp --restart 'systemctl restart my-agent'`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
+				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])
+			}
+			switch {
+			case len(args) == 0 && cfg.URL == "":
+				return errors.New("no Agent command: give it after --, e.g. acpsim conform -- acpsim agent, or give --url")
+			case len(args) > 0 && cfg.URL != "":
+				return errors.New("both --url and an Agent command: check either a remote Agent or one it starts")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if format != "text" && format != "json" {
+				return fmt.Errorf("--format %q: expected text or json", format)
+			}
+			if cfg.AnswerTimeout <= 0 || cfg.Settle <= 0 {
+				return errors.New("--timeout and --settle must be positive")
+			}
+			if u := cfg.URL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
+				return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. ws://127.0.0.1:7070/acp", u)
+			}
+			if cfg.Restart != "" && cfg.URL == "" {
+				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")
+			}
+			all, err := suite.Cases()
+			if err != nil {
+				return err
+			}
+			cases, err := suite.Select(all, run)
+			if err != nil {
+				return err
+			}
+			if len(cases) == 0 {
+				return fmt.Errorf("--run %q matches no case (ids: %s)", run, caseIDs(all))
+			}
+			target := cfg.URL
+			if len(args) > 0 {
+				cfg.Agent = resolveAgent(args)
+				target = shell.Join(args)
+			}
+			return runConform(cmd.OutOrStdout(), cfg, target, cases, format, junit)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&cfg.URL, "url", "", "check a remote Agent at this /acp endpoint (http:// for Streamable HTTP, ws:// for WebSocket)")
+	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent at --url ($ACPSIM_URL) and returns once it serves again; without it the cases that kill the Agent do not apply")
+	f.StringVar(&junit, "junit", "", "also write the verdicts as JUnit XML to this file (one testcase per case; n/a as skipped)")
+	f.StringVar(&format, "format", "text", "output: text (a table) or json")
+	f.StringVar(&run, "run", "", "run only the cases whose id or title matches this regular expression")
+	f.DurationVar(&cfg.AnswerTimeout, "timeout", cfg.AnswerTimeout, "how long to wait for each answer")
+	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "quiet period after which the Agent is taken to have finished on its own")
+	return cmd
+}
+
+func caseIDs(cs []*suite.Case) string {
+	ids := make([]string, len(cs))
+	for i, c := range cs {
+		ids[i] = c.ID
+	}
+	return strings.Join(ids, " ")
+}
+
+// conformResult is one case's verdict and how long it took.
+type conformResult struct {
+	v    suite.Verdict
+	took time.Duration
+}
+
+func runConform(out io.Writer, cfg realmode.ConformConfig, target string, cases []*suite.Case, format, junit string) error {
+	var results []conformResult
+	for _, c := range cases {
+		scratch, err := os.MkdirTemp("", "acpsim-conform-"+c.ID+"-")
+		if err != nil {
+			return err
+		}
+		cc := cfg
+		cc.Env = append(os.Environ(), storeEnv+"="+scratch)
+		start := time.Now()
+		v, err := realmode.Conform(cc, c)
+		os.RemoveAll(scratch)
+		if err != nil {
+			return err
+		}
+		results = append(results, conformResult{v, time.Since(start)})
+	}
+	if junit != "" {
+		if err := writeJUnit(junit, target, results); err != nil {
+			return fmt.Errorf("--junit: %v", err)
+		}
+	}
+	if format == "json" {
+		if err := writeConformJSON(out, target, results); err != nil {
+			return err
+		}
+	} else {
+		writeConformTable(out, target, results)
+	}
+	for _, r := range results {
+		if r.v.Status == suite.Fail {
+			return exitError{exitAnomaly}
+		}
+	}
+	return nil
+}
+
+func tally(results []conformResult) (pass, fail, na int) {
+	for _, r := range results {
+		switch r.v.Status {
+		case suite.Pass:
+			pass++
+		case suite.Fail:
+			fail++
+		default:
+			na++
+		}
+	}
+	return
+}
+
+func writeConformTable(out io.Writer, target string, results []conformResult) {
+	fmt.Fprintf(out, "conform %q: %d case(s)\n\n", target, len(results))
+	for _, r := range results {
+		v := r.v
+		fmt.Fprintf(out, "%-10s %-4s  %s\n", v.Case.ID, strings.ToUpper(string(v.Status)), v.Case.Title)
+		if v.Status == suite.Pass {
+			continue
+		}
+		fmt.Fprintf(out, "%16s %s\n", "why:", v.Why)
+		if v.Status != suite.Fail {
+			continue
+		}
+		fmt.Fprintf(out, "%16s %s: %q\n", "rule:", v.Case.Source, v.Case.Quote)
+		if len(v.Frames) > 0 {
+			fmt.Fprintf(out, "%16s\n", "frames:")
+			for _, f := range v.Frames {
+				fmt.Fprintf(out, "%18s%s\n", "", f)
+			}
+		}
+	}
+	pass, fail, na := tally(results)
+	fmt.Fprintf(out, "\n%d passed, %d failed, %d n/a\n", pass, fail, na)
+	if fail == 0 {
+		fmt.Fprintln(out, "PASS: every case that applies holds")
+	} else {
+		fmt.Fprintf(out, "FAIL: %d case(s) broke the rule they check\n", fail)
+	}
+}
+
+type conformJSONCase struct {
+	ID      string   `json:"id"`
+	Title   string   `json:"title"`
+	Source  string   `json:"source"`
+	Quote   string   `json:"quote"`
+	Verdict string   `json:"verdict"`
+	Why     string   `json:"why,omitempty"`
+	Frames  []string `json:"frames,omitempty"`
+	Seconds float64  `json:"seconds"`
+}
+
+func frameLines(v suite.Verdict) []string {
+	var out []string
+	for _, f := range v.Frames {
+		out = append(out, f.String())
+	}
+	return out
+}
+
+func writeConformJSON(out io.Writer, target string, results []conformResult) error {
+	pass, fail, na := tally(results)
+	doc := struct {
+		Agent  string            `json:"agent"`
+		Passed int               `json:"passed"`
+		Failed int               `json:"failed"`
+		NA     int               `json:"na"`
+		Cases  []conformJSONCase `json:"cases"`
+	}{Agent: target, Passed: pass, Failed: fail, NA: na}
+	for _, r := range results {
+		v := r.v
+		doc.Cases = append(doc.Cases, conformJSONCase{ID: v.Case.ID, Title: v.Case.Title, Source: v.Case.Source, Quote: v.Case.Quote,
+			Verdict: string(v.Status), Why: v.Why, Frames: frameLines(v), Seconds: r.took.Seconds()})
+	}
+	enc := json.NewEncoder(out)
+	enc.SetIndent("", "  ")
+	return enc.Encode(doc)
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"encoding/xml"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/acpsim/acpsim/properties/conform/suite"
+)
+
+// JUnit XML as CI systems read it (the Ant/Surefire schema): one testsuite
+// with one testcase per case; a failure's text is the explanation, the
+// rule and the frames; a case that does not apply is skipped with why.
+type junitSuites struct {
+	XMLName  xml.Name     `xml:"testsuites"`
+	Name     string       `xml:"name,attr"`
+	Tests    int          `xml:"tests,attr"`
+	Failures int          `xml:"failures,attr"`
+	Skipped  int          `xml:"skipped,attr"`
+	Time     string       `xml:"time,attr"`
+	Suites   []junitSuite `xml:"testsuite"`
+}
+
+type junitSuite struct {
+	Name      string      `xml:"name,attr"`
+	Tests     int         `xml:"tests,attr"`
+	Failures  int         `xml:"failures,attr"`
+	Errors    int         `xml:"errors,attr"`
+	Skipped   int         `xml:"skipped,attr"`
+	Time      string      `xml:"time,attr"`
+	Timestamp string      `xml:"timestamp,attr"`
+	Props     []junitProp `xml:"properties>property"`
+	Cases     []junitCase `xml:"testcase"`
+}
+
+type junitProp struct {
+	Name  string `xml:"name,attr"`
+	Value string `xml:"value,attr"`
+}
+
+type junitCase struct {
+	Name      string        `xml:"name,attr"`
+	Classname string        `xml:"classname,attr"`
+	Time      string        `xml:"time,attr"`
+	Failure   *junitFailure `xml:"failure,omitempty"`
+	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+}
+
+type junitFailure struct {
+	Message string `xml:"message,attr"`
+	Type    string `xml:"type,attr"`
+	Text    string `xml:",chardata"`
+}
+
+type junitSkipped struct {
+	Message string `xml:"message,attr"`
+}
+
+func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
+
+func writeJUnit(path, target string, results []conformResult) error {
+	_, fail, na := tally(results)
+	var total time.Duration
+	s := junitSuite{Name: "acpsim conform", Tests: len(results), Failures: fail, Skipped: na,
+		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Props: []junitProp{{"agent", target}}}
+	for _, r := range results {
+		v := r.v
+		total += r.took
+		group, _, _ := strings.Cut(v.Case.ID, "-")
+		tc := junitCase{Name: v.Case.ID + ": " + v.Case.Title, Classname: "acpsim.conform." + group, Time: seconds(r.took)}
+		switch v.Status {
+		case suite.Fail:
+			text := fmt.Sprintf("%s\n\n%s: %q\n", v.Why, v.Case.Source, v.Case.Quote)
+			if lines := frameLines(v); len(lines) > 0 {
+				text += "\nframes:\n  " + strings.Join(lines, "\n  ") + "\n"
+			}
+			tc.Failure = &junitFailure{Message: v.Why, Type: "conformance", Text: text}
+		case suite.NA:
+			tc.Skipped = &junitSkipped{Message: "n/a: " + v.Why}
+		}
+		s.Cases = append(s.Cases, tc)
+	}
+	s.Time = seconds(total)
+	doc := junitSuites{Name: "acpsim conform", Tests: s.Tests, Failures: fail, Skipped: na, Time: s.Time, Suites: []junitSuite{s}}
+	b, err := xml.MarshalIndent(doc, "", "  ")
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, append([]byte(xml.Header), append(b, '\n')...), 0o644)
+}

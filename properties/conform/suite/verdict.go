@@ -1,0 +1,180 @@
+// Judging a run: the verdict of a case from the frames the Agent sent.
+
+package suite
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// Status is a case's verdict.
+type Status string
+
+// The verdicts.
+const (
+	Pass Status = "pass"
+	Fail Status = "fail"
+	// NA: the case does not apply to this Agent, as what it did shows
+	// (it rejects busy prompts, keeps sessions in memory, cannot fork).
+	NA Status = "n/a"
+)
+
+// Verdict is the judgement of one run of a case.
+type Verdict struct {
+	Case   *Case
+	Status Status
+	// Why explains a failure or why the case does not apply, citing
+	// frames by number; "" for a pass.
+	Why string
+	// Frames are the frames that show it.
+	Frames []*Frame
+}
+
+// outcome is what one rule found: held, or why not and where.
+type outcome struct {
+	held   bool
+	why    string
+	frames []*Frame
+}
+
+func holds() outcome { return outcome{held: true} }
+
+func broken(frames []*Frame, format string, args ...any) outcome {
+	return outcome{why: fmt.Sprintf(format, args...), frames: frames}
+}
+
+// rule checks one needs or expect directive.
+type rule func(e *Exec, s step, reqs []*request) outcome
+
+// Verdict judges the run. Call it once Next has returned ActDone.
+func (e *Exec) Verdict() Verdict {
+	v := Verdict{Case: e.c, Status: Pass}
+	if e.na != "" {
+		v.Status, v.Why = NA, e.na
+		return v
+	}
+	covered := map[string]bool{}
+	for _, s := range e.c.steps {
+		if s.cmd != "needs" {
+			continue
+		}
+		for _, l := range s.pos[1:] {
+			covered[l] = true
+		}
+		o := e.check(s)
+		if !o.held {
+			why := o.why
+			if w := s.arg("why"); w != "" {
+				why = w + ": " + why
+			}
+			v.Status, v.Why, v.Frames = NA, why, o.frames
+			return v
+		}
+	}
+	var whys []string
+	fail := func(o outcome) {
+		whys = append(whys, o.why)
+		v.Frames = append(v.Frames, o.frames...)
+	}
+	for _, r := range e.order {
+		setup := r.method != acp.MethodSessionPrompt
+		if setup && !covered[r.label] && !r.ok() {
+			fail(broken(r.frames(), "%s: %s", r.describe(), r.answerText()))
+		}
+	}
+	for _, s := range e.c.steps {
+		if s.cmd == "expect" {
+			if o := e.check(s); !o.held {
+				fail(o)
+			}
+		}
+	}
+	if len(whys) > 0 {
+		v.Status, v.Why = Fail, strings.Join(whys, "; ")
+	}
+	return v
+}
+
+func (e *Exec) check(s step) outcome {
+	var reqs []*request
+	for _, l := range s.pos[1:] {
+		r := e.reqs[l]
+		if r == nil {
+			return broken(nil, "%s:%d: the script never sent %s", e.c.File, s.line, l)
+		}
+		reqs = append(reqs, r)
+	}
+	return rules[s.pos[0]](e, s, reqs)
+}
+
+func (r *request) describe() string {
+	return fmt.Sprintf("%s (%s, request %s on %s)", r.label, r.method, r.id, r.conn)
+}
+
+// answerText says how r was answered, citing the frame.
+func (r *request) answerText() string {
+	switch {
+	case r.answer == nil && r.lost != "":
+		return "never answered: " + r.lost
+	case r.answer == nil:
+		return "not answered in time"
+	case r.answer.msg.Error != nil:
+		return fmt.Sprintf("answered error %d %q at #%d", r.answer.msg.Error.Code, r.answer.msg.Error.Message, r.answer.N)
+	case r.method == acp.MethodSessionPrompt:
+		return fmt.Sprintf("answered messageId %q at #%d", r.messageID(), r.answer.N)
+	}
+	return fmt.Sprintf("answered at #%d", r.answer.N)
+}
+
+// frames are r's request and answer, for a report.
+func (r *request) frames() []*Frame {
+	if r.answer == nil {
+		return []*Frame{r.sent}
+	}
+	return []*Frame{r.sent, r.answer}
+}
+
+// turnIdle is the number of the first idle state_update of r's session that
+// arrived after r's answer (0: none).
+func (e *Exec) turnIdle(r *request) *Frame {
+	if r.answer == nil {
+		return nil
+	}
+	sid := e.session(r.session)
+	for _, f := range e.log[r.answer.N:] {
+		if f.upd != nil && f.upd.SessionID == sid && f.upd.Update.Kind == acp.UpdateState && f.upd.Update.State == acp.StateIdle {
+			return f
+		}
+	}
+	return nil
+}
+
+// replayed are the distinct user messages (id → text) the Agent sent for
+// r's session on r's connection after r, until the suite sent its next
+// frame there: a resume's replay.
+func (e *Exec) replayed(r *request) (ids []string, text map[string]string, frames []*Frame) {
+	text = map[string]string{}
+	sid := e.session(r.session)
+	for _, f := range e.log[r.sent.N:] {
+		if f.Conn != r.conn || f.Event != "" {
+			continue
+		}
+		if f.Out {
+			break
+		}
+		u := f.upd
+		if u == nil || u.SessionID != sid || (u.Update.Kind != acp.UpdateUserMessage && u.Update.Kind != acp.UpdateUserMessageChunk) {
+			continue
+		}
+		t, _ := u.Update.ContentText()
+		id := u.Update.MessageID
+		if _, seen := text[id]; !seen {
+			ids = append(ids, id)
+		}
+		text[id] += t
+		frames = append(frames, f)
+	}
+	return ids, text, frames
+}
