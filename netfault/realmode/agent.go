@@ -10,6 +10,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/pingcap/failpoint"
@@ -79,10 +81,15 @@ type host struct {
 	done   chan struct{} // closed when run returns
 	timers map[int]*time.Timer
 	ntimer int
+	// deferred are the OutDeferred writes not yet due, by timer key. They
+	// are another process's (an adapter's runtime) and finish on their own,
+	// so a process that stops commits them before it goes, as the
+	// simulator lands them after a kill; only a SIGKILL loses them.
+	deferred map[int]store.Batch
 }
 
 func newHost(m agent.Machine, st store.Store) *host {
-	return &host{m: m, st: st, inputs: make(chan input, 16), done: make(chan struct{}), timers: map[int]*time.Timer{}}
+	return &host{m: m, st: st, inputs: make(chan input, 16), done: make(chan struct{}), timers: map[int]*time.Timer{}, deferred: map[int]store.Batch{}}
 }
 
 // feed hands in to the loop. It returns false when the loop has ended: in
@@ -102,6 +109,9 @@ func (h *host) after(d time.Duration, in input) {
 	h.ntimer++
 	in.tk = h.ntimer
 	h.timers[in.tk] = time.AfterFunc(d, func() { h.feed(in) })
+	if in.kind == inDeferred {
+		h.deferred[in.tk] = in.batch
+	}
 }
 
 // run carries out first, then every input fed to the host, until an input
@@ -111,6 +121,10 @@ func (h *host) run(out sink, first ...input) error {
 		close(h.done)
 		for _, t := range h.timers {
 			t.Stop()
+		}
+		for _, tk := range slices.Sorted(maps.Keys(h.deferred)) {
+			_ = h.st.Commit(h.deferred[tk])
+			h.st.Sync()
 		}
 	}()
 	for _, in := range first {
@@ -141,6 +155,7 @@ func (h *host) step(in input, out sink) (end bool, err error) {
 		// Through the loop rather than on the timer's goroutine: the store
 		// is the machine's and is not safe for concurrent use.
 		delete(h.timers, in.tk)
+		delete(h.deferred, in.tk)
 		_ = h.st.Commit(in.batch)
 		h.st.Sync()
 	case inStop:

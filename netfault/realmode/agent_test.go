@@ -88,3 +88,52 @@ func TestServeStdioSpeaksACP(t *testing.T) {
 		t.Fatal("closing stdin did not end the process")
 	}
 }
+
+// An adapter's runtime write is another process's: a process that ends
+// on end of input before the write is due still leaves it stored, as the
+// simulator lands it after the process is gone.
+func TestServeStdioLandsTheRuntimesWritesBeforeItEnds(t *testing.T) {
+	inR, inW := io.Pipe()
+	disk := store.NewDisk()
+	k := agent.DefaultKnobs()
+	k.RuntimeDelay = 300 * time.Millisecond // the start-up wait, and the write's delay
+	n := 0
+	m := agent.NewAdapter(k, disk, agent.Env{Name: "a", Choose: sim.Healthy{}.Choose, NewID: func() string { n++; return "id" + string(rune('0'+n)) }}, agent.StoredUserIDs)
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- ServeStdio(m, disk, inR, outW); outW.Close() }()
+	lines := bufio.NewScanner(outR)
+	response := func(id acp.ID) acp.Message {
+		t.Helper()
+		for lines.Scan() {
+			var msg acp.Message
+			if json.Unmarshal(lines.Bytes(), &msg) == nil && msg.Kind() == acp.KindResponse && msg.ID == id {
+				return msg
+			}
+		}
+		t.Fatalf("no answer to %v: %v", id, lines.Err())
+		return acp.Message{}
+	}
+	send := func(b []byte) {
+		if _, err := inW.Write(append(b, '\n')); err != nil {
+			t.Fatal(err)
+		}
+	}
+	send(acp.Request(acp.NumID(1), acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: 2}))
+	response(acp.NumID(1))
+	send(acp.Request(acp.NumID(2), acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/w"}))
+	var ns acp.NewSessionResult
+	_ = json.Unmarshal(response(acp.NumID(2)).Result, &ns)
+	send(acp.Request(acp.NumID(3), acp.MethodSessionPrompt, acp.PromptParams{SessionID: ns.SessionID, Prompt: []acp.ContentBlock{acp.Text("hi")}, IdempotencyKey: acp.KeyJSON("K")}))
+	if r := response(acp.NumID(3)); r.Error != nil {
+		t.Fatalf("prompt answered %+v", r.Error)
+	}
+	go io.Copy(io.Discard, outR)
+	inW.Close()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if msgs := disk.Messages(ns.SessionID); len(msgs) != 1 {
+		t.Fatalf("the session holds %d messages after the process ended, want the runtime's one", len(msgs))
+	}
+}

@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -14,16 +15,20 @@ import (
 	"github.com/acpsim/acpsim/sim"
 )
 
-// model runs a case against one installation of a model Agent in process:
-// every connection feeds one state machine (as a remote Agent's server
-// does), a kill crashes its store and starts it again, and waiting fires
-// the Agent's timers in virtual-time order. It is deterministic: the same
-// case and Agent give the same frames.
+// model runs a case against one installation of a model Agent in process,
+// deterministically: the same case and Agent give the same frames. Remote
+// (stdio false), every connection feeds one state machine, as a remote
+// Agent's server does; stdio, each connection is its own process (its own
+// machine) on the shared store, as acpsim conform starts them. A kill
+// crashes the store and ends every process; waiting fires the timers in
+// virtual-time order.
 type model struct {
 	name   string
 	knobs  agent.Knobs
+	stdio  bool
 	disk   *store.Disk
-	m      agent.Machine
+	remote agent.Machine            // the one process, remote
+	procs  map[string]agent.Machine // by connection, stdio
 	ids    int
 	now    time.Duration
 	timers []timer
@@ -33,29 +38,42 @@ type model struct {
 type timer struct {
 	at    time.Duration
 	id    int
+	m     agent.Machine
 	batch *store.Batch // a deferred write (an adapter's runtime): outlives a kill
 }
 
-func (md *model) start() {
+func (md *model) start() agent.Machine {
 	f, err := agent.Lookup(md.name)
 	if err != nil {
 		panic(err)
 	}
-	kept := md.timers[:0]
-	for _, t := range md.timers {
-		if t.batch != nil {
-			kept = append(kept, t)
-		}
-	}
-	md.timers = kept
-	md.m = f(md.knobs, func() store.Store { return md.disk }, agent.Env{
+	return f(md.knobs, agent.ProcessStore(md.knobs, md.disk), agent.Env{
 		Name:   "a",
 		Choose: sim.Healthy{}.Choose,
 		NewID:  func() string { md.ids++; return "m" + strconv.Itoa(md.ids) },
 	})
 }
 
-func (md *model) apply(outs []agent.Output) {
+// machine is the process serving conn.
+func (md *model) machine(conn string) agent.Machine {
+	if !md.stdio {
+		return md.remote
+	}
+	return md.procs[conn]
+}
+
+// stop drops a process's timers; its deferred writes stay due.
+func (md *model) stop(m agent.Machine) {
+	kept := md.timers[:0]
+	for _, t := range md.timers {
+		if t.batch != nil || m != nil && t.m != m {
+			kept = append(kept, t)
+		}
+	}
+	md.timers = kept
+}
+
+func (md *model) apply(m agent.Machine, outs []agent.Output) {
 	for _, o := range outs {
 		switch o.Kind {
 		case agent.OutSend:
@@ -63,7 +81,7 @@ func (md *model) apply(outs []agent.Output) {
 		case agent.OutSync:
 			md.disk.Sync()
 		case agent.OutTimer:
-			md.timers = append(md.timers, timer{at: md.now + o.After, id: o.ID})
+			md.timers = append(md.timers, timer{at: md.now + o.After, id: o.ID, m: m})
 		case agent.OutDeferred:
 			b := o.Batch
 			md.timers = append(md.timers, timer{at: md.now + o.After, batch: &b})
@@ -86,26 +104,50 @@ func (md *model) fire() bool {
 		}
 		return true
 	}
-	md.apply(md.m.Timer(t.id))
+	md.apply(t.m, t.m.Timer(t.id))
 	return true
 }
 
-// runModel runs c against a fresh installation of the named model Agent.
-func runModel(c *suite.Case, name string, knobs agent.Knobs) suite.Verdict {
-	md := &model{name: name, knobs: knobs, disk: store.NewDisk(), e: suite.NewExec(c)}
-	md.start()
+// runModel runs c against a fresh installation of the named model Agent,
+// reached over stdio or remotely.
+func runModel(c *suite.Case, name string, knobs agent.Knobs, stdio bool) suite.Verdict {
+	md := &model{name: name, knobs: knobs, stdio: stdio, disk: store.NewDisk(), procs: map[string]agent.Machine{}, e: suite.NewExec(c)}
+	if !stdio {
+		md.remote = md.start()
+	}
 	for steps := 0; steps < 100000; steps++ {
 		a := md.e.Next()
 		switch a.Kind {
 		case suite.ActConnect:
-			md.apply(md.m.Connect(a.Conn))
+			if stdio {
+				md.procs[a.Conn] = md.start()
+			}
+			m := md.machine(a.Conn)
+			md.apply(m, m.Connect(a.Conn))
 		case suite.ActSend:
-			md.apply(md.m.Receive(a.Conn, a.Frame))
+			if m := md.machine(a.Conn); m != nil {
+				md.apply(m, m.Receive(a.Conn, a.Frame))
+			}
 		case suite.ActCut:
-			md.apply(md.m.Disconnect(a.Conn))
+			if m := md.machine(a.Conn); m != nil {
+				md.apply(m, m.Disconnect(a.Conn))
+				if stdio { // the process reads end of file and exits
+					md.stop(m)
+					delete(md.procs, a.Conn)
+					md.e.Ended(a.Conn, "the Agent process exited")
+				}
+			}
 		case suite.ActKill:
 			md.disk.Crash(false)
-			md.start()
+			md.stop(nil)
+			if stdio {
+				for conn := range md.procs {
+					md.e.Ended(conn, "the Agent process was killed")
+				}
+				md.procs = map[string]agent.Machine{}
+			} else {
+				md.remote = md.start()
+			}
 		case suite.ActWait:
 			if !md.fire() {
 				md.e.TimedOut()
@@ -117,6 +159,12 @@ func runModel(c *suite.Case, name string, knobs agent.Knobs) suite.Verdict {
 	panic("case " + c.ID + " never ended")
 }
 
+// transports are the two ways acpsim conform reaches an Agent.
+var transports = []struct {
+	name  string
+	stdio bool
+}{{"stdio", true}, {"remote", false}}
+
 func cases(t *testing.T) []*suite.Case {
 	t.Helper()
 	cs, err := suite.Cases()
@@ -127,16 +175,49 @@ func cases(t *testing.T) []*suite.Case {
 }
 
 func TestTheReferenceAgentPassesEveryCaseThatApplies(t *testing.T) {
-	for _, c := range cases(t) {
-		v := runModel(c, agent.Reference, agent.DefaultKnobs())
-		if v.Status == suite.Fail {
-			t.Errorf("%s (%s): fail: %s\n%s", c.ID, c.Title, v.Why, frames(v))
+	for _, tr := range transports {
+		for _, c := range cases(t) {
+			v := runModel(c, agent.Reference, agent.DefaultKnobs(), tr.stdio)
+			if a := runModel(c, agent.Adapter, agent.DefaultKnobs(), tr.stdio); a.Status != v.Status {
+				t.Errorf("%s: %s: the adapter is %s (%s), the reference %s: the adapter is a legal design", tr.name, c.ID, a.Status, a.Why, v.Status)
+			}
+			if v.Status == suite.Fail {
+				t.Errorf("%s: %s (%s): fail: %s\n%s", tr.name, c.ID, c.Title, v.Why, frames(v))
+			}
+			// The reference holds busy prompts: only the case about prompts
+			// inserted during active work does not apply to it.
+			if (v.Status == suite.NA) != (c.ID == "rfd-7") {
+				t.Errorf("%s: %s: %s (%s), want n/a only for rfd-7", tr.name, c.ID, v.Status, v.Why)
+			}
 		}
-		// The reference holds busy prompts: only the case about prompts
-		// inserted during active work does not apply to it.
-		if (v.Status == suite.NA) != (c.ID == "rfd-7") {
-			t.Errorf("%s: %s (%s), want n/a only for rfd-7", c.ID, v.Status, v.Why)
+	}
+}
+
+// Keeping sessions in memory is legal (ACP v2 notes, T3b): the cases that
+// need a session to outlive its process do not apply, and none fails.
+func TestSessionsInMemoryMakeTheRestartCasesNotApply(t *testing.T) {
+	k := agent.DefaultKnobs()
+	k.SessionsIn = agent.SessionsMemory
+	for _, tr := range transports {
+		var na []string
+		for _, c := range cases(t) {
+			v := runModel(c, agent.Reference, k, tr.stdio)
+			if v.Status == suite.Fail {
+				t.Errorf("%s: sessions in memory fail %s: %s\n%s", tr.name, c.ID, v.Why, frames(v))
+			}
+			if v.Status == suite.NA && c.ID != "rfd-7" {
+				na = append(na, c.ID)
+				if !strings.Contains(v.Why, "keeps sessions with its process") && !strings.Contains(v.Why, "does not outlive its connection") {
+					t.Errorf("%s: %s is n/a for another reason: %s", tr.name, c.ID, v.Why)
+				}
+			}
 		}
+		// Remote, one process serves every connection: only a kill ends
+		// its sessions.
+		if !slices.Contains(na, "rfd-3") || tr.stdio != slices.Contains(na, "session-2") {
+			t.Errorf("%s: n/a for %v, want rfd-3 among them, and session-2 over stdio only", tr.name, na)
+		}
+		t.Logf("%s: n/a %s", tr.name, strings.Join(na, " "))
 	}
 }
 
@@ -150,7 +231,7 @@ func TestBusyKnobsDecideWhichHeldCasesApply(t *testing.T) {
 		k := agent.DefaultKnobs()
 		k.Busy = tc.busy
 		for _, c := range cases(t) {
-			v := runModel(c, agent.Reference, k)
+			v := runModel(c, agent.Reference, k, true)
 			if v.Status == suite.Fail {
 				t.Errorf("busy=%s: %s fails: %s", tc.busy, c.ID, v.Why)
 			}
@@ -164,31 +245,60 @@ func TestBusyKnobsDecideWhichHeldCasesApply(t *testing.T) {
 	}
 }
 
+// Over stdio, as acpsim conform runs an executable, every mutant fails a
+// case. Remote, one process serves every connection, so a mutant whose
+// processes clobber each other's writes (lost-writes) has no second
+// process to clobber: it alone may pass there.
 func TestEveryMutantFailsACaseNamingItsRule(t *testing.T) {
-	for _, name := range mutants.Names() {
-		var failed []string
-		for _, c := range cases(t) {
-			if v := runModel(c, name, agent.DefaultKnobs()); v.Status == suite.Fail {
-				failed = append(failed, c.ID)
-				if c.Quote == "" || v.Why == "" || len(v.Frames) == 0 {
-					t.Errorf("%s fails %s without its sentence, explanation and frames", name, c.ID)
+	for _, tr := range transports {
+		for _, name := range mutants.Names() {
+			var failed []string
+			for _, c := range cases(t) {
+				if v := runModel(c, name, agent.DefaultKnobs(), tr.stdio); v.Status == suite.Fail {
+					failed = append(failed, c.ID)
+					if c.Quote == "" || v.Why == "" || len(v.Frames) == 0 {
+						t.Errorf("%s: %s fails %s without its sentence, explanation and frames", tr.name, name, c.ID)
+					}
 				}
 			}
+			if len(failed) == 0 && (tr.stdio || name != "lost-writes") {
+				t.Errorf("%s: mutant %s passes every case", tr.name, name)
+			}
+			t.Logf("%s: %-20s fails %s", tr.name, name, strings.Join(failed, " "))
 		}
-		if len(failed) == 0 {
-			t.Errorf("mutant %s passes every case", name)
+	}
+}
+
+// The cases a mutant is built to break name it: the session cases catch
+// an Agent whose resume errors and one whose processes lose each other's
+// sessions.
+func TestTheSessionCasesCatchTheirMutants(t *testing.T) {
+	want := map[string][]string{
+		"resume-always-errors": {"session-1", "-32603"},
+		"lost-writes":          {"session-2", "resumed1 (session/resume"},
+	}
+	for name, w := range want {
+		for _, c := range cases(t) {
+			if c.ID != w[0] {
+				continue
+			}
+			v := runModel(c, name, agent.DefaultKnobs(), true)
+			if v.Status != suite.Fail || !strings.Contains(v.Why, w[1]) {
+				t.Errorf("%s on %s: %s (%s), want a failure naming %q", name, c.ID, v.Status, v.Why, w[1])
+			}
 		}
-		t.Logf("%-20s fails %s", name, strings.Join(failed, " "))
 	}
 }
 
 func TestKeysInMemoryFailTheRestartCase(t *testing.T) {
 	k := agent.DefaultKnobs()
 	k.Keys = agent.KeysMemory
-	for _, c := range cases(t) {
-		v := runModel(c, agent.Reference, k)
-		if c.ID == "rfd-3" && (v.Status != suite.Fail || !strings.Contains(v.Why, "must get the original's messageId")) {
-			t.Errorf("rfd-3 with keys in memory: %s (%s), want a failure: the retry after the restart inserted again", v.Status, v.Why)
+	for _, tr := range transports {
+		for _, c := range cases(t) {
+			v := runModel(c, agent.Reference, k, tr.stdio)
+			if c.ID == "rfd-3" && (v.Status != suite.Fail || !strings.Contains(v.Why, "must get the original's messageId")) {
+				t.Errorf("%s: rfd-3 with keys in memory: %s (%s), want a failure: the retry after the restart inserted again", tr.name, v.Status, v.Why)
+			}
 		}
 	}
 }

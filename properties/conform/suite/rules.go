@@ -19,6 +19,7 @@ func init() {
 	rules = map[string]rule{
 		// needs
 		"stored-session": needStoredSession,
+		"resumable":      needResumable,
 		"held":           needHeld,
 		"during-work":    needDuringWork,
 		"held-at-cancel": needHeldAtCancel,
@@ -34,6 +35,7 @@ func init() {
 		"private":   expectPrivate,
 		"agrees":    expectAgrees,
 		"turns":     expectTurns,
+		"resumed":   expectResumed,
 	}
 }
 
@@ -242,13 +244,47 @@ func frameNumbers(fs []*Frame) string {
 }
 
 func needStoredSession(e *Exec, s step, reqs []*request) outcome {
-	r := reqs[0]
-	if r.ok() {
+	return resumeOutcome(reqs[0], "after the Agent was restarted, %s was %s: the Agent keeps sessions with its process "+
+		"(legal: the ACP v2 notes, T3b: \"If S1 itself was not persisted, session/resume fails (session unknown)\"), so there is no stored session to retry in")
+}
+
+// needResumable: the session survived its connection (a new one over
+// stdio is a new Agent process).
+func needResumable(e *Exec, s step, reqs []*request) outcome {
+	return resumeOutcome(reqs[0], "on a new connection %s was %s: the session does not outlive its connection "+
+		"(legal for an Agent that keeps sessions in memory: over stdio a new connection is a new process)")
+}
+
+// resumeOutcome reads a session/resume's answer: resumed, the session
+// unknown (-32002, with unknown's text) or resume not offered (-32601),
+// both legal; any other answer fails the case, for the Agent answered
+// neither that it has the session nor that it does not.
+func resumeOutcome(r *request, unknown string) outcome {
+	er := r.err()
+	switch {
+	case r.ok():
 		return holds()
+	case er != nil && er.Code == acp.CodeResourceNotFound:
+		return broken(r.frames(), unknown, r.describe(), r.answerText())
+	case er != nil && er.Code == acp.CodeMethodNotFound:
+		return broken(r.frames(), "%s was %s: the Agent does not offer session/resume", r.describe(), r.answerText())
 	}
-	return broken(r.frames(), "after the Agent was restarted, %s was %s: the Agent keeps sessions with its process "+
-		"(legal: the ACP v2 notes, T3b: \"If S1 itself was not persisted, session/resume fails (session unknown)\"), so there is no stored session to retry in",
-		r.describe(), r.answerText())
+	o := broken(r.frames(), "%s was %s: a session the Agent does not have is answered -32002 (\"Resource not found\"), "+
+		"so the Client starts a new one; any other answer leaves it no way to go on", r.describe(), r.answerText())
+	o.fails = true
+	return o
+}
+
+// expectResumed: each session/resume resumed its session or answered that
+// the Agent does not have it (-32002) or does not offer resume (-32601).
+func expectResumed(e *Exec, s step, reqs []*request) outcome {
+	for _, r := range reqs {
+		if o := resumeOutcome(r, "%s was %s"); o.fails {
+			o.fails = false
+			return o
+		}
+	}
+	return holds()
 }
 
 // needHeld: reqs[0] reached the Agent while the turn of after= still ran,

@@ -34,7 +34,11 @@ type Verdict struct {
 
 // outcome is what one rule found: held, or why not and where.
 type outcome struct {
-	held   bool
+	held bool
+	// fails: a needs rule found that the Agent broke a rule while showing
+	// whether the case applies (a resume answered -32603 is neither a
+	// resumed session nor an unknown one), so the case fails, not n/a.
+	fails  bool
 	why    string
 	frames []*Frame
 }
@@ -55,16 +59,24 @@ func (e *Exec) Verdict() Verdict {
 		v.Status, v.Why = NA, e.na
 		return v
 	}
+	// A set-up request a needs, expect error or expect resumed names is
+	// judged by that rule; any other that failed fails the case.
 	covered := map[string]bool{}
 	for _, s := range e.c.steps {
+		if s.cmd == "needs" || s.cmd == "expect" && (s.pos[0] == "error" || s.pos[0] == "resumed") {
+			for _, l := range s.pos[1:] {
+				covered[l] = true
+			}
+		}
 		if s.cmd != "needs" {
 			continue
 		}
-		for _, l := range s.pos[1:] {
-			covered[l] = true
-		}
 		o := e.check(s)
-		if !o.held {
+		switch {
+		case o.fails:
+			v.Status, v.Why, v.Frames = Fail, o.why, o.frames
+			return v
+		case !o.held:
 			why := o.why
 			if w := s.arg("why"); w != "" {
 				why = w + ": " + why
