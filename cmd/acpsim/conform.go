@@ -29,7 +29,8 @@ an error, the same key in another session, a retry of a prompt inserted during
 active work), the key rules (valid, null, absent, "", 256 code points, 255
 four-byte code points, a number, an object, case), keys kept private, a reused
 key, $/cancel_request, session/close and session/cancel on held prompts, errors
-leaving the key unused, and forks.
+leaving the key unused, forks, session/resume answered (or -32002 for a
+session the Agent lacks), and two Agent processes on one store.
 
 Each case is a script of frames and faults (kill the Agent after its answer,
 cut a connection, open a new one), run once, with no random draws; its
