@@ -30,8 +30,8 @@ func (t *contractTally) add(sc properties.SessionContract) {
 }
 
 // write prints the summary's contract line, e.g. "session contract: auto →
-// process in 3 seeds: 0 of 12 sessions survived 9 restarts: sessions live
-// with their process".
+// process in 3 seed(s): of 12 sessions 0 survived a restart and 12 vanished
+// after one (9 restarts): sessions live with their process".
 func (t *contractTally) write(out io.Writer) {
 	if len(t.seeds) == 0 {
 		return
@@ -56,6 +56,8 @@ func (t *contractTally) write(out io.Writer) {
 	if t.requested != traces.SessionsAuto {
 		what = "as asked"
 	}
-	fmt.Fprintf(out, "session contract: %s: %d of %d sessions survived %d %s, %d vanished: %s\n",
-		head, t.survived, t.sessions, t.restart, plural(t.restart, "restart"), t.vanished, what)
+	// A session can survive one restart and vanish after a later one, so
+	// the two counts may add up to more than the sessions.
+	fmt.Fprintf(out, "session contract: %s: of %d sessions %d survived a restart and %d vanished after one (%d %s): %s\n",
+		head, t.sessions, t.survived, t.vanished, t.restart, plural(t.restart, "restart"), what)
 }

@@ -17,7 +17,7 @@ import (
 // many events its trace has, how long the run took, the fault tally, how
 // many restarts the sessions survived, and which of a seed's first Agent
 // processes was the first to show it broken.
-var timingFigures = regexp.MustCompile(` · \d+ Agent processes: .*| in \d[^:]*:|^faults injected/asked: .*| survived \d+ restarts|a1#\d+`)
+var timingFigures = regexp.MustCompile(` · \d+ Agent processes: .*| in \d[^:]*:|^faults injected/asked: .*| \(\d+ restarts?\)|a1#\d+`)
 
 // verdicts is check's report without its timing figures and without the
 // header line, which names the Agent's command.
