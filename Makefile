@@ -6,7 +6,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCHCOUNT ?= 6
 
-.PHONY: test lint unit race race-real bench run
+.PHONY: test lint unit race race-real bench bench-quick run
 
 test: lint unit race-real
 
@@ -53,6 +53,16 @@ bench:
 	$(GO) run $(BENCHSTAT) bench.txt > benchstat.txt
 	@awk -f scripts/bench-summary.awk bench.txt
 	@echo "(benchstat of every metric: benchstat.txt; raw runs: bench.txt)"
+
+# The same summary at a glance, in a few minutes: one run of each benchmark,
+# a 200,000-submission checker history, porcupine cut off after 10 s. For a
+# comparison between commits use make bench (BENCHCOUNT runs, benchstat).
+bench-quick:
+	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 1 ./sim/world/ ./properties/ ./actors/acp/ > bench-quick.txt
+	$(GO) test -run '^$$' -bench 'CheckMillion' -benchmem -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -check.subs=200000 >> bench-quick.txt
+	$(GO) test -run '^$$' -bench 'Porcupine' -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -porcupine.limit=10s >> bench-quick.txt
+	@awk -f scripts/bench-summary.awk bench-quick.txt
+	@echo "(raw runs: bench-quick.txt)"
 
 # A page of a duplicate and its screenshot, artifacts to look at: the
 # browser test of package view leaves its page as view-demo.html (after
