@@ -54,6 +54,7 @@ func (c *checker) proc(name string, e *traces.Event) *procRec {
 	}
 	p := c.procs[name]
 	if p == nil {
+		name = c.name(name)
 		p = &procRec{name: name, start: e.Seq, startT: e.T}
 		for _, q := range c.procOrder {
 			if q.ended && agentOf(q.name) == agentOf(name) {
@@ -123,7 +124,7 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 	switch r.method {
 	case acp.MethodSessionNew, acp.MethodSessionFork:
 		if !m.hasErr {
-			if id := readSession(m.result); id != "" {
+			if id := c.name(readSession(m.result)); id != "" {
 				c.sess(id).saw(&c.sess(id).had, proc, e, "created it")
 			}
 		}

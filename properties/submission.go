@@ -1,5 +1,7 @@
 package properties
 
+import "strings"
+
 // A submission is what one user asked to insert once, however many prompt
 // requests its Client sent for it: every verdict is about one of these.
 
@@ -69,12 +71,13 @@ func (s *subState) hasAnswer(session, id string) bool {
 func (c *checker) sub(id, client string) *subState {
 	s := c.subs[id]
 	if s == nil {
+		id = strings.Clone(id)
 		s = &subState{id: id}
 		c.subs[id] = s
 		c.order = append(c.order, s)
 	}
 	if s.client == "" {
-		s.client = client
+		s.client = c.name(client)
 	}
 	return s
 }

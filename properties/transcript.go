@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"strings"
+
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -40,8 +42,9 @@ func (t *transcript) apply(u *updView, seq int64) {
 			t.index = map[string]int{}
 		}
 		i = len(t.msgs)
-		t.index[u.msgID] = i
-		t.msgs = append(t.msgs, tmsg{id: u.msgID, seq: seq})
+		id := strings.Clone(u.msgID) // not the frame's
+		t.index[id] = i
+		t.msgs = append(t.msgs, tmsg{id: id, seq: seq})
 	}
 	m := &t.msgs[i]
 	switch u.kind {
@@ -49,10 +52,14 @@ func (t *transcript) apply(u *updView, seq int64) {
 		// A whole update without content patches other fields only; with
 		// content (even null or []) it replaces what chunks built.
 		if u.content != "" {
-			m.text = u.text()
+			m.text = strings.Clone(u.text())
 		}
 	case acp.UpdateUserMessageChunk:
-		m.text += u.text()
+		if t := u.text(); m.text == "" {
+			m.text = strings.Clone(t) // "" + t would be t itself, the frame's
+		} else {
+			m.text += t
+		}
 	}
 }
 
