@@ -8,10 +8,11 @@ import (
 )
 
 // MaxLineBytes bounds one line of a trace. The longest frame a real Agent may
-// write is 16 MiB (netfault/realmode.MaxLine) and a frame is escaped once more
-// inside its event, which at worst multiplies it by six; a longer line is not
-// a trace (judge /dev/zero must fail with one line, not run out of memory).
-const MaxLineBytes = 128 << 20
+// write is 16 MiB (netfault/realmode.MaxLine), and escaping it once more
+// inside its event mostly adds a backslash per quote: four times that is
+// room to spare. A longer line is not a trace: judge /dev/zero must fail
+// with one line, not run out of memory.
+const MaxLineBytes = 64 << 20
 
 // Decoder reads a trace one event at a time, with the checks of Read: memory
 // is bounded by the longest line, not by the trace. Header reads the first
