@@ -54,7 +54,9 @@ func (c *Checker) Finish() *Report {
 		panic("properties: Checker.Finish called twice")
 	}
 	c.finished = true
-	return c.c.finish()
+	rep := *c.c.finish() // a copy: the report must not hold the checker's tables in memory
+	c.c = nil
+	return &rep
 }
 
 // inSeqOrder returns the events sorted by Seq, copying only when they are not.
