@@ -119,4 +119,3 @@ func tail(b []byte, n int) []byte {
 	}
 	return b
 }
-
