@@ -19,6 +19,7 @@ import (
 func Check(h traces.Header, events []traces.Event) *Report {
 	evs := inSeqOrder(events)
 	c := &Checker{c: newChecker(h, len(evs))}
+	c.c.borrow, c.c.keys.borrow = true, true
 	for i := range evs {
 		c.Add(&evs[i])
 	}
@@ -84,6 +85,9 @@ type checker struct {
 
 	keys  *keyIndex
 	names map[string]string // interned names: sessions, methods, links, processes
+	// borrow: the caller holds every event for the checker's life (Check),
+	// so what the checker keeps may point into them (own, name).
+	borrow bool
 
 	// byKey threads (by nextKey) the delivered keyed prompts of each
 	// session and key, for $/cancel_request; until the first one is
@@ -188,7 +192,7 @@ func (c *checker) step(e *traces.Event) {
 	switch e.Kind {
 	case traces.KindSubmit:
 		s := c.sub(e.Sub, e.Client)
-		s.submitSeq, s.text, s.textFromSubmit = e.Seq, strings.Clone(e.Text), true
+		s.submitSeq, s.text, s.textFromSubmit = e.Seq, c.own(e.Text), true
 	case traces.KindSend:
 		c.send(e)
 	case traces.KindDeliver, traces.KindDrop:
@@ -201,10 +205,10 @@ func (c *checker) step(e *traces.Event) {
 		c.disconnect(e)
 	case traces.KindOutcome:
 		s := c.sub(e.Sub, e.Client)
-		s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = c.name(e.Outcome), strings.Clone(e.MessageID), e.Seq, e.T
+		s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = c.name(e.Outcome), c.own(e.MessageID), e.Seq, e.T
 		s.nOutcomes++
 	case traces.KindEnd:
-		c.rep.End, c.endSeq = strings.Clone(e.Note), e.Seq
+		c.rep.End, c.endSeq = c.own(e.Note), e.Seq
 	case traces.KindHeal:
 		if c.healSeq == 0 {
 			c.healSeq = e.Seq
@@ -241,10 +245,23 @@ func (c *checker) link(name string) *linkState {
 // session, a method, a link or process name): one copy, which holds no
 // frame or event string in memory.
 func (c *checker) name(s string) string {
+	if c.borrow {
+		return s
+	}
 	if n, ok := c.names[s]; ok {
 		return n
 	}
 	n := strings.Clone(s)
 	c.names[n] = n
 	return n
+}
+
+// own is a string the checker keeps, as its own copy: a substring of a
+// frame would keep the whole frame in memory. Check borrows instead: the
+// caller holds every event until it returns.
+func (c *checker) own(s string) string {
+	if c.borrow {
+		return s
+	}
+	return strings.Clone(s)
 }

@@ -3,6 +3,7 @@ package properties
 import (
 	"reflect"
 	"runtime"
+	"strings"
 	"testing"
 
 	"github.com/acpsim/acpsim/traces"
@@ -87,4 +88,37 @@ func (b *tb) countSends(n int) int {
 		}
 	}
 	return k
+}
+
+// What the Checker keeps of a frame is its own copy of the few strings a
+// verdict needs (ids, keys, sessions, texts), never a slice of the frame:
+// judging frames padded to 4 KB each takes no more memory than the
+// submissions need.
+func TestCheckerKeepsNoFrame(t *testing.T) {
+	const n = 2000
+	b := synthetic(n)
+	pad := `"_meta":{"pad":"` + strings.Repeat("p", 4096) + `"},`
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	c := NewChecker(b.h)
+	for i := range b.evs {
+		e := b.evs[i]
+		if e.Frame != "" && e.Frame[0] == '{' {
+			e.Frame = "{" + pad + e.Frame[1:] // a new string for every event, as a decoder reads them
+		}
+		c.Add(&e)
+	}
+	grew := int64(heap()) - int64(before)
+	runtime.KeepAlive(c)
+	if perSub := grew / n; perSub > 4096 {
+		t.Fatalf("the checker holds %d bytes per submission: it keeps frames", perSub)
+	}
+	if r := c.Finish(); !r.OK() || r.Stats.Submissions != n {
+		t.Fatalf("the padded trace is not healthy:\n%s", dump(r))
+	}
 }

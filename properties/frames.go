@@ -1,8 +1,6 @@
 package properties
 
 import (
-	"strings"
-
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -131,7 +129,7 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 			if d == c2a {
 				en.cancel = readCancel(v.method, v.params)
 				if en.cancel != nil {
-					en.cancel.session, en.cancel.id = c.name(en.cancel.session), acp.ID(strings.Clone(string(en.cancel.id)))
+					en.cancel.session, en.cancel.id = c.name(en.cancel.session), acp.ID(c.own(string(en.cancel.id)))
 					if sent {
 						en.cancel.sendSeq = e.Seq
 					}
@@ -216,7 +214,7 @@ func (c *checker) lose(f *frameRec, why string, seq int64) {
 
 func (c *checker) disconnect(e *traces.Event) {
 	l := c.link(e.Link)
-	l.ended, l.note, l.endSeq, l.endT = true, strings.Clone(e.Note), e.Seq, e.T
+	l.ended, l.note, l.endSeq, l.endT = true, c.own(e.Note), e.Seq, e.T
 	for d := range l.q {
 		for _, f := range l.q[d].drain() {
 			c.lose(f, "was lost when the link ended ("+e.Note+")", e.Seq)

@@ -45,8 +45,17 @@ type keyIndex struct {
 	// early holds, per key no Client has sent yet, the first request read
 	// from a frame never sent (delivered or dropped without a send) that
 	// carried it: the key's first request once a send adds the key.
-	early map[string]*reqRec
-	hint  int // keys expected
+	early  map[string]*reqRec
+	hint   int  // keys expected
+	borrow bool // as checker.borrow
+}
+
+// own is key as the index keeps it (see checker.own).
+func (x *keyIndex) own(key string) string {
+	if x.borrow {
+		return key
+	}
+	return strings.Clone(key)
 }
 
 type lenIndex struct {
@@ -76,7 +85,7 @@ func (x *keyIndex) add(key string) *keyInfo {
 	if ki := x.all[key]; ki != nil {
 		return ki
 	}
-	key = strings.Clone(key) // not the frame it was read from
+	key = x.own(key) // not the frame it was read from
 	ki := &keyInfo{key: key, first: x.early[key], anywhere: utf8.RuneCountInString(key) >= leakAnywhere}
 	x.all[key] = ki
 	n := len(key)
@@ -112,7 +121,7 @@ func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
 		if x.early == nil {
 			x.early = map[string]*reqRec{}
 		}
-		x.early[strings.Clone(key)] = r
+		x.early[x.own(key)] = r
 	}
 }
 
@@ -206,7 +215,7 @@ func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
 	a := c.leakBy[name]
 	if a == nil {
 		at := fmt.Sprintf("%s on %s sent at %s", describeFrame(e.Frame), e.Link, ms(e.T))
-		a = &leakAcc{key: ki, at: at, asKey: asKey, where: strings.Clone(clip(where, 60))}
+		a = &leakAcc{key: ki, at: at, asKey: asKey, where: c.own(clip(where, 60))}
 		c.leakBy[name] = a
 		c.leaks = append(c.leaks, a)
 	}

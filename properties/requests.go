@@ -79,7 +79,7 @@ func (x reqList) last() *reqRec {
 }
 
 func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, params string, sent bool) *reqRec {
-	r := &reqRec{link: l, id: acp.ID(strings.Clone(string(id))), method: c.name(method)}
+	r := &reqRec{link: l, id: acp.ID(c.own(string(id))), method: c.name(method)}
 	if sent {
 		r.sendSeq, r.sendT = e.Seq, e.T
 	}
@@ -95,12 +95,12 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 		}
 		switch key, present, bad := promptKey(p.key); {
 		case bad:
-			r.keyState, r.keyRaw = keyBad, strings.Clone(p.key)
+			r.keyState, r.keyRaw = keyBad, c.own(p.key)
 		case present:
 			if ki != nil && ki.key == key {
 				key = ki.key // the index's copy
 			} else {
-				key = strings.Clone(key)
+				key = c.own(key)
 			}
 			r.keyState, r.key = keyValid, key
 			c.keys.sentBy(ki, key, r, sent)

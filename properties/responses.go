@@ -1,8 +1,6 @@
 package properties
 
 import (
-	"strings"
-
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -46,7 +44,7 @@ func (l *linkState) target(id acp.ID) *reqRec {
 }
 
 func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) *respRec {
-	rp := &respRec{link: l, id: acp.ID(strings.Clone(string(m.id))), seq: e.Seq, t: e.T}
+	rp := &respRec{link: l, id: acp.ID(c.own(string(m.id))), seq: e.Seq, t: e.T}
 	if m.hasErr {
 		rp.code = m.errCode
 	} else {
@@ -54,7 +52,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	}
 	r := l.target(m.id)
 	if rp.ok && (r == nil || r.method == acp.MethodSessionPrompt) {
-		rp.msgID = strings.Clone(readMessageID(m.result))
+		rp.msgID = c.own(readMessageID(m.result))
 	}
 	if !sent {
 		rp.req = r

@@ -1,7 +1,5 @@
 package properties
 
-import "strings"
-
 // A submission is what one user asked to insert once, however many prompt
 // requests its Client sent for it: every verdict is about one of these.
 
@@ -71,7 +69,7 @@ func (s *subState) hasAnswer(session, id string) bool {
 func (c *checker) sub(id, client string) *subState {
 	s := c.subs[id]
 	if s == nil {
-		id = strings.Clone(id)
+		id = c.own(id)
 		s = &subState{id: id}
 		c.subs[id] = s
 		c.order = append(c.order, s)
