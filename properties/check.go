@@ -8,23 +8,56 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// Check, the checker's state, and the one pass over the trace that hands each
-// event to what it concerns; the judging happens after it, in finish.go.
+// Check, the streaming Checker, the checker's state, and the one pass over
+// the trace that hands each event to what it concerns; the judging happens
+// after it, in finish.go.
 
 // Check judges a trace. It reads only frames, submissions, outcomes and link
 // and process events: events whose Kind is in traces.Bookkeeping are skipped,
-// so stripping them never changes the report. Events are taken in Seq order.
+// so stripping them never changes the report. Events are taken in Seq order
+// (sorted first when they are not). It is a Checker fed the whole slice.
 func Check(h traces.Header, events []traces.Event) *Report {
 	evs := inSeqOrder(events)
-	c := newChecker(h, len(evs))
+	c := &Checker{c: newChecker(h, len(evs))}
+	c.c.borrow, c.c.keys.borrow = true, true
 	for i := range evs {
-		c.step(&evs[i])
+		c.Add(&evs[i])
 	}
-	// Every key is known now: look for them in what the Agent wrote.
-	for _, e := range c.agentSends {
-		c.scanLeaks(e)
+	return c.Finish()
+}
+
+// Checker judges a trace one event at a time, as Check does, without holding
+// the trace: its memory grows with the submissions, sessions, requests and
+// links the trace names, not with its frames, so a trace can be judged as it
+// is read (traces.Decoder) or written. Explanations still cite event numbers.
+type Checker struct {
+	c        *checker
+	finished bool
+}
+
+// NewChecker starts judging a trace with header h.
+func NewChecker(h traces.Header) *Checker { return &Checker{c: newChecker(h, 0)} }
+
+// Add hands the checker the next event, in Seq order. Add does not retain e
+// (only copies of the few strings a verdict needs), so the caller may reuse
+// it for the next event.
+func (c *Checker) Add(e *traces.Event) {
+	if c.finished {
+		panic("properties: Checker.Add after Finish")
 	}
-	return c.finish()
+	c.c.step(e)
+}
+
+// Finish judges the events added and returns the report. It may be called
+// once; Add must not follow.
+func (c *Checker) Finish() *Report {
+	if c.finished {
+		panic("properties: Checker.Finish called twice")
+	}
+	c.finished = true
+	rep := *c.c.finish() // a copy: the report must not hold the checker's tables in memory
+	c.c = nil
+	return &rep
 }
 
 // inSeqOrder returns the events sorted by Seq, copying only when they are not.
@@ -50,8 +83,11 @@ type checker struct {
 	links     map[string]*linkState
 	linkOrder []*linkState
 
-	keys       *keyIndex
-	agentSends []*traces.Event // frames the Agent sent, for the leak scan
+	keys  *keyIndex
+	names map[string]string // interned names: sessions, methods, links, processes
+	// borrow: the caller holds every event for the checker's life (Check),
+	// so what the checker keeps may point into them (own, name).
+	borrow bool
 
 	// byKey threads (by nextKey) the delivered keyed prompts of each
 	// session and key, for $/cancel_request; until the first one is
@@ -121,17 +157,17 @@ func newChecker(h traces.Header, n int) *checker {
 	}
 	hint := n/16 + 8
 	return &checker{
-		agentSends: make([]*traces.Event, 0, n/3),
-		h:          h,
-		retainN:    retain,
-		subs:       make(map[string]*subState, hint),
-		order:      make([]*subState, 0, hint),
-		links:      map[string]*linkState{},
-		msgAt:      make(map[msgKey]int32, hint),
-		msgs:       make([]msgRec, 0, hint),
-		final:      map[string]*transcript{},
-		leakBy:     map[string]*leakAcc{},
-		keys:       newKeyIndex(hint),
+		names:   map[string]string{},
+		h:       h,
+		retainN: retain,
+		subs:    make(map[string]*subState, hint),
+		order:   make([]*subState, 0, hint),
+		links:   map[string]*linkState{},
+		msgAt:   make(map[msgKey]int32, hint),
+		msgs:    make([]msgRec, 0, hint),
+		final:   map[string]*transcript{},
+		leakBy:  map[string]*leakAcc{},
+		keys:    newKeyIndex(hint),
 	}
 }
 
@@ -156,23 +192,23 @@ func (c *checker) step(e *traces.Event) {
 	switch e.Kind {
 	case traces.KindSubmit:
 		s := c.sub(e.Sub, e.Client)
-		s.submitSeq, s.text, s.textFromSubmit = e.Seq, e.Text, true
+		s.submitSeq, s.text, s.textFromSubmit = e.Seq, c.own(e.Text), true
 	case traces.KindSend:
 		c.send(e)
 	case traces.KindDeliver, traces.KindDrop:
 		c.arrive(e)
 	case traces.KindConnect:
 		l := c.link(e.Link)
-		l.client, l.agent = e.From, e.To
+		l.client, l.agent = c.name(e.From), c.name(e.To)
 		l.observer = e.From == traces.Observer
 	case traces.KindDisconnect:
 		c.disconnect(e)
 	case traces.KindOutcome:
 		s := c.sub(e.Sub, e.Client)
-		s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = e.Outcome, e.MessageID, e.Seq, e.T
+		s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = c.name(e.Outcome), c.own(e.MessageID), e.Seq, e.T
 		s.nOutcomes++
 	case traces.KindEnd:
-		c.rep.End, c.endSeq = e.Note, e.Seq
+		c.rep.End, c.endSeq = c.own(e.Note), e.Seq
 	case traces.KindHeal:
 		if c.healSeq == 0 {
 			c.healSeq = e.Seq
@@ -192,6 +228,7 @@ func (c *checker) link(name string) *linkState {
 	}
 	l := c.links[name]
 	if l == nil {
+		name = c.name(name)
 		l = &linkState{name: name, byID: map[acp.ID]reqList{}}
 		if i := strings.IndexByte(name, '>'); i >= 0 {
 			l.client, l.agent = name[:i], name[i+1:]
@@ -202,4 +239,29 @@ func (c *checker) link(name string) *linkState {
 	}
 	c.last = l
 	return l
+}
+
+// name interns a string the checker keeps that many records share (a
+// session, a method, a link or process name): one copy, which holds no
+// frame or event string in memory.
+func (c *checker) name(s string) string {
+	if c.borrow {
+		return s
+	}
+	if n, ok := c.names[s]; ok {
+		return n
+	}
+	n := strings.Clone(s)
+	c.names[n] = n
+	return n
+}
+
+// own is a string the checker keeps, as its own copy: a substring of a
+// frame would keep the whole frame in memory. Check borrows instead: the
+// caller holds every event until it returns.
+func (c *checker) own(s string) string {
+	if c.borrow {
+		return s
+	}
+	return strings.Clone(s)
 }

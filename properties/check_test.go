@@ -490,20 +490,30 @@ func TestOrderAndDeterminism(t *testing.T) {
 
 func TestKeyIndex(t *testing.T) {
 	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}}
-	for _, k := range []string{"abc", "bcd", "Key-1", "é", "zzzzzzzzzz"} {
+	const long = "1f0c9e2a-7b7d-4c1e" // 18 code points: found anywhere
+	for _, k := range []string{"abc", "bcd", "Key-1", "é", "zzzzzzzzzz", long} {
 		x.add(k)
 	}
 	tests := []struct {
 		s    string
 		want []string
 	}{
-		{"xxabcdxx", []string{"abc", "bcd"}},
+		// A short key counts only as a delimited token.
+		{"xxabcdxx", nil},
+		{"abc bcd", []string{"abc", "bcd"}},
+		{"(abc),bcd.", []string{"abc", "bcd"}},
+		{"abc-bcd", nil},
 		{"key-1", nil},
 		{"Key-1", []string{"Key-1"}},
-		{"café", []string{"é"}},
+		{"café", nil},
+		{"caf é", []string{"é"}},
 		{"ab", nil},
 		{"", nil},
 		{"zzzzzzzzz", nil},
+		{"zzzzzzzzzzz", nil},
+		// A long one anywhere in a string.
+		{"retry-" + long + "x", []string{long}},
+		{long, []string{long}},
 	}
 	for _, tt := range tests {
 		var got []string

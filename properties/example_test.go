@@ -2,6 +2,8 @@ package properties_test
 
 import (
 	"fmt"
+	"io"
+	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/properties"
@@ -61,4 +63,37 @@ func ExampleCheck() {
 	// Output:
 	// duplicate s1: s1 ("fix the tests", no key) was inserted twice: request 1 on c1>a1#1 delivered at 0.4ms, Agent answered messageId M1 at 0.5ms but the response was lost when the link ended (kill); request 1 on c1>a1#2 delivered at 0.9ms, Agent answered messageId M2 at 1ms; c1 told the user inserted(M2) at 1.2ms; the final transcript of session S1 (read on observer>a1#2 at 2.2ms) holds all of M1 and M2.
 	// transcript of s1: [M1 M2]
+}
+
+// A Checker judges a trace as it is read, one event at a time, without
+// holding it: here from a file's worth of ndjson through traces.Decoder,
+// with one Event reused for every line.
+func ExampleNewChecker() {
+	trace := `{"format":1,"tool":"acpsim","source":"seed","seed":1,"policy":"keyed","agent":"reference","link":"stdio","clients":1,"sessions":1,"prompts":1,"rates":null,"knobs":null,"contract":{"retention":"all","liveOnly":[]},"keyLengthUnit":"","command":""}
+{"t":0,"seq":1,"kind":"submit","client":"c1","sub":"s1","text":"fix the tests"}
+{"t":100,"seq":2,"kind":"end","note":"quiet"}
+`
+	d := traces.NewDecoder(strings.NewReader(trace), "run.ndjson")
+	h, err := d.Header()
+	if err != nil {
+		panic(err)
+	}
+	c := properties.NewChecker(h)
+	var e traces.Event
+	for {
+		err := d.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			panic(err)
+		}
+		c.Add(&e)
+	}
+	r := c.Finish()
+	for _, a := range r.Anomalies {
+		fmt.Printf("%s %s: %s\n", a.Kind, a.Sub, a.Explanation)
+	}
+	// Output:
+	// unresolved s1: s1 ("fix the tests", no key) never got an outcome: no prompt request was ever sent; the run ended quiet with it still pending, a liveness failure.
 }

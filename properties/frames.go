@@ -85,8 +85,9 @@ func (c *checker) send(e *traces.Event) {
 	l := c.link(e.Link)
 	d := dirOf(e, l)
 	if d == a2c {
-		c.agentSends = append(c.agentSends, e)
+		c.scanLeaks(e)
 		if e.Dir != traces.AgentToClient {
+			// Scanned first: the keys this frame sends are not sent yet.
 			c.keys.addFrameKeys(e.Frame)
 		}
 	}
@@ -127,12 +128,16 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 		case acp.KindNotification:
 			if d == c2a {
 				en.cancel = readCancel(v.method, v.params)
-				if en.cancel != nil && sent {
-					en.cancel.sendSeq = e.Seq
+				if en.cancel != nil {
+					en.cancel.session, en.cancel.id = c.name(en.cancel.session), acp.ID(c.own(string(en.cancel.id)))
+					if sent {
+						en.cancel.sendSeq = e.Seq
+					}
 				}
 			}
 			if d == a2c && v.method == acp.MethodSessionUpdate && (sent || l.observer) {
 				if u, ok := readUpdate(v.params); ok {
+					u.session = c.name(u.session)
 					if sent {
 						c.agentUpdate(l, e, &u)
 					}
@@ -209,7 +214,7 @@ func (c *checker) lose(f *frameRec, why string, seq int64) {
 
 func (c *checker) disconnect(e *traces.Event) {
 	l := c.link(e.Link)
-	l.ended, l.note, l.endSeq, l.endT = true, e.Note, e.Seq, e.T
+	l.ended, l.note, l.endSeq, l.endT = true, c.own(e.Note), e.Seq, e.T
 	for d := range l.q {
 		for _, f := range l.q[d].drain() {
 			c.lose(f, "was lost when the link ended ("+e.Note+")", e.Seq)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -20,7 +21,18 @@ type keyInfo struct {
 	key   string
 	first *reqRec  // the first prompt request that carried it (set in the main pass)
 	next  *keyInfo // the next key of the same length and hash
+	// anywhere: the key is long enough that finding it inside a longer
+	// string is no accident (see leakAnywhere).
+	anywhere bool
 }
+
+// leakAnywhere is the length, in code points, from which a key found inside
+// a string leaks wherever it sits in it: the key of a UUID, a ULID or a
+// nanoid does not turn up in an Agent's prose by chance, and an Agent that
+// prefixes it ("retry-" + key) still wrote it out. A shorter key leaks only
+// as a delimited token (a whole string value is one): a one-character key
+// "e" is not leaked by every word with an e in it (issue 18 item 4).
+const leakAnywhere = 16
 
 // keyIndex finds every Client key inside a string in time linear in the
 // string per distinct key length: a Rabin-Karp rolling hash per length, so a
@@ -33,8 +45,17 @@ type keyIndex struct {
 	// early holds, per key no Client has sent yet, the first request read
 	// from a frame never sent (delivered or dropped without a send) that
 	// carried it: the key's first request once a send adds the key.
-	early map[string]*reqRec
-	hint  int // keys expected
+	early  map[string]*reqRec
+	hint   int  // keys expected
+	borrow bool // as checker.borrow
+}
+
+// own is key as the index keeps it (see checker.own).
+func (x *keyIndex) own(key string) string {
+	if x.borrow {
+		return key
+	}
+	return strings.Clone(key)
 }
 
 type lenIndex struct {
@@ -64,7 +85,8 @@ func (x *keyIndex) add(key string) *keyInfo {
 	if ki := x.all[key]; ki != nil {
 		return ki
 	}
-	ki := &keyInfo{key: key, first: x.early[key]}
+	key = x.own(key) // not the frame it was read from
+	ki := &keyInfo{key: key, first: x.early[key], anywhere: utf8.RuneCountInString(key) >= leakAnywhere}
 	x.all[key] = ki
 	n := len(key)
 	li := x.byLen[n]
@@ -99,11 +121,12 @@ func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
 		if x.early == nil {
 			x.early = map[string]*reqRec{}
 		}
-		x.early[key] = r
+		x.early[x.own(key)] = r
 	}
 }
 
-// find calls fn for every key contained in s.
+// find calls fn for every occurrence in s of a key that leaks there: a long
+// key anywhere, a short one as a delimited token.
 func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 	for _, n := range x.lens {
 		if n > len(s) {
@@ -113,7 +136,7 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 		h := rollHash(s[:n])
 		for i := 0; ; i++ {
 			for ki := li.hash[h]; ki != nil; ki = ki.next {
-				if s[i:i+n] == ki.key {
+				if s[i:i+n] == ki.key && (ki.anywhere || delimited(s, i, i+n)) {
 					fn(ki)
 				}
 			}
@@ -125,10 +148,31 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 	}
 }
 
-// The key index holds every idempotencyKey string any Client sent, so that
-// a leak is caught whichever comes first in the trace: the main pass adds
-// the keys of the Client's frames it reads (newReq) and keeps the Agent's
-// frames, and the leaks are looked for in those once it is over.
+// delimited reports whether s[i:j] stands as a token of s: at each end the
+// string ends or a character follows that is no letter, digit, '_' or '-'.
+func delimited(s string, i, j int) bool {
+	if i > 0 {
+		if r, _ := utf8.DecodeLastRuneInString(s[:i]); tokenRune(r) {
+			return false
+		}
+	}
+	if j < len(s) {
+		if r, _ := utf8.DecodeRuneInString(s[j:]); tokenRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
+func tokenRune(r rune) bool {
+	return r == '_' || r == '-' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+// The key index holds every idempotencyKey string a Client has sent so far:
+// the main pass adds the keys of the Client's frames as it reads them
+// (newReq), and looks for those known so far in each frame the Agent sends.
+// A key leaks when the Agent writes it after a Client first sent it (issue
+// 18 item 4); before that it is the Agent's own string, not the Client's.
 
 // addFrameKeys adds the keys of a frame sent with no direction recorded from
 // the Agent's side of a link: the main pass reads no Client request from it,
@@ -155,7 +199,7 @@ type leakAcc struct {
 	key     *keyInfo // nil for the field name
 	count   int
 	seqs    []int64
-	first   *traces.Event
+	at      string // the first frame: what it is, its link and time, for prose
 	asKey   bool   // first found in an object key, not a string value
 	where   string // the string it was found in (first frame)
 	lastSeq int64
@@ -170,8 +214,8 @@ func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
 	}
 	a := c.leakBy[name]
 	if a == nil {
-		ev := *e
-		a = &leakAcc{key: ki, first: &ev, asKey: asKey, where: where}
+		at := fmt.Sprintf("%s on %s sent at %s", describeFrame(e.Frame), e.Link, ms(e.T))
+		a = &leakAcc{key: ki, at: at, asKey: asKey, where: c.own(clip(where, 60))}
 		c.leakBy[name] = a
 		c.leaks = append(c.leaks, a)
 	}
@@ -186,7 +230,8 @@ func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
 }
 
 // scanLeaks looks through every string of an Agent-to-Client frame, object
-// keys included, decoded so that no JSON escape can hide a key.
+// keys included, decoded so that no JSON escape can hide a key, for the
+// keys Clients have sent so far.
 func (c *checker) scanLeaks(e *traces.Event) {
 	eachString(e.Frame, func(s string, isKey bool) {
 		if isKey && s == keyField {
@@ -258,8 +303,7 @@ func (c *checker) judgeLeaks() {
 		if a.count > 1 {
 			more = fmt.Sprintf(", and %d Agent-to-Client frames in all", a.count)
 		}
-		f := a.first
-		at := fmt.Sprintf("%s on %s sent at %s", describeFrame(f.Frame), f.Link, ms(f.T))
+		at := a.at
 		if a.key == nil {
 			c.add(KeyLeak, nil, "", ev, "the Agent wrote the field name %q as an object key in %s%s.", keyField, at, more)
 			continue
@@ -272,7 +316,7 @@ func (c *checker) judgeLeaks() {
 			origin = fmt.Sprintf("%s sent it as the idempotencyKey of %s at %s", r.link.client, c.reqOf(r), ms(r.sendT))
 		}
 		c.add(KeyLeak, s, "", ev, "key %q leaked: %s; the Agent wrote it inside %s %q in %s%s.",
-			a.key.key, origin, where, clip(a.where, 60), at, more)
+			a.key.key, origin, where, a.where, at, more)
 	}
 }
 

@@ -22,7 +22,7 @@ func (c *checker) noteNamed(session, id string, seq int64, text func() string) {
 		c.named = map[string][]namedRec{}
 	}
 	live := len(c.h.Contract.LiveOnly) > 0 && c.h.Contract.IsLiveOnly(text())
-	c.named[session] = append(c.named[session], namedRec{id, seq, live})
+	c.named[session] = append(c.named[session], namedRec{c.own(id), seq, live})
 }
 
 // namedBetween counts the retained user messages of session (but except)
@@ -73,6 +73,7 @@ func (c *checker) msgFor(mk msgKey) (m *msgRec, known bool) {
 	if i, ok := c.msgAt[mk]; ok {
 		return &c.msgs[i], true
 	}
+	mk.session, mk.id = c.name(mk.session), c.own(mk.id) // not the frame's
 	c.msgAt[mk] = int32(len(c.msgs))
 	c.msgs = append(c.msgs, msgRec{})
 	return &c.msgs[len(c.msgs)-1], false

@@ -7,9 +7,10 @@
 // a Go plug-in Agent and a real executable by the same evidence, held to the
 // contract the Agent declares in the trace header (traces.Contract): what the
 // contract lets it forget is expected, not an anomaly. It runs in one pass
-// over the trace (then looks for the Clients' keys in the Agent's frames),
-// with maps keyed by link and JSON-RPC id, and never searches over
-// interleavings.
+// over the trace, with maps keyed by link and JSON-RPC id, and never searches
+// over interleavings; a Checker takes the events one at a time, so a trace
+// is judged as it is read, in memory that grows with its submissions and
+// sessions, not its frames.
 package properties
 
 // Anomaly kinds, in the order reports list them.
@@ -48,8 +49,10 @@ const (
 	// Rework: a retry answered from a binding was followed by a second round
 	// of work for the message.
 	Rework = "rework"
-	// KeyLeak: an Agent-to-Client frame carries a Client's idempotencyKey or
-	// an "idempotencyKey" field.
+	// KeyLeak: an Agent-to-Client frame sent after a Client first sent an
+	// idempotencyKey carries it (in any JSON escaping) as a whole string, a
+	// delimited token, or, for a key of 16 code points or more, anywhere
+	// inside a string; or a frame carries an "idempotencyKey" object key.
 	KeyLeak = "key-leak"
 	// BadReply: a request got no response or two while its link lived, a
 	// malformed key was not answered -32602, a response answered no request,

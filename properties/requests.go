@@ -79,14 +79,14 @@ func (x reqList) last() *reqRec {
 }
 
 func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, params string, sent bool) *reqRec {
-	r := &reqRec{link: l, id: id, method: method}
+	r := &reqRec{link: l, id: acp.ID(c.own(string(id))), method: c.name(method)}
 	if sent {
 		r.sendSeq, r.sendT = e.Seq, e.T
 	}
 	switch method {
 	case acp.MethodSessionPrompt:
 		p := readPrompt(params)
-		r.session = p.session
+		r.session = c.name(p.session)
 		var ki *keyInfo
 		if sent && p.key != "" && p.key[0] == '"' {
 			if key, ok := stringField(p.key); ok {
@@ -95,8 +95,13 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 		}
 		switch key, present, bad := promptKey(p.key); {
 		case bad:
-			r.keyState, r.keyRaw = keyBad, p.key
+			r.keyState, r.keyRaw = keyBad, c.own(p.key)
 		case present:
+			if ki != nil && ki.key == key {
+				key = ki.key // the index's copy
+			} else {
+				key = c.own(key)
+			}
 			r.keyState, r.key = keyValid, key
 			c.keys.sentBy(ki, key, r, sent)
 		}
@@ -113,14 +118,14 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 			c.addReq(s, r)
 		}
 	case acp.MethodSessionClose:
-		r.session = readSession(params)
+		r.session = c.name(readSession(params))
 	case acp.MethodSessionFork:
-		r.session = readSession(params)
+		r.session = c.name(readSession(params))
 		if sent {
 			c.forks = append(c.forks, r)
 		}
 	case acp.MethodSessionResume:
-		r.session = readSession(params)
+		r.session = c.name(readSession(params))
 		if l.observer && sent {
 			// A new replay of the session starts from scratch.
 			delete(l.cand, r.session)
@@ -156,7 +161,7 @@ func (c *checker) addReq(s *subState, r *reqRec) {
 
 func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
 	r.delivered, r.delSeq, r.delT = true, e.Seq, e.T
-	r.to = e.To
+	r.to = c.name(e.To)
 	if r.to == "" {
 		r.to = l.agent
 	}

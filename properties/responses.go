@@ -44,7 +44,7 @@ func (l *linkState) target(id acp.ID) *reqRec {
 }
 
 func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) *respRec {
-	rp := &respRec{link: l, id: m.id, seq: e.Seq, t: e.T}
+	rp := &respRec{link: l, id: acp.ID(c.own(string(m.id))), seq: e.Seq, t: e.T}
 	if m.hasErr {
 		rp.code = m.errCode
 	} else {
@@ -52,7 +52,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	}
 	r := l.target(m.id)
 	if rp.ok && (r == nil || r.method == acp.MethodSessionPrompt) {
-		rp.msgID = readMessageID(m.result)
+		rp.msgID = c.own(readMessageID(m.result))
 	}
 	if !sent {
 		rp.req = r
@@ -69,7 +69,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	rp.req = r
 	r.resps = append(r.resps, rp)
 	if r.method == acp.MethodSessionFork && rp.ok && len(r.resps) == 1 {
-		if child := readSession(m.result); child != "" {
+		if child := c.name(readSession(m.result)); child != "" {
 			if c.forkOf == nil {
 				c.forkOf = map[string]string{}
 			}

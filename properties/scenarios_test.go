@@ -37,7 +37,8 @@ type single struct {
 	outcome     string   // "" means inserted; "-" means none
 	replay      []msg    // nil means [M1]; empty means nothing
 	emptyReplay bool
-	end         string // "" means quiet
+	end         string      // "" means quiet
+	early       func(b *tb) // before the submission, after the link is up
 	extra       func(b *tb)
 }
 
@@ -55,6 +56,9 @@ func (c single) build() *tb {
 		text = defaultText
 	}
 	b.connect(L1)
+	if c.early != nil {
+		c.early(b)
+	}
 	b.submit("c1", "s1", text)
 	var key any = K1
 	switch {

@@ -27,6 +27,9 @@ type sessRec struct {
 	prompted bool
 	lastAns  sessSeen   // the last prompt answered in it
 	unknown  []sessSeen // a resume answered -32002, or the observer's list lacked it
+	// hadBy holds the processes of had: a session may pass through
+	// thousands of processes, each answering many prompts in it.
+	hadBy map[string]bool
 }
 
 // sessSeen is a process and the event that showed what it knew.
@@ -54,6 +57,7 @@ func (c *checker) proc(name string, e *traces.Event) *procRec {
 	}
 	p := c.procs[name]
 	if p == nil {
+		name = c.name(name)
 		p = &procRec{name: name, start: e.Seq, startT: e.T}
 		for _, q := range c.procOrder {
 			if q.ended && agentOf(q.name) == agentOf(name) {
@@ -107,6 +111,18 @@ func (c *checker) sess(id string) *sessRec {
 	return s
 }
 
+// sawHad notes that proc had s, the first time it shows.
+func (s *sessRec) sawHad(proc string, e *traces.Event, how string) {
+	if s.hadBy[proc] {
+		return
+	}
+	if s.hadBy == nil {
+		s.hadBy = map[string]bool{}
+	}
+	s.hadBy[proc] = true
+	s.had = append(s.had, sessSeen{proc, e.Seq, e.T, how})
+}
+
 func (s *sessRec) saw(list *[]sessSeen, proc string, e *traces.Event, how string) {
 	for _, x := range *list {
 		if x.proc == proc {
@@ -123,22 +139,22 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 	switch r.method {
 	case acp.MethodSessionNew, acp.MethodSessionFork:
 		if !m.hasErr {
-			if id := readSession(m.result); id != "" {
-				c.sess(id).saw(&c.sess(id).had, proc, e, "created it")
+			if id := c.name(readSession(m.result)); id != "" {
+				c.sess(id).sawHad(proc, e, "created it")
 			}
 		}
 	case acp.MethodSessionResume:
 		s := c.sess(r.session)
 		switch {
 		case !m.hasErr:
-			s.saw(&s.had, proc, e, "resumed it")
+			s.sawHad(proc, e, "resumed it")
 		case m.errCode == acp.CodeResourceNotFound:
 			s.saw(&s.unknown, proc, e, fmt.Sprintf("answered session/resume of it -32002 (request %s on %s at %s)", r.id, l.name, ms(e.T)))
 		}
 	case acp.MethodSessionPrompt:
 		if !m.hasErr {
 			s := c.sess(r.session)
-			s.saw(&s.had, proc, e, "answered a prompt in it")
+			s.sawHad(proc, e, "answered a prompt in it")
 			s.prompted = true
 			s.lastAns = sessSeen{proc, e.Seq, e.T, fmt.Sprintf("request %s on %s", r.id, l.name)}
 		}

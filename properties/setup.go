@@ -63,7 +63,7 @@ func (c *checker) setupAnswered(l *linkState, r *reqRec, rp *respRec, msg string
 		c.setups[key] = g
 		c.setupOrder = append(c.setupOrder, g)
 	}
-	g.answers = append(g.answers, setupAnswer{ok: rp.ok, code: rp.code, msg: msg, seq: rp.seq, t: rp.t})
+	g.answers = append(g.answers, setupAnswer{ok: rp.ok, code: rp.code, msg: c.own(msg), seq: rp.seq, t: rp.t})
 }
 
 // judgeSetups marks the groups whose set-up failed: an error answered after

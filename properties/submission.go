@@ -69,12 +69,13 @@ func (s *subState) hasAnswer(session, id string) bool {
 func (c *checker) sub(id, client string) *subState {
 	s := c.subs[id]
 	if s == nil {
+		id = c.own(id)
 		s = &subState{id: id}
 		c.subs[id] = s
 		c.order = append(c.order, s)
 	}
 	if s.client == "" {
-		s.client = client
+		s.client = c.name(client)
 	}
 	return s
 }

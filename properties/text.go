@@ -1,59 +1,24 @@
 package properties
 
 import (
+	"bufio"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode/utf8"
 )
 
 // WriteText writes the report for people: one table row per submission, each
 // anomaly with its explanation, and a line of stats. The output depends only
 // on the report, in its order, so equal reports print equal text.
 func (r *Report) WriteText(w io.Writer) {
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "sub\tclient\tsession\ttext\tkey\tattempts\toutcome\ttranscript\tanomalies")
-	for i := range r.Submissions {
-		s := &r.Submissions[i]
-		session := "-"
-		if len(s.Sessions) > 0 {
-			session = short(s.Sessions[0])
-			if len(s.Sessions) > 1 {
-				session += fmt.Sprintf("+%d", len(s.Sessions)-1)
-			}
-		}
-		key := "-"
-		switch {
-		case s.Mixed:
-			key = "mixed"
-		case s.Key != "":
-			key = short(s.Key)
-		}
-		outcome := s.Outcome
-		switch {
-		case outcome == "":
-			outcome = "-"
-		case s.MessageID != "":
-			outcome += " " + short(s.MessageID)
-		}
-		attempts := strconv.Itoa(s.Attempts)
-		if s.Delivered != s.Attempts {
-			attempts += fmt.Sprintf(" (%d delivered)", s.Delivered)
-		}
-		count := strconv.Itoa(len(s.Transcript))
-		if s.ByText > 0 {
-			count += fmt.Sprintf(" (%d by text)", s.ByText)
-		}
-		anomalies := "-"
-		if len(s.Anomalies) > 0 {
-			anomalies = strings.Join(s.Anomalies, ",")
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", s.Sub, s.Client, session,
-			strconv.Quote(clip(s.Text, 24)), key, attempts, outcome, count, anomalies)
-	}
-	_ = tw.Flush()
-
+	bw := bufio.NewWriterSize(w, 64<<10)
+	defer bw.Flush()
+	w = bw
+	r.writeTable(w)
 	fmt.Fprintln(w)
 	if len(r.Anomalies) == 0 {
 		fmt.Fprintln(w, "no anomalies")
@@ -92,4 +57,97 @@ func seqList(seqs []int64) string {
 		parts[i] = strconv.FormatInt(q, 10)
 	}
 	return strings.Join(parts, ", ")
+}
+
+// tableHeader is the first row of the submissions table.
+var tableHeader = [tableColumns]string{"sub", "client", "session", "text", "key", "attempts", "outcome", "transcript", "anomalies"}
+
+const tableColumns = 9
+
+// row is the table's row for a submission, one cell per column.
+func (s *SubmissionResult) row() [tableColumns]string {
+	session := "-"
+	if len(s.Sessions) > 0 {
+		session = short(s.Sessions[0])
+		if len(s.Sessions) > 1 {
+			session += fmt.Sprintf("+%d", len(s.Sessions)-1)
+		}
+	}
+	key := "-"
+	switch {
+	case s.Mixed:
+		key = "mixed"
+	case s.Key != "":
+		key = short(s.Key)
+	}
+	outcome := s.Outcome
+	switch {
+	case outcome == "":
+		outcome = "-"
+	case s.MessageID != "":
+		outcome += " " + short(s.MessageID)
+	}
+	attempts := strconv.Itoa(s.Attempts)
+	if s.Delivered != s.Attempts {
+		attempts += fmt.Sprintf(" (%d delivered)", s.Delivered)
+	}
+	count := strconv.Itoa(len(s.Transcript))
+	if s.ByText > 0 {
+		count += fmt.Sprintf(" (%d by text)", s.ByText)
+	}
+	anomalies := "-"
+	if len(s.Anomalies) > 0 {
+		anomalies = strings.Join(s.Anomalies, ",")
+	}
+	return [tableColumns]string{s.Sub, s.Client, session, strconv.Quote(clip(s.Text, 24)), key, attempts, outcome, count, anomalies}
+}
+
+// writeTable writes the submissions table as text/tabwriter aligns it
+// (padding 2, spaces), in two passes over the rows instead of buffering
+// them all: a million rows would hold the table in memory. A row with a
+// byte tabwriter gives a meaning (a tab, a line or page break, its escape
+// 0xff) goes through tabwriter itself, which is the reference.
+func (r *Report) writeTable(w io.Writer) {
+	var width [tableColumns]int
+	measure := func(cells *[tableColumns]string) bool {
+		for j, c := range cells {
+			if strings.ContainsAny(c, "\t\n\v\f") || strings.IndexByte(c, 0xff) >= 0 {
+				return false
+			}
+			width[j] = max(width[j], utf8.RuneCountInString(c))
+		}
+		return true
+	}
+	plain := measure(&tableHeader)
+	for i := range r.Submissions {
+		if !plain {
+			break
+		}
+		row := r.Submissions[i].row()
+		plain = measure(&row)
+	}
+	if !plain {
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, strings.Join(tableHeader[:], "\t"))
+		for i := range r.Submissions {
+			row := r.Submissions[i].row()
+			fmt.Fprintln(tw, strings.Join(row[:], "\t"))
+		}
+		_ = tw.Flush()
+		return
+	}
+	spaces := strings.Repeat(" ", slices.Max(width[:tableColumns-1])+2)
+	line := func(cells *[tableColumns]string) {
+		for j, c := range cells[:tableColumns-1] {
+			io.WriteString(w, c)
+			io.WriteString(w, spaces[:width[j]+2-utf8.RuneCountInString(c)])
+		}
+		io.WriteString(w, cells[tableColumns-1])
+		io.WriteString(w, "\n")
+	}
+	line(&tableHeader)
+	for i := range r.Submissions {
+		row := r.Submissions[i].row()
+		line(&row)
+	}
 }

@@ -27,7 +27,8 @@ type tmsg struct {
 	owner    *respRec // the first success response that named it (set by bound)
 }
 
-func (t *transcript) apply(u *updView, seq int64) {
+// apply adds an update of the replay; own copies what t keeps (checker.own).
+func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 	i, ok := t.index[u.msgID]
 	if ok && u.kind == acp.UpdateUserMessage && i < t.sealed {
 		// The replay came back to a message it had moved past: the
@@ -40,8 +41,9 @@ func (t *transcript) apply(u *updView, seq int64) {
 			t.index = map[string]int{}
 		}
 		i = len(t.msgs)
-		t.index[u.msgID] = i
-		t.msgs = append(t.msgs, tmsg{id: u.msgID, seq: seq})
+		id := own(u.msgID) // not the frame's
+		t.index[id] = i
+		t.msgs = append(t.msgs, tmsg{id: id, seq: seq})
 	}
 	m := &t.msgs[i]
 	switch u.kind {
@@ -49,10 +51,14 @@ func (t *transcript) apply(u *updView, seq int64) {
 		// A whole update without content patches other fields only; with
 		// content (even null or []) it replaces what chunks built.
 		if u.content != "" {
-			m.text = u.text()
+			m.text = own(u.text())
 		}
 	case acp.UpdateUserMessageChunk:
-		m.text += u.text()
+		if t := u.text(); m.text == "" {
+			m.text = own(t) // "" + t would be t itself, the frame's
+		} else {
+			m.text += t
+		}
 	}
 }
 
@@ -76,7 +82,7 @@ func (c *checker) observe(l *linkState, u *updView, e *traces.Event) {
 		t = &transcript{session: u.session}
 		l.cand[u.session] = t
 	}
-	t.apply(u, e.Seq)
+	t.apply(u, e.Seq, c.own)
 }
 
 // finalize makes what the observer read on l for session the final transcript;

@@ -46,6 +46,15 @@ END {
 		commas(mean(bench " submissions/cpu-s")), commas(mean(bench " events/cpu-s")), runs[bench]
 	else printf "%-46s %12s   (a million at this rate: %s, target 1 s, ratio %.2f; %d runs)\n",
 		label, dur(s), dur(s * 1000000 / subs), subs / 1000000 / s, runs[bench]
+	j = "BenchmarkJudgeFile"
+	rss = mean(j " maxrss-MiB")
+	jsubs = mean(j " submissions")
+	label = "acpsim judge, " commas(jsubs) " submissions, max RSS"
+	if (rss < 0) printf "%-46s (no runs)\n", "acpsim judge, max RSS"
+	else if (jsubs == 1000000) printf "%-46s %12s   target %9s   ratio %5.2f   (%s wall, %s CPU; %d runs)\n",
+		label, commas(rss) " MiB", "1,536 MiB", 1536 / rss, dur(mean(j " wall-s/judge")), dur(mean(j " cpu-s/judge")), runs[j]
+	else printf "%-46s %12s   (target at 1,000,000: 1,536 MiB; %s wall, %s CPU; %d runs)\n",
+		label, commas(rss) " MiB", dur(mean(j " wall-s/judge")), dur(mean(j " cpu-s/judge")), runs[j]
 	rate("checker submissions per core-second (20,000)", "BenchmarkCheck submissions/cpu-s", 1000000)
 	v = mean("BenchmarkPromptRoundTrip frames/s")
 	if (v >= 0) printf "%-46s %12s   (per wall second; §7 measured 2.2 µs each with goccy/go-json: 454,545/s)\n", "prompt frame JSON round trips per second", commas(v)

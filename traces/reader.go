@@ -1,8 +1,6 @@
 package traces
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -121,88 +119,33 @@ func ReadFile(path string) (*Log, error) {
 	return Read(f, path)
 }
 
-// Read reads a whole trace from r, checking it strictly: the header comes
+// Read reads a whole trace from r (a Decoder reads it one event at a time), checking it strictly: the header comes
 // first with a supported format; every line is one JSON object with only
 // known fields of the right types; events are numbered 1, 2, 3, ... with
 // time never going backwards; every event has a known kind and the fields
 // that kind needs; and the file ends with a newline. name is used in error
 // messages, which are *ReadError.
 func Read(r io.Reader, name string) (*Log, error) {
-	if name == "" {
-		name = "trace"
-	}
-	rd := reader{br: bufio.NewReaderSize(r, 64<<10), name: name}
-	return rd.read()
-}
-
-type reader struct {
-	br   *bufio.Reader
-	name string
-	long []byte // holds a line longer than br's buffer
-	line int
-	sc   lineScanner
-}
-
-func (rd *reader) errorf(format string, args ...any) error {
-	return &ReadError{Name: rd.name, Line: rd.line, Msg: fmt.Sprintf(format, args...)}
-}
-
-// readLine returns the next line with its '\n', valid until the next call.
-func (rd *reader) readLine() ([]byte, error) {
-	line, err := rd.br.ReadSlice('\n')
-	if err != bufio.ErrBufferFull {
-		return line, err
-	}
-	rd.long = append(rd.long[:0], line...)
-	for {
-		line, err = rd.br.ReadSlice('\n')
-		rd.long = append(rd.long, line...)
-		if err != bufio.ErrBufferFull {
-			return rd.long, err
-		}
-	}
-}
-
-func (rd *reader) read() (*Log, error) {
+	d := NewDecoder(r, name)
 	log := &Log{}
-	var prevT int64
+	var err error
+	if log.Header, err = d.Header(); err != nil {
+		return nil, err
+	}
 	for {
-		line, err := rd.readLine()
-		if len(line) == 0 && err == io.EOF {
-			break
-		}
-		rd.line++
-		if err == io.EOF {
-			return nil, rd.errorf("truncated line (no newline at end of file): the trace was cut off while being written")
-		}
-		if err != nil {
-			return nil, &ReadError{Name: rd.name, Line: rd.line, Msg: "read error: " + err.Error(), Err: err}
-		}
-		line = line[:len(line)-1]
-		what := "an event"
-		if rd.line == 1 {
-			what = "the header"
-		}
-		if len(bytes.TrimSpace(line)) == 0 {
-			return nil, rd.errorf("empty line, expected %s (one JSON object per line)", what)
-		}
-		if rd.line == 1 {
-			if err := decodeHeader(line, &log.Header); err != nil {
-				return nil, rd.errorf("header: %v", err)
-			}
-			continue
-		}
 		log.Events = append(log.Events, Event{})
-		e := &log.Events[len(log.Events)-1]
-		if err := decodeEvent(&rd.sc, line, e, int64(len(log.Events)), prevT); err != nil {
-			return nil, rd.errorf("event: %v", err)
+		switch err := d.Next(&log.Events[len(log.Events)-1]); err {
+		case nil:
+		case io.EOF:
+			log.Events = log.Events[:len(log.Events)-1]
+			if len(log.Events) == 0 {
+				log.Events = nil
+			}
+			return log, nil
+		default:
+			return nil, err
 		}
-		prevT = e.T
 	}
-	if rd.line == 0 {
-		return nil, &ReadError{Name: rd.name, Msg: "empty file: expected a header line"}
-	}
-	return log, nil
 }
 
 func decodeHeader(line []byte, h *Header) error {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,6 +18,13 @@ import (
 func TestMain(m *testing.M) {
 	if os.Getenv("ACPSIM_TEST_AS_MAIN") == "1" {
 		os.Exit(execute(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	if spec := os.Getenv(writeHistoryEnv); spec != "" {
+		if err := writeHistoryMain(spec); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
 	}
 	os.Exit(m.Run())
 }

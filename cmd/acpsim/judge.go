@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -15,28 +17,70 @@ func newJudgeCmd() *cobra.Command {
 		Use:   "judge TRACE",
 		Short: "Check a trace file with the property checkers and print the verdict",
 		Long: `Read a trace (ndjson, as run --trace writes it) and judge it from its frames
-alone. A malformed trace is rejected with file:line and what was expected.`,
+alone, as a stream: memory grows with the trace's submissions and sessions,
+not its length. A malformed trace is rejected with file:line and what was
+expected.`,
 		Example: "  acpsim judge a.ndjson\n  acpsim judge --session-contract durable a.ndjson",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			log, err := traces.ReadFile(args[0])
+			h, rep, events, err := judgeFile(args[0], contract)
 			if err != nil {
 				return err
 			}
-			if contract != "" {
-				if err := traces.CheckSessionContract(contract); err != nil {
-					return fmt.Errorf("--session-contract: %v", err)
-				}
-				log.Header.Contract.Sessions = contract
-			}
-			rep := properties.Check(log.Header, log.Events)
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], log.Header.Seed, log.Header.Policy, log.Header.Agent, len(log.Events))
+			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], h.Seed, h.Policy, h.Agent, events)
 			rep.WriteText(out)
 			fmt.Fprintln(out)
-			return verdict(out, rep.OK(), rep.Inconclusive, log.Header.Command, func() string { return args[0] })
+			return verdict(out, rep.OK(), rep.Inconclusive, h.Command, func() string { return args[0] })
 		},
 	}
 	cmd.Flags().StringVar(&contract, "session-contract", "", sessionContractDoc+"; empty: as the trace header says")
 	return cmd
+}
+
+// judgeFile judges the trace at path as it reads it, one event at a time,
+// holding the Agent to contract when it is not "" (the header's otherwise).
+// It returns the header, the report and how many events the trace has. A
+// malformed trace is told before a bad contract, as when the whole file was
+// read first.
+func judgeFile(path, contract string) (traces.Header, *properties.Report, int64, error) {
+	var contractErr error
+	if contract != "" {
+		if err := traces.CheckSessionContract(contract); err != nil {
+			contractErr = fmt.Errorf("--session-contract: %v", err)
+		}
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return traces.Header{}, nil, 0, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		return traces.Header{}, nil, 0, &traces.ReadError{Name: path, Msg: "is a directory, expected a trace file"}
+	}
+	d := traces.NewDecoder(f, path)
+	h, err := d.Header()
+	if err != nil {
+		return h, nil, 0, err
+	}
+	if contract != "" {
+		h.Contract.Sessions = contract
+	}
+	c := properties.NewChecker(h)
+	var e traces.Event
+	for {
+		switch err := d.Next(&e); err {
+		case nil:
+			if contractErr == nil {
+				c.Add(&e)
+			}
+		case io.EOF:
+			if contractErr != nil {
+				return h, nil, 0, contractErr
+			}
+			return h, c.Finish(), d.Events(), nil
+		default:
+			return h, nil, 0, err
+		}
+	}
 }

@@ -73,6 +73,7 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"not a trace", "", []string{"judge", garbage}, "garbage.ndjson:1:"},
 		{"trace is a directory (judge)", "", []string{"judge", dir}, "is a directory"},
 		{"missing trace", "", []string{"judge", filepath.Join(dir, "missing.ndjson")}, "no such file"},
+		{"endless line (judge)", "", []string{"judge", "/dev/zero"}, "/dev/zero:1: line longer than 67108864 bytes, expected the header"},
 		{"stray argument", "", []string{"run", "extra"}, `unknown command "extra"`},
 		{"a contract given to --sessions", "", []string{"run", "--sessions", "durable"}, "for the session contract use --session-contract durable"},
 		{"a contract given to check's --sessions", "", []string{"check", "--sessions", "process", "--", "acpsim", "agent"}, "use --session-contract process"},

@@ -1,0 +1,124 @@
+package properties
+
+import (
+	"reflect"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The streaming Checker, fed one Event the caller overwrites after each Add,
+// gives Check's report on every trace the anomaly pairs build.
+func TestCheckerGivesChecksReportFromAReusedEvent(t *testing.T) {
+	traces := map[string]*tb{"synthetic": synthetic(300)}
+	for _, p := range pairs {
+		traces[p.name+"/bad"], traces[p.name+"/good"] = p.bad(), p.good()
+	}
+	for name, b := range traces {
+		want := Check(b.h, b.evs)
+		c := NewChecker(b.h)
+		var e, scribble = b.evs[0], b.evs[len(b.evs)-1]
+		scribble.Frame = `{"jsonrpc":"2.0","method":"scribbled"}`
+		for i := range b.evs {
+			e = b.evs[i]
+			c.Add(&e)
+			e = scribble // what a caller reusing e writes next
+		}
+		got := c.Finish()
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s: the Checker's report differs from Check's\nChecker:\n%s\nCheck:\n%s", name, dump(got), dump(want))
+		}
+	}
+}
+
+// Frames that open nothing (the Agent's chatter on a link) leave the
+// checker's memory as it was: it keeps state per submission, session,
+// request and link, never per frame.
+func TestCheckerMemoryDoesNotGrowWithFrames(t *testing.T) {
+	b := single{}.build()
+	c := NewChecker(b.h)
+	seq, tm := int64(0), int64(0)
+	add := func(e traces.Event) {
+		seq++
+		tm += 10
+		e.Seq, e.T = seq, tm
+		c.Add(&e)
+	}
+	// The healthy run up to its observer, then chatter.
+	for _, e := range b.evs[:len(b.evs)/2] {
+		add(e)
+	}
+	chatter := agentMessage(`"still thinking about ` + K1[:8] + `"`)
+	talk := func(n int) {
+		for range n {
+			f := traces.Event{Link: L1, From: "a1#1", To: "c1", Dir: traces.AgentToClient, Frame: chatter}
+			f.Kind = traces.KindSend
+			add(f)
+			f.Kind = traces.KindDeliver
+			add(f)
+		}
+	}
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	talk(5_000)
+	before := heap()
+	talk(100_000)
+	after := heap()
+	runtime.KeepAlive(c)
+	if grew := int64(after) - int64(before); grew > 256<<10 {
+		t.Fatalf("the checker grew by %d bytes over 100,000 more frames sent", grew)
+	}
+	if r := c.Finish(); r.Stats.Frames != 105_000+b.countSends(len(b.evs)/2) {
+		t.Fatalf("frames counted: %d", r.Stats.Frames)
+	}
+}
+
+// countSends counts the send events among the first n.
+func (b *tb) countSends(n int) int {
+	k := 0
+	for _, e := range b.evs[:n] {
+		if e.Kind == traces.KindSend {
+			k++
+		}
+	}
+	return k
+}
+
+// What the Checker keeps of a frame is its own copy of the few strings a
+// verdict needs (ids, keys, sessions, texts), never a slice of the frame:
+// judging frames padded to 4 KB each takes no more memory than the
+// submissions need.
+func TestCheckerKeepsNoFrame(t *testing.T) {
+	const n = 2000
+	b := synthetic(n)
+	pad := `"_meta":{"pad":"` + strings.Repeat("p", 4096) + `"},`
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	before := heap()
+	c := NewChecker(b.h)
+	for i := range b.evs {
+		e := b.evs[i]
+		if e.Frame != "" && e.Frame[0] == '{' {
+			e.Frame = "{" + pad + e.Frame[1:] // a new string for every event, as a decoder reads them
+		}
+		c.Add(&e)
+	}
+	grew := int64(heap()) - int64(before)
+	runtime.KeepAlive(c)
+	if perSub := grew / n; perSub > 4096 {
+		t.Fatalf("the checker holds %d bytes per submission: it keeps frames", perSub)
+	}
+	if r := c.Finish(); !r.OK() || r.Stats.Submissions != n {
+		t.Fatalf("the padded trace is not healthy:\n%s", dump(r))
+	}
+}

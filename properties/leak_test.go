@@ -1,0 +1,50 @@
+package properties
+
+import (
+	"strings"
+	"testing"
+)
+
+// A key leaks when the Agent writes it after a Client first sent it, as a
+// whole string or a delimited token; a long key anywhere inside a string.
+func TestKeyLeakRule(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		trace single
+		leak  bool
+	}{
+		{"a one-character key is not leaked by words with an e", single{key: "e",
+			early: agentSays(agentMessage(`"welcome: let me see the tree"`)),
+			extra: agentSays(agentMessage(`"here we are, e-mail me: need edits?"`))}, false},
+		{"a one-character key echoed as a whole string value leaks", single{key: "e",
+			extra: agentSays(agentMessage(`"e"`))}, true},
+		{"a one-character key echoed as a token leaks", single{key: "e",
+			extra: agentSays(agentMessage(`"retrying with key e, as before"`))}, true},
+		{"a one-character key the Agent wrote before the Client sent it is the Agent's own", single{key: "e",
+			early: agentSays(agentMessage(`"e"`))}, false},
+		{"a long key the Agent wrote before the Client sent it is the Agent's own", single{
+			early: agentSays(agentMessage(`"` + K1 + `"`))}, false},
+		{"a long key inside a longer string leaks", single{
+			extra: agentSays(agentMessage(`"retry-` + K1 + `-again"`))}, true},
+		{"a short key inside a word does not", single{key: "ref",
+			extra: agentSays(agentMessage(`"I prefer the referee's ref-count"`))}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := tc.trace.build().check()
+			var leaks []Anomaly
+			for _, a := range r.Anomalies {
+				if a.Kind == KeyLeak {
+					leaks = append(leaks, a)
+				} else {
+					t.Errorf("unexpected %s: %s", a.Kind, a.Explanation)
+				}
+			}
+			if tc.leak != (len(leaks) == 1) || len(leaks) > 1 {
+				t.Fatalf("want leak %v, got %d key-leaks\n%s", tc.leak, len(leaks), dump(r))
+			}
+			if tc.leak && !strings.Contains(leaks[0].Explanation, "the Agent wrote it inside a string value") {
+				t.Fatalf("explanation: %s", leaks[0].Explanation)
+			}
+		})
+	}
+}

@@ -1,0 +1,87 @@
+package traces
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// A Decoder gives the events Read gives, one at a time into a reused Event.
+func TestDecoderGivesWhatReadGives(t *testing.T) {
+	l := sampleLog()
+	data := encode(t, l)
+	d := NewDecoder(bytes.NewReader(data), "sample.ndjson")
+	h, err := d.Header()
+	if err != nil || !reflect.DeepEqual(h, l.Header) {
+		t.Fatalf("header %+v, %v", h, err)
+	}
+	var e Event
+	for i := range l.Events {
+		if err := d.Next(&e); err != nil {
+			t.Fatalf("event %d: %v", i+1, err)
+		}
+		if !reflect.DeepEqual(e, l.Events[i]) {
+			t.Fatalf("event %d: got %+v, want %+v", i+1, e, l.Events[i])
+		}
+	}
+	if err := d.Next(&e); err != io.EOF {
+		t.Fatalf("after the last event: %v, want io.EOF", err)
+	}
+	if d.Events() != int64(len(l.Events)) {
+		t.Fatalf("Events() = %d, want %d", d.Events(), len(l.Events))
+	}
+}
+
+// A line over the limit is refused with the limit in a one-line message,
+// without reading the rest of it into memory: a file of zeros with no
+// newline is not a trace.
+func TestDecoderRefusesALineOverTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		name, input, want string
+	}{
+		{"header", strings.Repeat("\x00", 5000), "zeros:1: line longer than 1000 bytes, expected the header (one JSON object per line)"},
+		{"event", hdr + `{"t":0,"seq":1,"kind":"heal","note":"` + strings.Repeat("x", 2000) + "\"}\n", "zeros:2: line longer than 1000 bytes, expected an event (one JSON object per line)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := NewDecoder(strings.NewReader(tc.input), "zeros")
+			d.MaxLine = 1000
+			var e Event
+			err := d.Next(&e)
+			var re *ReadError
+			if !errors.As(err, &re) || err.Error() != tc.want {
+				t.Fatalf("got %v\nwant %s", err, tc.want)
+			}
+		})
+	}
+	// A line of exactly the limit is fine.
+	line := `{"t":0,"seq":1,"kind":"heal"}`
+	d := NewDecoder(strings.NewReader(hdr+line+"\n"), "exact")
+	d.MaxLine = max(len(line), len(hdr)-1)
+	var e Event
+	if err := d.Next(&e); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The limit holds for lines longer than the read buffer too.
+func TestDecoderLimitsLongLines(t *testing.T) {
+	d := NewDecoder(io.LimitReader(zeros{}, 10<<20), "big")
+	d.MaxLine = 1 << 20
+	_, err := d.Header()
+	if err == nil || err.Error() != "big:1: line longer than 1048576 bytes, expected the header (one JSON object per line)" {
+		t.Fatalf("got %v", err)
+	}
+	if cap(d.long) > 0 {
+		t.Fatalf("the decoder still holds %d bytes of the refused line", cap(d.long))
+	}
+}
+
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
