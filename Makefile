@@ -64,6 +64,7 @@ bench-quick:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 1 ./sim/world/ ./properties/ ./actors/acp/ > bench-quick.txt
 	$(GO) test -run '^$$' -bench 'CheckMillion' -benchmem -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -check.subs=200000 >> bench-quick.txt
 	$(GO) test -run '^$$' -bench 'Porcupine' -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -porcupine.limit=10s >> bench-quick.txt
+	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 20m ./cmd/acpsim/ -args -judge.subs=200000 >> bench-quick.txt
 	@awk -f scripts/bench-summary.awk bench-quick.txt
 	@echo "(raw runs: bench-quick.txt)"
 
