@@ -70,6 +70,15 @@ func (q *eventQueue) pop() event {
 	return e
 }
 
+// Reset empties the loop and puts its clock back to zero, keeping the
+// queue's memory for the next run: a worker that runs seed after seed on
+// one Loop does not grow a queue per seed. Events still scheduled are
+// dropped unrun.
+func (l *Loop) Reset() {
+	clear(l.q)
+	*l = Loop{q: l.q[:0]}
+}
+
 // Now is the current virtual time, measured from the start of the run.
 func (l *Loop) Now() time.Duration { return l.now }
 
