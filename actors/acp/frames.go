@@ -71,3 +71,33 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// promptResultPrefix and promptResultSuffix frame a PromptResult as
+// Result(id, PromptResult{MessageID: id}) encodes it.
+const (
+	promptResultPrefix = `{"messageId":"`
+	promptResultSuffix = `"}`
+)
+
+// DecodePromptResult decodes a session/prompt result as encoding/json
+// would into a PromptResult (ok: without error), reading the shape this
+// package writes, a messageId of plain ASCII and nothing else, straight
+// from the bytes, since every answered prompt is one: any other result
+// goes through encoding/json.
+func DecodePromptResult(raw []byte) (res PromptResult, ok bool) {
+	if n := len(raw) - len(promptResultSuffix); n > len(promptResultPrefix) &&
+		string(raw[:len(promptResultPrefix)]) == promptResultPrefix && string(raw[n:]) == promptResultSuffix {
+		id := raw[len(promptResultPrefix):n]
+		plain := true
+		for _, c := range id {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return PromptResult{MessageID: string(id)}, true
+		}
+	}
+	return res, stdjson.Unmarshal(raw, &res) == nil
+}

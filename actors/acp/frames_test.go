@@ -71,3 +71,19 @@ func TestIsUpdateFrameOnlyMatchesUpdates(t *testing.T) {
 		}
 	}
 }
+
+func TestDecodePromptResultAgreesWithEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`{"messageId":"5f0c6b9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}`, `{"messageId":""}`, `{"messageId":"a\"b"}`,
+		`{"messageId":"a\u00e9"}`, `{"messageId":"é"}`, `{"messageId":1}`, `{"messageId":"x","_meta":{}}`,
+		`{"MessageID":"x"}`, `{ "messageId":"x"}`, `{"messageId":"x"} `, `{}`, `null`, `[]`, `{"messageId":"x"`,
+		string(Result(NumID(1), PromptResult{MessageID: "m-1"})[len(`{"jsonrpc":"2.0","id":1,"result":`):len(`{"jsonrpc":"2.0","id":1,"result":{"messageId":"m-1"}`)]),
+	} {
+		var want PromptResult
+		wantOK := stdjson.Unmarshal([]byte(raw), &want) == nil
+		got, ok := DecodePromptResult([]byte(raw))
+		if ok != wantOK || got.MessageID != want.MessageID || string(got.Meta) != string(want.Meta) {
+			t.Errorf("%s: got %+v, %v; encoding/json %+v, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
