@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"testing"
 
+	json "github.com/goccy/go-json"
 	"pgregory.net/rapid"
 )
 
@@ -84,6 +85,28 @@ func TestDecodePromptResultAgreesWithEncodingJSON(t *testing.T) {
 		got, ok := DecodePromptResult([]byte(raw))
 		if ok != wantOK || got.MessageID != want.MessageID || string(got.Meta) != string(want.Meta) {
 			t.Errorf("%s: got %+v, %v; encoding/json %+v, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
+
+func TestEncodeWritesWhatTheEncoderWrites(t *testing.T) {
+	raws := []string{"", `{}`, `{"sessionId":"s-1","prompt":[{"type":"text","text":"fix the failing test"}]}`,
+		`{"a":"<b>"}`, `{"a": 1}`, `{"a":"\u00e9"}`, `{"a":"é"}`, `{"a":"x\"y"}`, `[1,2]`, `"s"`, `7`, `null`, "{\n}"}
+	ids := []ID{"", "1", "-3", "0", "null", `"p1-4"`, `"a<b"`, `"é"`, `"x\"y"`, " 1"}
+	for _, method := range []string{"", MethodSessionPrompt, "a<b", "é"} {
+		for _, id := range ids {
+			for _, params := range raws {
+				for _, result := range []string{"", `{"messageId":"m"}`, `{"x": 2}`} {
+					m := &Message{JSONRPC: Version, ID: id, Method: method, Params: json.RawMessage(params), Result: json.RawMessage(result)}
+					want, err := json.Marshal(m)
+					if err != nil {
+						continue // the encoder refuses it: Encode panics, as before
+					}
+					if got := Encode(m); string(got) != string(want) {
+						t.Errorf("%+v: Encode wrote\n %s\nthe encoder\n %s", m, got, want)
+					}
+				}
+			}
 		}
 	}
 }
