@@ -31,11 +31,11 @@ function rate(label, key, target,    v) {
 }
 # Seeds at 10, 100 and 1,000 prompts per Client (BenchmarkSeedPrompts): the
 # rates, then the cost per prompt of the longer seeds over the ten-prompt
-# seed's (target: at most 1.5), split into the frames the scenario needs per
-# prompt and the cost of each frame.
+# seed's (target: at most 1.5), split into the events the scenario takes
+# per prompt and the cost of each event.
 function scaling(    p, k, sz, c, d, f, c0, d0, f0, line) {
 	p = "BenchmarkSeedPrompts/prompts="
-	c0 = mean(p "10 cpu-us/prompt"); d0 = mean(p "10 deliveries/prompt"); f0 = mean(p "10 cpu-us/delivery")
+	c0 = mean(p "10 cpu-us/prompt"); d0 = mean(p "10 events/prompt"); f0 = mean(p "10 cpu-us/event")
 	if (c0 < 0) { printf "%-46s (no runs)\n", "seeds at 10, 100 and 1,000 prompts"; return }
 	line = ""
 	for (k = 0; k < 3; k++) {
@@ -45,9 +45,9 @@ function scaling(    p, k, sz, c, d, f, c0, d0, f0, line) {
 	printf "%-46s %s\n", "seeds per core-second, 10 / 100 / 1,000 prompts", line
 	for (k = 1; k < 3; k++) {
 		sz = k == 1 ? 100 : 1000
-		c = mean(p sz " cpu-us/prompt"); d = mean(p sz " deliveries/prompt"); f = mean(p sz " cpu-us/delivery")
+		c = mean(p sz " cpu-us/prompt"); d = mean(p sz " events/prompt"); f = mean(p sz " cpu-us/event")
 		if (c < 0) { printf "%-46s (no runs)\n", "cost per prompt, " commas(sz) " prompts ÷ 10"; continue }
-		printf "%-46s %12.2f   target %9s   ratio %5.2f   (frames per prompt ×%.2f, cost per frame ×%.2f)\n",
+		printf "%-46s %12.2f   target %9s   ratio %5.2f   (events per prompt ×%.2f, cost per event ×%.2f)\n",
 			"cost per prompt, " commas(sz) " prompts ÷ 10", c / c0, "≤ 1.5", 1.5 / (c / c0), d / d0, f / f0
 	}
 }
