@@ -120,8 +120,11 @@ func (p *Pipe) arrive(dir int, f *frame) {
 	f.gone = true
 	q := p.inflight[dir]
 	if len(q) > 0 && q[0] == f {
-		q[0] = nil
-		p.inflight[dir] = q[1:]
+		// Shifted down, not resliced: the few frames in flight stay at the
+		// start of the slice, which then never needs growing again.
+		n := copy(q, q[1:])
+		q[n] = nil
+		p.inflight[dir] = q[:n]
 	}
 	p.event(traces.KindDeliver, dir, f, "")
 	if dir == c2a {
