@@ -110,3 +110,37 @@ func TestEncodeWritesWhatTheEncoderWrites(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainIDsDecodeAsTheDecoderDoes(t *testing.T) {
+	for _, tok := range []string{"0", "7", "42", "123456789012345678", "1234567890123456789", "007", "-1", "1.5", "1e3",
+		`"p1-4"`, `"a b"`, `""`, `"a<b"`, `"é"`, `"x\"y"`, `"x\u0041"`, "null"} {
+		if !plainIDToken([]byte(tok)) {
+			continue
+		}
+		var fast ID
+		if err := fast.UnmarshalJSON([]byte(tok)); err != nil {
+			t.Fatalf("%s: %v", tok, err)
+		}
+		var slow ID
+		switch tok[0] {
+		case '"':
+			var s string
+			if err := json.Unmarshal([]byte(tok), &s); err != nil {
+				t.Fatal(err)
+			}
+			slow = StrID(s)
+		default:
+			var n json.Number
+			if err := json.Unmarshal([]byte(tok), &n); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := n.Int64(); err != nil {
+				t.Fatalf("%s: %v", tok, err)
+			}
+			slow = ID(n.String())
+		}
+		if fast != slow {
+			t.Errorf("%s: read as %s, the decoder gives %s", tok, fast, slow)
+		}
+	}
+}
