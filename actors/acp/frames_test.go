@@ -144,3 +144,25 @@ func TestPlainIDsDecodeAsTheDecoderDoes(t *testing.T) {
 		}
 	}
 }
+
+func TestPlainBlocksAreReadAndWrittenAsTheCodecDoes(t *testing.T) {
+	for _, raw := range []string{`{"type":"text","text":"fix the failing test"}`, `{"type":"text","text":""}`,
+		`{"type":"resource_link","text":"x"}`, `{"type":"text","text":"a<b"}`, `{"type":"text","text":"é"}`,
+		`{"type":"text","text":"a\"b"}`, `{"text":"a","type":"text"}`, `{"type":"text","text":"a","uri":"u"}`,
+		`{"type":"text","text":"a"`, `{"type":"te"xt","text":"a"}`} {
+		var got ContentBlock
+		gotErr := got.UnmarshalJSON([]byte(raw))
+		var p plainBlock
+		wantErr := json.Unmarshal([]byte(raw), &p)
+		if (gotErr == nil) != (wantErr == nil) || gotErr == nil && (got.Type != p.Type || got.Text != p.Text || string(got.raw) != raw) {
+			t.Errorf("%s: read %+v (%v), the decoder %+v (%v)", raw, got, gotErr, p, wantErr)
+		}
+	}
+	for _, c := range []ContentBlock{Text("fix the failing test"), Text(""), Text("a<b&c"), Text("é"), Text("a\"b\n"), {Type: "resource_link", Text: "x"}} {
+		got, _ := c.MarshalJSON()
+		want, _ := json.Marshal(plainBlock{c.Type, c.Text})
+		if string(got) != string(want) {
+			t.Errorf("%+v: wrote %s, the encoder %s", c, got, want)
+		}
+	}
+}
