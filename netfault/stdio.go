@@ -45,7 +45,13 @@ type frame struct {
 	text  string // the bytes as the trace records them, copied once for send and deliver
 	sub   string
 	gone  bool
+	pipe  *Pipe
+	dir   int
 }
+
+// Fire is the frame's arrival (sim.Handler): a frame in flight is its own
+// event on the loop.
+func (f *frame) Fire() { f.pipe.arrive(f.dir, f) }
 
 const (
 	c2a = 0
@@ -84,7 +90,7 @@ func (p *Pipe) event(kind string, dir int, f *frame, note string) {
 }
 
 func (p *Pipe) send(dir int, b []byte, sub string) {
-	f := &frame{bytes: b, text: string(b), sub: sub}
+	f := &frame{bytes: b, text: string(b), sub: sub, pipe: p, dir: dir}
 	if !p.alive || p.gone != "" {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
 		return
@@ -104,7 +110,7 @@ func (p *Pipe) send(dir int, b []byte, sub string) {
 	at := max(p.loop.Now()+p.latency+extra, p.last[dir]) // a pipe never reorders
 	p.last[dir] = at
 	p.inflight[dir] = append(p.inflight[dir], f)
-	p.loop.At(at, func() { p.arrive(dir, f) })
+	p.loop.AtHandler(at, f)
 }
 
 func (p *Pipe) arrive(dir int, f *frame) {
@@ -114,8 +120,11 @@ func (p *Pipe) arrive(dir int, f *frame) {
 	f.gone = true
 	q := p.inflight[dir]
 	if len(q) > 0 && q[0] == f {
-		q[0] = nil
-		p.inflight[dir] = q[1:]
+		// Shifted down, not resliced: the few frames in flight stay at the
+		// start of the slice, which then never needs growing again.
+		n := copy(q, q[1:])
+		q[n] = nil
+		p.inflight[dir] = q[:n]
 	}
 	p.event(traces.KindDeliver, dir, f, "")
 	if dir == c2a {

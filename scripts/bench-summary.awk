@@ -29,6 +29,28 @@ function rate(label, key, target,    v) {
 	if (v < 0) { printf "%-46s (no runs)\n", label; return }
 	printf "%-46s %12s   target %9s   ratio %5.2f\n", label, commas(v), commas(target), v / target
 }
+# Seeds at 10, 100 and 1,000 prompts per Client (BenchmarkSeedPrompts): the
+# rates, then the cost per prompt of the longer seeds over the ten-prompt
+# seed's (target: at most 1.5), split into the events the scenario takes
+# per prompt and the cost of each event.
+function scaling(    p, k, sz, c, d, f, c0, d0, f0, line) {
+	p = "BenchmarkSeedPrompts/prompts="
+	c0 = mean(p "10 cpu-us/prompt"); d0 = mean(p "10 events/prompt"); f0 = mean(p "10 cpu-us/event")
+	if (c0 < 0) { printf "%-46s (no runs)\n", "seeds at 10, 100 and 1,000 prompts"; return }
+	line = ""
+	for (k = 0; k < 3; k++) {
+		sz = k == 0 ? 10 : k == 1 ? 100 : 1000
+		line = line (k ? " / " : "") sprintf("%.4g", mean(p sz " seeds/cpu-s"))
+	}
+	printf "%-46s %s\n", "seeds per core-second, 10 / 100 / 1,000 prompts", line
+	for (k = 1; k < 3; k++) {
+		sz = k == 1 ? 100 : 1000
+		c = mean(p sz " cpu-us/prompt"); d = mean(p sz " events/prompt"); f = mean(p sz " cpu-us/event")
+		if (c < 0) { printf "%-46s (no runs)\n", "cost per prompt, " commas(sz) " prompts ÷ 10"; continue }
+		printf "%-46s %12.2f   target %9s   ratio %5.2f   (events per prompt ×%.2f, cost per event ×%.2f)\n",
+			"cost per prompt, " commas(sz) " prompts ÷ 10", c / c0, "≤ 1.5", 1.5 / (c / c0), d / d0, f / f0
+	}
+}
 END {
 	bench = "BenchmarkCheckMillion"
 	printf "DESIGN.md §7 at -cpu 1, per CPU-second of the process, means of %d runs\n", runs["BenchmarkSeed/stdio"]
@@ -36,6 +58,7 @@ END {
 	rate("ten-prompt seeds per core-second (stdio)", "BenchmarkSeed/stdio seeds/cpu-s", 2000)
 	rate("ten-prompt seeds per core-second (http)", "BenchmarkSeed/http seeds/cpu-s", 2000)
 	rate("ten-prompt seeds per core-second (ws)", "BenchmarkSeed/ws seeds/cpu-s", 2000)
+	scaling()
 	s = mean(bench " cpu-s/check")
 	subs = mean(bench " submissions")
 	if (subs < 0) subs = 1000000 # runs from before the metric

@@ -18,6 +18,13 @@ type event struct {
 	at  time.Duration
 	seq uint64
 	fn  func()
+	h   Handler // when fn is nil
+}
+
+// Handler is an event that carries what it needs itself: scheduling one
+// (AtHandler) allocates no closure, which a link's every frame would.
+type Handler interface {
+	Fire()
 }
 
 // eventQueue is a binary min-heap ordered by (at, seq), a total order: the
@@ -70,6 +77,15 @@ func (q *eventQueue) pop() event {
 	return e
 }
 
+// Reset empties the loop and puts its clock back to zero, keeping the
+// queue's memory for the next run: a worker that runs seed after seed on
+// one Loop does not grow a queue per seed. Events still scheduled are
+// dropped unrun.
+func (l *Loop) Reset() {
+	clear(l.q)
+	*l = Loop{q: l.q[:0]}
+}
+
 // Now is the current virtual time, measured from the start of the run.
 func (l *Loop) Now() time.Duration { return l.now }
 
@@ -80,6 +96,16 @@ func (l *Loop) At(t time.Duration, fn func()) {
 	}
 	l.seq++
 	l.q.push(event{at: t, seq: l.seq, fn: fn})
+}
+
+// AtHandler schedules h.Fire at virtual time t (or now, if t is in the
+// past), in the same order as At.
+func (l *Loop) AtHandler(t time.Duration, h Handler) {
+	if t < l.now {
+		t = l.now
+	}
+	l.seq++
+	l.q.push(event{at: t, seq: l.seq, h: h})
 }
 
 // After schedules fn d after now.
@@ -104,6 +130,10 @@ func (l *Loop) Step() bool {
 	e := l.q.pop()
 	l.now = e.at
 	l.runs++
+	if e.fn == nil {
+		e.h.Fire()
+		return true
+	}
 	e.fn()
 	return true
 }

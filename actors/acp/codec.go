@@ -82,6 +82,9 @@ func idOrNull(id ID) ID {
 
 // Encode returns the compact JSON of m with no trailing newline.
 func Encode(m *Message) []byte {
+	if b, ok := appendEnvelope(make([]byte, 0, 40+len(m.ID)+len(m.Method)+len(m.Params)+len(m.Result)), m); ok {
+		return b
+	}
 	b, err := json.Marshal(m)
 	if err != nil { // only reachable with invalid RawMessage contents, a programming error
 		panic("acp: encode: " + err.Error())

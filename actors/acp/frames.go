@@ -71,3 +71,124 @@ func appendString(b []byte, s string) []byte {
 	b = append(b, s...)
 	return append(b, '"')
 }
+
+// promptResultPrefix and promptResultSuffix frame a PromptResult as
+// Result(id, PromptResult{MessageID: id}) encodes it.
+const (
+	promptResultPrefix = `{"messageId":"`
+	promptResultSuffix = `"}`
+)
+
+// DecodePromptResult decodes a session/prompt result as encoding/json
+// would into a PromptResult (ok: without error), reading the shape this
+// package writes, a messageId of plain ASCII and nothing else, straight
+// from the bytes, since every answered prompt is one: any other result
+// goes through encoding/json.
+func DecodePromptResult(raw []byte) (res PromptResult, ok bool) {
+	if n := len(raw) - len(promptResultSuffix); n > len(promptResultPrefix) &&
+		string(raw[:len(promptResultPrefix)]) == promptResultPrefix && string(raw[n:]) == promptResultSuffix {
+		id := raw[len(promptResultPrefix):n]
+		plain := true
+		for _, c := range id {
+			if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' {
+				plain = false
+				break
+			}
+		}
+		if plain {
+			return PromptResult{MessageID: string(id)}, true
+		}
+	}
+	return res, stdjson.Unmarshal(raw, &res) == nil
+}
+
+// appendEnvelope appends m as the reflective encoder writes it, for the
+// envelopes every step writes: no error object, and strings, id and raw
+// members that it would copy as they are (plain ASCII, compact). Anything
+// else is not ok, and Encode leaves it to the encoder, which compacts,
+// escapes and validates.
+func appendEnvelope(b []byte, m *Message) ([]byte, bool) {
+	if m.Error != nil || !plainString(m.JSONRPC) || !plainString(m.Method) || !plainID(m.ID) || !plainRaw(m.Params) || !plainRaw(m.Result) {
+		return b, false
+	}
+	b = append(b, `{"jsonrpc":"`...)
+	b = append(b, m.JSONRPC...)
+	b = append(b, '"')
+	if m.ID != "" {
+		b = append(b, `,"id":`...)
+		b = append(b, m.ID...)
+	}
+	if m.Method != "" {
+		b = append(b, `,"method":"`...)
+		b = append(b, m.Method...)
+		b = append(b, '"')
+	}
+	if len(m.Params) > 0 {
+		b = append(b, `,"params":`...)
+		b = append(b, m.Params...)
+	}
+	if len(m.Result) > 0 {
+		b = append(b, `,"result":`...)
+		b = append(b, m.Result...)
+	}
+	return append(b, '}'), true
+}
+
+// plainByte is a byte a JSON encoder copies as it is inside a string.
+func plainByte(c byte) bool {
+	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+}
+
+func plainString(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !plainByte(s[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// plainID is an id as NumID and StrID make them: digits, or a quoted
+// plain string (or null, or absent).
+func plainID(id ID) bool {
+	if len(id) >= 2 && id[0] == '"' && id[len(id)-1] == '"' {
+		return plainString(string(id[1 : len(id)-1]))
+	}
+	if id == "null" {
+		return true
+	}
+	for i := 0; i < len(id); i++ {
+		if c := id[i]; (c < '0' || c > '9') && (c != '-' || i > 0) {
+			return false
+		}
+	}
+	return len(id) != 1 || id[0] != '-'
+}
+
+// plainRaw is a raw member the encoder would copy unchanged: no white
+// space outside strings, no escape or anything to escape inside them
+// (plainByte), and balanced. It
+// is a guard, not a validator: every raw the actors write came out of an
+// encoder or a decoder.
+func plainRaw(raw []byte) bool {
+	inString, depth := false, 0
+	for _, c := range raw {
+		switch {
+		case inString && c == '"':
+			inString = false
+		case inString:
+			if !plainByte(c) {
+				return false
+			}
+		case c == '"':
+			inString = true
+		case c == '{' || c == '[':
+			depth++
+		case c == '}' || c == ']':
+			depth--
+		case c <= ' ' || c >= 0x80 || c == '<' || c == '>' || c == '&':
+			return false
+		}
+	}
+	return !inString && depth == 0
+}

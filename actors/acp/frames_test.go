@@ -5,6 +5,7 @@ import (
 	stdjson "encoding/json"
 	"testing"
 
+	json "github.com/goccy/go-json"
 	"pgregory.net/rapid"
 )
 
@@ -68,6 +69,100 @@ func TestIsUpdateFrameOnlyMatchesUpdates(t *testing.T) {
 	} {
 		if IsUpdateFrame([]byte(f)) {
 			t.Errorf("%s taken for an update frame", f)
+		}
+	}
+}
+
+func TestDecodePromptResultAgreesWithEncodingJSON(t *testing.T) {
+	for _, raw := range []string{
+		`{"messageId":"5f0c6b9e-1c2d-4e5f-8a9b-0c1d2e3f4a5b"}`, `{"messageId":""}`, `{"messageId":"a\"b"}`,
+		`{"messageId":"a\u00e9"}`, `{"messageId":"é"}`, `{"messageId":1}`, `{"messageId":"x","_meta":{}}`,
+		`{"MessageID":"x"}`, `{ "messageId":"x"}`, `{"messageId":"x"} `, `{}`, `null`, `[]`, `{"messageId":"x"`,
+		string(Result(NumID(1), PromptResult{MessageID: "m-1"})[len(`{"jsonrpc":"2.0","id":1,"result":`):len(`{"jsonrpc":"2.0","id":1,"result":{"messageId":"m-1"}`)]),
+	} {
+		var want PromptResult
+		wantOK := stdjson.Unmarshal([]byte(raw), &want) == nil
+		got, ok := DecodePromptResult([]byte(raw))
+		if ok != wantOK || got.MessageID != want.MessageID || string(got.Meta) != string(want.Meta) {
+			t.Errorf("%s: got %+v, %v; encoding/json %+v, %v", raw, got, ok, want, wantOK)
+		}
+	}
+}
+
+func TestEncodeWritesWhatTheEncoderWrites(t *testing.T) {
+	raws := []string{"", `{}`, `{"sessionId":"s-1","prompt":[{"type":"text","text":"fix the failing test"}]}`,
+		`{"a":"<b>"}`, `{"a": 1}`, `{"a":"\u00e9"}`, `{"a":"é"}`, `{"a":"x\"y"}`, `[1,2]`, `"s"`, `7`, `null`, "{\n}"}
+	ids := []ID{"", "1", "-3", "0", "null", `"p1-4"`, `"a<b"`, `"é"`, `"x\"y"`, " 1"}
+	for _, method := range []string{"", MethodSessionPrompt, "a<b", "é"} {
+		for _, id := range ids {
+			for _, params := range raws {
+				for _, result := range []string{"", `{"messageId":"m"}`, `{"x": 2}`} {
+					m := &Message{JSONRPC: Version, ID: id, Method: method, Params: json.RawMessage(params), Result: json.RawMessage(result)}
+					want, err := json.Marshal(m)
+					if err != nil {
+						continue // the encoder refuses it: Encode panics, as before
+					}
+					if got := Encode(m); string(got) != string(want) {
+						t.Errorf("%+v: Encode wrote\n %s\nthe encoder\n %s", m, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestPlainIDsDecodeAsTheDecoderDoes(t *testing.T) {
+	for _, tok := range []string{"0", "7", "42", "123456789012345678", "1234567890123456789", "007", "-1", "1.5", "1e3",
+		`"p1-4"`, `"a b"`, `""`, `"a<b"`, `"é"`, `"x\"y"`, `"x\u0041"`, "null"} {
+		if !plainIDToken([]byte(tok)) {
+			continue
+		}
+		var fast ID
+		if err := fast.UnmarshalJSON([]byte(tok)); err != nil {
+			t.Fatalf("%s: %v", tok, err)
+		}
+		var slow ID
+		switch tok[0] {
+		case '"':
+			var s string
+			if err := json.Unmarshal([]byte(tok), &s); err != nil {
+				t.Fatal(err)
+			}
+			slow = StrID(s)
+		default:
+			var n json.Number
+			if err := json.Unmarshal([]byte(tok), &n); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := n.Int64(); err != nil {
+				t.Fatalf("%s: %v", tok, err)
+			}
+			slow = ID(n.String())
+		}
+		if fast != slow {
+			t.Errorf("%s: read as %s, the decoder gives %s", tok, fast, slow)
+		}
+	}
+}
+
+func TestPlainBlocksAreReadAndWrittenAsTheCodecDoes(t *testing.T) {
+	for _, raw := range []string{`{"type":"text","text":"fix the failing test"}`, `{"type":"text","text":""}`,
+		`{"type":"resource_link","text":"x"}`, `{"type":"text","text":"a<b"}`, `{"type":"text","text":"é"}`,
+		`{"type":"text","text":"a\"b"}`, `{"text":"a","type":"text"}`, `{"type":"text","text":"a","uri":"u"}`,
+		`{"type":"text","text":"a"`, `{"type":"te"xt","text":"a"}`} {
+		var got ContentBlock
+		gotErr := got.UnmarshalJSON([]byte(raw))
+		var p plainBlock
+		wantErr := json.Unmarshal([]byte(raw), &p)
+		if (gotErr == nil) != (wantErr == nil) || gotErr == nil && (got.Type != p.Type || got.Text != p.Text || string(got.raw) != raw) {
+			t.Errorf("%s: read %+v (%v), the decoder %+v (%v)", raw, got, gotErr, p, wantErr)
+		}
+	}
+	for _, c := range []ContentBlock{Text("fix the failing test"), Text(""), Text("a<b&c"), Text("é"), Text("a\"b\n"), {Type: "resource_link", Text: "x"}} {
+		got, _ := c.MarshalJSON()
+		want, _ := json.Marshal(plainBlock{c.Type, c.Text})
+		if string(got) != string(want) {
+			t.Errorf("%+v: wrote %s, the encoder %s", c, got, want)
 		}
 	}
 }

@@ -152,6 +152,10 @@ type plainBlock struct {
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (c *ContentBlock) UnmarshalJSON(b []byte) error {
+	if typ, text, ok := readPlainBlock(b); ok {
+		c.Type, c.Text, c.raw = typ, text, append(json.RawMessage(nil), b...)
+		return nil
+	}
 	var p plainBlock
 	if err := json.Unmarshal(b, &p); err != nil {
 		return err
@@ -165,7 +169,48 @@ func (c ContentBlock) MarshalJSON() ([]byte, error) {
 	if c.raw != nil {
 		return c.raw, nil
 	}
+	if plainString(c.Type) && plainString(c.Text) {
+		return appendPlainBlock(make([]byte, 0, 22+len(c.Type)+len(c.Text)), c.Type, c.Text), nil
+	}
 	return json.Marshal(plainBlock{c.Type, c.Text})
+}
+
+// A block of plain strings (plainString), as the encoder writes it: every
+// prompt's text block. Such blocks are read and written directly.
+const (
+	plainBlockType = `{"type":"`
+	plainBlockText = `","text":"`
+	plainBlockEnd  = `"}`
+)
+
+func appendPlainBlock(b []byte, typ, text string) []byte {
+	b = append(b, plainBlockType...)
+	b = append(b, typ...)
+	b = append(b, plainBlockText...)
+	b = append(b, text...)
+	return append(b, plainBlockEnd...)
+}
+
+// readPlainBlock reads b if appendPlainBlock could have written it.
+func readPlainBlock(b []byte) (typ, text string, ok bool) {
+	s := string(b)
+	rest, ok := strings.CutPrefix(s, plainBlockType)
+	if !ok {
+		return "", "", false
+	}
+	typ, rest, ok = strings.Cut(rest, `"`)
+	if !ok || !plainString(typ) {
+		return "", "", false
+	}
+	rest, ok = strings.CutPrefix(`"`+rest, plainBlockText)
+	if !ok {
+		return "", "", false
+	}
+	text, ok = strings.CutSuffix(rest, plainBlockEnd)
+	if !ok || !plainString(text) {
+		return "", "", false
+	}
+	return typ, text, true
 }
 
 // Text returns a single text block.

@@ -130,9 +130,16 @@ func New(k Knobs, st store.Store, env Env) *Agent {
 	return a
 }
 
+// flush hands out a step's outputs. Steps fill one block of outputs in
+// turn, each handed its part capped at its length (an append by the caller
+// cannot reach the next step's), so that a step does not allocate and grow
+// a slice of its own.
 func (a *Agent) flush() []Output {
-	out := a.out
-	a.out = nil
+	out := a.out[:len(a.out):len(a.out)]
+	a.out = a.out[len(a.out):]
+	if cap(a.out) < 4 {
+		a.out = make([]Output, 0, 32)
+	}
 	return out
 }
 

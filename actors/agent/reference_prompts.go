@@ -187,7 +187,7 @@ func (a *Agent) applyRetention(s *session) {
 	}
 	// A discarded user message takes the agent's replies to it along.
 	var forget []store.Message
-	kept := s.history[:0]
+	kept := make([]store.Message, 0, len(s.history)) // the history may be the store's (Store.Messages)
 	dropping := false
 	for _, m := range s.history {
 		if m.Role == store.RoleUser {

@@ -163,9 +163,16 @@ func (c *Client) now() time.Duration {
 	return c.env.Now()
 }
 
+// flush hands out a step's outputs. Steps fill one block of outputs in
+// turn, each handed its part capped at its length (an append by the caller
+// cannot reach the next step's), so that a step does not allocate and grow
+// a slice of its own.
 func (c *Client) flush() []Output {
-	out := c.out
-	c.out = nil
+	out := c.out[:len(c.out):len(c.out)]
+	c.out = c.out[len(c.out):]
+	if cap(c.out) < 4 {
+		c.out = make([]Output, 0, 32)
+	}
 	return out
 }
 

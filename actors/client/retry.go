@@ -4,7 +4,6 @@
 package client
 
 import (
-	"encoding/json"
 	"strconv"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -70,8 +69,8 @@ func (c *Client) attemptLost(s *submission) bool {
 func (c *Client) promptResponse(r request, m *acp.Message) {
 	s := r.sub
 	if m.Error == nil {
-		var res acp.PromptResult
-		ok := json.Unmarshal(m.Result, &res) == nil && res.MessageID != ""
+		res, ok := acp.DecodePromptResult(m.Result)
+		ok = ok && res.MessageID != ""
 		if ok {
 			// Even a late answer for a resolved submission names a message
 			// that no other submission may claim.

@@ -17,23 +17,26 @@ import (
 // of cfg with the schedule's Chooser in place of the seeded fault stream
 // (cfg.Seed still seeds the ids, keys and the users' scenario).
 func World(cfg world.Config) RunFunc {
+	var runners world.Runners
 	return func(ch *Forcing) (Outcome, error) {
 		c := cfg
 		c.Chooser = ch
-		v, err := world.Judge(c)
+		out := Pass
+		err := runners.Judge(c, func(v *world.Verdict) {
+			if ch.WantsDigest() {
+				ch.SetDigest(Digest(v.Result.Log))
+			}
+			switch {
+			case !v.Report.OK():
+				out = Fail
+			case v.Report.Inconclusive:
+				out = Inconclusive
+			}
+		})
 		if err != nil {
 			return Pass, err
 		}
-		if ch.WantsDigest() {
-			ch.SetDigest(Digest(v.Result.Log))
-		}
-		switch {
-		case !v.Report.OK():
-			return Fail, nil
-		case v.Report.Inconclusive:
-			return Inconclusive, nil
-		}
-		return Pass, nil
+		return out, nil
 	}
 }
 

@@ -63,21 +63,21 @@ func (c *Config) runSeeds(cells []*cell) error {
 	var firstErr error
 	errAt := n
 	done := 0
+	var runners world.Runners
 	parallel.ForEach(n, c.Jobs, func(i int) {
 		cl := cells[i/c.Seeds]
 		cfg := cl.cfg
 		cfg.Seed = c.FirstSeed + uint64(i%c.Seeds)
 		cfg.Command = c.command(cfg.Seed, cl.flags, nil)
-		v, err := world.Judge(cfg)
-		r := seedResult{err: err}
-		if err == nil {
+		var r seedResult
+		r.err = runners.Judge(cfg, func(v *world.Verdict) {
 			r.inconclusive, r.size = v.Report.Inconclusive, sizeOf(v.Result.Log)
 			for _, a := range v.Report.Anomalies {
 				if j, ok := kindIndex[a.Kind]; ok {
 					r.kinds |= 1 << j
 				}
 			}
-		}
+		})
 		mu.Lock()
 		inflight[i] = r
 		mu.Unlock()

@@ -331,6 +331,7 @@ func Run(ms []Mutant, o Options) ([]Result, error) {
 	}
 	pending := slices.Clone(runs)
 	done := 0
+	var runners world.Runners
 	for len(pending) > 0 {
 		// Enough seeds per round to keep every job busy: one per run while
 		// many are undecided, more for the last few.
@@ -345,16 +346,13 @@ func Run(ms []Mutant, o Options) ([]Result, error) {
 			t := &tasks[i]
 			cfg := cfgs[t.run.m]
 			cfg.Seed = t.seed
-			v, err := world.Judge(cfg)
-			if err != nil {
-				t.err = err
-				return
-			}
-			for _, a := range v.Report.Anomalies {
-				if !slices.Contains(t.kinds, a.Kind) {
-					t.kinds = append(t.kinds, a.Kind)
+			t.err = runners.Judge(cfg, func(v *world.Verdict) {
+				for _, a := range v.Report.Anomalies {
+					if !slices.Contains(t.kinds, a.Kind) {
+						t.kinds = append(t.kinds, a.Kind)
+					}
 				}
-			}
+			})
 		}, func(int) {})
 		for _, t := range tasks { // in run order, then seed order
 			r, n := t.run, int(t.seed-t.run.res.FirstSeed)+1

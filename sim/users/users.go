@@ -6,7 +6,6 @@ package users
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/acpsim/acpsim/sim"
@@ -63,17 +62,20 @@ func Draw(ids *sim.IDs, s Spec) []Event {
 	for c := range s.Clients {
 		at := time.Duration(0)
 		var mine []string
+		var typed typedTexts
 		for range s.Prompts {
 			at += time.Duration(ids.IntN(int(s.MaxGap/time.Millisecond)+1)) * time.Millisecond
-			text := Texts[ids.IntN(len(Texts))]
+			ti, n := ids.IntN(len(Texts)), 0
+			var text string
 			if len(mine) > 0 && ids.IntN(5) == 0 {
 				text = mine[ids.IntN(len(mine))] // the user sends it again on purpose
 			} else {
 				// Otherwise a new text: chance repeats would only make the
 				// checker's attribution by text ambiguous, not the test harder.
-				for n := 2; slices.Contains(mine, text); n++ {
-					text = fmt.Sprintf("%s (%d)", Texts[ids.IntN(len(Texts))], n)
+				for k := 2; typed.has(ti, n); k++ {
+					ti, n = ids.IntN(len(Texts)), k
 				}
+				text = typed.add(ti, n)
 			}
 			mine = append(mine, text)
 			sub++
@@ -94,6 +96,34 @@ func Draw(ids *sim.IDs, s Spec) []Event {
 		}
 	}
 	return out
+}
+
+// typedTexts are the new texts one user has typed: Texts[i] as it stands
+// (n 0) or numbered "Texts[i] (n)". Looking one up costs the same however
+// many the user typed; a scan of every earlier text made drawing a
+// scenario quadratic in its prompts (issue 18). No numbered text equals
+// another Texts entry or another's numbering, as no entry contains " (".
+type typedTexts struct {
+	numbered [][]bool // [text index][n]
+}
+
+func (t *typedTexts) has(i, n int) bool {
+	return i < len(t.numbered) && n < len(t.numbered[i]) && t.numbered[i][n]
+}
+
+// add marks Texts[i] numbered n as typed and returns it as typed.
+func (t *typedTexts) add(i, n int) string {
+	for len(t.numbered) <= i {
+		t.numbered = append(t.numbered, nil)
+	}
+	for len(t.numbered[i]) <= n {
+		t.numbered[i] = append(t.numbered[i], false)
+	}
+	t.numbered[i][n] = true
+	if n == 0 {
+		return Texts[i]
+	}
+	return fmt.Sprintf("%s (%d)", Texts[i], n)
 }
 
 // ClientName is how traces name Client number i (from 0).

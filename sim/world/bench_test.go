@@ -1,13 +1,15 @@
 package world
 
 import (
+	"strconv"
 	"testing"
 
 	"github.com/acpsim/acpsim/sim/bench"
 )
 
 // BenchmarkSeed measures whole ten-prompt seeds with the default faults on,
-// per link: seeds/s and frame deliveries/s on one core (run with -cpu 1),
+// run one after another on one Runner as a swarm's worker runs them, per
+// link: seeds/s and frame deliveries/s on one core (run with -cpu 1),
 // per second of wall time and per CPU-second of the process (bench.CPUTime:
 // what make bench prints, since a shared machine's wall time counts waiting
 // for a core).
@@ -18,11 +20,12 @@ func BenchmarkSeed(b *testing.B) {
 			cfg.Link = link
 			cfg.EnableLinkFaults()
 			frames := 0
+			var r Runner
 			b.ReportAllocs()
 			cpu0 := bench.CPUTime()
 			for i := 0; b.Loop(); i++ {
 				cfg.Seed = uint64(i + 1)
-				v, err := Judge(cfg)
+				v, err := r.Judge(cfg)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -37,6 +40,40 @@ func BenchmarkSeed(b *testing.B) {
 			cpu := (bench.CPUTime() - cpu0).Seconds()
 			b.ReportMetric(float64(b.N)/cpu, "seeds/cpu-s")
 			b.ReportMetric(float64(frames)/cpu, "deliveries/cpu-s")
+		})
+	}
+}
+
+// BenchmarkSeedPrompts is the scaling of a seed with its length: stdio
+// seeds with the default faults at 10, 100 and 1,000 prompts per Client.
+// cpu-us/prompt is a seed's CPU time over its prompts (linear cost keeps it
+// flat), events/prompt the trace events the simulated work takes per
+// prompt (frames sent, delivered and dropped, timers: the scenario's
+// growth, not the simulator's) and cpu-us/event what each costs. make
+// bench prints them as ratios to the ten-prompt seed.
+func BenchmarkSeedPrompts(b *testing.B) {
+	for _, prompts := range []int{10, 100, 1000} {
+		b.Run("prompts="+strconv.Itoa(prompts), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Prompts = prompts
+			cfg.EnableLinkFaults()
+			events := 0
+			var r Runner
+			b.ReportAllocs()
+			cpu0 := bench.CPUTime()
+			for i := 0; b.Loop(); i++ {
+				cfg.Seed = uint64(i + 1)
+				v, err := r.Judge(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += len(v.Result.Log.Events)
+			}
+			cpu := (bench.CPUTime() - cpu0).Seconds()
+			b.ReportMetric(float64(b.N)/cpu, "seeds/cpu-s")
+			b.ReportMetric(cpu*1e6/float64(b.N*prompts), "cpu-us/prompt")
+			b.ReportMetric(float64(events)/float64(b.N*prompts), "events/prompt")
+			b.ReportMetric(cpu*1e6/float64(max(events, 1)), "cpu-us/event")
 		})
 	}
 }

@@ -32,7 +32,7 @@ func (w *world) httpOf(cn *clientNode) *httpState {
 		return cn.http
 	}
 	hs := &httpState{}
-	link := netfault.NewHTTPLink(cn.name+":http", cn.name, cn.agent.name, &w.loop, w.choose, w, w.cfg.Latency)
+	link := netfault.NewHTTPLink(cn.name+":http", cn.name, cn.agent.name, w.loop, w.choose, w, w.cfg.Latency)
 	hs.link = link
 	cn.http = hs
 	gone := func() {

@@ -20,7 +20,7 @@ func (w *world) observe(an *agentNode) { w.observeTry(an, 1) }
 func (w *world) observeTry(an *agentNode, try int) {
 	p := w.newProc(an)
 	obs := client.NewObserver("/")
-	pipe := netfault.NewPipe(traces.Observer+":"+p.name, traces.Observer, p.name, &w.loop, w.choose, w, w.cfg.Latency)
+	pipe := netfault.NewPipe(traces.Observer+":"+p.name, traces.Observer, p.name, w.loop, w.choose, w, w.cfg.Latency)
 	p.pipe = pipe
 	pipe.ToAgent = func(b []byte) {
 		if p.alive {

@@ -11,7 +11,7 @@ func (w *world) spawn(cn *clientNode) {
 		return
 	}
 	p := w.newProc(cn.agent)
-	pipe := netfault.NewPipe(cn.name+":"+p.name, cn.name, p.name, &w.loop, w.choose, w, w.cfg.Latency)
+	pipe := netfault.NewPipe(cn.name+":"+p.name, cn.name, p.name, w.loop, w.choose, w, w.cfg.Latency)
 	p.pipe, cn.pipe = pipe, pipe
 	pipe.ToAgent = func(b []byte) {
 		if p.alive {

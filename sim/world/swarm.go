@@ -1,6 +1,7 @@
 package world
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"runtime"
@@ -20,8 +21,12 @@ type Verdict struct {
 }
 
 // Judge runs cfg and checks its trace.
-func Judge(cfg Config) (*Verdict, error) {
-	res, err := Run(cfg)
+func Judge(cfg Config) (*Verdict, error) { return new(Runner).Judge(cfg) }
+
+// Judge runs cfg on r and checks its trace. The Verdict's Result is r's
+// memory, valid until r's next run; its Report is the caller's to keep.
+func (r *Runner) Judge(cfg Config) (*Verdict, error) {
+	res, err := r.Run(cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -196,6 +201,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		workers = runtime.GOMAXPROCS(0)
 	}
 	g := newGuide(&sc)
+	var runners Runners
 	run := func(i int) seedResult {
 		cfg := sc.Base
 		cfg.Seed = sc.FirstSeed + uint64(i)
@@ -203,22 +209,23 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		if rates != nil {
 			cfg.Rates = rates
 		}
-		v, err := Judge(cfg)
-		r := seedResult{seed: cfg.Seed, err: err, rates: rates, on: on}
-		if err == nil {
+		r := seedResult{seed: cfg.Seed, rates: rates, on: on}
+		var again error // the determinism check's second run
+		err := runners.Judge(cfg, func(v *Verdict) {
 			r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
-		}
-		if err == nil && (sc.Coverage || sc.Guided) {
-			r.cov = CoverageOf(&cfg, v.Result.Log)
-		}
-		if err == nil && sc.CheckDeterminism {
-			again, err2 := Run(cfg)
-			if r.err = err2; err2 == nil {
-				if d := Diverge(v.Result.Log, again.Log); !d.Equal {
-					r.div = d
+			if sc.Coverage || sc.Guided {
+				r.cov = CoverageOf(&cfg, v.Result.Log)
+			}
+			if sc.CheckDeterminism {
+				var res *Result
+				if res, again = Run(cfg); again == nil {
+					if d := Diverge(v.Result.Log, res.Log); !d.Equal {
+						r.div = d
+					}
 				}
 			}
-		}
+		})
+		r.err = cmp.Or(err, again)
 		return r
 	}
 	sum := &Summary{FirstSeed: sc.FirstSeed, Seeds: sc.Seeds}

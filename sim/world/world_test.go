@@ -198,3 +198,31 @@ func ExampleJudge() {
 	fmt.Println(len(v.Report.Submissions), "submissions, anomalies:", len(v.Report.Anomalies))
 	// Output: 10 submissions, anomalies: 0
 }
+
+// A Runner reuses memory between seeds, never state: seed after seed on
+// one Runner, over links, sizes and a run that hits its cap (its queue
+// still full), every trace equals that seed's own fresh run.
+func TestRunnerSeedsEqualFreshRuns(t *testing.T) {
+	var r Runner
+	for i, link := range []string{LinkStdio, LinkHTTP, LinkWS, LinkMixed, LinkStdio, LinkWS} {
+		cfg := DefaultConfig()
+		cfg.Seed, cfg.Link, cfg.Prompts = uint64(i+1), link, 3+7*(i%3)
+		if i == 4 {
+			cfg.MaxEvents = 1000 // stops while busy
+			cfg.Prompts = 60
+		}
+		cfg.EnableLinkFaults()
+		cfg.Rates = boosted()
+		res, err := r.Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b bytes.Buffer
+		if _, err := res.Log.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		if fresh := traceBytes(t, cfg); !bytes.Equal(b.Bytes(), fresh) {
+			t.Fatalf("seed %d on %s: the Runner's trace (%d bytes) differs from a fresh run's (%d bytes)", cfg.Seed, link, b.Len(), len(fresh))
+		}
+	}
+}

@@ -32,7 +32,7 @@ func (w *world) wsConnect(cn *clientNode) {
 	if server != nil {
 		agentName = server.name
 	}
-	pipe := netfault.NewPipe(name, cn.name, agentName, &w.loop, w.choose, w, w.cfg.Latency)
+	pipe := netfault.NewPipe(name, cn.name, agentName, w.loop, w.choose, w, w.cfg.Latency)
 	cn.pipe = pipe
 	alive := func() bool { return server != nil && server.alive }
 	pipe.ToAgent = func(b []byte) {

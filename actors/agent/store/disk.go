@@ -134,9 +134,11 @@ func (d *Disk) Crash(lose bool) {
 // Sessions implements Store.
 func (d *Disk) Sessions() []Session { return append([]Session(nil), d.sessions...) }
 
-// Messages implements Store.
+// Messages implements Store. The slice is the disk's own, clipped: an
+// Agent process starting or resuming a session reads its history without
+// copying all of it, which made a long run quadratic in its prompts.
 func (d *Disk) Messages(session string) []Message {
-	return append([]Message(nil), d.messages[session]...)
+	return slices.Clip(d.messages[session])
 }
 
 // Binding implements Store.

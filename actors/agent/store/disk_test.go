@@ -166,10 +166,15 @@ func TestDiskMessagesInInsertionOrderPerSession(t *testing.T) {
 	if got := d.Messages("nope"); len(got) != 0 {
 		t.Errorf("Messages of an unknown session = %v", got)
 	}
-	ms := d.Messages("s1")
-	ms[0].Text = "scribbled"
-	if d.Messages("s1")[0].Text != "a" {
-		t.Error("changing the slice Messages returned changed the disk")
+	// The slice is the disk's (Store.Messages): appending to it must not
+	// reach the disk, nor the disk's next commit reach it.
+	ms := append(d.Messages("s1"), user("s1", "x1", "appended"))
+	mustCommit(t, d, store.Batch{Messages: []store.Message{user("s1", "m4", "d")}})
+	if got := messageIDs(d, "s1"); !reflect.DeepEqual(got, []string{"m1", "r1", "m3", "m4"}) {
+		t.Errorf("after appending to a returned slice, Messages(s1) = %v, want [m1 r1 m3 m4]", got)
+	}
+	if ms[3].ID != "x1" {
+		t.Errorf("the disk's commit rewrote a slice Messages returned: %v", ms[3])
 	}
 }
 

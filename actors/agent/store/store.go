@@ -89,7 +89,9 @@ type Store interface {
 	Sync()
 	// Sessions lists stored sessions in creation order.
 	Sessions() []Session
-	// Messages lists a session's messages in insertion order.
+	// Messages lists a session's messages in insertion order. The slice
+	// may be the store's own: a caller may append to it (its capacity ends
+	// at its length) but must not write its elements.
 	Messages(session string) []Message
 	// Binding returns the binding of a key of a session.
 	Binding(session, key string) (Binding, bool)
