@@ -1,19 +1,16 @@
 package main
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/acpsim/acpsim/sim/bench"
 	"github.com/acpsim/acpsim/sim/mutation"
 	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/golden"
 )
 
 var updateJudgeGolden = flag.Bool("update-judge-golden", false, "rewrite testdata/judge-hashes.txt from this build")
@@ -117,38 +114,9 @@ func TestJudgeReportsMatchTheRecordedHashes(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Chdir(t.TempDir())
-	runs := judgeGoldenRuns()
-	var got strings.Builder
-	for _, r := range runs {
-		sum := sha256.Sum256([]byte(judgeReport(t, r)))
-		fmt.Fprintf(&got, "%s %s\n", r.name, hex.EncodeToString(sum[:]))
+	var entries []golden.Entry
+	for _, r := range judgeGoldenRuns() {
+		entries = append(entries, golden.Entry{Name: r.name, Bytes: []byte(judgeReport(t, r))})
 	}
-	if *updateJudgeGolden {
-		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want := map[string]string{}
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		name, hash, _ := strings.Cut(sc.Text(), " ")
-		want[name] = hash
-	}
-	for line := range strings.SplitSeq(strings.TrimSpace(got.String()), "\n") {
-		name, hash, _ := strings.Cut(line, " ")
-		switch w, ok := want[name]; {
-		case !ok:
-			t.Errorf("%s: no recorded hash (run with -update-judge-golden and commit %s)", name, file)
-		case w != hash:
-			t.Errorf("%s: judge report changed: sha256 %s, recorded %s", name, hash, w)
-		}
-	}
-	if len(want) != len(runs) {
-		t.Errorf("%s holds %d hashes for %d runs", file, len(want), len(runs))
-	}
+	golden.Compare(t, file, "update-judge-golden", "judge report", *updateJudgeGolden, entries)
 }

@@ -1,14 +1,11 @@
 package world
 
 import (
-	"bufio"
-	"crypto/sha256"
-	"encoding/hex"
 	"flag"
 	"fmt"
-	"os"
-	"strings"
 	"testing"
+
+	"github.com/acpsim/acpsim/traces/golden"
 )
 
 var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/trace-hashes.txt from this build")
@@ -62,38 +59,9 @@ func goldenRuns() []struct {
 
 func TestTraceBytesMatchTheRecordedHashes(t *testing.T) {
 	const file = "testdata/trace-hashes.txt"
-	runs := goldenRuns()
-	var got strings.Builder
-	for _, r := range runs {
-		sum := sha256.Sum256(traceBytes(t, r.cfg))
-		fmt.Fprintf(&got, "%s %s\n", r.name, hex.EncodeToString(sum[:]))
+	var entries []golden.Entry
+	for _, r := range goldenRuns() {
+		entries = append(entries, golden.Entry{Name: r.name, Bytes: traceBytes(t, r.cfg)})
 	}
-	if *updateGolden {
-		if err := os.WriteFile(file, []byte(got.String()), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want := map[string]string{}
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	for sc := bufio.NewScanner(f); sc.Scan(); {
-		name, hash, _ := strings.Cut(sc.Text(), " ")
-		want[name] = hash
-	}
-	for line := range strings.SplitSeq(strings.TrimSpace(got.String()), "\n") {
-		name, hash, _ := strings.Cut(line, " ")
-		switch w, ok := want[name]; {
-		case !ok:
-			t.Errorf("%s: no recorded hash (run with -update-golden and commit %s)", name, file)
-		case w != hash:
-			t.Errorf("%s: trace bytes changed: sha256 %s, recorded %s", name, hash, w)
-		}
-	}
-	if len(want) != len(runs) {
-		t.Errorf("%s holds %d hashes for %d runs", file, len(want), len(runs))
-	}
+	golden.Compare(t, file, "update-golden", "trace bytes", *updateGolden, entries)
 }
