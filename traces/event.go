@@ -89,6 +89,15 @@ func CheckSessionContract(s string) error {
 	return fmt.Errorf("session contract %q: expected durable, process or auto", s)
 }
 
+// HeaderSessionContract is session contract s as a trace header stores it:
+// auto, the checker's default, is left out ("").
+func HeaderSessionContract(s string) string {
+	if s == SessionsAuto {
+		return ""
+	}
+	return s
+}
+
 // RetainLast parses Retention: all is true for "all", otherwise n is the
 // number of newest user messages each session keeps.
 func (c Contract) RetainLast() (n int, all bool, err error) {

@@ -116,16 +116,14 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 				cfg.Agent = resolveAgent(args)
 			}
 			for _, u := range cfg.URLs {
-				if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
-					return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. http://127.0.0.1:7070/acp", u)
+				if err := checkAgentURL(u); err != nil {
+					return err
 				}
 			}
 			if err := traces.CheckSessionContract(cfg.Contract.Sessions); err != nil {
 				return fmt.Errorf("--session-contract: %v", err)
 			}
-			if cfg.Contract.Sessions == traces.SessionsAuto {
-				cfg.Contract.Sessions = "" // the checker's default, left out of the header
-			}
+			cfg.Contract.Sessions = traces.HeaderSessionContract(cfg.Contract.Sessions)
 			if cfg.Restart != "" && len(cfg.URLs) == 0 {
 				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")
 			}
@@ -188,6 +186,16 @@ func checkFaultList() string {
 
 // resolveAgent lets "acpsim" in the Agent's command mean this very binary
 // when no acpsim is on PATH (go run, a fresh checkout).
+// checkAgentURL refuses a --url that names no ACP transport.
+func checkAgentURL(u string) error {
+	for _, scheme := range []string{"http://", "https://", "ws://", "wss://"} {
+		if strings.HasPrefix(u, scheme) {
+			return nil
+		}
+	}
+	return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. http://127.0.0.1:7070/acp", u)
+}
+
 func resolveAgent(argv []string) []string {
 	if argv[0] != "acpsim" {
 		return argv

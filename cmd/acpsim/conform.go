@@ -70,8 +70,10 @@ usage (or the command cannot be started).`,
 			if cfg.AnswerTimeout <= 0 || cfg.Settle <= 0 {
 				return errors.New("--timeout and --settle must be positive")
 			}
-			if u := cfg.URL; u != "" && !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") && !strings.HasPrefix(u, "ws://") && !strings.HasPrefix(u, "wss://") {
-				return fmt.Errorf("--url %q: expected http://, https://, ws:// or wss://, e.g. ws://127.0.0.1:7070/acp", u)
+			if cfg.URL != "" {
+				if err := checkAgentURL(cfg.URL); err != nil {
+					return err
+				}
 			}
 			if cfg.Restart != "" && cfg.URL == "" {
 				return errors.New("--restart is for remote Agents (--url); a stdio Agent is restarted by starting its command again")

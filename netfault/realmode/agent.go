@@ -50,11 +50,10 @@ type input struct {
 	kind  inputKind
 	conn  string
 	frame []byte
-	timer int         // inTimer: the machine's timer id
-	batch store.Batch // inDeferred
-	err   error       // inStop
-	last  bool        // the process ends after this input
-	tk    int         // inTimer, inDeferred: the host's key for the wall-clock timer
+	timer int   // inTimer: the machine's timer id
+	err   error // inStop
+	last  bool  // the process ends after this input
+	tk    int   // inTimer, inDeferred: the host's key for the wall-clock timer
 	// done, if set, is closed once the step's outputs are carried out, so a
 	// transport can answer (HTTP 202) only after the Agent has read the
 	// frame. It stays open if the process stopped in that step.
@@ -103,15 +102,21 @@ func (h *host) feed(in input) bool {
 	}
 }
 
-// after feeds in after d of wall-clock time. Called from the loop only; the
-// timer is stopped when the loop ends, so no callback outlives it.
-func (h *host) after(d time.Duration, in input) {
+// after feeds in after d of wall-clock time and returns the timer's key.
+// Called from the loop only; the timer is stopped when the loop ends, so no
+// callback outlives it.
+func (h *host) after(d time.Duration, in input) int {
 	h.ntimer++
 	in.tk = h.ntimer
 	h.timers[in.tk] = time.AfterFunc(d, func() { h.feed(in) })
-	if in.kind == inDeferred {
-		h.deferred[in.tk] = in.batch
-	}
+	return in.tk
+}
+
+// deferWrite commits b after d, through the loop (the store is the
+// machine's and not safe for concurrent use); the write is held in
+// h.deferred until then.
+func (h *host) deferWrite(d time.Duration, b store.Batch) {
+	h.deferred[h.after(d, input{kind: inDeferred})] = b
 }
 
 // run carries out first, then every input fed to the host, until an input
@@ -152,11 +157,10 @@ func (h *host) step(in input, out sink) (end bool, err error) {
 		delete(h.timers, in.tk)
 		outs = h.m.Timer(in.timer)
 	case inDeferred:
-		// Through the loop rather than on the timer's goroutine: the store
-		// is the machine's and is not safe for concurrent use.
 		delete(h.timers, in.tk)
+		b := h.deferred[in.tk]
 		delete(h.deferred, in.tk)
-		_ = h.st.Commit(in.batch)
+		_ = h.st.Commit(b)
 		h.st.Sync()
 	case inStop:
 		return true, in.err
@@ -190,7 +194,7 @@ func (h *host) apply(outs []agent.Output, out sink) error {
 		case agent.OutTimer:
 			h.after(o.After, input{kind: inTimer, timer: o.ID})
 		case agent.OutDeferred:
-			h.after(o.After, input{kind: inDeferred, batch: o.Batch})
+			h.deferWrite(o.After, o.Batch)
 		}
 	}
 	return out.flush()

@@ -20,24 +20,15 @@ func BenchmarkSeed(b *testing.B) {
 			cfg.Link = link
 			cfg.EnableLinkFaults()
 			frames := 0
-			var r Runner
-			b.ReportAllocs()
-			cpu0 := bench.CPUTime()
-			for i := 0; b.Loop(); i++ {
-				cfg.Seed = uint64(i + 1)
-				v, err := r.Judge(cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
+			cpu := judgeSeeds(b, cfg, func(v *Verdict) {
 				for _, e := range v.Result.Log.Events {
 					if e.Kind == "deliver" {
 						frames++
 					}
 				}
-			}
+			})
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
 			b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "deliveries/s")
-			cpu := (bench.CPUTime() - cpu0).Seconds()
 			b.ReportMetric(float64(b.N)/cpu, "seeds/cpu-s")
 			b.ReportMetric(float64(frames)/cpu, "deliveries/cpu-s")
 		})
@@ -58,22 +49,29 @@ func BenchmarkSeedPrompts(b *testing.B) {
 			cfg.Prompts = prompts
 			cfg.EnableLinkFaults()
 			events := 0
-			var r Runner
-			b.ReportAllocs()
-			cpu0 := bench.CPUTime()
-			for i := 0; b.Loop(); i++ {
-				cfg.Seed = uint64(i + 1)
-				v, err := r.Judge(cfg)
-				if err != nil {
-					b.Fatal(err)
-				}
-				events += len(v.Result.Log.Events)
-			}
-			cpu := (bench.CPUTime() - cpu0).Seconds()
+			cpu := judgeSeeds(b, cfg, func(v *Verdict) { events += len(v.Result.Log.Events) })
 			b.ReportMetric(float64(b.N)/cpu, "seeds/cpu-s")
 			b.ReportMetric(cpu*1e6/float64(b.N*prompts), "cpu-us/prompt")
 			b.ReportMetric(float64(events)/float64(b.N*prompts), "events/prompt")
 			b.ReportMetric(cpu*1e6/float64(max(events, 1)), "cpu-us/event")
 		})
 	}
+}
+
+// judgeSeeds judges seeds 1, 2, … of cfg for b.Loop on one Runner, as a
+// swarm's worker runs them, handing each verdict to seen, and returns the
+// CPU-seconds they took.
+func judgeSeeds(b *testing.B, cfg Config, seen func(*Verdict)) float64 {
+	var r Runner
+	b.ReportAllocs()
+	cpu0 := bench.CPUTime()
+	for i := 0; b.Loop(); i++ {
+		cfg.Seed = uint64(i + 1)
+		v, err := r.Judge(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		seen(v)
+	}
+	return (bench.CPUTime() - cpu0).Seconds()
 }

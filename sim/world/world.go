@@ -197,10 +197,7 @@ func (w *world) runQuiet(capAt time.Duration) string {
 // contract is what the Agent promises a black-box checker about retention,
 // and the session contract the run asks the checker to hold it to.
 func contract(k agent.Knobs, sessions string) traces.Contract {
-	if sessions == traces.SessionsAuto {
-		sessions = "" // the checker's default; left out of the header
-	}
-	c := traces.Contract{Retention: k.Retention(), LiveOnly: []string{}, Sessions: sessions}
+	c := traces.Contract{Retention: k.Retention(), LiveOnly: []string{}, Sessions: traces.HeaderSessionContract(sessions)}
 	if k.LiveOnly != "" {
 		c.LiveOnly = append(c.LiveOnly, k.LiveOnly)
 	}

@@ -39,6 +39,11 @@ func init() {
 	}
 }
 
+// judgesAnswers are the expect rules that judge a request's answer
+// whatever it is, an error included: a set-up request they name is theirs
+// to judge, not failed for its error.
+var judgesAnswers = map[string]bool{"error": true, "resumed": true}
+
 func expectOK(e *Exec, s step, reqs []*request) outcome {
 	for _, r := range reqs {
 		if !r.ok() || r.method == acp.MethodSessionPrompt && r.messageID() == "" {
@@ -260,28 +265,53 @@ func needResumable(e *Exec, s step, reqs []*request) outcome {
 // both legal; any other answer fails the case, for the Agent answered
 // neither that it has the session nor that it does not.
 func resumeOutcome(r *request, unknown string) outcome {
+	switch resumeAnswer(r) {
+	case resumed:
+		return holds()
+	case resumeUnknown:
+		return broken(r.frames(), unknown, r.describe(), r.answerText())
+	case resumeUnoffered:
+		return broken(r.frames(), "%s was %s: the Agent does not offer session/resume", r.describe(), r.answerText())
+	}
+	o := badResume(r)
+	o.fails = true
+	return o
+}
+
+// The ways a session/resume can be answered.
+const (
+	resumed         = iota
+	resumeUnknown   // -32002: the Agent does not have the session
+	resumeUnoffered // -32601: the Agent does not offer resume
+	resumeBad       // anything else
+)
+
+func resumeAnswer(r *request) int {
 	er := r.err()
 	switch {
 	case r.ok():
-		return holds()
+		return resumed
 	case er != nil && er.Code == acp.CodeResourceNotFound:
-		return broken(r.frames(), unknown, r.describe(), r.answerText())
+		return resumeUnknown
 	case er != nil && er.Code == acp.CodeMethodNotFound:
-		return broken(r.frames(), "%s was %s: the Agent does not offer session/resume", r.describe(), r.answerText())
+		return resumeUnoffered
 	}
-	o := broken(r.frames(), "%s was %s: a session the Agent does not have is answered -32002 (\"Resource not found\"), "+
+	return resumeBad
+}
+
+// badResume explains a resume answered neither with success, -32002 nor
+// -32601.
+func badResume(r *request) outcome {
+	return broken(r.frames(), "%s was %s: a session the Agent does not have is answered -32002 (\"Resource not found\"), "+
 		"so the Client starts a new one; any other answer leaves it no way to go on", r.describe(), r.answerText())
-	o.fails = true
-	return o
 }
 
 // expectResumed: each session/resume resumed its session or answered that
 // the Agent does not have it (-32002) or does not offer resume (-32601).
 func expectResumed(e *Exec, s step, reqs []*request) outcome {
 	for _, r := range reqs {
-		if o := resumeOutcome(r, "%s was %s"); o.fails {
-			o.fails = false
-			return o
+		if resumeAnswer(r) == resumeBad {
+			return badResume(r)
 		}
 	}
 	return holds()

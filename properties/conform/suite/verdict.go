@@ -59,11 +59,11 @@ func (e *Exec) Verdict() Verdict {
 		v.Status, v.Why = NA, e.na
 		return v
 	}
-	// A set-up request a needs, expect error or expect resumed names is
-	// judged by that rule; any other that failed fails the case.
+	// A set-up request a needs or an answer-judging expect names is judged
+	// by that rule; any other that failed fails the case.
 	covered := map[string]bool{}
 	for _, s := range e.c.steps {
-		if s.cmd == "needs" || s.cmd == "expect" && (s.pos[0] == "error" || s.pos[0] == "resumed") {
+		if s.cmd == "needs" || s.cmd == "expect" && judgesAnswers[s.pos[0]] {
 			for _, l := range s.pos[1:] {
 				covered[l] = true
 			}
