@@ -19,7 +19,7 @@ import (
 func Check(h traces.Header, events []traces.Event) *Report {
 	evs := inSeqOrder(events)
 	c := &Checker{c: newChecker(h, len(evs))}
-	c.c.borrow, c.c.keys.borrow = true, true
+	c.c.borrow = true
 	for i := range evs {
 		c.Add(&evs[i])
 	}
@@ -156,7 +156,7 @@ func newChecker(h traces.Header, n int) *checker {
 		retain = 0
 	}
 	hint := n/16 + 8
-	return &checker{
+	c := &checker{
 		names:   map[string]string{},
 		h:       h,
 		retainN: retain,
@@ -167,8 +167,9 @@ func newChecker(h traces.Header, n int) *checker {
 		msgs:    make([]msgRec, 0, hint),
 		final:   map[string]*transcript{},
 		leakBy:  map[string]*leakAcc{},
-		keys:    newKeyIndex(hint),
 	}
+	c.keys = newKeyIndex(hint, c.own)
+	return c
 }
 
 type linkState struct {

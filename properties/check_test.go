@@ -489,7 +489,7 @@ func TestOrderAndDeterminism(t *testing.T) {
 }
 
 func TestKeyIndex(t *testing.T) {
-	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}}
+	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}, own: strings.Clone}
 	const long = "1f0c9e2a-7b7d-4c1e" // 18 code points: found anywhere
 	for _, k := range []string{"abc", "bcd", "Key-1", "é", "zzzzzzzzzz", long} {
 		x.add(k)

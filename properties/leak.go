@@ -45,17 +45,11 @@ type keyIndex struct {
 	// early holds, per key no Client has sent yet, the first request read
 	// from a frame never sent (delivered or dropped without a send) that
 	// carried it: the key's first request once a send adds the key.
-	early  map[string]*reqRec
-	hint   int  // keys expected
-	borrow bool // as checker.borrow
-}
-
-// own is key as the index keeps it (see checker.own).
-func (x *keyIndex) own(key string) string {
-	if x.borrow {
-		return key
-	}
-	return strings.Clone(key)
+	early map[string]*reqRec
+	hint  int // keys expected
+	// own is a key as the index keeps it: the checker's own (a copy, or
+	// the string itself when the checker borrows its events).
+	own func(string) string
 }
 
 type lenIndex struct {
@@ -73,8 +67,8 @@ func rollHash(b string) uint64 {
 	return h
 }
 
-func newKeyIndex(hint int) *keyIndex {
-	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}, hint: hint}
+func newKeyIndex(hint int, own func(string) string) *keyIndex {
+	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}, hint: hint, own: own}
 }
 
 // add indexes key and returns it (nil for "").
