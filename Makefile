@@ -44,14 +44,15 @@ run:
 # limit, PORCUPINE_LIMIT (wall time). bench.txt keeps the raw runs for
 # benchstat comparisons between commits. acpsim judge streams the same
 # history from an ndjson file in a process of its own, once: its wall and
-# CPU time and max RSS (issue 13: a million in at most 1.5 GB).
+# CPU time and max RSS at 10,000, 100,000 and CHECK_SUBS submissions
+# (issue 13: linear, and a million in at most 1.5 GB).
 PORCUPINE_LIMIT ?= 60s
 CHECK_SUBS ?= 1000000
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count $(BENCHCOUNT) ./sim/world/ ./properties/ ./actors/acp/ > bench.txt
 	$(GO) test -run '^$$' -bench 'CheckMillion' -benchmem -cpu 1 -count $(BENCHCOUNT) -timeout 60m ./sim/bench/ -args -check.subs=$(CHECK_SUBS) >> bench.txt
-	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 60m ./cmd/acpsim/ -args -judge.subs=$(CHECK_SUBS) >> bench.txt
+	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 60m ./cmd/acpsim/ -args -judge.subs=10000,100000,$(CHECK_SUBS) >> bench.txt
 	$(GO) test -run '^$$' -bench 'Porcupine' -cpu 1 -count 1 -timeout 60m ./sim/bench/ -args -porcupine.limit=$(PORCUPINE_LIMIT) >> bench.txt
 	$(GO) run $(BENCHSTAT) bench.txt > benchstat.txt
 	@awk -f scripts/bench-summary.awk bench.txt
@@ -64,7 +65,7 @@ bench-quick:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 1 ./sim/world/ ./properties/ ./actors/acp/ > bench-quick.txt
 	$(GO) test -run '^$$' -bench 'CheckMillion' -benchmem -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -check.subs=200000 >> bench-quick.txt
 	$(GO) test -run '^$$' -bench 'Porcupine' -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -porcupine.limit=10s >> bench-quick.txt
-	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 20m ./cmd/acpsim/ -args -judge.subs=200000 >> bench-quick.txt
+	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 20m ./cmd/acpsim/ -args -judge.subs=10000,100000,200000 >> bench-quick.txt
 	@awk -f scripts/bench-summary.awk bench-quick.txt
 	@echo "(raw runs: bench-quick.txt)"
 

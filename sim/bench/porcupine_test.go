@@ -3,6 +3,7 @@ package bench
 import (
 	"hash/maphash"
 	"math"
+	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -153,6 +154,15 @@ func TestBothCheckersFindThePlantedDuplicate(t *testing.T) {
 		h := Generate(cfg)
 		if got, want := duplicates(properties.Check(h.Header, h.Events)), []string{subName(h.Planted[0])}; !slices.Equal(got, want) {
 			t.Errorf("%d submissions: acpsim reports duplicates %v, want %v", n, got, want)
+		}
+		path := filepath.Join(t.TempDir(), "history.ndjson")
+		if err := writeTrace(path, h); err != nil {
+			t.Fatal(err)
+		}
+		if r, err := judgeTrace(path); err != nil {
+			t.Errorf("%d submissions read from disk: %v", n, err)
+		} else if got, want := duplicates(r), []string{subName(h.Planted[0])}; !slices.Equal(got, want) {
+			t.Errorf("%d submissions read from disk: acpsim reports duplicates %v, want %v", n, got, want)
 		}
 		if res := porcupineCheck(h, false, time.Minute); res != porcupine.Illegal {
 			t.Errorf("%d submissions: porcupine says %s, want %s", n, res, porcupine.Illegal)
