@@ -77,18 +77,24 @@ func TestLiveVerdictIsTheVerdictOfTheTrace(t *testing.T) {
 		if !only.Report.OK() {
 			failing++
 		}
-		submits, delivers := 0, 0
+		submits, delivers, chosen := 0, 0, 0
 		for _, e := range log.Events {
 			switch e.Kind {
 			case traces.KindSubmit:
 				submits++
 			case traces.KindDeliver:
 				delivers++
+			case traces.KindChoose:
+				chosen++
 			}
 		}
-		if counts.Events != len(log.Events) || counts.Submits != submits || counts.Delivers != delivers {
-			t.Fatalf("%s: JudgeOnly counted %d events, %d submits, %d delivers; the trace has %d, %d, %d",
-				name, counts.Events, counts.Submits, counts.Delivers, len(log.Events), submits, delivers)
+		faults := 0 // the matrix counts a run's faults from the tally
+		for _, f := range counts.Faults {
+			faults += f.Faults
+		}
+		if counts.Events != len(log.Events) || counts.Submits != submits || counts.Delivers != delivers || faults != chosen {
+			t.Fatalf("%s: JudgeOnly counted %d events, %d submits, %d delivers, %d faults; the trace has %d, %d, %d, %d",
+				name, counts.Events, counts.Submits, counts.Delivers, faults, len(log.Events), submits, delivers, chosen)
 		}
 	}
 	t.Logf("%d of %d runs failed", failing, len(liveRuns()))

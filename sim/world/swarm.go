@@ -214,6 +214,11 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 	}
 	g := newGuide(&sc)
 	var runners Runners
+	// Only coverage and the determinism check read a seed's trace.
+	judge := runners.JudgeOnly
+	if sc.Coverage || sc.Guided || sc.CheckDeterminism {
+		judge = runners.Judge
+	}
 	run := func(i int) seedResult {
 		cfg := sc.Base
 		cfg.Seed = sc.FirstSeed + uint64(i)
@@ -223,8 +228,8 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		}
 		r := seedResult{seed: cfg.Seed, rates: rates, on: on}
 		var again error // the determinism check's second run
-		err := runners.Judge(cfg, func(v *Verdict) {
-			r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
+		err := judge(cfg, func(v *Verdict) {
+			r.report, r.faults, r.events = v.Report, v.Result.Faults, v.Result.Events
 			if sc.Coverage || sc.Guided {
 				r.cov = CoverageOf(&cfg, v.Result.Log)
 			}
