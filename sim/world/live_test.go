@@ -102,3 +102,33 @@ func TestLiveVerdictIsTheVerdictOfTheTrace(t *testing.T) {
 		t.Fatal("no run failed: the comparison never saw an anomaly")
 	}
 }
+
+// A swarm that keeps no trace sums up its seeds as one that keeps them (the
+// determinism check reads each seed's trace, so it takes Judge).
+func TestSwarmWithoutTracesSumsUpAsWithThem(t *testing.T) {
+	cfg := DefaultConfig()
+	cfg.Policy = "naive" // seeds that fail, with anomalies to sum up
+	cfg.EnableLinkFaults()
+	cfg.Rates = boosted()
+	sc := SwarmConfig{Base: cfg, FirstSeed: 1, Seeds: 40, Workers: 2}
+	only, err := Swarm(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc.CheckDeterminism = true
+	kept, err := Swarm(sc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept.NotDeterministic != 0 {
+		t.Fatalf("%d seeds not deterministic", kept.NotDeterministic)
+	}
+	a, _ := json.Marshal(only)
+	b, _ := json.Marshal(kept)
+	if string(a) != string(b) {
+		t.Fatalf("the swarm without traces sums up\n%s\nwith them\n%s", a, b)
+	}
+	if only.Failed == 0 || only.Events == 0 {
+		t.Fatalf("%d failed of %d events: nothing compared", only.Failed, only.Events)
+	}
+}
