@@ -18,8 +18,7 @@ import (
 // (sorted first when they are not). It is a Checker fed the whole slice.
 func Check(h traces.Header, events []traces.Event) *Report {
 	evs := inSeqOrder(events)
-	c := &Checker{c: newChecker(h, len(evs))}
-	c.c.borrow = true
+	c := NewBorrowingChecker(h, len(evs))
 	for i := range evs {
 		c.Add(&evs[i])
 	}
@@ -37,6 +36,20 @@ type Checker struct {
 
 // NewChecker starts judging a trace with header h.
 func NewChecker(h traces.Header) *Checker { return &Checker{c: newChecker(h, 0)} }
+
+// NewBorrowingChecker is NewChecker for a caller whose events' strings may
+// stay in memory as long as the checker: what it keeps of them (keys, ids,
+// texts, names) are those strings or substrings of them, not copies, which
+// spares an allocation each but holds the frames they came from until the
+// checker is dropped. Check borrows from the trace it is handed, and the
+// simulator from the run it is making (the frames die with the run). events
+// is how many events the trace is expected to hold (0: unknown), to size
+// the checker's tables.
+func NewBorrowingChecker(h traces.Header, events int) *Checker {
+	c := &Checker{c: newChecker(h, events)}
+	c.c.borrow = true
+	return c
+}
 
 // Add hands the checker the next event, in Seq order. Add does not retain e
 // (only copies of the few strings a verdict needs), so the caller may reuse
@@ -85,8 +98,8 @@ type checker struct {
 
 	keys  *keyIndex
 	names map[string]string // interned names: sessions, methods, links, processes
-	// borrow: the caller holds every event for the checker's life (Check),
-	// so what the checker keeps may point into them (own, name).
+	// borrow: what the checker keeps may point into the events' strings
+	// (own, name), which then live as long as it (NewBorrowingChecker).
 	borrow bool
 
 	// byKey threads (by nextKey) the delivered keyed prompts of each
@@ -258,8 +271,8 @@ func (c *checker) name(s string) string {
 }
 
 // own is a string the checker keeps, as its own copy: a substring of a
-// frame would keep the whole frame in memory. Check borrows instead: the
-// caller holds every event until it returns.
+// frame would keep the whole frame in memory. A borrowing checker keeps the
+// string itself (NewBorrowingChecker).
 func (c *checker) own(s string) string {
 	if c.borrow {
 		return s

@@ -260,7 +260,7 @@ func replayLedger(out io.Writer, path string) (failed bool, err error) {
 		if err != nil {
 			return false, err
 		}
-		v, err := world.Judge(cfg)
+		v, err := world.JudgeOnly(cfg) // only the verdict: no trace to keep
 		if err != nil {
 			return false, err
 		}

@@ -15,14 +15,19 @@ import (
 
 // World returns the RunFunc of cfg: each schedule is one whole world.Judge
 // of cfg with the schedule's Chooser in place of the seeded fault stream
-// (cfg.Seed still seeds the ids, keys and the users' scenario).
+// (cfg.Seed still seeds the ids, keys and the users' scenario). Only a run
+// whose digest the search wants keeps its trace.
 func World(cfg world.Config) RunFunc {
 	var runners world.Runners
 	return func(ch *Forcing) (Outcome, error) {
 		c := cfg
 		c.Chooser = ch
 		out := Pass
-		err := runners.Judge(c, func(v *world.Verdict) {
+		judge := runners.JudgeOnly
+		if ch.WantsDigest() {
+			judge = runners.Judge
+		}
+		err := judge(c, func(v *world.Verdict) {
 			if ch.WantsDigest() {
 				ch.SetDigest(Digest(v.Result.Log))
 			}

@@ -101,7 +101,7 @@ func (c *Config) shrinkOne(j shrinkJob) (Counterexample, error) {
 	if err != nil {
 		return Counterexample{}, err
 	}
-	ce := Counterexample{Kind: j.kind, Seed: j.seed, Run: cfg.Command, Skip: []string{}, SeedSize: sizeOf(v.Result.Log)}
+	ce := Counterexample{Kind: j.kind, Seed: j.seed, Run: cfg.Command, Skip: []string{}, SeedSize: sizeOf(v.Result)}
 	if !shrink.Shows(v.Report, j.kind) {
 		return ce, fmt.Errorf("the rerun shows no %s: the seed is not deterministic", j.kind)
 	}
@@ -116,7 +116,7 @@ func (c *Config) shrinkOne(j shrinkJob) (Counterexample, error) {
 	}
 	small := res.Verdict.Result.Log
 	small.Header.Command = c.command(j.seed, j.cell.flags, res.Config.Skip)
-	ce.Shrunk, ce.log, ce.Size, ce.Runs = true, small, sizeOf(small), res.Runs
+	ce.Shrunk, ce.log, ce.Size, ce.Runs = true, small, sizeOf(res.Verdict.Result), res.Runs
 	ce.Skip = append(ce.Skip, res.Config.Skip...)
 	return ce, nil
 }

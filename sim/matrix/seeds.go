@@ -11,7 +11,6 @@ import (
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/world"
-	"github.com/acpsim/acpsim/traces"
 )
 
 // cell is a row being run.
@@ -70,8 +69,8 @@ func (c *Config) runSeeds(cells []*cell) error {
 		cfg.Seed = c.FirstSeed + uint64(i%c.Seeds)
 		cfg.Command = c.command(cfg.Seed, cl.flags, nil)
 		var r seedResult
-		r.err = runners.Judge(cfg, func(v *world.Verdict) {
-			r.inconclusive, r.size = v.Report.Inconclusive, sizeOf(v.Result.Log)
+		r.err = runners.JudgeOnly(cfg, func(v *world.Verdict) {
+			r.inconclusive, r.size = v.Report.Inconclusive, sizeOf(v.Result)
 			for _, a := range v.Report.Anomalies {
 				if j, ok := kindIndex[a.Kind]; ok {
 					r.kinds |= 1 << j
@@ -133,15 +132,12 @@ func (c *Config) runSeeds(cells []*cell) error {
 	return nil
 }
 
-func sizeOf(l *traces.Log) Size {
-	s := Size{Events: len(l.Events)}
-	for _, e := range l.Events {
-		switch e.Kind {
-		case traces.KindChoose:
-			s.Faults++
-		case traces.KindSubmit:
-			s.Prompts++
-		}
+// sizeOf is a run's size from its counts, trace kept or not: a fault is
+// a choose event, a prompt a submit event.
+func sizeOf(r *world.Result) Size {
+	s := Size{Events: r.Events, Prompts: r.Submits}
+	for _, f := range r.Faults {
+		s.Faults += f.Faults
 	}
 	return s
 }

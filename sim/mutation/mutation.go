@@ -346,7 +346,7 @@ func Run(ms []Mutant, o Options) ([]Result, error) {
 			t := &tasks[i]
 			cfg := cfgs[t.run.m]
 			cfg.Seed = t.seed
-			t.err = runners.Judge(cfg, func(v *world.Verdict) {
+			t.err = runners.JudgeOnly(cfg, func(v *world.Verdict) {
 				for _, a := range v.Report.Anomalies {
 					if !slices.Contains(t.kinds, a.Kind) {
 						t.kinds = append(t.kinds, a.Kind)

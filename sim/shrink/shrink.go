@@ -41,23 +41,24 @@ func Shows(r *properties.Report, kind string) bool {
 }
 
 type search struct {
-	base world.Config
-	kind string
-	runs int
-	best *world.Verdict
+	base   world.Config
+	kind   string
+	runs   int
+	runner world.Runner
 }
 
 // fails runs cfg with choices and reports whether it still shows the kind.
-func (s *search) fails(skip []string, choices []sim.Choice) (bool, *world.Verdict, error) {
+// The run keeps no trace: only the smallest one's is wanted (Shrink).
+func (s *search) fails(skip []string, choices []sim.Choice) (bool, error) {
 	cfg := s.base
 	cfg.Skip = skip
 	cfg.Chooser = sim.NewSchedule(choices)
 	s.runs++
-	v, err := world.Judge(cfg)
+	v, err := s.runner.JudgeOnly(cfg)
 	if err != nil {
-		return false, nil, err
+		return false, err
 	}
-	return Shows(v.Report, s.kind), v, nil
+	return Shows(v.Report, s.kind), nil
 }
 
 // Shrink searches, from base (the run's configuration, its Skip included)
@@ -68,14 +69,13 @@ func (s *search) fails(skip []string, choices []sim.Choice) (bool, *world.Verdic
 func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, error) {
 	s := &search{base: base, kind: kind}
 	skip := slices.Clone(base.Skip)
-	ok, v, err := s.fails(skip, choices)
+	ok, err := s.fails(skip, choices)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("the run does not show %s when replayed from its recorded faults: nothing to shrink", kind)
 	}
-	s.best = v
 	for round := 0; ; round++ {
 		before := size(skip, choices)
 		// Users first, while every fault is still there to compensate
@@ -93,12 +93,20 @@ func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, erro
 			break
 		}
 	}
-	// The smallest run's own record: faults whose sites it no longer
-	// reaches are gone from it.
+	// The smallest run once more, for its trace (the search kept none) and
+	// its own record: faults whose sites it no longer reaches are gone
+	// from it. Runs counts the search's runs, not this one.
 	cfg := base
 	cfg.Skip = skip
 	cfg.Chooser = sim.NewSchedule(choices)
-	return &Result{Config: cfg, Choices: sim.Recorded(s.best.Result.Log.Events), Verdict: s.best, Runs: s.runs}, nil
+	best, err := world.Judge(cfg)
+	if err != nil {
+		return nil, err
+	}
+	if !Shows(best.Report, kind) {
+		return nil, fmt.Errorf("the smallest run shows no %s when run again: it is not deterministic", kind)
+	}
+	return &Result{Config: cfg, Choices: sim.Recorded(best.Result.Log.Events), Verdict: best, Runs: s.runs}, nil
 }
 
 func size(skip []string, choices []sim.Choice) int { return len(choices)*1000 - len(skip) }
@@ -113,12 +121,12 @@ func (s *search) ddmin(skip []string, choices []sim.Choice) ([]sim.Choice, error
 		for start := 0; start < len(choices); start += chunk {
 			end := min(start+chunk, len(choices))
 			cand := slices.Concat(choices[:start], choices[end:])
-			ok, v, err := s.fails(skip, cand)
+			ok, err := s.fails(skip, cand)
 			if err != nil {
 				return nil, err
 			}
 			if ok {
-				choices, s.best, removed = cand, v, true
+				choices, removed = cand, true
 				n = max(n-1, 2)
 				break
 			}
@@ -157,13 +165,13 @@ func (s *search) dropUsers(skip []string, choices []sim.Choice) ([]string, []sim
 			continue
 		}
 		cand := append(slices.Clone(skip), name)
-		ok, v, err := s.fails(cand, choices)
+		ok, err := s.fails(cand, choices)
 		if err != nil {
 			return nil, nil, err
 		}
 		if !ok {
 			var moved []sim.Choice
-			if moved, v, err = s.reanchor(cand, choices); err != nil {
+			if moved, err = s.reanchor(cand, choices); err != nil {
 				return nil, nil, err
 			}
 			ok = moved != nil
@@ -172,7 +180,7 @@ func (s *search) dropUsers(skip []string, choices []sim.Choice) ([]string, []sim
 			}
 		}
 		if ok {
-			skip, s.best = cand, v
+			skip = cand
 		}
 	}
 	return skip, choices, nil
@@ -187,7 +195,7 @@ const reanchorReach = 12
 // count frames and outputs ("c1:a1#1/a2c/11", "a1#1/30/update-chunk"), and
 // those counts drop when a submission no longer runs. It returns the moved
 // choices, or nil when no single move brings the anomaly back.
-func (s *search) reanchor(skip []string, choices []sim.Choice) ([]sim.Choice, *world.Verdict, error) {
+func (s *search) reanchor(skip []string, choices []sim.Choice) ([]sim.Choice, error) {
 	for i, c := range choices {
 		parts := strings.Split(c.Site, "/")
 		at := -1
@@ -208,16 +216,16 @@ func (s *search) reanchor(skip []string, choices []sim.Choice) ([]sim.Choice, *w
 			parts[at] = strconv.Itoa(n + d)
 			cand := slices.Clone(choices)
 			cand[i].Site = strings.Join(parts, "/")
-			ok, v, err := s.fails(skip, cand)
+			ok, err := s.fails(skip, cand)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			if ok {
-				return cand, v, nil
+				return cand, nil
 			}
 		}
 	}
-	return nil, nil, nil
+	return nil, nil
 }
 
 // deltas are the moves reanchor tries, nearest first, earlier before later.
@@ -251,12 +259,12 @@ func (s *search) simplify(skip []string, choices []sim.Choice) ([]sim.Choice, er
 		}
 		cand := slices.Clone(choices)
 		cand[i].Option = 1
-		ok, v, err := s.fails(skip, cand)
+		ok, err := s.fails(skip, cand)
 		if err != nil {
 			return nil, err
 		}
 		if ok {
-			choices, s.best = cand, v
+			choices = cand
 		}
 	}
 	return choices, nil

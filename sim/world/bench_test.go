@@ -8,25 +8,25 @@ import (
 )
 
 // BenchmarkSeed measures whole ten-prompt seeds with the default faults on,
-// run one after another on one Runner as a swarm's worker runs them, per
-// link: seeds/s and frame deliveries/s on one core (run with -cpu 1),
-// per second of wall time and per CPU-second of the process (bench.CPUTime:
-// what make bench prints, since a shared machine's wall time counts waiting
-// for a core).
-func BenchmarkSeed(b *testing.B) {
+// run one after another on one Runner and judged as they run, keeping no
+// trace, as a swarm's worker runs them (JudgeOnly), per link: seeds/s and
+// frame deliveries/s on one core (run with -cpu 1), per second of wall
+// time and per CPU-second of the process (bench.CPUTime: what make bench
+// prints, since a shared machine's wall time counts waiting for a core).
+func BenchmarkSeed(b *testing.B) { benchSeeds(b, (*Runner).JudgeOnly) }
+
+// BenchmarkSeedTrace is BenchmarkSeed keeping each seed's trace (Judge), as
+// a run that writes it, the determinism check and coverage do.
+func BenchmarkSeedTrace(b *testing.B) { benchSeeds(b, (*Runner).Judge) }
+
+func benchSeeds(b *testing.B, judge func(*Runner, Config) (*Verdict, error)) {
 	for _, link := range []string{LinkStdio, LinkHTTP, LinkWS} {
 		b.Run(link, func(b *testing.B) {
 			cfg := DefaultConfig()
 			cfg.Link = link
 			cfg.EnableLinkFaults()
 			frames := 0
-			cpu := judgeSeeds(b, cfg, func(v *Verdict) {
-				for _, e := range v.Result.Log.Events {
-					if e.Kind == "deliver" {
-						frames++
-					}
-				}
-			})
+			cpu := judgeSeeds(b, cfg, judge, func(v *Verdict) { frames += v.Result.Delivers })
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "seeds/s")
 			b.ReportMetric(float64(frames)/b.Elapsed().Seconds(), "deliveries/s")
 			b.ReportMetric(float64(b.N)/cpu, "seeds/cpu-s")
@@ -49,7 +49,7 @@ func BenchmarkSeedPrompts(b *testing.B) {
 			cfg.Prompts = prompts
 			cfg.EnableLinkFaults()
 			events := 0
-			cpu := judgeSeeds(b, cfg, func(v *Verdict) { events += len(v.Result.Log.Events) })
+			cpu := judgeSeeds(b, cfg, (*Runner).JudgeOnly, func(v *Verdict) { events += v.Result.Events })
 			b.ReportMetric(float64(b.N)/cpu, "seeds/cpu-s")
 			b.ReportMetric(cpu*1e6/float64(b.N*prompts), "cpu-us/prompt")
 			b.ReportMetric(float64(events)/float64(b.N*prompts), "events/prompt")
@@ -58,16 +58,16 @@ func BenchmarkSeedPrompts(b *testing.B) {
 	}
 }
 
-// judgeSeeds judges seeds 1, 2, … of cfg for b.Loop on one Runner, as a
-// swarm's worker runs them, handing each verdict to seen, and returns the
-// CPU-seconds they took.
-func judgeSeeds(b *testing.B, cfg Config, seen func(*Verdict)) float64 {
+// judgeSeeds judges seeds 1, 2, … of cfg for b.Loop on one Runner with
+// judge, as a swarm's worker runs them, handing each verdict to seen, and
+// returns the CPU-seconds they took.
+func judgeSeeds(b *testing.B, cfg Config, judge func(*Runner, Config) (*Verdict, error), seen func(*Verdict)) float64 {
 	var r Runner
 	b.ReportAllocs()
 	cpu0 := bench.CPUTime()
 	for i := 0; b.Loop(); i++ {
 		cfg.Seed = uint64(i + 1)
-		v, err := r.Judge(cfg)
+		v, err := judge(&r, cfg)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -23,14 +23,26 @@ type Verdict struct {
 // Judge runs cfg and checks its trace.
 func Judge(cfg Config) (*Verdict, error) { return new(Runner).Judge(cfg) }
 
-// Judge runs cfg on r and checks its trace. The Verdict's Result is r's
-// memory, valid until r's next run; its Report is the caller's to keep.
-func (r *Runner) Judge(cfg Config) (*Verdict, error) {
-	res, err := r.Run(cfg)
+// JudgeOnly runs cfg and checks it, keeping no trace (Runner.JudgeOnly).
+func JudgeOnly(cfg Config) (*Verdict, error) { return new(Runner).JudgeOnly(cfg) }
+
+// Judge runs cfg on r and checks its trace as the run records it. The
+// Verdict's Result is r's memory, valid until r's next run; its Report is
+// the caller's to keep.
+func (r *Runner) Judge(cfg Config) (*Verdict, error) { return r.judge(cfg, true) }
+
+// JudgeOnly is Judge for a caller that needs only the Report and the
+// Result's counts: the run is checked as it goes and keeps no trace
+// (Result.Log is nil), which spares building one and reading it again.
+// The Report is the one Judge gives.
+func (r *Runner) JudgeOnly(cfg Config) (*Verdict, error) { return r.judge(cfg, false) }
+
+func (r *Runner) judge(cfg Config, keep bool) (*Verdict, error) {
+	res, rep, err := r.run(cfg, keep, true)
 	if err != nil {
 		return nil, err
 	}
-	return &Verdict{Seed: cfg.Seed, Result: res, Report: properties.Check(res.Log.Header, res.Log.Events)}, nil
+	return &Verdict{Seed: cfg.Seed, Result: res, Report: rep}, nil
 }
 
 // SwarmConfig runs Seeds seeds from FirstSeed on Workers cores.
@@ -202,6 +214,11 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 	}
 	g := newGuide(&sc)
 	var runners Runners
+	// Only coverage and the determinism check read a seed's trace.
+	judge := runners.JudgeOnly
+	if sc.Coverage || sc.Guided || sc.CheckDeterminism {
+		judge = runners.Judge
+	}
 	run := func(i int) seedResult {
 		cfg := sc.Base
 		cfg.Seed = sc.FirstSeed + uint64(i)
@@ -211,8 +228,8 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		}
 		r := seedResult{seed: cfg.Seed, rates: rates, on: on}
 		var again error // the determinism check's second run
-		err := runners.Judge(cfg, func(v *Verdict) {
-			r.report, r.faults, r.events = v.Report, v.Result.Faults, len(v.Result.Log.Events)
+		err := judge(cfg, func(v *Verdict) {
+			r.report, r.faults, r.events = v.Report, v.Result.Faults, v.Result.Events
 			if sc.Coverage || sc.Guided {
 				r.cov = CoverageOf(&cfg, v.Result.Log)
 			}

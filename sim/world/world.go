@@ -12,6 +12,7 @@ import (
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -25,8 +26,12 @@ type world struct {
 	loop    *sim.Loop
 	faults  *sim.Recorder
 	ids     *sim.IDs
-	log     *traces.Log
+	log     *traces.Log         // nil when the run keeps no trace
+	check   *properties.Checker // nil when the run is not judged
 	healing bool
+	// events counts what Record saw, submits and delivers the submit and
+	// deliver events among them: the run's size, with or without its log.
+	events, submits, delivers int
 
 	factory agent.Factory
 	cenv    client.Env
@@ -38,10 +43,23 @@ type world struct {
 	stopping  bool                      // the run is over: dead servers stay dead
 }
 
-// Record implements netfault.Recorder.
+// Record implements netfault.Recorder. Events are numbered as they come,
+// so the checker sees them in Seq order, as Check would sort them.
 func (w *world) Record(e traces.Event) {
-	e.T = int64(w.loop.Now() / time.Microsecond)
-	w.log.Append(e)
+	w.events++
+	e.Seq, e.T = int64(w.events), int64(w.loop.Now()/time.Microsecond)
+	switch e.Kind {
+	case traces.KindSubmit:
+		w.submits++
+	case traces.KindDeliver:
+		w.delivers++
+	}
+	if w.log != nil {
+		w.log.Append(e)
+	}
+	if w.check != nil {
+		w.check.Add(&e)
+	}
 }
 
 func (w *world) choose(d sim.Decision) int {
@@ -51,11 +69,15 @@ func (w *world) choose(d sim.Decision) int {
 	return w.faults.Choose(d)
 }
 
-// Result is what one run produced: its trace and how often each kind of
-// fault was asked for and injected.
+// Result is what one run produced: its trace, its size and how often each
+// kind of fault was asked for and injected.
 type Result struct {
-	Log    *traces.Log
-	Faults []sim.KindCount
+	// Log is the trace; nil after JudgeOnly, which keeps none.
+	Log *traces.Log
+	// Events is how many events the run recorded, Submits and Delivers
+	// how many of them were submissions and frame deliveries.
+	Events, Submits, Delivers int
+	Faults                    []sim.KindCount
 }
 
 // Run simulates one run and returns its trace.
@@ -79,12 +101,21 @@ type Runners struct{ pool sync.Pool }
 // Judge judges cfg on a lent Runner and hands the Verdict to use; the
 // Verdict's Result must not be kept after use returns.
 func (rs *Runners) Judge(cfg Config, use func(*Verdict)) error {
+	return rs.lend(cfg, (*Runner).Judge, use)
+}
+
+// JudgeOnly is Judge keeping no trace (Runner.JudgeOnly).
+func (rs *Runners) JudgeOnly(cfg Config, use func(*Verdict)) error {
+	return rs.lend(cfg, (*Runner).JudgeOnly, use)
+}
+
+func (rs *Runners) lend(cfg Config, judge func(*Runner, Config) (*Verdict, error), use func(*Verdict)) error {
 	r, _ := rs.pool.Get().(*Runner)
 	if r == nil {
 		r = new(Runner)
 	}
 	defer rs.pool.Put(r)
-	v, err := r.Judge(cfg)
+	v, err := judge(r, cfg)
 	if err == nil {
 		use(v)
 	}
@@ -94,14 +125,27 @@ func (rs *Runners) Judge(cfg Config, use func(*Verdict)) error {
 // Run simulates one run and returns its trace. The Result, its Log's
 // events above all, is the Runner's memory: valid until its next Run.
 func (r *Runner) Run(cfg Config) (*Result, error) {
+	res, _, err := r.run(cfg, true, false)
+	return res, err
+}
+
+// run simulates cfg, keeping its trace if keep, and judging each event as
+// it is recorded if judge: the report is then the one properties.Check
+// gives on the trace, without a second pass over it, and without the
+// trace's memory when it is not kept.
+func (r *Runner) run(cfg Config, keep, judge bool) (*Result, *properties.Report, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r.loop.Reset()
-	clear(r.events) // what the last seed left must not outlive it
-	events := r.events[:0]
-	if want := 40 * (cfg.Prompts + 4) * cfg.Clients; cap(events) < want {
-		events = make([]traces.Event, 0, want)
+	want := 40 * (cfg.Prompts + 4) * cfg.Clients // events, as seeds run
+	var events []traces.Event
+	if keep {
+		clear(r.events) // what the last seed left must not outlive it
+		events = r.events[:0]
+		if cap(events) < want {
+			events = make([]traces.Event, 0, want)
+		}
 	}
 	pol, _ := client.LookupPolicy(cfg.Policy)
 	factory, _ := agent.Lookup(cfg.Agent)
@@ -112,11 +156,9 @@ func (r *Runner) Run(cfg Config) (*Result, error) {
 		chooser = sim.NewSeeded(cfg.Seed, cfg.Rates)
 		source = traces.SourceSeed
 	}
-	w := &world{cfg: cfg, loop: &r.loop, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed), factory: factory, log: &traces.Log{Events: events}}
-	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
-		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
-	}}
-	w.log.Header = traces.Header{
+	// The header is whole before the first event: the checker reads it
+	// from the start.
+	h := traces.Header{
 		Format: traces.FormatVersion, Tool: ToolVersion, Source: source, Seed: cfg.Seed,
 		Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link,
 		Clients: cfg.Clients, Sessions: cfg.Sessions, Prompts: cfg.Prompts, Actions: cfg.actions(),
@@ -125,6 +167,18 @@ func (r *Runner) Run(cfg Config) (*Result, error) {
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
+	w := &world{cfg: cfg, loop: &r.loop, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed), factory: factory}
+	if keep {
+		w.log = &traces.Log{Header: h, Events: events}
+	}
+	if judge {
+		// The world's strings die with the run: borrowing them holds
+		// nothing in memory longer than the run would.
+		w.check = properties.NewBorrowingChecker(h, want)
+	}
+	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
+		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
+	}}
 	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now, Sub: func(sub string) (func() string, func(int) int) {
 		ids := sim.NewNamedIDs(cfg.Seed, sub)
 		return ids.UUID, ids.IntN
@@ -179,11 +233,18 @@ func (r *Runner) Run(cfg Config) (*Result, error) {
 		end = e
 	}
 	w.Record(traces.Event{Kind: traces.KindEnd, Note: end})
-	r.events = w.log.Events
-	return &Result{Log: w.log, Faults: w.faults.Tally()}, nil
+	res := &Result{Log: w.log, Events: w.events, Submits: w.submits, Delivers: w.delivers, Faults: w.faults.Tally()}
+	if keep {
+		r.events = w.log.Events
+	}
+	var rep *properties.Report
+	if judge {
+		rep = w.check.Finish()
+	}
+	return res, rep, nil
 }
 
-func (w *world) overBudget() bool { return len(w.log.Events) >= w.cfg.MaxEvents }
+func (w *world) overBudget() bool { return w.events >= w.cfg.MaxEvents }
 
 // runQuiet runs until no event is left ("quiet") or the cap is hit ("cap").
 func (w *world) runQuiet(capAt time.Duration) string {
