@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"cmp"
+	"slices"
 	"time"
 )
 
@@ -12,6 +14,13 @@ type Loop struct {
 	seq  uint64
 	q    eventQueue
 	runs uint64
+	// lane holds the events Plan scheduled, from laneHead on, sorted by
+	// (at, seq) before one is taken: a scenario's thousands of submissions
+	// kept out of the heap leave every other event's push and pop at the
+	// heap's own small depth.
+	lane         []event
+	laneHead     int
+	laneUnsorted bool // Plan appended out of time order since the last sort
 }
 
 type event struct {
@@ -83,7 +92,8 @@ func (q *eventQueue) pop() event {
 // dropped unrun.
 func (l *Loop) Reset() {
 	clear(l.q)
-	*l = Loop{q: l.q[:0]}
+	clear(l.lane)
+	*l = Loop{q: l.q[:0], lane: l.lane[:0]}
 }
 
 // Now is the current virtual time, measured from the start of the run.
@@ -108,26 +118,75 @@ func (l *Loop) AtHandler(t time.Duration, h Handler) {
 	l.q.push(event{at: t, seq: l.seq, h: h})
 }
 
+// Plan schedules fn at virtual time t, as At does and in the same order
+// (events due at one instant run in the order they were scheduled), for
+// events scheduled by the thousand long before they are due: the users'
+// scenario. They wait in a list sorted once, not in the heap.
+func (l *Loop) Plan(t time.Duration, fn func()) {
+	if t < l.now {
+		t = l.now
+	}
+	l.seq++
+	if n := len(l.lane); n > l.laneHead && t < l.lane[n-1].at {
+		l.laneUnsorted = true
+	}
+	l.lane = append(l.lane, event{at: t, seq: l.seq, fn: fn})
+}
+
 // After schedules fn d after now.
 func (l *Loop) After(d time.Duration, fn func()) { l.At(l.now+d, fn) }
 
 // Pending is the number of scheduled events.
-func (l *Loop) Pending() int { return len(l.q) }
+func (l *Loop) Pending() int { return len(l.q) + len(l.lane) - l.laneHead }
 
 // Next is the time of the earliest scheduled event; ok is false when none is.
 func (l *Loop) Next() (t time.Duration, ok bool) {
-	if len(l.q) == 0 {
+	switch e := l.earliest(); {
+	case e == nil:
 		return 0, false
+	default:
+		return e.at, true
 	}
-	return l.q[0].at, true
+}
+
+// earliest is the next event to run, at the heap's top or the lane's head
+// by (at, seq); nil when none is scheduled.
+func (l *Loop) earliest() *event {
+	var e *event
+	if len(l.q) > 0 {
+		e = &l.q[0]
+	}
+	if l.laneHead < len(l.lane) {
+		if l.laneUnsorted {
+			slices.SortFunc(l.lane[l.laneHead:], func(a, b event) int {
+				return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.seq, b.seq))
+			})
+			l.laneUnsorted = false
+		}
+		if f := &l.lane[l.laneHead]; e == nil || f.at < e.at || f.at == e.at && f.seq < e.seq {
+			e = f
+		}
+	}
+	return e
 }
 
 // Step runs the earliest event and reports whether there was one.
 func (l *Loop) Step() bool {
-	if len(l.q) == 0 {
+	first := l.earliest()
+	if first == nil {
 		return false
 	}
-	e := l.q.pop()
+	var e event
+	if len(l.q) > 0 && first == &l.q[0] {
+		e = l.q.pop()
+	} else {
+		e = *first
+		l.lane[l.laneHead] = event{}
+		l.laneHead++
+		if l.laneHead == len(l.lane) {
+			l.lane, l.laneHead = l.lane[:0], 0
+		}
+	}
 	l.now = e.at
 	l.runs++
 	if e.fn == nil {
@@ -143,7 +202,7 @@ func (l *Loop) Step() bool {
 // clock stays at the last event run: an empty queue is quiet, not idle time.
 func (l *Loop) RunUntil(t time.Duration, stop func() bool) int {
 	n := 0
-	for len(l.q) > 0 && l.q[0].at <= t {
+	for e := l.earliest(); e != nil && e.at <= t; e = l.earliest() {
 		l.Step()
 		n++
 		if stop != nil && stop() {

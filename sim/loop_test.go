@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 
@@ -174,4 +176,50 @@ func ExampleLoop() {
 	// ran 3 pending 2
 	// 25ms next prompt
 	// 30ms timeout
+}
+
+// Plan runs its events in the order At would: a scenario scheduled through
+// Plan, out of time order, mixed with At events scheduled up front and by
+// the events as they run, gives one order with Plan and with At alone.
+func TestLoopPlanRunsAsAtWould(t *testing.T) {
+	order := func(plan bool) []int {
+		var l sim.Loop
+		var got []int
+		rng := rand.New(rand.NewPCG(7, 7))
+		id := 0
+		var spawn func(depth int) func()
+		spawn = func(depth int) func() {
+			me := id
+			id++
+			return func() {
+				got = append(got, me)
+				if depth < 2 && rng.IntN(3) == 0 {
+					l.After(time.Duration(rng.IntN(5))*time.Millisecond, spawn(depth+1))
+				}
+			}
+		}
+		for range 400 {
+			at := time.Duration(rng.IntN(50)) * time.Millisecond
+			if coin := rng.IntN(4) != 0; plan && coin {
+				l.Plan(at, spawn(0))
+			} else {
+				l.At(at, spawn(0))
+			}
+		}
+		if n := l.Pending(); n != 400 {
+			t.Fatalf("Pending() = %d after scheduling 400", n)
+		}
+		l.RunUntil(time.Hour, nil)
+		if n := l.Pending(); n != 0 {
+			t.Fatalf("Pending() = %d after running them all", n)
+		}
+		return got
+	}
+	want, got := order(false), order(true)
+	if !slices.Equal(got, want) {
+		t.Fatalf("with Plan the events ran in another order:\n got %v\nwant %v", got[:20], want[:20])
+	}
+	if len(got) <= 400 {
+		t.Fatalf("only %d events ran: the test scheduled none while running", len(got))
+	}
 }
