@@ -47,7 +47,9 @@ func (a *Agent) resume(conn string, m *acp.Message) {
 	if s.state == acp.StateIdle {
 		// Another node sharing the store may have added to it since this
 		// process read it; idle, nothing of ours is unwritten.
-		s.history = a.st.Messages(s.rec.ID)
+		if fresh := a.st.Messages(s.rec.ID); !sameHistory(fresh, s.history) {
+			s.history = fresh
+		}
 	}
 	if p.ReplayFrom != nil {
 		for _, msg := range a.historyOf(s) {
@@ -160,4 +162,16 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 	a.sessions[rec.ID] = &session{rec: rec, conn: conn, history: slices.Clone(b.Messages), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-fork"})
 	a.reply(conn, m.ID, "respond-fork", acp.NewSessionResult{SessionID: rec.ID})
+}
+
+// sameHistory reports whether a session's stored messages are still the
+// ones a process holds. The store keeps them in insertion order with unique
+// ids, so an insertion changes the last id and a forget alone shortens the
+// list: equal lengths and last ids mean no write since. Keeping the
+// process's own slice then spares copying the whole history at the next
+// insertion (the store's comes clipped), which every resume of a long
+// session did.
+func sameHistory(stored, held []store.Message) bool {
+	n := len(stored)
+	return n == len(held) && (n == 0 || stored[n-1].ID == held[n-1].ID)
 }
