@@ -14,13 +14,13 @@ type Loop struct {
 	seq  uint64
 	q    eventQueue
 	runs uint64
-	// lane holds the events Plan scheduled, from laneHead on, sorted by
+	// lane holds the events AtAhead scheduled, from laneHead on, sorted by
 	// (at, seq) before one is taken: a scenario's thousands of submissions
 	// kept out of the heap leave every other event's push and pop at the
 	// heap's own small depth.
 	lane         []event
 	laneHead     int
-	laneUnsorted bool // Plan appended out of time order since the last sort
+	laneUnsorted bool // AtAhead appended out of time order since the last sort
 }
 
 type event struct {
@@ -118,11 +118,11 @@ func (l *Loop) AtHandler(t time.Duration, h Handler) {
 	l.q.push(event{at: t, seq: l.seq, h: h})
 }
 
-// Plan schedules fn at virtual time t, as At does and in the same order
+// AtAhead schedules fn at virtual time t, as At does and in the same order
 // (events due at one instant run in the order they were scheduled), for
 // events scheduled by the thousand long before they are due: the users'
 // scenario. They wait in a list sorted once, not in the heap.
-func (l *Loop) Plan(t time.Duration, fn func()) {
+func (l *Loop) AtAhead(t time.Duration, fn func()) {
 	if t < l.now {
 		t = l.now
 	}

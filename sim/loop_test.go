@@ -178,10 +178,10 @@ func ExampleLoop() {
 	// 30ms timeout
 }
 
-// Plan runs its events in the order At would: a scenario scheduled through
-// Plan, out of time order, mixed with At events scheduled up front and by
-// the events as they run, gives one order with Plan and with At alone.
-func TestLoopPlanRunsAsAtWould(t *testing.T) {
+// AtAhead runs its events in the order At would: a scenario scheduled through
+// AtAhead, out of time order, mixed with At events scheduled up front and by
+// the events as they run, gives one order with AtAhead and with At alone.
+func TestLoopAtAheadRunsAsAtWould(t *testing.T) {
 	order := func(plan bool) []int {
 		var l sim.Loop
 		var got []int
@@ -201,7 +201,7 @@ func TestLoopPlanRunsAsAtWould(t *testing.T) {
 		for range 400 {
 			at := time.Duration(rng.IntN(50)) * time.Millisecond
 			if coin := rng.IntN(4) != 0; plan && coin {
-				l.Plan(at, spawn(0))
+				l.AtAhead(at, spawn(0))
 			} else {
 				l.At(at, spawn(0))
 			}
@@ -217,7 +217,7 @@ func TestLoopPlanRunsAsAtWould(t *testing.T) {
 	}
 	want, got := order(false), order(true)
 	if !slices.Equal(got, want) {
-		t.Fatalf("with Plan the events ran in another order:\n got %v\nwant %v", got[:20], want[:20])
+		t.Fatalf("with AtAhead the events ran in another order:\n got %v\nwant %v", got[:20], want[:20])
 	}
 	if len(got) <= 400 {
 		t.Fatalf("only %d events ran: the test scheduled none while running", len(got))

@@ -37,7 +37,7 @@ func (w *world) schedule() time.Duration {
 		cn := w.clients[e.Client]
 		if e.Action != users.Submit {
 			do := userActions[e.Action]
-			w.loop.Plan(e.At, func() {
+			w.loop.AtAhead(e.At, func() {
 				if cn.c != nil { // a Client that is restarting misses it: so would its user
 					w.applyClient(cn, do(cn.c, e.Sess, e.Alt))
 				}
@@ -53,7 +53,7 @@ func (w *world) schedule() time.Duration {
 			w.Record(traces.Event{Kind: traces.KindSubmit, Client: cn.name, Sub: e.Sub, Text: e.Text})
 			w.applyClient(cn, cn.c.Submit(e.Sub, e.Text, e.Sess))
 		}
-		w.loop.Plan(e.At, submit)
+		w.loop.AtAhead(e.At, submit)
 	}
 	return users.Last(evs)
 }
