@@ -3,6 +3,7 @@ package world
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/agent/mutants"
@@ -130,5 +131,39 @@ func TestSwarmWithoutTracesSumsUpAsWithThem(t *testing.T) {
 	}
 	if only.Failed == 0 || only.Events == 0 {
 		t.Fatalf("%d failed of %d events: nothing compared", only.Failed, only.Events)
+	}
+}
+
+// Coverage counted as the run goes (JudgeCovering) is what CoverageOf reads
+// from the kept trace, and the verdict is Judge's.
+func TestLiveCoverageIsTheCoverageOfTheTrace(t *testing.T) {
+	var r Runner
+	hit := 0
+	for _, cfg := range liveRuns() {
+		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
+		live, err := r.JudgeCovering(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if live.Result.Log != nil {
+			t.Fatalf("%s: JudgeCovering kept a trace", name)
+		}
+		got, rep := slices.Clone(live.Result.Coverage), reportBytes(t, live.Report)
+		kept, err := r.Judge(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := CoverageOf(&cfg, kept.Result.Log); !slices.Equal(got, want) {
+			t.Fatalf("%s: live coverage %v, the trace's %v", name, got, want)
+		}
+		if want := reportBytes(t, kept.Report); rep != want {
+			t.Fatalf("%s: JudgeCovering's report differs from Judge's:\n%s\n---\n%s", name, rep, want)
+		}
+		for _, n := range got {
+			hit += n
+		}
+	}
+	if hit == 0 {
+		t.Fatal("no run hit a coverage pair: the comparison proved nothing")
 	}
 }

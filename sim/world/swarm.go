@@ -29,16 +29,23 @@ func JudgeOnly(cfg Config) (*Verdict, error) { return new(Runner).JudgeOnly(cfg)
 // Judge runs cfg on r and checks its trace as the run records it. The
 // Verdict's Result is r's memory, valid until r's next run; its Report is
 // the caller's to keep.
-func (r *Runner) Judge(cfg Config) (*Verdict, error) { return r.judge(cfg, true) }
+func (r *Runner) Judge(cfg Config) (*Verdict, error) { return r.judge(cfg, runKeep|runJudge) }
 
 // JudgeOnly is Judge for a caller that needs only the Report and the
 // Result's counts: the run is checked as it goes and keeps no trace
 // (Result.Log is nil), which spares building one and reading it again.
 // The Report is the one Judge gives.
-func (r *Runner) JudgeOnly(cfg Config) (*Verdict, error) { return r.judge(cfg, false) }
+func (r *Runner) JudgeOnly(cfg Config) (*Verdict, error) { return r.judge(cfg, runJudge) }
 
-func (r *Runner) judge(cfg Config, keep bool) (*Verdict, error) {
-	res, rep, err := r.run(cfg, keep, true)
+// JudgeCovering is JudgeOnly that also counts the coverage pairs the run
+// hits as it goes (Result.Coverage): what CoverageOf reads from the trace,
+// without keeping one.
+func (r *Runner) JudgeCovering(cfg Config) (*Verdict, error) {
+	return r.judge(cfg, runJudge|runCover)
+}
+
+func (r *Runner) judge(cfg Config, what int) (*Verdict, error) {
+	res, rep, err := r.run(cfg, what)
 	if err != nil {
 		return nil, err
 	}
@@ -214,10 +221,14 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 	}
 	g := newGuide(&sc)
 	var runners Runners
-	// Only coverage and the determinism check read a seed's trace.
+	// Only the determinism check reads a seed's trace; coverage is
+	// counted as the seed runs.
 	judge := runners.JudgeOnly
-	if sc.Coverage || sc.Guided || sc.CheckDeterminism {
+	switch {
+	case sc.CheckDeterminism:
 		judge = runners.Judge
+	case sc.Coverage || sc.Guided:
+		judge = runners.JudgeCovering
 	}
 	run := func(i int) seedResult {
 		cfg := sc.Base
@@ -231,7 +242,10 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		err := judge(cfg, func(v *Verdict) {
 			r.report, r.faults, r.events = v.Report, v.Result.Faults, v.Result.Events
 			if sc.Coverage || sc.Guided {
-				r.cov = CoverageOf(&cfg, v.Result.Log)
+				r.cov = v.Result.Coverage
+				if r.cov == nil {
+					r.cov = CoverageOf(&cfg, v.Result.Log)
+				}
 			}
 			if sc.CheckDeterminism {
 				var res *Result

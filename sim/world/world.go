@@ -28,6 +28,7 @@ type world struct {
 	ids     *sim.IDs
 	log     *traces.Log         // nil when the run keeps no trace
 	check   *properties.Checker // nil when the run is not judged
+	cov     *covTracker         // nil when the run counts no coverage
 	healing bool
 	// events counts what Record saw, submits and delivers the submit and
 	// deliver events among them: the run's size, with or without its log.
@@ -60,6 +61,9 @@ func (w *world) Record(e traces.Event) {
 	if w.check != nil {
 		w.check.Add(&e)
 	}
+	if w.cov != nil {
+		w.cov.event(&e)
+	}
 }
 
 func (w *world) choose(d sim.Decision) int {
@@ -78,6 +82,9 @@ type Result struct {
 	// how many of them were submissions and frame deliveries.
 	Events, Submits, Delivers int
 	Faults                    []sim.KindCount
+	// Coverage is the coverage pairs the run hit, counted as it ran
+	// (JudgeCovering); nil otherwise (CoverageOf reads them from a Log).
+	Coverage Coverage
 }
 
 // Run simulates one run and returns its trace.
@@ -109,6 +116,11 @@ func (rs *Runners) JudgeOnly(cfg Config, use func(*Verdict)) error {
 	return rs.lend(cfg, (*Runner).JudgeOnly, use)
 }
 
+// JudgeCovering is JudgeOnly counting coverage (Runner.JudgeCovering).
+func (rs *Runners) JudgeCovering(cfg Config, use func(*Verdict)) error {
+	return rs.lend(cfg, (*Runner).JudgeCovering, use)
+}
+
 func (rs *Runners) lend(cfg Config, judge func(*Runner, Config) (*Verdict, error), use func(*Verdict)) error {
 	r, _ := rs.pool.Get().(*Runner)
 	if r == nil {
@@ -125,15 +137,23 @@ func (rs *Runners) lend(cfg Config, judge func(*Runner, Config) (*Verdict, error
 // Run simulates one run and returns its trace. The Result, its Log's
 // events above all, is the Runner's memory: valid until its next Run.
 func (r *Runner) Run(cfg Config) (*Result, error) {
-	res, _, err := r.run(cfg, true, false)
+	res, _, err := r.run(cfg, runKeep)
 	return res, err
 }
 
-// run simulates cfg, keeping its trace if keep, and judging each event as
-// it is recorded if judge: the report is then the one properties.Check
-// gives on the trace, without a second pass over it, and without the
-// trace's memory when it is not kept.
-func (r *Runner) run(cfg Config, keep, judge bool) (*Result, *properties.Report, error) {
+// What a run does besides simulating: keep its trace, judge each event as
+// it is recorded (the report is then the one properties.Check gives on the
+// trace, without a second pass over it, and without the trace's memory when
+// it is not kept), count the coverage pairs it hits (those CoverageOf would
+// read from the trace).
+const (
+	runKeep = 1 << iota
+	runJudge
+	runCover
+)
+
+func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) {
+	keep, judge := what&runKeep != 0, what&runJudge != 0
 	if err := cfg.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -175,6 +195,9 @@ func (r *Runner) run(cfg Config, keep, judge bool) (*Result, *properties.Report,
 		// The world's strings die with the run: borrowing them holds
 		// nothing in memory longer than the run would.
 		w.check = properties.NewBorrowingChecker(h, want)
+	}
+	if what&runCover != 0 {
+		w.cov = newCovTracker(&w.cfg)
 	}
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
@@ -234,6 +257,9 @@ func (r *Runner) run(cfg Config, keep, judge bool) (*Result, *properties.Report,
 	}
 	w.Record(traces.Event{Kind: traces.KindEnd, Note: end})
 	res := &Result{Log: w.log, Events: w.events, Submits: w.submits, Delivers: w.delivers, Faults: w.faults.Tally()}
+	if w.cov != nil {
+		res.Coverage = w.cov.hits
+	}
 	if keep {
 		r.events = w.log.Events
 	}
