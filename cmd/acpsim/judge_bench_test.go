@@ -133,16 +133,8 @@ func writeHistoryMain(spec string) error {
 	if err != nil {
 		return err
 	}
-	w := traces.NewWriter(f)
-	if err := w.WriteHeader(h.Header); err != nil {
-		return err
-	}
-	for i := range h.Events {
-		if err := w.WriteEvent(&h.Events[i]); err != nil {
-			return err
-		}
-	}
-	if err := w.Flush(); err != nil {
+	if _, err := (&traces.Log{Header: h.Header, Events: h.Events}).WriteTo(f); err != nil {
+		f.Close()
 		return err
 	}
 	if err := f.Close(); err != nil {
