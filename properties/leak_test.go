@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,5 +48,55 @@ func TestKeyLeakRule(t *testing.T) {
 				t.Fatalf("explanation: %s", leaks[0].Explanation)
 			}
 		})
+	}
+}
+
+func TestKeyIndex(t *testing.T) {
+	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}, own: strings.Clone}
+	const long = "1f0c9e2a-7b7d-4c1e" // 18 code points: found anywhere
+	for _, k := range []string{"abc", "bcd", "Key-1", "é", "zzzzzzzzzz", long} {
+		x.add(k)
+	}
+	tests := []struct {
+		s    string
+		want []string
+	}{
+		// A short key counts only as a delimited token.
+		{"xxabcdxx", nil},
+		{"abc bcd", []string{"abc", "bcd"}},
+		{"(abc),bcd.", []string{"abc", "bcd"}},
+		{"abc-bcd", nil},
+		{"key-1", nil},
+		{"Key-1", []string{"Key-1"}},
+		{"café", nil},
+		{"caf é", []string{"é"}},
+		{"ab", nil},
+		{"", nil},
+		{"zzzzzzzzz", nil},
+		{"zzzzzzzzzzz", nil},
+		// A long one anywhere in a string.
+		{"retry-" + long + "x", []string{long}},
+		{long, []string{long}},
+	}
+	for _, tt := range tests {
+		var got []string
+		x.find(tt.s, func(k *keyInfo) { got = append(got, k.key) })
+		slices.Sort(got)
+		if !reflect.DeepEqual(got, tt.want) {
+			t.Errorf("find(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestEachString(t *testing.T) {
+	type tok struct {
+		s   string
+		key bool
+	}
+	var got []tok
+	eachString(`{"a\u0062" : ["x\"y", {"k":1}], "é":"\ud83d\ude00"}`, func(s string, k bool) { got = append(got, tok{s, k}) })
+	want := []tok{{"ab", true}, {`x"y`, false}, {"k", true}, {"é", true}, {"😀", false}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }
