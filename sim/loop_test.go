@@ -217,9 +217,74 @@ func TestLoopAtAheadRunsAsAtWould(t *testing.T) {
 	}
 	want, got := order(false), order(true)
 	if !slices.Equal(got, want) {
-		t.Fatalf("with AtAhead the events ran in another order:\n got %v\nwant %v", got[:20], want[:20])
+		t.Fatalf("with AtAhead the events ran in another order:\n got %v\nwant %v", got[:min(20, len(got))], want[:min(20, len(want))])
 	}
 	if len(got) <= 400 {
 		t.Fatalf("only %d events ran: the test scheduled none while running", len(got))
+	}
+}
+
+// A model check of AtAhead against At: random programs schedule events in
+// the past, now and the future, before the run and while events run, and
+// drive the loop with Step, RunUntil (with a stop), Next, Pending and Reset.
+// Every observation must be the one the same program makes with At alone.
+func TestLoopAtAheadModel(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		run := func(ahead bool) []string {
+			var l sim.Loop
+			var obs []string
+			rng := rand.New(rand.NewPCG(seed, 99))
+			id := 0
+			var schedule func(inRun bool)
+			schedule = func(inRun bool) {
+				at := l.Now() + time.Duration(rng.IntN(7)-2)*time.Millisecond // past, now or future
+				me := id
+				id++
+				spawn := rng.IntN(3) == 0
+				fn := func() {
+					obs = append(obs, fmt.Sprintf("ran %d at %v", me, l.Now()))
+					if spawn {
+						schedule(true)
+					}
+				}
+				if coin := rng.IntN(2) == 0; ahead && coin {
+					l.AtAhead(at, fn)
+				} else {
+					l.At(at, fn)
+				}
+			}
+			for range 60 {
+				switch op := rng.IntN(10); {
+				case op < 4:
+					schedule(false)
+				case op < 6:
+					obs = append(obs, fmt.Sprintf("step %v", l.Step()))
+				case op < 8:
+					until := l.Now() + time.Duration(rng.IntN(4))*time.Millisecond
+					stopAfter := rng.IntN(4)
+					n := 0
+					obs = append(obs, fmt.Sprintf("ran %d", l.RunUntil(until, func() bool { n++; return n == stopAfter })))
+				case op < 9:
+					next, ok := l.Next()
+					obs = append(obs, fmt.Sprintf("next %v %v pending %d", next, ok, l.Pending()))
+				default:
+					if rng.IntN(4) == 0 {
+						l.Reset()
+						obs = append(obs, "reset")
+					}
+				}
+			}
+			obs = append(obs, fmt.Sprintf("drained %d", l.RunUntil(time.Hour, nil)), fmt.Sprintf("pending %d", l.Pending()))
+			return obs
+		}
+		want, got := run(false), run(true)
+		if !slices.Equal(got, want) {
+			for i := range min(len(got), len(want)) {
+				if got[i] != want[i] {
+					t.Fatalf("seed %d: observation %d is %q with AtAhead, %q with At alone", seed, i, got[i], want[i])
+				}
+			}
+			t.Fatalf("seed %d: %d observations with AtAhead, %d with At alone", seed, len(got), len(want))
+		}
 	}
 }

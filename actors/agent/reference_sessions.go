@@ -165,13 +165,13 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 }
 
 // sameHistory reports whether a session's stored messages are still the
-// ones a process holds. The store keeps them in insertion order with unique
-// ids, so an insertion changes the last id and a forget alone shortens the
-// list: equal lengths and last ids mean no write since. Keeping the
-// process's own slice then spares copying the whole history at the next
-// insertion (the store's comes clipped), which every resume of a long
-// session did.
+// ones a process holds. Stored messages have unique ids and are never
+// changed in place, so equal id lists mean equal histories. A length and a
+// last id are not enough: another process's retention, or a session deleted
+// and written again (the lost-writes mutant), leaves both as they were with
+// other messages before them. Keeping the process's own slice spares copying
+// the whole history at the next insertion (the store's comes clipped), which
+// every resume of a long session did.
 func sameHistory(stored, held []store.Message) bool {
-	n := len(stored)
-	return n == len(held) && (n == 0 || stored[n-1].ID == held[n-1].ID)
+	return slices.EqualFunc(stored, held, func(a, b store.Message) bool { return a.ID == b.ID })
 }

@@ -160,9 +160,10 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	r.loop.Reset()
 	want := 40 * (cfg.Prompts + 4) * cfg.Clients // events, as seeds run
 	var events []traces.Event
+	clear(r.events) // what the last seed left must not outlive it
+	r.events = r.events[:0]
 	if keep {
-		clear(r.events) // what the last seed left must not outlive it
-		events = r.events[:0]
+		events = r.events
 		if cap(events) < want {
 			events = make([]traces.Event, 0, want)
 		}
