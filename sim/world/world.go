@@ -193,8 +193,9 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		w.log = &traces.Log{Header: h, Events: events}
 	}
 	if judge {
-		// The world's strings die with the run: borrowing them holds
-		// nothing in memory longer than the run would.
+		// Borrowing the run's strings spares a copy each; a Report kept
+		// after the run holds the frames its strings are cut from (a
+		// swarm keeps only its failures' explanations, built afresh).
 		w.check = properties.NewBorrowingChecker(h, want)
 	}
 	if what&runCover != 0 {
