@@ -28,10 +28,11 @@ race:
 	$(GO) test -race -count=1 ./...
 
 # The real-process and socket code under the race detector, in every run of
-# make test: acpsim check, acpsim agent (stdio and --listen), the dialers.
+# make test: acpsim check, acpsim agent (stdio and --listen), the dialers,
+# acpsim judge's decoding goroutine.
 race-real:
 	$(GO) test -race -count=1 ./netfault/realmode/
-	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote|CheckJobs' ./cmd/acpsim/
+	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote|CheckJobs|JudgeReadsAhead|JudgeAgreesWithRun' ./cmd/acpsim/
 
 run:
 	$(GO) run ./cmd/acpsim run

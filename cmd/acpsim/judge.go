@@ -67,13 +67,17 @@ func judgeFile(path, contract string) (traces.Header, *properties.Report, int64,
 		h.Contract.Sessions = contract
 	}
 	c := properties.NewChecker(h)
-	var e traces.Event
-	for {
-		switch err := d.Next(&e); err {
-		case nil:
-			if contractErr == nil {
-				c.Add(&e)
+	full, free := decodeAhead(d)
+	for b := range full {
+		if contractErr == nil {
+			for i := range b.events {
+				c.Add(&b.events[i])
 			}
+		}
+		err := b.err
+		free <- b
+		switch err {
+		case nil:
 		case io.EOF:
 			if contractErr != nil {
 				return h, nil, 0, contractErr
@@ -83,4 +87,44 @@ func judgeFile(path, contract string) (traces.Header, *properties.Report, int64,
 			return h, nil, 0, err
 		}
 	}
+	panic("judge: the decoder stopped without an error") // decodeAhead ends on one
+}
+
+// eventBatch is events decoded in a row; err, on the last batch only, is
+// what ended the trace (io.EOF when it ended cleanly).
+type eventBatch struct {
+	events []traces.Event
+	err    error
+}
+
+// decodeAhead decodes d's events on a goroutine of its own, a batch at a
+// time, while the caller checks the batch before: reading a trace is two
+// thirds of judging it, and the two then run on two cores. Batches come in
+// order on full, the caller hands each back on free, and only three are
+// ever allocated, so memory stays bounded by three batches of lines. The
+// goroutine ends after the batch that carries an error: the caller must
+// read full up to it.
+func decodeAhead(d *traces.Decoder) (full <-chan *eventBatch, free chan<- *eventBatch) {
+	const batches, size = 3, 256
+	fullc, freec := make(chan *eventBatch, batches), make(chan *eventBatch, batches)
+	for range batches {
+		freec <- &eventBatch{events: make([]traces.Event, 0, size)}
+	}
+	go func() {
+		defer close(fullc)
+		for {
+			b := <-freec
+			b.events = b.events[:0]
+			for len(b.events) < size {
+				b.events = append(b.events, traces.Event{})
+				if err := d.Next(&b.events[len(b.events)-1]); err != nil {
+					b.events, b.err = b.events[:len(b.events)-1], err
+					fullc <- b
+					return
+				}
+			}
+			fullc <- b
+		}
+	}()
+	return fullc, freec
 }

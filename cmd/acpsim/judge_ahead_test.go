@@ -1,0 +1,45 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"go.uber.org/goleak"
+)
+
+// judge decodes the trace on a goroutine a few batches ahead of the
+// checker: a bad line deep in a trace, past several batches, is still
+// reported with its own line number, and the decoding goroutine ends with
+// the judgement either way.
+func TestJudgeReadsAheadAndStopsAtTheBadLine(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := t.TempDir()
+	path := filepath.Join(dir, "long.ndjson")
+	run(t, "run", "--seed", "5", "--prompts", "40", "--trace", path)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := bytes.Split(bytes.TrimSuffix(data, []byte("\n")), []byte("\n"))
+	if len(lines) < 4*256 {
+		t.Fatalf("the trace has %d lines, want more than four batches of 256", len(lines))
+	}
+	_, rep, events, err := judgeFile(path, "")
+	if err != nil || rep == nil || events != int64(len(lines)-1) {
+		t.Fatalf("judging the whole trace: %d events (want %d), error %v", events, len(lines)-1, err)
+	}
+	bad := 3*256 + 17 // 1-based line number, inside the fourth batch
+	lines[bad-1] = []byte(`{"t":1,"seq":`)
+	broken := filepath.Join(dir, "broken.ndjson")
+	if err := os.WriteFile(broken, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, rep, _, err = judgeFile(broken, "")
+	if want := fmt.Sprintf("%s:%d:", broken, bad); err == nil || rep != nil || !strings.Contains(err.Error(), want) {
+		t.Fatalf("judging a trace with line %d cut short: report %v, error %v, want an error naming %s", bad, rep != nil, err, want)
+	}
+}
