@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
+	"github.com/mattn/go-isatty"
+	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/properties"
@@ -19,11 +22,15 @@ func newJudgeCmd() *cobra.Command {
 		Long: `Read a trace (ndjson, as run --trace writes it) and judge it from its frames
 alone, as a stream: memory grows with the trace's submissions and sessions,
 not its length. A malformed trace is rejected with file:line and what was
-expected.`,
+expected. On a terminal a bar on stderr shows how much of the file is read.`,
 		Example: "  acpsim judge a.ndjson\n  acpsim judge --session-contract durable a.ndjson",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, rep, events, err := judgeFile(args[0], contract)
+			var progress io.Writer
+			if isatty.IsTerminal(os.Stderr.Fd()) {
+				progress = os.Stderr
+			}
+			h, rep, events, err := judgeFile(args[0], contract, progress)
 			if err != nil {
 				return err
 			}
@@ -42,8 +49,10 @@ expected.`,
 // holding the Agent to contract when it is not "" (the header's otherwise).
 // It returns the header, the report and how many events the trace has. A
 // malformed trace is told before a bad contract, as when the whole file was
-// read first.
-func judgeFile(path, contract string) (traces.Header, *properties.Report, int64, error) {
+// read first. With progress not nil, a bar of the bytes read is drawn there
+// (a trace of a million submissions takes most of a minute) and cleared at
+// the end.
+func judgeFile(path, contract string, progress io.Writer) (traces.Header, *properties.Report, int64, error) {
 	var contractErr error
 	if contract != "" {
 		if err := traces.CheckSessionContract(contract); err != nil {
@@ -58,7 +67,17 @@ func judgeFile(path, contract string) (traces.Header, *properties.Report, int64,
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return traces.Header{}, nil, 0, &traces.ReadError{Name: path, Msg: "is a directory, expected a trace file"}
 	}
-	d := traces.NewDecoder(f, path)
+	var r io.Reader = f
+	if fi, err := f.Stat(); err == nil && progress != nil {
+		bar := progressbar.NewOptions64(fi.Size(), progressbar.OptionSetWriter(progress),
+			progressbar.OptionSetDescription("judging"), progressbar.OptionShowBytes(true),
+			progressbar.OptionSetPredictTime(true), progressbar.OptionThrottle(100*time.Millisecond),
+			progressbar.OptionClearOnFinish())
+		defer bar.Finish()
+		pr := progressbar.NewReader(f, bar)
+		r = &pr
+	}
+	d := traces.NewDecoder(r, path)
 	h, err := d.Header()
 	if err != nil {
 		return h, nil, 0, err

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"go.uber.org/goleak"
+
+	"github.com/acpsim/acpsim/properties"
 )
 
 // judge decodes the trace on a goroutine a few batches ahead of the
@@ -28,9 +30,17 @@ func TestJudgeReadsAheadAndStopsAtTheBadLine(t *testing.T) {
 	if len(lines) < 4*256 {
 		t.Fatalf("the trace has %d lines, want more than four batches of 256", len(lines))
 	}
-	_, rep, events, err := judgeFile(path, "")
+	_, rep, events, err := judgeFile(path, "", nil)
 	if err != nil || rep == nil || events != int64(len(lines)-1) {
 		t.Fatalf("judging the whole trace: %d events (want %d), error %v", events, len(lines)-1, err)
+	}
+	var bar bytes.Buffer
+	_, withBar, _, err := judgeFile(path, "", &bar)
+	if err != nil || describeReport(withBar) != describeReport(rep) {
+		t.Fatalf("judging with a progress bar: error %v, or another report", err)
+	}
+	if !strings.Contains(bar.String(), "judging") {
+		t.Fatalf("the progress bar drew nothing: %q", bar.String())
 	}
 	bad := 3*256 + 17 // 1-based line number, inside the fourth batch
 	lines[bad-1] = []byte(`{"t":1,"seq":`)
@@ -38,8 +48,14 @@ func TestJudgeReadsAheadAndStopsAtTheBadLine(t *testing.T) {
 	if err := os.WriteFile(broken, append(bytes.Join(lines, []byte("\n")), '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, rep, _, err = judgeFile(broken, "")
+	_, rep, _, err = judgeFile(broken, "", nil)
 	if want := fmt.Sprintf("%s:%d:", broken, bad); err == nil || rep != nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("judging a trace with line %d cut short: report %v, error %v, want an error naming %s", bad, rep != nil, err, want)
 	}
+}
+
+func describeReport(r *properties.Report) string {
+	var b bytes.Buffer
+	r.WriteText(&b)
+	return b.String()
 }
