@@ -54,6 +54,29 @@ func goldenRuns() []struct {
 		variant(fmt.Sprintf("proxies/%d", seed), seed, func(c *Config) { c.Proxies = 2 })
 		variant(fmt.Sprintf("fresh-connection/%d", seed), seed, func(c *Config) { c.Link, c.FreshConnection = LinkWS, true })
 	}
+	// Long runs, where the loop's scenario lane and an Agent process's
+	// history across many resumes matter (recorded when both were changed,
+	// equal to the traces before the change).
+	for seed := uint64(1); seed <= 2; seed++ {
+		variant(fmt.Sprintf("long/%d", seed), seed, func(c *Config) {
+			c.Prompts, c.Cancels, c.Closes, c.Forks = 400, 3, 1, 2
+		})
+	}
+	variant("long-mixed-retain/3", 3, func(c *Config) {
+		c.Link, c.Prompts, c.Knobs.Retain = LinkMixed, 200, 5
+	})
+	// Another process's retention under lost-writes leaves a session's
+	// length and last message as they were with other messages before them:
+	// a resume must see that its history changed.
+	variant("lost-writes-retain-nodes/8", 8, func(c *Config) {
+		c.Link = LinkHTTP
+		c.UseAgent("lost-writes")
+		c.Nodes, c.Sticky = 2, false
+		c.Clients, c.Sessions, c.Prompts = 3, 1, 12
+		c.Cancels, c.Closes, c.Forks = 2, 2, 1
+		c.Knobs.Retain = 1
+		c.Rates = boosted()
+	})
 	return runs
 }
 
