@@ -87,7 +87,8 @@ func judgeFile(path, contract string, progress io.Writer) (traces.Header, *prope
 	}
 	c := properties.NewChecker(h)
 	full, free := decodeAhead(d)
-	for b := range full {
+	for {
+		b := <-full // decodeAhead's last batch carries the error that ends the trace
 		if contractErr == nil {
 			for i := range b.events {
 				c.Add(&b.events[i])
@@ -106,7 +107,6 @@ func judgeFile(path, contract string, progress io.Writer) (traces.Header, *prope
 			return h, nil, 0, err
 		}
 	}
-	panic("judge: the decoder stopped without an error") // decodeAhead ends on one
 }
 
 // eventBatch is events decoded in a row; err, on the last batch only, is
@@ -121,8 +121,8 @@ type eventBatch struct {
 // thirds of judging it, and the two then run on two cores. Batches come in
 // order on full, the caller hands each back on free, and only three are
 // ever allocated, so memory stays bounded by three batches of lines. The
-// goroutine ends after the batch that carries an error: the caller must
-// read full up to it.
+// goroutine ends after the batch that carries an error (io.EOF at the
+// end): the caller must read full up to it, and nothing after.
 func decodeAhead(d *traces.Decoder) (full <-chan *eventBatch, free chan<- *eventBatch) {
 	const batches, size = 3, 256
 	fullc, freec := make(chan *eventBatch, batches), make(chan *eventBatch, batches)
@@ -130,7 +130,6 @@ func decodeAhead(d *traces.Decoder) (full <-chan *eventBatch, free chan<- *event
 		freec <- &eventBatch{events: make([]traces.Event, 0, size)}
 	}
 	go func() {
-		defer close(fullc)
 		for {
 			b := <-freec
 			b.events = b.events[:0]

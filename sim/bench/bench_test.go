@@ -130,8 +130,10 @@ func writeTrace(path string, h *History) error {
 	return f.Close()
 }
 
-// judgeTrace judges the trace file at path as acpsim judge does: one event
-// at a time from the file into the streaming checker.
+// judgeTrace judges the trace file at path with the decoder and checker
+// acpsim judge uses, one event at a time on one goroutine (judge decodes a
+// few batches ahead on a second one, which changes its wall time, not its
+// CPU time).
 func judgeTrace(path string) (*properties.Report, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -223,12 +223,15 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 	var runners Runners
 	// Only the determinism check reads a seed's trace; coverage is
 	// counted as the seed runs.
-	judge := runners.JudgeOnly
-	switch {
-	case sc.CheckDeterminism:
-		judge = runners.Judge
-	case sc.Coverage || sc.Guided:
-		judge = runners.JudgeCovering
+	what := runJudge
+	if sc.CheckDeterminism {
+		what |= runKeep
+	}
+	if sc.Coverage || sc.Guided {
+		what |= runCover
+	}
+	judge := func(cfg Config, use func(*Verdict)) error {
+		return runners.lend(cfg, func(r *Runner, cfg Config) (*Verdict, error) { return r.judge(cfg, what) }, use)
 	}
 	run := func(i int) seedResult {
 		cfg := sc.Base
@@ -241,12 +244,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 		var again error // the determinism check's second run
 		err := judge(cfg, func(v *Verdict) {
 			r.report, r.faults, r.events = v.Report, v.Result.Faults, v.Result.Events
-			if sc.Coverage || sc.Guided {
-				r.cov = v.Result.Coverage
-				if r.cov == nil {
-					r.cov = CoverageOf(&cfg, v.Result.Log)
-				}
-			}
+			r.cov = v.Result.Coverage
 			if sc.CheckDeterminism {
 				var res *Result
 				if res, again = Run(cfg); again == nil {

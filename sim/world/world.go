@@ -83,7 +83,8 @@ type Result struct {
 	Events, Submits, Delivers int
 	Faults                    []sim.KindCount
 	// Coverage is the coverage pairs the run hit, counted as it ran
-	// (JudgeCovering); nil otherwise (CoverageOf reads them from a Log).
+	// (JudgeCovering, or a swarm with coverage); nil otherwise
+	// (CoverageOf reads them from a Log).
 	Coverage Coverage
 }
 
@@ -114,11 +115,6 @@ func (rs *Runners) Judge(cfg Config, use func(*Verdict)) error {
 // JudgeOnly is Judge keeping no trace (Runner.JudgeOnly).
 func (rs *Runners) JudgeOnly(cfg Config, use func(*Verdict)) error {
 	return rs.lend(cfg, (*Runner).JudgeOnly, use)
-}
-
-// JudgeCovering is JudgeOnly counting coverage (Runner.JudgeCovering).
-func (rs *Runners) JudgeCovering(cfg Config, use func(*Verdict)) error {
-	return rs.lend(cfg, (*Runner).JudgeCovering, use)
 }
 
 func (rs *Runners) lend(cfg Config, judge func(*Runner, Config) (*Verdict, error), use func(*Verdict)) error {
