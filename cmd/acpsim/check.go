@@ -27,6 +27,7 @@ func newCheckCmd() *cobra.Command {
 	cfg := realmode.DefaultCheckConfig()
 	var seeds, jobs int
 	var first uint64
+	var sessions sessionFlags
 	var faults, schedule, traceDir string
 	var show int
 	cmd := &cobra.Command{
@@ -51,8 +52,8 @@ process answers session/resume -32002 and the Client starts a new session).
 --session-contract auto (the default) judges such an Agent by the process
 contract when no session of a seed survives a restart, and by the durable
 one when some do; each seed's line and the summary say which and why.
---session-contract durable reports every session that vanished as
-session-lost, once per session.
+--session-contract durable (or --sessions durable) reports every session
+that vanished as session-lost, once per session.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
@@ -155,8 +156,10 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.Uint64Var(&first, "first-seed", 1, "the first seed")
 	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (see acpsim run --help)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "model Clients, each with its own Agent process at a time")
-	f.Var(newSessionsFlag(&cfg.Sessions, cfg.Sessions), "sessions", "sessions per Client (the session contract is --session-contract)")
-	f.StringVar(&cfg.Contract.Sessions, "session-contract", traces.SessionsAuto, sessionContractDoc)
+	cfg.Contract.Sessions = traces.SessionsAuto
+	sessions = sessionFlags{n: &cfg.Sessions, contract: &cfg.Contract.Sessions}
+	sessions.registerCount(f, cfg.Sessions)
+	sessions.registerContract(f, sessionContractDoc)
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per Client")
 	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels")
 	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")

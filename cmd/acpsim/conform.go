@@ -13,12 +13,16 @@ import (
 
 	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties/conform/suite"
+	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newConformCmd() *cobra.Command {
 	cfg := realmode.DefaultConformConfig()
 	var junit, format, run string
+	var verbose bool
+	contract := traces.SessionsAuto
+	sessions := &sessionFlags{contract: &contract}
 	cmd := &cobra.Command{
 		Use:   "conform [flags] -- AGENT-COMMAND [ARGS...]",
 		Short: "Run the RFD's traces and key rules as a conformance suite against a real Agent",
@@ -39,6 +43,13 @@ sentence of the RFD it checks and the frames that show it), or n/a when what
 the Agent did shows the case does not apply (it rejects busy prompts, so the
 held-prompt case does not; it keeps sessions in memory, so the restart case
 does not).
+
+--session-contract says what a session must outlive. auto (the default)
+decides from the run: durable when some case resumes a session after an
+Agent restart (an Agent that stores sessions must keep every one, so a
+session found gone in another case fails it), process when none does (the
+cases that resume after a restart do not apply). durable and process force
+either; the report's contract line says which held and why.
 
 Over stdio the command after -- (no shell) is started once per connection a
 case opens; each case gets a fresh $ACPSIM_STORE directory shared by its
@@ -94,7 +105,7 @@ usage (or the command cannot be started).`,
 				cfg.Agent = resolveAgent(args)
 				target = shell.Join(args)
 			}
-			return runConform(cmd.OutOrStdout(), cfg, target, cases, format, junit)
+			return runConform(cmd.OutOrStdout(), cfg, conformReport{target: target, contract: suite.Contract{Sessions: contract}, verbose: verbose}, cases, format, junit)
 		},
 	}
 	f := cmd.Flags()
@@ -102,9 +113,12 @@ usage (or the command cannot be started).`,
 	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent at --url ($ACPSIM_URL) and returns once it serves again; without it the cases that kill the Agent do not apply")
 	f.StringVar(&junit, "junit", "", "also write the verdicts as JUnit XML to this file (one testcase per case; n/a as skipped)")
 	f.StringVar(&format, "format", "text", "output: text (a table) or json")
+	f.BoolVarP(&verbose, "verbose", "v", false, "cite the RFD sentence of every case in the table, not only of a failure")
 	f.StringVar(&run, "run", "", "run only the cases whose id or title matches this regular expression")
 	f.DurationVar(&cfg.AnswerTimeout, "timeout", cfg.AnswerTimeout, "how long to wait for each answer")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "quiet period after which the Agent is taken to have finished on its own")
+	sessions.registerContract(f, "what a session must outlive: durable (a session found gone after a restart or on a new connection fails its case), process (such cases do not apply) or auto (durable if a case shows a session surviving a restart)")
+	sessions.registerWordsOnly(f)
 	return cmd
 }
 
@@ -122,7 +136,17 @@ type conformResult struct {
 	took time.Duration
 }
 
-func runConform(out io.Writer, cfg realmode.ConformConfig, target string, cases []*suite.Case, format, junit string) error {
+// conformReport is a run of the suite: what it ran against, each case's
+// result, and the session contract the verdicts hold (asked for, then as
+// decided).
+type conformReport struct {
+	target   string
+	results  []conformResult
+	contract suite.Contract
+	verbose  bool // the table cites every case's rule, not only a failure's
+}
+
+func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, cases []*suite.Case, format, junit string) error {
 	var results []conformResult
 	for _, c := range cases {
 		scratch, err := os.MkdirTemp("", "acpsim-conform-"+c.ID+"-")
@@ -139,17 +163,26 @@ func runConform(out io.Writer, cfg realmode.ConformConfig, target string, cases 
 		}
 		results = append(results, conformResult{v, time.Since(start)})
 	}
+	vs := make([]suite.Verdict, len(results))
+	for i, r := range results {
+		vs[i] = r.v
+	}
+	vs, rep.contract = suite.HoldTo(vs, rep.contract.Sessions)
+	for i := range results {
+		results[i].v = vs[i]
+	}
+	rep.results = results
 	if junit != "" {
-		if err := writeJUnit(junit, target, results); err != nil {
+		if err := writeJUnit(junit, rep); err != nil {
 			return fmt.Errorf("--junit: %v", err)
 		}
 	}
 	if format == "json" {
-		if err := writeConformJSON(out, target, results); err != nil {
+		if err := writeConformJSON(out, rep); err != nil {
 			return err
 		}
 	} else {
-		writeConformTable(out, target, results)
+		writeConformTable(out, rep)
 	}
 	for _, r := range results {
 		if r.v.Status == suite.Fail {
@@ -173,19 +206,20 @@ func tally(results []conformResult) (pass, fail, na int) {
 	return
 }
 
-func writeConformTable(out io.Writer, target string, results []conformResult) {
-	fmt.Fprintf(out, "conform %q: %d case(s)\n\n", target, len(results))
+func writeConformTable(out io.Writer, rep conformReport) {
+	results := rep.results
+	fmt.Fprintf(out, "conform %q: %d case(s)\n\n", rep.target, len(results))
 	for _, r := range results {
 		v := r.v
 		fmt.Fprintf(out, "%-10s %-4s  %s\n", v.Case.ID, strings.ToUpper(string(v.Status)), v.Case.Title)
-		if v.Status == suite.Pass {
+		if v.Status != suite.Pass {
+			fmt.Fprintf(out, "%16s %s\n", "why:", v.Why)
+		}
+		if v.Status != suite.Fail && !rep.verbose {
 			continue
 		}
-		fmt.Fprintf(out, "%16s %s\n", "why:", v.Why)
-		if v.Status != suite.Fail {
-			continue
-		}
-		fmt.Fprintf(out, "%16s %s: %q\n", "rule:", v.Case.Source, v.Case.Quote)
+		source, quote := v.Rule()
+		fmt.Fprintf(out, "%16s %s: %q\n", "rule:", source, quote)
 		if len(v.Frames) > 0 {
 			fmt.Fprintf(out, "%16s\n", "frames:")
 			for _, f := range v.Frames {
@@ -195,6 +229,7 @@ func writeConformTable(out io.Writer, target string, results []conformResult) {
 	}
 	pass, fail, na := tally(results)
 	fmt.Fprintf(out, "\n%d passed, %d failed, %d n/a\n", pass, fail, na)
+	fmt.Fprintf(out, "session contract: %s (%s)\n", rep.contract.Sessions, rep.contract.Why)
 	if fail == 0 {
 		fmt.Fprintln(out, "PASS: every case that applies holds")
 	} else {
@@ -221,18 +256,24 @@ func frameLines(v suite.Verdict) []string {
 	return out
 }
 
-func writeConformJSON(out io.Writer, target string, results []conformResult) error {
-	pass, fail, na := tally(results)
+func writeConformJSON(out io.Writer, rep conformReport) error {
+	pass, fail, na := tally(rep.results)
+	type contract struct {
+		Sessions string `json:"sessions"`
+		Why      string `json:"why"`
+	}
 	doc := struct {
-		Agent  string            `json:"agent"`
-		Passed int               `json:"passed"`
-		Failed int               `json:"failed"`
-		NA     int               `json:"na"`
-		Cases  []conformJSONCase `json:"cases"`
-	}{Agent: target, Passed: pass, Failed: fail, NA: na}
-	for _, r := range results {
+		Agent    string            `json:"agent"`
+		Passed   int               `json:"passed"`
+		Failed   int               `json:"failed"`
+		NA       int               `json:"na"`
+		Contract contract          `json:"sessionContract"`
+		Cases    []conformJSONCase `json:"cases"`
+	}{Agent: rep.target, Passed: pass, Failed: fail, NA: na, Contract: contract{rep.contract.Sessions, rep.contract.Why}}
+	for _, r := range rep.results {
 		v := r.v
-		doc.Cases = append(doc.Cases, conformJSONCase{ID: v.Case.ID, Title: v.Case.Title, Source: v.Case.Source, Quote: v.Case.Quote,
+		source, quote := v.Rule()
+		doc.Cases = append(doc.Cases, conformJSONCase{ID: v.Case.ID, Title: v.Case.Title, Source: source, Quote: quote,
 			Verdict: string(v.Status), Why: v.Why, Frames: frameLines(v), Seconds: r.took.Seconds()})
 	}
 	enc := json.NewEncoder(out)

@@ -60,19 +60,21 @@ type junitSkipped struct {
 
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
-func writeJUnit(path, target string, results []conformResult) error {
-	_, fail, na := tally(results)
+func writeJUnit(path string, rep conformReport) error {
+	_, fail, na := tally(rep.results)
 	var total time.Duration
-	s := junitSuite{Name: "acpsim conform", Tests: len(results), Failures: fail, Skipped: na,
-		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"), Props: []junitProp{{"agent", target}}}
-	for _, r := range results {
+	s := junitSuite{Name: "acpsim conform", Tests: len(rep.results), Failures: fail, Skipped: na,
+		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"),
+		Props:     []junitProp{{"agent", rep.target}, {"sessionContract", rep.contract.Sessions}, {"sessionContractWhy", rep.contract.Why}}}
+	for _, r := range rep.results {
 		v := r.v
 		total += r.took
 		group, _, _ := strings.Cut(v.Case.ID, "-")
 		tc := junitCase{Name: v.Case.ID + ": " + v.Case.Title, Classname: "acpsim.conform." + group, Time: seconds(r.took)}
 		switch v.Status {
 		case suite.Fail:
-			text := fmt.Sprintf("%s\n\n%s: %q\n", v.Why, v.Case.Source, v.Case.Quote)
+			source, quote := v.Rule()
+			text := fmt.Sprintf("%s\n\n%s: %q\n", v.Why, source, quote)
 			if lines := frameLines(v); len(lines) > 0 {
 				text += "\nframes:\n  " + strings.Join(lines, "\n  ") + "\n"
 			}

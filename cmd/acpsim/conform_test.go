@@ -233,3 +233,32 @@ func TestConformARemoteAgentRestartsItOnlyWithTheRestartCommand(t *testing.T) {
 		t.Fatalf("with --restart: exit %d, want rfd-3 to pass:\n%s", code, out)
 	}
 }
+
+// Sessions kept in memory are legal: auto takes them to live with their
+// process and the restart cases do not apply; --sessions durable (the same
+// as --session-contract durable) fails each of them on the sentence about
+// keys across restarts.
+func TestConformSessionContract(t *testing.T) {
+	t.Parallel()
+	out, code := conformProcess(t, "--", "self", "agent", "--sessions-in", "memory")
+	if code != 0 || !strings.Contains(out, "session contract: process (auto: no session survived an Agent restart") {
+		t.Fatalf("exit %d, want 0 with the process contract:\n%s", code, out)
+	}
+	auto := caseVerdicts(out)
+	out, code = conformProcess(t, "--sessions", "durable", "--", "self", "agent", "--sessions-in", "memory")
+	if code != 1 || !strings.Contains(out, "session contract: durable (as asked by --session-contract durable)") {
+		t.Fatalf("exit %d, want 1 with the durable contract:\n%s", code, out)
+	}
+	durable := caseVerdicts(out)
+	for _, id := range []string{"rfd-2", "rfd-3", "session-2"} {
+		if auto[id] != "N/A" || durable[id] != "FAIL" {
+			t.Errorf("%s: %s under auto, %s under durable; want N/A, FAIL", id, auto[id], durable[id])
+		}
+	}
+	if !strings.Contains(out, "This holds across connections and Agent restarts.") || !strings.Contains(out, "-32002") {
+		t.Errorf("the durable failures do not cite the resume's answer and the rule:\n%s", out)
+	}
+	if out, code := conformProcess(t, "--sessions", "3", "--", "self", "agent"); code != 2 || !strings.Contains(out, "expected a session contract") {
+		t.Errorf("conform --sessions 3: exit %d, want 2 naming the contract words:\n%s", code, out)
+	}
+}

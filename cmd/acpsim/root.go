@@ -51,11 +51,12 @@ func envName(flag string) string {
 	return "ACPSIM_" + strings.ToUpper(strings.ReplaceAll(flag, "-", "_"))
 }
 
-// applyEnv sets every flag not given on the command line from its twin.
+// applyEnv sets every flag not given on the command line from its twin
+// (a hidden flag is another's alias and has none).
 func applyEnv(fs *pflag.FlagSet) error {
 	var err error
 	fs.VisitAll(func(f *pflag.Flag) {
-		if err != nil || f.Changed || f.Name == "help" {
+		if err != nil || f.Changed || f.Hidden || f.Name == "help" {
 			return
 		}
 		if v, ok := os.LookupEnv(envName(f.Name)); ok {
@@ -83,6 +84,7 @@ type simFlags struct {
 	proxyMode                  string
 	skip                       []string
 	sessionContract            string
+	sessionFlags               sessionFlags
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -110,8 +112,9 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.policy, "policy", "keyed", "Client retry policy: "+strings.Join(pols, "; "))
 	fs.StringVar(&s.agentName, "agent", agent.Reference, "model Agent: "+agentList())
 	fs.IntVar(&s.prompts, "prompts", 10, "submissions per Client")
-	fs.Var(newSessionsFlag(&s.sessions, 2), "sessions", "sessions per Client (the session contract is --session-contract)")
-	fs.StringVar(&s.sessionContract, "session-contract", "", sessionContractDoc+" (default: auto)")
+	s.sessionFlags = sessionFlags{n: &s.sessions, contract: &s.sessionContract}
+	s.sessionFlags.registerCount(fs, 2)
+	s.sessionFlags.registerContract(fs, sessionContractDoc+" (default: auto)")
 	fs.IntVar(&s.clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.StringVar(&s.faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio (one pipe per Agent process), http (Streamable HTTP: POSTs, SSE streams, a server process the connections outlive) ws (WebSocket: one connection per upgrade to a server process) or mixed (Clients take stdio, http and ws in turn; use --clients 3)")

@@ -23,10 +23,12 @@ func TestCheckPassesAnAgentWithSessionsInMemory(t *testing.T) {
 	}
 }
 
-// Held to the durable contract, the same Agent fails with one session-lost
-// per session, and no message of those sessions is reported lost.
+// Held to the durable contract (--sessions durable, as the issue that asked
+// for it spelled it, is --session-contract durable), the same Agent fails
+// with one session-lost per session, and no message of those sessions is
+// reported lost.
 func TestCheckDurableContractFailsSessionsInMemoryOncePerSession(t *testing.T) {
-	out, code := checkRun(t, "--seeds", "2", "--show", "2", "--session-contract", "durable", "--", "self", "agent", "--sessions-in", "memory")
+	out, code := checkRun(t, "--seeds", "2", "--show", "2", "--sessions", "durable", "--", "self", "agent", "--sessions-in", "memory")
 	if code != 1 || !strings.Contains(out, "FAIL: session-lost ·") {
 		t.Fatalf("exit %d, want 1 with session-lost:\n%s", code, out)
 	}
@@ -48,6 +50,28 @@ func TestCheckDurableContractFailsSessionsInMemoryOncePerSession(t *testing.T) {
 	}
 	if !strings.Contains(out, "session contract: durable in 2 seed(s)") {
 		t.Fatalf("no durable contract line:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^  rerun: acpsim check .*--session-contract=durable`).MatchString(out) {
+		t.Fatalf("the rerun command does not carry the contract:\n%s", out)
+	}
+}
+
+// --sessions takes a count or a contract word; two contracts are refused.
+func TestSessionsFlagTakesACountOrAContract(t *testing.T) {
+	for _, args := range [][]string{
+		{"--sessions", "durable", "--session-contract", "process"},
+		{"--session-contract", "process", "--sessions", "durable"},
+	} {
+		out, code := checkRun(t, append(args, "--", "self", "agent")...)
+		if code != 2 || !strings.Contains(out, "name two session contracts") {
+			t.Errorf("%v: exit %d, want 2 naming the two contracts:\n%s", args, code, out)
+		}
+	}
+	if out, code := checkRun(t, "--sessions", "lots", "--", "self", "agent"); code != 2 || !strings.Contains(out, "or a session contract (durable, process, auto)") {
+		t.Errorf("--sessions lots: exit %d, want 2 saying what it takes:\n%s", code, out)
+	}
+	if code, out, _ := run(t, "run", "--sessions", "3", "--sessions-in", "memory", "--sessions", "process"); code != exitOK || !strings.Contains(out, "session contract: process") {
+		t.Errorf("run --sessions 3 --sessions process: exit %d:\n%s", code, out)
 	}
 }
 

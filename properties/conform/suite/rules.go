@@ -249,8 +249,23 @@ func frameNumbers(fs []*Frame) string {
 }
 
 func needStoredSession(e *Exec, s step, reqs []*request) outcome {
-	return resumeOutcome(reqs[0], "after the Agent was restarted, %s was %s: the Agent keeps sessions with its process "+
+	o := resumeOutcome(reqs[0], "after the Agent was restarted, %s was %s: the Agent keeps sessions with its process "+
 		"(legal: the ACP v2 notes, T3b: \"If S1 itself was not persisted, session/resume fails (session unknown)\"), so there is no stored session to retry in")
+	if o.held && e.killedBefore(reqs[0].sent) {
+		o.fate = Survived
+	}
+	return o
+}
+
+// killedBefore: the Agent was killed before frame f, so a session resumed
+// at f outlived the process that created it, whatever the transport.
+func (e *Exec) killedBefore(f *Frame) bool {
+	for _, g := range e.log[:f.N] {
+		if g.Conn == "agent" && g.Event == "killed" {
+			return true
+		}
+	}
+	return false
 }
 
 // needResumable: the session survived its connection (a new one over
@@ -269,7 +284,9 @@ func resumeOutcome(r *request, unknown string) outcome {
 	case resumed:
 		return holds()
 	case resumeUnknown:
-		return broken(r.frames(), unknown, r.describe(), r.answerText())
+		o := broken(r.frames(), unknown, r.describe(), r.answerText())
+		o.fate, o.vanished = Vanished, r.describe()+" was "+r.answerText()
+		return o
 	case resumeUnoffered:
 		return broken(r.frames(), "%s was %s: the Agent does not offer session/resume", r.describe(), r.answerText())
 	}

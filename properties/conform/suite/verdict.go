@@ -30,6 +30,25 @@ type Verdict struct {
 	Why string
 	// Frames are the frames that show it.
 	Frames []*Frame
+	// Source and Quote are the rule a failure broke when it is not the
+	// case's own (a session found gone under the durable contract); ""
+	// for the case's. Rule reads them.
+	Source, Quote string
+	// Sessions is what the case showed of the Agent's sessions across a
+	// restart or a new connection, for HoldTo's session contract.
+	Sessions SessionFate
+	// vanished says how the session was found missing (the resume and its
+	// answer), when Sessions is Vanished.
+	vanished string
+}
+
+// Rule is where the rule v checks comes from and its sentence: the case's,
+// or the one HoldTo's contract made it break.
+func (v Verdict) Rule() (source, quote string) {
+	if v.Quote != "" {
+		return v.Source, v.Quote
+	}
+	return v.Case.Source, v.Case.Quote
 }
 
 // outcome is what one rule found: held, or why not and where.
@@ -41,6 +60,9 @@ type outcome struct {
 	fails  bool
 	why    string
 	frames []*Frame
+	// fate and vanished: what a session needs rule saw (contract.go).
+	fate     SessionFate
+	vanished string
 }
 
 func holds() outcome { return outcome{held: true} }
@@ -72,6 +94,9 @@ func (e *Exec) Verdict() Verdict {
 			continue
 		}
 		o := e.check(s)
+		if o.fate > v.Sessions {
+			v.Sessions, v.vanished = o.fate, o.vanished
+		}
 		switch {
 		case o.fails:
 			v.Status, v.Why, v.Frames = Fail, o.why, o.frames
