@@ -6,6 +6,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 )
 
 // The fields the checker reads from params and results. Each reader takes the
@@ -21,8 +22,8 @@ var promptKeys = []string{"sessionId", "prompt", "idempotencyKey"}
 
 func readPrompt(params string) promptFields {
 	var v [3]string
-	if fieldsOf(params, promptKeys, v[:]) {
-		if s, ok := stringField(v[0]); ok {
+	if jsonscan.FieldsOf(params, promptKeys, v[:]) {
+		if s, ok := jsonscan.StringField(v[0]); ok {
 			return promptFields{session: s, prompt: v[1], key: v[2]}
 		}
 	}
@@ -41,8 +42,8 @@ var sessionKeys = []string{"sessionId"}
 
 func readSession(params string) string {
 	var v [1]string
-	if fieldsOf(params, sessionKeys, v[:]) {
-		if s, ok := stringField(v[0]); ok {
+	if jsonscan.FieldsOf(params, sessionKeys, v[:]) {
+		if s, ok := jsonscan.StringField(v[0]); ok {
 			return s
 		}
 	}
@@ -57,8 +58,8 @@ var resultKeys = []string{"messageId"}
 
 func readMessageID(result string) string {
 	var v [1]string
-	if fieldsOf(result, resultKeys, v[:]) {
-		if s, ok := stringField(v[0]); ok {
+	if jsonscan.FieldsOf(result, resultKeys, v[:]) {
+		if s, ok := jsonscan.StringField(v[0]); ok {
 			return s
 		}
 	}
@@ -83,12 +84,12 @@ var (
 func readUpdate(params string) (u updView, ok bool) {
 	var p [2]string
 	var v [4]string
-	if fieldsOf(params, updateParamKeys, p[:]) && fieldsOf(p[1], updateKeys, v[:]) {
+	if jsonscan.FieldsOf(params, updateParamKeys, p[:]) && jsonscan.FieldsOf(p[1], updateKeys, v[:]) {
 		var ok [4]bool
-		u.session, ok[0] = stringField(p[0])
-		u.kind, ok[1] = stringField(v[0])
-		u.msgID, ok[2] = stringField(v[1])
-		u.state, ok[3] = stringField(v[2])
+		u.session, ok[0] = jsonscan.StringField(p[0])
+		u.kind, ok[1] = jsonscan.StringField(v[0])
+		u.msgID, ok[2] = jsonscan.StringField(v[1])
+		u.state, ok[3] = jsonscan.StringField(v[2])
 		if ok == [4]bool{true, true, true, true} {
 			u.content = v[3]
 			return u, true
@@ -121,14 +122,14 @@ func contentText(c string) (string, bool) {
 		return "", true
 	}
 	var vals [2]string
-	noCtl := !hasControl(c)
+	noCtl := !jsonscan.HasControl(c)
 	end, ok := 0, false
 	switch c[0] {
 	case '{':
-		end, ok = object(c, 0, blockKeys, vals[:], 0, noCtl)
+		end, ok = jsonscan.Object(c, 0, blockKeys, vals[:], 0, noCtl)
 	case '[':
-		end, ok = object(c, skipWS(c, 1), blockKeys, vals[:], 1, noCtl)
-		if end = skipWS(c, end); ok && end < len(c) && c[end] == ']' {
+		end, ok = jsonscan.Object(c, jsonscan.SkipWS(c, 1), blockKeys, vals[:], 1, noCtl)
+		if end = jsonscan.SkipWS(c, end); ok && end < len(c) && c[end] == ']' {
 			end++
 		} else {
 			ok = false
@@ -137,17 +138,17 @@ func contentText(c string) (string, bool) {
 	if !ok || end != len(c) {
 		return "", false
 	}
-	if _, ok := stringField(vals[0]); !ok {
+	if _, ok := jsonscan.StringField(vals[0]); !ok {
 		return "", false
 	}
-	return stringField(vals[1])
+	return jsonscan.StringField(vals[1])
 }
 
 // promptKey reads a prompt's raw idempotencyKey as acp.PromptParams.Key
 // does: present with a string of 1 to 255 code points, absent when omitted
 // or null, bad otherwise. A plain string is read in place.
 func promptKey(raw string) (key string, present, bad bool) {
-	if s, ok := plainString(raw); ok && !hasControl(s) {
+	if s, ok := jsonscan.PlainString(raw); ok && !jsonscan.HasControl(s) {
 		if n := utf8.RuneCountInString(s); n >= 1 && n <= acp.MaxKeyLength {
 			return s, true, false
 		}
@@ -167,11 +168,11 @@ var cancelRequestKeys = []string{"requestId"}
 // Agent then has nothing to cancel).
 func readRequestID(params string) acp.ID {
 	var v [1]string
-	if fieldsOf(params, cancelRequestKeys, v[:]) {
+	if jsonscan.FieldsOf(params, cancelRequestKeys, v[:]) {
 		if v[0] == "" {
 			return ""
 		}
-		if id, ok := fastID(v[0]); ok {
+		if id, ok := acp.ScanID(v[0]); ok {
 			return id
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -181,7 +182,7 @@ func (x *keyIndex) addFrameKeys(frame string) {
 			continue
 		}
 		if raw := readPrompt(v.params).key; raw != "" && raw[0] == '"' {
-			if key, ok := stringField(raw); ok {
+			if key, ok := jsonscan.StringField(raw); ok {
 				x.add(key)
 			}
 		}

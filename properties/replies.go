@@ -6,6 +6,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 )
 
 // The Agent owes every delivered request one right answer: requests never
@@ -72,7 +73,7 @@ func (c *checker) judgeReplies() {
 
 // badKey describes a malformed key value for prose.
 func badKey(raw string) string {
-	if k, ok := stringField(raw); ok && raw != "null" && len(raw) > 0 && raw[0] == '"' {
+	if k, ok := jsonscan.StringField(raw); ok && raw != "null" && len(raw) > 0 && raw[0] == '"' {
 		if n := utf8.RuneCountInString(k); n > acp.MaxKeyLength {
 			return fmt.Sprintf("(a string of %d code points, over %d)", n, acp.MaxKeyLength)
 		}

@@ -6,6 +6,7 @@ import (
 	json "github.com/goccy/go-json"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -89,7 +90,7 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 		r.session = c.name(p.session)
 		var ki *keyInfo
 		if sent && p.key != "" && p.key[0] == '"' {
-			if key, ok := stringField(p.key); ok {
+			if key, ok := jsonscan.StringField(p.key); ok {
 				ki = c.keys.add(key)
 			}
 		}

@@ -28,8 +28,19 @@ type Line struct {
 // one -32600 entry; an invalid entry inside a batch yields a -32600 for that
 // entry alone.
 //
-// It never panics: a peer's garbage is answered, not fatal.
-func ParseLine(line []byte) (l Line) {
+// It never panics: a peer's garbage is answered, not fatal. A line that is
+// one plainly spelled JSON-RPC object is read by ScanEnvelope, with one copy
+// and no decoder; any other is decoded (DecodeLine), and reads the same.
+func ParseLine(line []byte) Line {
+	if p, ok := fastParse(bytes.TrimSpace(line)); ok {
+		return Line{Entries: []Parsed{p}}
+	}
+	return DecodeLine(line)
+}
+
+// DecodeLine is ParseLine with the codec alone, never the scanner: the
+// reference the fast path is held to.
+func DecodeLine(line []byte) (l Line) {
 	defer func() {
 		if r := recover(); r != nil { // the fast codec choked on garbage; the answer is the same
 			l = Line{Entries: []Parsed{{Err: Errorf(CodeParseError, "parse error: malformed JSON"), ErrID: "null"}}}

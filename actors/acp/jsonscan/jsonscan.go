@@ -1,4 +1,11 @@
-package properties
+// Package jsonscan slices raw values out of a JSON document without copies
+// or reflection, and declines whatever a decoder could read differently: a
+// key escaped, repeated or equal to a wanted key but for case, anything
+// malformed. Almost every ACP frame is one Object with plainly spelled keys
+// and its readers need a handful of fields from it; a caller whose scan is
+// declined decodes the document for real, so both paths read every frame
+// the same way (acp's and properties' fuzz tests hold them to it).
+package jsonscan
 
 import (
 	"strings"
@@ -7,12 +14,9 @@ import (
 	json "github.com/goccy/go-json"
 )
 
-// The validating JSON scanner behind scan.go and fields.go: it slices raw
-// values out of a frame and declines whatever a decoder could read differently.
-
-// plainString returns the value of a raw JSON string that needs no
+// PlainString returns the value of a raw JSON string that needs no
 // unescaping; ok is false for anything else (null included).
-func plainString(raw string) (string, bool) {
+func PlainString(raw string) (string, bool) {
 	if len(raw) < 2 || raw[0] != '"' || strings.IndexByte(raw, '\\') >= 0 {
 		return "", false
 	}
@@ -23,14 +27,14 @@ func plainString(raw string) (string, bool) {
 	return s, true
 }
 
-// stringField decodes a raw JSON value into a string the way the acp codec
+// StringField decodes a raw JSON value into a string the way the acp codec
 // does for a string field: a string is unescaped, null and absence give "",
 // and ok is false for any other type.
-func stringField(raw string) (string, bool) {
+func StringField(raw string) (string, bool) {
 	if raw == "" || raw == "null" {
 		return "", true
 	}
-	if s, ok := plainString(raw); ok {
+	if s, ok := PlainString(raw); ok {
 		return s, true
 	}
 	if raw[0] != '"' {
@@ -43,12 +47,12 @@ func stringField(raw string) (string, bool) {
 	return s, true
 }
 
-// fieldsOf finds the raw values of keys in the JSON object obj. A value that
-// is null or not an object leaves every value empty, as decoding it into a
+// FieldsOf finds the raw values of keys in the JSON object obj. A value that
+// is null or not an Object leaves every value empty, as decoding it into a
 // struct would. ok is false when the caller must decode obj for real. obj
 // always comes out of a frame already found valid, whose strings hold no
 // control bytes (those were escaped), so strings are skipped quickly.
-func fieldsOf(obj string, keys []string, vals []string) bool {
+func FieldsOf(obj string, keys []string, vals []string) bool {
 	obj = strings.TrimSpace(obj)
 	if obj == "" || obj == "null" {
 		return true
@@ -56,13 +60,13 @@ func fieldsOf(obj string, keys []string, vals []string) bool {
 	if obj[0] != '{' {
 		return false
 	}
-	end, ok := object(obj, 0, keys, vals, 0, true)
+	end, ok := Object(obj, 0, keys, vals, 0, true)
 	return ok && end == len(obj)
 }
 
-// hasControl reports whether s holds a byte below 0x20. Without one, a string
+// HasControl reports whether s holds a byte below 0x20. Without one, a string
 // token ends at its first unescaped quote and needs no byte-by-byte check.
-func hasControl(s string) bool {
+func HasControl(s string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
@@ -109,7 +113,9 @@ func asciiFoldsTo(key, want string) bool {
 	return true
 }
 
-func skipWS(s string, i int) int {
+// SkipWS returns the index of the first byte at or after s[i] that is not
+// JSON whitespace.
+func SkipWS(s string, i int) int {
 	for i < len(s) {
 		switch s[i] {
 		case ' ', '\t', '\n', '\r':
@@ -121,18 +127,21 @@ func skipWS(s string, i int) int {
 	return i
 }
 
-// maxDepth bounds nesting; deeper frames go to the real decoder.
-const maxDepth = 64
+// MaxDepth bounds nesting; deeper frames go to the real decoder.
+const MaxDepth = 64
 
-// object scans the object starting at s[i] and stores the raw value of each
+// Object scans the object starting at s[i] and stores the raw value of each
 // wanted key in vals. It fails on malformed JSON and on any key that could
 // make a decoder pick a different value: escaped, repeated, or a case
-// variant of a wanted key.
-func object(s string, i int, keys []string, vals []string, depth int, noCtl bool) (int, bool) {
-	if i >= len(s) || s[i] != '{' || depth > maxDepth {
+// variant of a wanted key. It returns the index after the object. depth is
+// the nesting of the object (0 at the top, up to MaxDepth); noCtl promises
+// that s holds no control byte (HasControl is false), so that strings are
+// skipped by their quotes.
+func Object(s string, i int, keys []string, vals []string, depth int, noCtl bool) (int, bool) {
+	if i >= len(s) || s[i] != '{' || depth > MaxDepth {
 		return i, false
 	}
-	i = skipWS(s, i+1)
+	i = SkipWS(s, i+1)
 	if i < len(s) && s[i] == '}' {
 		return i + 1, true
 	}
@@ -145,11 +154,11 @@ func object(s string, i int, keys []string, vals []string, depth int, noCtl bool
 			return i, false
 		}
 		key := s[i+1 : kEnd-1]
-		i = skipWS(s, kEnd)
+		i = SkipWS(s, kEnd)
 		if i >= len(s) || s[i] != ':' {
 			return i, false
 		}
-		i = skipWS(s, i+1)
+		i = SkipWS(s, i+1)
 		vEnd, ok := valueEnd(s, i, depth+1, noCtl)
 		if !ok {
 			return i, false
@@ -168,13 +177,13 @@ func object(s string, i int, keys []string, vals []string, depth int, noCtl bool
 				return i, false
 			}
 		}
-		i = skipWS(s, vEnd)
+		i = SkipWS(s, vEnd)
 		if i >= len(s) {
 			return i, false
 		}
 		switch s[i] {
 		case ',':
-			i = skipWS(s, i+1)
+			i = SkipWS(s, i+1)
 		case '}':
 			return i + 1, true
 		default:
@@ -247,7 +256,7 @@ func isHex4(h string) bool {
 
 // valueEnd returns the index after the JSON value starting at s[i].
 func valueEnd(s string, i, depth int, noCtl bool) (int, bool) {
-	if i >= len(s) || depth > maxDepth {
+	if i >= len(s) || depth > MaxDepth {
 		return i, false
 	}
 	switch c := s[i]; {
@@ -255,9 +264,9 @@ func valueEnd(s string, i, depth int, noCtl bool) (int, bool) {
 		end, _, ok := stringEnd(s, i, noCtl)
 		return end, ok
 	case c == '{':
-		return object(s, i, nil, nil, depth, noCtl)
+		return Object(s, i, nil, nil, depth, noCtl)
 	case c == '[':
-		i = skipWS(s, i+1)
+		i = SkipWS(s, i+1)
 		if i < len(s) && s[i] == ']' {
 			return i + 1, true
 		}
@@ -266,13 +275,13 @@ func valueEnd(s string, i, depth int, noCtl bool) (int, bool) {
 			if !ok {
 				return end, false
 			}
-			i = skipWS(s, end)
+			i = SkipWS(s, end)
 			if i >= len(s) {
 				return i, false
 			}
 			switch s[i] {
 			case ',':
-				i = skipWS(s, i+1)
+				i = SkipWS(s, i+1)
 			case ']':
 				return i + 1, true
 			default:
