@@ -20,7 +20,7 @@ const module = "github.com/acpsim/acpsim/"
 // picture, in the commit that adds it.
 var layers = map[string]int{
 	// 0: the vocabulary: trace format, wire types, rerun command lines.
-	"traces": 0, "traces/shell": 0, "traces/golden": 0, "actors/acp": 0,
+	"traces": 0, "traces/shell": 0, "traces/golden": 0, "actors/acp": 0, "actors/acp/jsonscan": 0,
 	// 1: the kernel and the judges of frames.
 	"sim": 1, "properties": 1, "properties/conform": 1, "properties/conform/suite": 1,
 	// 2: the parts of a simulated world.
