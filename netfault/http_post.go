@@ -20,7 +20,7 @@ import (
 func (h *HTTPLink) Post(frame []byte, sub string) int {
 	h.posts++
 	n := h.posts
-	m := &httpMsg{dir: c2a, bytes: frame, text: string(frame), sub: sub, post: n, conn: h.conn}
+	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn}
 	batch, msg, _ := Peek(frame)
 	m.init = !batch && msg.Method == acp.MethodInitialize
 	if m.init { // the connection it creates is named after this POST

@@ -57,7 +57,7 @@ func (h *HTTPLink) OpenStream(session string) {
 // connection stream. Any other frame goes on the stream of session, or of
 // its params.sessionId when session is "", or else on the connection stream.
 func (h *HTTPLink) FromAgent(frame []byte, session string) {
-	m := &httpMsg{dir: a2c, bytes: frame, text: string(frame), conn: h.conn}
+	m := &httpMsg{dir: a2c, bytes: frame, text: frameText(frame), conn: h.conn}
 	if h.conn == "" {
 		h.record(traces.KindDrop, m, "connection closed")
 		return

@@ -3,6 +3,7 @@ package netfault
 import (
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -42,7 +43,7 @@ type Pipe struct {
 
 type frame struct {
 	bytes []byte
-	text  string // the bytes as the trace records them, copied once for send and deliver
+	text  string // the bytes as the trace records them, shared for send and deliver
 	sub   string
 	gone  bool
 	pipe  *Pipe
@@ -89,8 +90,13 @@ func (p *Pipe) event(kind string, dir int, f *frame, note string) {
 	p.rec.Record(traces.Event{Kind: kind, Link: p.Name, From: from, To: to, Dir: dirNames[dir], Frame: f.text, Sub: f.sub, Note: note})
 }
 
+// frameText is a sent frame as the trace records it. A sender hands over a
+// frame's bytes and never writes them again (the actors encode each frame
+// afresh), so the string shares them instead of copying every frame.
+func frameText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
 func (p *Pipe) send(dir int, b []byte, sub string) {
-	f := &frame{bytes: b, text: string(b), sub: sub, pipe: p, dir: dir}
+	f := &frame{bytes: b, text: frameText(b), sub: sub, pipe: p, dir: dir}
 	if !p.alive || p.gone != "" {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
 		return
