@@ -31,7 +31,12 @@ type Line struct {
 // It never panics: a peer's garbage is answered, not fatal. A line that is
 // one plainly spelled JSON-RPC object is read by ScanEnvelope, with one copy
 // and no decoder; any other is decoded (DecodeLine), and reads the same.
-func ParseLine(line []byte) Line {
+func ParseLine(line []byte) (l Line) {
+	defer func() {
+		if recover() != nil { // a scanner bug must not take an endpoint down: the codec answers
+			l = DecodeLine(line)
+		}
+	}()
 	if p, ok := fastParse(bytes.TrimSpace(line)); ok {
 		return Line{Entries: []Parsed{p}}
 	}
