@@ -1,6 +1,7 @@
 package suite_test
 
 import (
+	"maps"
 	"slices"
 	"sort"
 	"strconv"
@@ -141,7 +142,7 @@ func runModel(c *suite.Case, name string, knobs agent.Knobs, stdio bool) suite.V
 			md.disk.Crash(false)
 			md.stop(nil)
 			if stdio {
-				for conn := range md.procs {
+				for _, conn := range slices.Sorted(maps.Keys(md.procs)) { // in a fixed order: the frames log them
 					md.e.Ended(conn, "the Agent process was killed")
 				}
 				md.procs = map[string]agent.Machine{}
