@@ -142,6 +142,12 @@ END {
 		sub(/ +$/, "", line)
 		print line
 	}
+	for (k = 0; k < 2; k++) {
+		sz = k ? 1000 : 100
+		f = mean("BenchmarkPorcupine/subs=" sz "/read-floor cpu-s/check")
+		t = mean("BenchmarkPorcupine/subs=" sz "/porcupine cpu-s/check")
+		if (f >= 0 && t >= 0) printf "read floor at %d: %s to visit every quote of the ndjson trace once (porcupine ÷ floor %.2f): no reader of this format beats porcupine from disk\n", sz, dur(f), t / f
+	}
 	printf "ratio: porcupine's time over acpsim's from disk (above 1: acpsim is faster). porcupine: an\n"
 	printf "attempt with no response returns when the trace shows it could no longer take effect; Client's\n"
 	printf "view: at the end of the history, as porcupine's Jepsen tests encode crashed operations. Limit in\n"
