@@ -28,7 +28,7 @@ func newCheckCmd() *cobra.Command {
 	var seeds, jobs int
 	var first uint64
 	var sessions sessionFlags
-	var faults, schedule, traceDir string
+	var faults, schedule, traceDir, via string
 	var show int
 	cmd := &cobra.Command{
 		Use:   "check [flags] -- AGENT-COMMAND [ARGS...]",
@@ -54,6 +54,13 @@ contract when no session of a seed survives a restart, and by the durable
 one when some do; each seed's line and the summary say which and why.
 --session-contract durable (or --sessions durable) reports every session
 that vanished as session-lost, once per session.
+
+A proxy or conductor in the path: --via 'PROXY-COMMAND …' starts that
+command in place of the Agent's, with the Agent's command as the word
+{agent} in its arguments and in $ACPSIM_AGENT_COMMAND; acpsim kills and
+restarts it (with its process group, so the Agent behind it too) as it
+would the Agent, and judges the chain end to end: a proxy that drops or
+changes idempotencyKey shows as duplicates and bad replies.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
@@ -81,6 +88,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
   acpsim check -- acpsim agent --keys memory
   acpsim check --session-contract durable -- acpsim agent --sessions-in memory
   acpsim check --policy naive -- node interop/keyless-agent.mjs
+  acpsim check --via 'acpsim proxy' -- acpsim agent
   acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
@@ -113,8 +121,21 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 {
 				return errors.New("--timeout, --backoff, --start-timeout and --cap must be positive")
 			}
+			var target []string // what reruns name after --: the Agent, not the proxy
 			if len(args) > 0 {
 				cfg.Agent = resolveAgent(args)
+				target = cfg.Agent
+			}
+			if via != "" {
+				if len(cfg.URLs) > 0 {
+					return errors.New("--via puts a proxy in front of an Agent acpsim starts; with --url, run the proxy in front of the remote Agent yourself")
+				}
+				argv, env, err := throughProxy(via, cfg.Agent)
+				if err != nil {
+					return err
+				}
+				cfg.Agent = resolveAgent(argv)
+				cfg.Env = append(os.Environ(), env)
 			}
 			for _, u := range cfg.URLs {
 				if err := checkAgentURL(u); err != nil {
@@ -147,7 +168,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 					return fmt.Errorf("--trace-dir: %v", err)
 				}
 			}
-			return runCheck(cmd, cfg, first, seeds, jobs, traceDir, show)
+			return runCheck(cmd, cfg, target, first, seeds, jobs, traceDir, show)
 		},
 	}
 	f := cmd.Flags()
@@ -175,6 +196,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent behind URL number $ACPSIM_NODE ($ACPSIM_URL) and returns once it serves again; without it a remote kill only breaks the connection")
 	f.StringVar(&schedule, "schedule", "", "re-drive the run of this trace: its seed and the proxy's recorded choices")
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
+	f.StringVar(&via, "via", "", "a proxy or conductor command started in place of the Agent's, forwarding to it: the word {agent} stands for the Agent's command, also given as $"+agentEnv)
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
 	return cmd
 }

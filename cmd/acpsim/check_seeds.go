@@ -59,9 +59,12 @@ type checkTally struct {
 	contracts            contractTally
 }
 
-func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds, jobs int, traceDir string, show int) error {
+func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, first uint64, seeds, jobs int, traceDir string, show int) error {
 	out := cmd.OutOrStdout()
-	target := strings.Join(cfg.Agent, " ")
+	target := strings.Join(agentWords, " ")
+	if via, _ := cmd.Flags().GetString("via"); via != "" {
+		target += " via " + via
+	}
 	if len(cfg.URLs) > 0 {
 		target = strings.Join(cfg.URLs, " ")
 	}
@@ -93,7 +96,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, first uint64, seeds,
 		if int64(i) > stopAt.Load() {
 			return
 		}
-		s, err := runCheckSeed(cfg, first+uint64(i), flags)
+		s, err := runCheckSeed(cfg, agentWords, first+uint64(i), flags)
 		outcomes[i] = &checkOutcome{seed: s, err: err}
 		if err != nil || s.res.Broken != nil {
 			stop(i)
@@ -224,16 +227,22 @@ func (t *checkTally) faultTally() []sim.KindCount {
 // runCheckSeed runs one seed in a scratch directory of its own ($ACPSIM_STORE
 // for its Agent processes) and judges its trace. It touches nothing another
 // seed uses, so seeds can run side by side.
-func runCheckSeed(cfg realmode.CheckConfig, seed uint64, flags string) (checkSeed, error) {
+// agentWords is the Agent's command as the user gave it (after --), which
+// reruns repeat; cfg.Agent is what is started: the proxy's under --via.
+func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, flags string) (checkSeed, error) {
 	scratch, err := os.MkdirTemp("", fmt.Sprintf("acpsim-check-%d-", seed))
 	if err != nil {
 		return checkSeed{}, err
 	}
 	defer os.RemoveAll(scratch)
 	cfg.Seed = seed
-	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	cfg.Env = append(slices.Clip(env), storeEnv+"="+scratch)
 	cfg.AgentLabel = shell.Join(cfg.Agent)
-	target := " -- " + shell.Join(cfg.Agent)
+	target := " -- " + shell.Join(agentWords)
 	if len(cfg.URLs) > 0 {
 		target = ""
 		for _, u := range cfg.URLs {

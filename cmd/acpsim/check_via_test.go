@@ -1,0 +1,79 @@
+package main
+
+import (
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestThroughProxyPutsTheAgentWhereTheProxyAsks(t *testing.T) {
+	agent := []string{"acpsim", "agent", "--keys", "memory"}
+	cases := []struct {
+		via  string
+		argv []string
+	}{
+		{"acpsim proxy", []string{"acpsim", "proxy"}},
+		{"conductor --agent {agent} --log 'a b'", []string{"conductor", "--agent", "acpsim", "agent", "--keys", "memory", "--log", "a b"}},
+		{"env {agent}", []string{"env", "acpsim", "agent", "--keys", "memory"}},
+	}
+	for _, c := range cases {
+		argv, env, err := throughProxy(c.via, agent)
+		if err != nil || !slices.Equal(argv, c.argv) || env != "ACPSIM_AGENT_COMMAND=acpsim agent --keys memory" {
+			t.Errorf("throughProxy(%q) = %q, %q, %v; want %q and the Agent's command in the environment", c.via, argv, env, err, c.argv)
+		}
+	}
+	for via, want := range map[string]string{
+		"  ":              "expected the proxy's command",
+		"p --a={agent}":   "{agent} must be a word of its own",
+		"p 'unterminated": "--via",
+	} {
+		if _, _, err := throughProxy(via, agent); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("throughProxy(%q): error %v, want one saying %q", via, err, want)
+		}
+	}
+}
+
+// A proxy that forwards frames unchanged keeps an honest Agent honest, both
+// when it takes the Agent's command as words ({agent}) and from the
+// environment.
+func TestCheckThroughAnHonestProxyPasses(t *testing.T) {
+	for _, via := range []string{"env {agent}", "sh -c 'exec $ACPSIM_AGENT_COMMAND'"} {
+		out, code := checkRun(t, "--seeds", "3", "--fault-rates", "kill=0.1", "--via", via, "--", "self", "agent")
+		if code != 0 || !strings.Contains(out, "PASS") || !strings.Contains(out, " via "+via) {
+			t.Fatalf("--via %q: exit %d, want 0 and PASS, naming the proxy:\n%s", via, code, out)
+		}
+	}
+}
+
+// A proxy that drops idempotencyKey turns every retry into a second
+// insertion, and the malformed-key probes into prompts the Agent accepts.
+func TestCheckThroughAProxyThatStripsKeysFails(t *testing.T) {
+	proxy, err := filepath.Abs("testdata/strip-key-proxy.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	via := "sh " + proxy
+	out, code := checkRun(t, "--seeds", "10", "--fault-rates", "kill=0.15,drop=0.15", "--via", via, "--", "self", "agent")
+	if code != 1 || !strings.Contains(out, "duplicate") || !strings.Contains(out, "bad-reply") {
+		t.Fatalf("exit %d, want 1 with duplicates and bad replies:\n%s", code, out)
+	}
+	if !strings.Contains(out, "rerun: acpsim check --first-seed") || !strings.Contains(out, "--via=") {
+		t.Fatalf("the rerun command must keep --via:\n%s", out)
+	}
+}
+
+func TestCheckViaBadUsageIsExit2(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--via", "p --a={agent}", "--", "cat"}, "must be a word of its own"},
+		{[]string{"--via", "acpsim proxy", "--url", "http://127.0.0.1:1/acp"}, "--via puts a proxy in front of an Agent acpsim starts"},
+	} {
+		out, code := checkRun(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("check %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, out)
+		}
+	}
+}
