@@ -2,7 +2,10 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"sort"
+
+	"github.com/acpsim/acpsim/traces"
 )
 
 // After the pass: run every judgement, then order the anomalies and fill the
@@ -15,7 +18,15 @@ type anomaly struct {
 	subs []*subState
 }
 
+// NeedWholeHistory are the kinds a trace recorded by acpsim tap cannot show:
+// they need what the users were told, an observer's final transcript, or
+// the run's end, and a tap sees only the frames that passed it.
+var NeedWholeHistory = []string{Lost, SessionLost, Phantom, Unresolved, Unattributable}
+
 func (c *checker) add(kind string, s *subState, session string, ev *evs, format string, args ...any) {
+	if c.h.Observed == traces.ObservedAtTap && slices.Contains(NeedWholeHistory, kind) {
+		return
+	}
 	a := anomaly{Anomaly: Anomaly{Kind: kind, Session: session, Explanation: fmt.Sprintf(format, args...), Events: ev.sorted()}}
 	if s != nil {
 		a.Sub, a.subs = s.id, []*subState{s}

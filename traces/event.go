@@ -52,6 +52,11 @@ type Header struct {
 // ObservedAtProxy is Header.Observed for traces of real Agents.
 const ObservedAtProxy = "proxy"
 
+// ObservedAtTap is Header.Observed for traces acpsim tap recorded between a
+// real Client and a real Agent: frames only, seen as they passed, with no
+// user's submissions or outcomes and no final transcript.
+const ObservedAtTap = "tap"
+
 // Contract is the Agent's declared retention behaviour: what a black-box
 // checker must not call lost, because the Agent said it would not keep it.
 type Contract struct {

@@ -60,7 +60,7 @@ var fieldValues = map[string][]string{
 // headerValues lists the values allowed for a header field.
 var headerValues = map[string][]string{
 	"source":   {SourceSeed, SourceSchedule},
-	"observed": {ObservedAtProxy},
+	"observed": {ObservedAtProxy, ObservedAtTap},
 }
 
 var (

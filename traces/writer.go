@@ -27,6 +27,14 @@ func NewWriter(w io.Writer) *Writer {
 	return &Writer{bw: bufio.NewWriterSize(w, 64<<10), buf: make([]byte, 0, 1024)}
 }
 
+// NewAppendWriter returns a Writer that adds events to a trace whose header
+// (and earlier events) w already holds: WriteHeader is refused on it.
+func NewAppendWriter(w io.Writer) *Writer {
+	tw := NewWriter(w)
+	tw.header = true
+	return tw
+}
+
 // WriteHeader writes the header line. It must be called once, before any
 // event, with h.Format equal to FormatVersion. Maps are written with sorted
 // keys, as encoding/json does.

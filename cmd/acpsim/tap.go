@@ -1,0 +1,60 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/traces/shell"
+)
+
+func newTapCmd() *cobra.Command {
+	var trace string
+	cmd := &cobra.Command{
+		Use:   "tap --trace FILE -- AGENT-COMMAND [ARGS...]",
+		Short: "Record a real Client's session with a real Agent as an acpsim trace, passing every frame through",
+		Long: `Put acpsim tap in front of your Agent's command in your editor's settings:
+it starts the Agent, passes every line between your editor (the tap's stdin
+and stdout) and the Agent unchanged, lets the Agent's stderr through, and
+appends each frame to the trace FILE. Each start of the tap is the next
+Agent process in the same trace, so a session across editor and Agent
+restarts is one trace. The tap's exit code is the Agent's.
+
+acpsim judge FILE judges what such a partial history shows: duplicates the
+Agent's responses reveal (two messageIds for one key), wrong ids, key leaks,
+bad replies (a malformed key accepted, a request never answered before the
+Agent exited), keys reused across prompts. A tap sees no user's outcomes and
+no final transcript, so these are not judged on a tap's trace: ` + fmt.Sprint(properties.NeedWholeHistory) + `.
+acpsim view FILE draws it.`,
+		Example: `  acpsim tap --trace ~/acp-session.ndjson -- acpsim agent
+  acpsim judge ~/acp-session.ndjson`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("no Agent command: give it after --, e.g. acpsim tap --trace t.ndjson -- acpsim agent")
+			}
+			if cmd.ArgsLenAtDash() != 0 {
+				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if trace == "" {
+				return errors.New("--trace: expected the trace file to write (appended to if it is a tap's trace)")
+			}
+			code, err := realmode.Tap(realmode.TapConfig{Agent: resolveAgent(args), Trace: trace, Label: shell.Join(args),
+				In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+			if err != nil {
+				return err
+			}
+			if code != 0 {
+				return exitError{code}
+			}
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&trace, "trace", "", "the trace file: created, or appended to when it is a trace an earlier tap wrote")
+	return cmd
+}

@@ -1,0 +1,250 @@
+// acpsim tap: a transparent recorder between a real Client and a real Agent.
+// It passes every frame through unchanged and appends each to an acpsim
+// trace, one Agent process after another (each start of the tap is the next
+// process), so a failure in the field becomes a trace acpsim judge reads.
+
+package realmode
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// TapConfig is one run of acpsim tap.
+type TapConfig struct {
+	// Agent is the Agent's command line; Env its environment (nil: ours).
+	Agent []string
+	Env   []string
+	// Trace is the trace file: created with a header when missing or
+	// empty, appended to otherwise (it must then be a trace acpsim reads).
+	Trace string
+	// In is the Client's side (the tap's stdin), Out where the Agent's
+	// frames go (the tap's stdout), Err where the Agent's stderr goes.
+	In       io.Reader
+	Out, Err io.Writer
+	// Label names the Agent in a new trace's header (default: argv).
+	Label string
+}
+
+// TapClient is the name the trace gives the Client behind a tap.
+const TapClient = "c1"
+
+// Tap runs the Agent between cfg.In and cfg.Out until the Agent exits or
+// both sides are done, recording every line that passes. It returns the
+// Agent's exit code; an error means the trace could not be read or written
+// or the Agent could not be started.
+func Tap(cfg TapConfig) (int, error) {
+	rec, err := openTapTrace(cfg)
+	if err != nil {
+		return 0, err
+	}
+	defer rec.close()
+	cmd := exec.Command(cfg.Agent[0], cfg.Agent[1:]...)
+	cmd.Env, cmd.Stderr = cfg.Env, cfg.Err
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
+	}
+	rec.start()
+	go func() { // the Client's frames: forwarded until the Client closes its side
+		br := bufio.NewReaderSize(cfg.In, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 {
+				rec.frame(traces.ClientToAgent, line)
+				if _, werr := stdin.Write(line); werr != nil {
+					break
+				}
+			}
+			if err != nil {
+				break
+			}
+		}
+		stdin.Close()
+	}()
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	for {
+		line, err := br.ReadBytes('\n')
+		if len(line) > 0 {
+			rec.frame(traces.AgentToClient, line)
+			cfg.Out.Write(line) // a Client gone away is the Agent's to notice
+		}
+		if err != nil {
+			break
+		}
+	}
+	werr := cmd.Wait()
+	code, note := 0, "exit"
+	var ee *exec.ExitError
+	switch {
+	case errors.As(werr, &ee):
+		code, note = ee.ExitCode(), ee.String()
+	case werr != nil:
+		return 0, werr
+	}
+	rec.end(note)
+	return code, rec.err
+}
+
+// tapRecorder appends the tap's events to the trace; both directions'
+// goroutines write through it, one event at a time.
+type tapRecorder struct {
+	mu     sync.Mutex
+	f      *os.File
+	w      *traces.Writer
+	seq    int64
+	base   time.Time // T 0 of this process's events, after the trace's last
+	link   string
+	proc   string
+	err    error
+	origin int64
+}
+
+func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
+	if len(cfg.Agent) == 0 {
+		return nil, errors.New("no Agent command: give it after --")
+	}
+	r := &tapRecorder{base: time.Now()}
+	procs := 0
+	if fi, err := os.Stat(cfg.Trace); err == nil && fi.Size() > 0 {
+		log, err := traces.ReadFile(cfg.Trace)
+		if err != nil {
+			return nil, fmt.Errorf("not appending to a trace it cannot read: %v", err)
+		}
+		if log.Header.Observed != traces.ObservedAtTap {
+			return nil, fmt.Errorf("%s: a trace of %s, not of acpsim tap: give a new file", cfg.Trace, log.Header.Tool)
+		}
+		r.seq = int64(len(log.Events))
+		for _, e := range log.Events {
+			r.origin = max(r.origin, e.T+1000)
+			if e.Kind == traces.KindRestart {
+				procs++
+			}
+		}
+	}
+	f, err := os.OpenFile(cfg.Trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	r.f, r.w = f, traces.NewAppendWriter(f)
+	if r.seq == 0 {
+		r.w = traces.NewWriter(f)
+		label := cfg.Label
+		if label == "" {
+			label = fmt.Sprint(cfg.Agent)
+		}
+		h := traces.Header{Format: 1, Tool: "acpsim tap", Source: traces.SourceSeed, Agent: label, Link: "stdio",
+			Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
+			Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
+			Observed: traces.ObservedAtTap}
+		if err := r.w.WriteHeader(h); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	r.proc = AgentName + "#" + strconv.Itoa(procs+1)
+	r.link = TapClient + ":" + r.proc
+	return r, nil
+}
+
+func (r *tapRecorder) start() {
+	r.add(traces.Event{Kind: traces.KindRestart, From: r.proc})
+	r.add(traces.Event{Kind: traces.KindConnect, Link: r.link, From: TapClient, To: r.proc})
+}
+
+// frame records one line as sent and delivered at once: the tap sees a
+// frame as it passes, so it is in flight only inside the tap. A Client's
+// prompt is named as a submission by its key (every attempt of a key is one
+// submission, as the RFD has it), an unkeyed one by its own event.
+func (r *tapRecorder) frame(dir string, line []byte) {
+	frame := string(trimEOL(line))
+	from, to := TapClient, r.proc
+	if dir == traces.AgentToClient {
+		from, to = to, from
+	}
+	e := traces.Event{Kind: traces.KindSend, Link: r.link, From: from, To: to, Dir: dir, Frame: frame}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if dir == traces.ClientToAgent {
+		e.Sub = submissionOf(frame, r.seq+1)
+	}
+	r.addLocked(e)
+	e.Kind, e.Sub = traces.KindDeliver, ""
+	r.addLocked(e)
+}
+
+// submissionOf names the submission a Client's frame is an attempt of, ""
+// for a frame that is not a prompt.
+func submissionOf(frame string, seq int64) string {
+	l := acp.ParseLine([]byte(frame))
+	if l.Batch || l.Entries[0].Err != nil || l.Entries[0].Msg.Method != acp.MethodSessionPrompt {
+		return ""
+	}
+	var p acp.PromptParams
+	if acp.DecodeParams(l.Entries[0].Msg.Params, &p) != nil || len(p.IdempotencyKey) == 0 || string(p.IdempotencyKey) == "null" {
+		return "u" + strconv.FormatInt(seq, 10)
+	}
+	key := string(p.IdempotencyKey) // a malformed key names its submission as sent
+	var s string
+	if json.Unmarshal(p.IdempotencyKey, &s) == nil {
+		key = s // one key however it is escaped
+	}
+	sum := sha256.Sum256([]byte(key))
+	return "k" + hex.EncodeToString(sum[:6])
+}
+
+func (r *tapRecorder) end(note string) {
+	r.add(traces.Event{Kind: traces.KindDisconnect, Link: r.link, From: TapClient, To: r.proc, Note: note})
+}
+
+func (r *tapRecorder) add(e traces.Event) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.addLocked(e)
+}
+
+func (r *tapRecorder) addLocked(e traces.Event) {
+	r.seq++
+	e.Seq, e.T = r.seq, r.origin+time.Since(r.base).Microseconds()
+	if err := r.w.WriteEvent(&e); err != nil && r.err == nil {
+		r.err = err
+	}
+	if err := r.w.Flush(); err != nil && r.err == nil { // a killed tap keeps every frame it passed
+		r.err = err
+	}
+}
+
+func (r *tapRecorder) close() {
+	if err := r.f.Close(); err != nil && r.err == nil {
+		r.err = err
+	}
+}
+
+func trimEOL(b []byte) []byte {
+	for len(b) > 0 && (b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
+		b = b[:len(b)-1]
+	}
+	return b
+}
