@@ -6,13 +6,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newTapCmd() *cobra.Command {
-	var trace string
+	var trace, faults string
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "tap --trace FILE -- AGENT-COMMAND [ARGS...]",
 		Short: "Record a real Client's session with a real Agent as an acpsim trace, passing every frame through",
@@ -28,9 +30,17 @@ Agent's responses reveal (two messageIds for one key), wrong ids, key leaks,
 bad replies (a malformed key accepted, a request never answered before the
 Agent exited), keys reused across prompts. A tap sees no user's outcomes and
 no final transcript, so these are not judged on a tap's trace: ` + fmt.Sprint(properties.NeedWholeHistory) + `.
-acpsim view FILE draws it.`,
+acpsim view FILE draws it.
+
+--fault-rates makes the tap a fault injector too (off by default): kill=P
+kills the Agent as it answers a session/prompt (inserted, the answer never
+reaches the Client), cut=P loses a session/prompt with the pipe (never
+inserted). Each ends the Agent process, so the Client must reconnect and
+recover; --seed draws the decisions. acpsim check-client puts such a tap in
+front of its Agent.`,
 		Example: `  acpsim tap --trace ~/acp-session.ndjson -- acpsim agent
-  acpsim judge ~/acp-session.ndjson`,
+  acpsim judge ~/acp-session.ndjson
+  acpsim tap --trace t.ndjson --fault-rates kill=0.3 -- acpsim agent --db /tmp/a.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("no Agent command: give it after --, e.g. acpsim tap --trace t.ndjson -- acpsim agent")
@@ -44,8 +54,13 @@ acpsim view FILE draws it.`,
 			if trace == "" {
 				return errors.New("--trace: expected the trace file to write (appended to if it is a tap's trace)")
 			}
+			rates, err := netfault.ParseRates(faults, realmode.TapFaultKinds)
+			if err != nil {
+				return fmt.Errorf("--fault-rates: %v", err)
+			}
 			code, err := realmode.Tap(realmode.TapConfig{Agent: resolveAgent(args), Trace: trace, Label: shell.Join(args),
-				In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
+				In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(),
+				Faults: realmode.TapFaults{Kill: rates["kill"], Cut: rates["cut"], Seed: seed}})
 			if err != nil {
 				return err
 			}
@@ -56,5 +71,7 @@ acpsim view FILE draws it.`,
 		},
 	}
 	cmd.Flags().StringVar(&trace, "trace", "", "the trace file: created, or appended to when it is a trace an earlier tap wrote")
+	cmd.Flags().StringVar(&faults, "fault-rates", "", "faults to inject, as kind=rate,…: kill (the Agent dies as it answers a prompt), cut (a prompt is lost with the pipe); none by default")
+	cmd.Flags().Uint64Var(&seed, "seed", 1, "the seed the fault decisions are drawn from")
 	return cmd
 }

@@ -38,7 +38,30 @@ type TapConfig struct {
 	Out, Err io.Writer
 	// Label names the Agent in a new trace's header (default: argv).
 	Label string
+	// Faults are the faults the tap injects; zero rates (the default)
+	// make it transparent.
+	Faults TapFaults
 }
+
+// TapFaults are the faults a tap injects on a stdio link, as the
+// transport really has them: each ends the Agent process (SIGKILL of its
+// process group), which the Client sees as its connection breaking.
+type TapFaults struct {
+	// Kill is the chance that the Agent is killed as it answers a
+	// session/prompt: after it inserted the message, before the response
+	// reaches the Client (the tap drops it).
+	Kill float64
+	// Cut is the chance that a session/prompt request is lost with the
+	// pipe: the tap drops it and kills the Agent before it reads it.
+	Cut float64
+	// Seed draws the decisions; each Agent process of the trace draws from
+	// its own stream of it, so a rerun with the same seed makes the same
+	// choices for the same frames.
+	Seed uint64
+}
+
+// TapFaultKinds are the --fault-rates kinds of acpsim tap, at rate 0.
+var TapFaultKinds = map[string]float64{"kill": 0, "cut": 0}
 
 // TapClient is the name the trace gives the Client behind a tap.
 const TapClient = "c1"
@@ -68,12 +91,15 @@ func Tap(cfg TapConfig) (int, error) {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
 	rec.start()
+	inj := newTapInjector(cfg.Faults, rec, cmd.Process.Pid)
 	go func() { // the Client's frames: forwarded until the Client closes its side
 		br := bufio.NewReaderSize(cfg.In, 64<<10)
 		for {
 			line, err := br.ReadBytes('\n')
 			if len(line) > 0 {
-				rec.frame(traces.ClientToAgent, line)
+				if !inj.passC2A(line) {
+					break
+				}
 				if _, werr := stdin.Write(line); werr != nil {
 					break
 				}
@@ -87,8 +113,7 @@ func Tap(cfg TapConfig) (int, error) {
 	br := bufio.NewReaderSize(stdout, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
-		if len(line) > 0 {
-			rec.frame(traces.AgentToClient, line)
+		if len(line) > 0 && inj.passA2C(line) {
 			cfg.Out.Write(line) // a Client gone away is the Agent's to notice
 		}
 		if err != nil {
@@ -99,6 +124,8 @@ func Tap(cfg TapConfig) (int, error) {
 	code, note := 0, "exit"
 	var ee *exec.ExitError
 	switch {
+	case inj.killed():
+		code, note = 137, "killed by the tap's fault"
 	case errors.As(werr, &ee):
 		code, note = ee.ExitCode(), ee.String()
 	case werr != nil:
@@ -118,6 +145,7 @@ type tapRecorder struct {
 	base   time.Time // T 0 of this process's events, after the trace's last
 	link   string
 	proc   string
+	n      int // this process's number in the trace, from 1
 	err    error
 	origin int64
 }
@@ -164,7 +192,8 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 			return nil, err
 		}
 	}
-	r.proc = AgentName + "#" + strconv.Itoa(procs+1)
+	r.n = procs + 1
+	r.proc = AgentName + "#" + strconv.Itoa(r.n)
 	r.link = TapClient + ":" + r.proc
 	return r, nil
 }
@@ -179,14 +208,18 @@ func (r *tapRecorder) start() {
 // prompt is named as a submission by its key (every attempt of a key is one
 // submission, as the RFD has it), an unkeyed one by its own event.
 func (r *tapRecorder) frame(dir string, line []byte) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.frameLocked(dir, line)
+}
+
+func (r *tapRecorder) frameLocked(dir string, line []byte) {
 	frame := string(trimEOL(line))
 	from, to := TapClient, r.proc
 	if dir == traces.AgentToClient {
 		from, to = to, from
 	}
 	e := traces.Event{Kind: traces.KindSend, Link: r.link, From: from, To: to, Dir: dir, Frame: frame}
-	r.mu.Lock()
-	defer r.mu.Unlock()
 	if dir == traces.ClientToAgent {
 		e.Sub = submissionOf(frame, r.seq+1)
 	}
