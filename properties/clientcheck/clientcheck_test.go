@@ -1,0 +1,126 @@
+package clientcheck
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/acpsim/acpsim/properties"
+)
+
+// wire builds the frames of a Client's connections: each conn opens with
+// initialize and either session/new (conn 1) or session/resume of "s1",
+// then sends the prompts given, keyed as given ("" for none).
+type wire struct {
+	frames []Frame
+	seq    int64
+}
+
+func (w *wire) add(conn int, dir, frame string) {
+	w.seq++
+	w.frames = append(w.frames, Frame{Conn: conn, Dir: dir, Bytes: []byte(frame), Seq: w.seq})
+}
+
+func (w *wire) open(conn int) *wire {
+	if conn == 1 {
+		w.add(conn, "c2a", `{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}`)
+		w.add(conn, "a2c", `{"jsonrpc":"2.0","id":1,"result":{"sessionId":"s1"}}`)
+		return w
+	}
+	w.add(conn, "c2a", `{"jsonrpc":"2.0","id":1,"method":"session/resume","params":{"sessionId":"s1","cwd":"/"}}`)
+	return w
+}
+
+func (w *wire) prompt(conn int, text, key string) *wire {
+	k := ""
+	if key != "" {
+		k = fmt.Sprintf(`,"idempotencyKey":%s`, key)
+	}
+	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]%s}}`, w.seq+10, text, k))
+	return w
+}
+
+func kinds(as []Anomaly) []string {
+	var out []string
+	for _, a := range as {
+		out = append(out, a.Kind)
+	}
+	return out
+}
+
+func msg(id, text string) Message { return Message{Session: "s1", ID: id, Text: text} }
+
+func TestCheckNamesEachBrokenRule(t *testing.T) {
+	subs := []Submission{{"s1", "hello"}}
+	cases := []struct {
+		name string
+		h    History
+		want []string
+	}{
+		{"a keyed retry after a crash, inserted once", History{Subs: subs,
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", `"k1"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, nil},
+		{"an unkeyed resend inserted twice", History{Subs: subs,
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m2"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", "").open(2).prompt(2, "hello", "").frames,
+			Transcript: []Message{msg("m1", "hello"), msg("m2", "hello")}}, []string{properties.Duplicate, UnkeyedResend}},
+		{"a new key on the retry", History{Subs: subs,
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m2"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", `"k2"`).frames,
+			Transcript: []Message{msg("m1", "hello"), msg("m2", "hello")}}, []string{properties.Duplicate, KeyChanged}},
+		{"a prompt on a new connection before resume", History{Subs: subs,
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(2, "hello", `"k1"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{ResendBeforeResume}},
+		{"told inserted, not in the transcript", History{Subs: subs,
+			Told:   []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}},
+			Frames: new(wire).open(1).prompt(1, "hello", `"k1"`).frames}, []string{properties.Lost}},
+		{"never told, never inserted", History{Subs: subs,
+			Frames: new(wire).open(1).frames}, []string{properties.Lost}},
+		{"never told, inserted", History{Subs: subs,
+			Frames: new(wire).open(1).prompt(1, "hello", `"k1"`).frames, Transcript: []Message{msg("m1", "hello")}}, []string{properties.Unresolved}},
+		{"told failed, inserted", History{Subs: subs,
+			Told:   []Told{{ID: "s1", Outcome: Failed, Error: "connection lost"}},
+			Frames: new(wire).open(1).prompt(1, "hello", `"k1"`).frames, Transcript: []Message{msg("m1", "hello")}}, []string{properties.Phantom}},
+		{"told unknown, inserted: the user knows to look", History{Subs: subs,
+			Told:   []Told{{ID: "s1", Outcome: Unknown}},
+			Frames: new(wire).open(1).prompt(1, "hello", `"k1"`).frames, Transcript: []Message{msg("m1", "hello")}}, nil},
+		{"told another message's id", History{Subs: []Submission{{"s1", "hello"}, {"s2", "bye"}},
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}, {ID: "s2", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(1, "bye", `"k2"`).frames,
+			Transcript: []Message{msg("m1", "hello"), msg("m2", "bye")}}, []string{properties.WrongID}},
+		{"the same text twice, one key", History{Subs: []Submission{{"s1", "hello"}, {"s2", "hello"}},
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}, {ID: "s2", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(1, "hello", `"k1"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{properties.WrongID, KeyReused}},
+		{"the same text twice, two keys", History{Subs: []Submission{{"s1", "hello"}, {"s2", "hello"}},
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}, {ID: "s2", Outcome: Inserted, MessageID: "m2"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(1, "hello", `"k2"`).frames,
+			Transcript: []Message{msg("m1", "hello"), msg("m2", "hello")}}, nil},
+		{"one key for two texts", History{Subs: []Submission{{"s1", "hello"}, {"s2", "bye"}},
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}, {ID: "s2", Outcome: Failed}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(1, "bye", `"k1"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{KeyReused}},
+		{"a malformed key", History{Subs: subs,
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `""`).prompt(1, "hello", `7`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{KeyChanged, KeyMalformed, KeyMalformed}},
+		{"a key of 255 code points, 765 bytes", History{Subs: subs,
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"`+strings.Repeat("€", 255)+`"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, nil},
+	}
+	for _, c := range cases {
+		got := Check(c.h)
+		if !slices.Equal(kinds(got), c.want) {
+			t.Errorf("%s: anomalies %q, want %q:\n%v", c.name, kinds(got), c.want, got)
+		}
+		for _, a := range got {
+			if a.Rule() == "" || a.Explanation == "" {
+				t.Errorf("%s: %s has no rule or no explanation", c.name, a.Kind)
+			}
+		}
+	}
+}
