@@ -7,6 +7,7 @@ package realmode
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -90,7 +91,6 @@ func Tap(cfg TapConfig) (int, error) {
 	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
-	rec.start()
 	inj := newTapInjector(cfg.Faults, rec, cmd.Process.Pid)
 	go func() { // the Client's frames: forwarded until the Client closes its side
 		br := bufio.NewReaderSize(cfg.In, 64<<10)
@@ -148,35 +148,48 @@ type tapRecorder struct {
 	n      int // this process's number in the trace, from 1
 	err    error
 	origin int64
+	lastT  int64 // the trace's last event time: times never go back
+	size   int64 // the file's size after the last event this tap read or wrote
 }
 
 func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 	if len(cfg.Agent) == 0 {
 		return nil, errors.New("no Agent command: give it after --")
 	}
-	r := &tapRecorder{base: time.Now()}
+	f, err := os.OpenFile(cfg.Trace, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	// Two taps may share a trace (a Client that starts its next Agent
+	// before the last one exited): each event is appended under an
+	// exclusive lock, after the events the other wrote.
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		f.Close()
+		return nil, err
+	}
+	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	r := &tapRecorder{f: f, base: time.Now()}
 	procs := 0
-	if fi, err := os.Stat(cfg.Trace); err == nil && fi.Size() > 0 {
+	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
 		log, err := traces.ReadFile(cfg.Trace)
 		if err != nil {
+			f.Close()
 			return nil, fmt.Errorf("not appending to a trace it cannot read: %v", err)
 		}
 		if log.Header.Observed != traces.ObservedAtTap {
+			f.Close()
 			return nil, fmt.Errorf("%s: a trace of %s, not of acpsim tap: give a new file", cfg.Trace, log.Header.Tool)
 		}
-		r.seq = int64(len(log.Events))
+		r.seq, r.size = int64(len(log.Events)), fi.Size()
 		for _, e := range log.Events {
-			r.origin = max(r.origin, e.T+1000)
+			r.lastT = max(r.lastT, e.T)
 			if e.Kind == traces.KindRestart {
 				procs++
 			}
 		}
+		r.origin = r.lastT + 1000
 	}
-	f, err := os.OpenFile(cfg.Trace, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
-	if err != nil {
-		return nil, err
-	}
-	r.f, r.w = f, traces.NewAppendWriter(f)
+	r.w = traces.NewAppendWriter(f)
 	if r.seq == 0 {
 		r.w = traces.NewWriter(f)
 		label := cfg.Label
@@ -187,26 +200,25 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 			Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
 			Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
 			Observed: traces.ObservedAtTap}
-		if err := r.w.WriteHeader(h); err != nil {
+		if err := r.w.WriteHeader(h); err == nil {
+			err = r.w.Flush()
+		}
+		if err != nil {
 			f.Close()
 			return nil, err
 		}
+		r.size = r.fileSize()
 	}
 	r.n = procs + 1
 	r.proc = AgentName + "#" + strconv.Itoa(r.n)
 	r.link = TapClient + ":" + r.proc
+	// The process is numbered now, under the lock, so two taps starting
+	// together do not take the same number.
+	r.write(traces.Event{Kind: traces.KindRestart, From: r.proc})
+	r.write(traces.Event{Kind: traces.KindConnect, Link: r.link, From: TapClient, To: r.proc})
 	return r, nil
 }
 
-func (r *tapRecorder) start() {
-	r.add(traces.Event{Kind: traces.KindRestart, From: r.proc})
-	r.add(traces.Event{Kind: traces.KindConnect, Link: r.link, From: TapClient, To: r.proc})
-}
-
-// frame records one line as sent and delivered at once: the tap sees a
-// frame as it passes, so it is in flight only inside the tap. A Client's
-// prompt is named as a submission by its key (every attempt of a key is one
-// submission, as the RFD has it), an unkeyed one by its own event.
 func (r *tapRecorder) frame(dir string, line []byte) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -259,13 +271,59 @@ func (r *tapRecorder) add(e traces.Event) {
 }
 
 func (r *tapRecorder) addLocked(e traces.Event) {
+	fd := int(r.f.Fd())
+	if err := syscall.Flock(fd, syscall.LOCK_EX); err != nil {
+		if r.err == nil {
+			r.err = err
+		}
+		return
+	}
+	defer syscall.Flock(fd, syscall.LOCK_UN)
+	r.catchUp()
+	r.write(e)
+}
+
+// write appends e after the trace's last event; the file lock is held.
+func (r *tapRecorder) write(e traces.Event) {
 	r.seq++
-	e.Seq, e.T = r.seq, r.origin+time.Since(r.base).Microseconds()
+	r.lastT = max(r.lastT, r.origin+time.Since(r.base).Microseconds())
+	e.Seq, e.T = r.seq, r.lastT
 	if err := r.w.WriteEvent(&e); err != nil && r.err == nil {
 		r.err = err
 	}
 	if err := r.w.Flush(); err != nil && r.err == nil { // a killed tap keeps every frame it passed
 		r.err = err
+	}
+	r.size = r.fileSize()
+}
+
+func (r *tapRecorder) fileSize() int64 {
+	fi, err := r.f.Stat()
+	if err != nil {
+		return r.size
+	}
+	return fi.Size()
+}
+
+// catchUp reads the events another tap appended since this one last wrote,
+// for their last seq and time.
+func (r *tapRecorder) catchUp() {
+	fi, err := r.f.Stat()
+	if err != nil || fi.Size() <= r.size {
+		return
+	}
+	tail := make([]byte, fi.Size()-r.size)
+	if _, err := r.f.ReadAt(tail, r.size); err != nil {
+		return
+	}
+	r.size = fi.Size()
+	lines := bytes.Split(bytes.TrimRight(tail, "\n"), []byte("\n"))
+	var last struct {
+		Seq int64 `json:"seq"`
+		T   int64 `json:"t"`
+	}
+	if json.Unmarshal(lines[len(lines)-1], &last) == nil {
+		r.seq, r.lastT = max(r.seq, last.Seq), max(r.lastT, last.T)
 	}
 }
 
