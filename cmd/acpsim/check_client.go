@@ -1,0 +1,285 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/properties/clientcheck"
+	"github.com/acpsim/acpsim/traces/shell"
+)
+
+// clientFaults are check-client's --fault-rates kinds and defaults: the
+// tap's two (realmode.TapFaults) and the adapter's restart.
+var clientFaults = []struct {
+	Kind string
+	Rate float64
+	Doc  string
+}{
+	{"kill", 0.3, "the Agent dies as it answers a prompt: inserted, the answer lost"},
+	{"cut", 0.1, "a prompt is lost with the pipe: never inserted"},
+	{"client-restart", 0.2, "the adapter is killed (with its Agent) while a submission is pending, and started again"},
+}
+
+func newCheckClientCmd() *cobra.Command {
+	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, Settle: 30 * time.Second, RestartWait: 5 * time.Second}
+	var seeds, jobs int
+	var first uint64
+	var faults string
+	cmd := &cobra.Command{
+		Use:   "check-client [flags] -- CLIENT-ADAPTER [ARGS...]",
+		Short: "Check a real ACP Client: acpsim plays its user and its Agent, under chaos, and judges it from the wire",
+		Long: `Check a real Client the way acpsim check checks a real Agent. acpsim starts
+the Client's adapter (the command after --; the contract is
+docs/client-adapter.md) with $ACPSIM_AGENT set to the Agent command the
+Client must spawn over stdio: acpsim's reference Agent with a durable store,
+behind an acpsim tap that records every frame and injects the faults stdio
+really has. The user's submissions go to the adapter's stdin as
+{"submit":TEXT,"id":ID} lines; the adapter prints what it tells its user,
+{"id":ID,"outcome":"inserted","messageId":…} (or failed, unknown). Now and
+then acpsim kills the adapter while a submission is pending and starts it
+again ({"restart":true} is its first line), with $ACPSIM_STATE_DIR kept.
+
+After each seed acpsim reads the Agent's final transcript and judges the
+Client (properties/clientcheck): what the user was told (duplicate, lost,
+phantom, unresolved, wrong-id) and its key discipline from its frames
+(key-changed, key-reused, key-malformed, unkeyed-resend,
+resend-before-resume), each anomaly with the RFD sentence it breaks. A
+failing seed's trace goes to acpsim-failures/ (acpsim judge and acpsim
+view read it) with the command that reruns the seed.
+
+Exit codes: 0 every seed passed; 1 a seed failed, or the adapter broke the
+contract (a line that is not an outcome, an exit before its input ended,
+no exit after it); 2 bad usage.`,
+		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
+  acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs
+  acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return errors.New("no Client adapter: give its command after --, e.g. acpsim check-client -- node interop/keyed-client-adapter.mjs")
+			}
+			if cmd.ArgsLenAtDash() != 0 {
+				return fmt.Errorf("unexpected argument %q: put the adapter's command after --", args[0])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			switch {
+			case seeds < 1:
+				return fmt.Errorf("--seeds %d: expected at least 1", seeds)
+			case cfg.Prompts < 1 || cfg.Prompts > 10000:
+				return fmt.Errorf("--prompts %d: expected 1 to 10000", cfg.Prompts)
+			case jobs < 0:
+				return fmt.Errorf("--jobs %d: expected 0 (the default) or more", jobs)
+			case !(cfg.Repeat >= 0 && cfg.Repeat <= 1):
+				return fmt.Errorf("--repeats %g: expected a number between 0 and 1", cfg.Repeat)
+			case cfg.Settle <= 0 || cfg.RestartWait <= 0:
+				return errors.New("--settle and --restart-wait must be positive")
+			}
+			base := map[string]float64{}
+			for _, f := range clientFaults {
+				base[f.Kind] = f.Rate
+			}
+			rates, err := netfault.ParseRates(faults, base)
+			if err != nil {
+				return fmt.Errorf("--fault-rates: %v", err)
+			}
+			cfg.Kill, cfg.Cut, cfg.Restart = rates["kill"], rates["cut"], rates["client-restart"]
+			if jobs == 0 {
+				jobs = min(runtime.GOMAXPROCS(0), 4)
+			}
+			self, err := os.Executable()
+			if err != nil {
+				return fmt.Errorf("cannot find the acpsim executable for the Agent command: %v", err)
+			}
+			cfg.Self, cfg.Client = self, args
+			return runCheckClient(cmd, cfg, first, seeds, jobs, rerunClient(cmd, args))
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&seeds, "seeds", 20, "how many seeds to run")
+	f.Uint64Var(&first, "first-seed", 1, "the first seed")
+	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own adapter, Agent store and state directory (0: one per core, at most 4)")
+	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per seed")
+	f.Float64Var(&cfg.Repeat, "repeats", cfg.Repeat, "chance that a submission repeats an earlier one's text (the user sends it again on purpose)")
+	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+clientFaultList()+")")
+	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
+	f.DurationVar(&cfg.RestartWait, "restart-wait", cfg.RestartWait, "how long a restarted adapter may take to tell the pending submission's outcome before the next one is submitted")
+	return cmd
+}
+
+func clientFaultList() string {
+	parts := make([]string, len(clientFaults))
+	for i, f := range clientFaults {
+		parts[i] = fmt.Sprintf("%s=%g: %s", f.Kind, f.Rate, f.Doc)
+	}
+	return strings.Join(parts, "; ")
+}
+
+// rerunClient is the command that reruns one seed: the flags given, the
+// seed's own, and the adapter's command.
+func rerunClient(cmd *cobra.Command, args []string) func(seed uint64) string {
+	var flags []string
+	cmd.Flags().Visit(func(f *pflag.Flag) {
+		if f.Name != "seeds" && f.Name != "first-seed" && f.Name != "jobs" {
+			flags = append(flags, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	return func(seed uint64) string {
+		words := append([]string{"acpsim", "check-client", "--seeds=1", fmt.Sprintf("--first-seed=%d", seed)}, flags...)
+		return shell.Join(append(append(words, "--"), args...))
+	}
+}
+
+func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, seeds, jobs int, rerun func(uint64) string) error {
+	out := cmd.OutOrStdout()
+	scratch, err := os.MkdirTemp("", "acpsim-check-client-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(scratch)
+	runID := time.Now().UTC().Format("20060102T150405")
+	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g\n\n",
+		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart)
+
+	results := make([]chan realmode.ClientSeed, seeds)
+	for i := range results {
+		results[i] = make(chan realmode.ClientSeed, 1)
+	}
+	sem := make(chan struct{}, jobs)
+	go func() {
+		for i := range seeds {
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem }()
+				seed := first + uint64(i)
+				dir := filepath.Join(scratch, fmt.Sprintf("seed-%d", seed))
+				if err := os.MkdirAll(dir, 0o755); err != nil {
+					results[i] <- realmode.ClientSeed{Seed: seed, Broken: err.Error()}
+					return
+				}
+				results[i] <- realmode.RunClientSeed(cfg, seed, dir)
+			}()
+		}
+	}()
+	failed, broken := 0, 0
+	perKind := map[string]int{}
+	for i := range seeds {
+		r := <-results[i]
+		printClientSeed(out, &r)
+		if !r.Failed() {
+			continue
+		}
+		failed++
+		if r.Broken != "" {
+			broken++
+		}
+		seen := map[string]bool{}
+		for _, a := range r.Anomalies {
+			if !seen[a.Kind] {
+				seen[a.Kind] = true
+				perKind[a.Kind]++
+			}
+		}
+		if failed == 1 {
+			printClientFailure(out, &r)
+		}
+		if kept := keepClientTrace(&r, runID); kept != "" {
+			fmt.Fprintf(out, "  trace: %s (acpsim judge, acpsim view)\n", kept)
+		}
+		fmt.Fprintf(out, "  rerun: %s\n", rerun(r.Seed))
+	}
+	fmt.Fprintln(out)
+	if failed == 0 {
+		fmt.Fprintf(out, "PASS: %d seeds; every submission inserted at most once, never silently lost, and keyed as the RFD asks\n", seeds)
+		return nil
+	}
+	var kinds []string
+	for _, k := range clientcheck.Kinds {
+		if perKind[k] > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s in %d", k, perKind[k]))
+		}
+	}
+	if broken > 0 {
+		kinds = append(kinds, fmt.Sprintf("a broken adapter in %d", broken))
+	}
+	fmt.Fprintf(out, "FAIL: %d of %d seeds (%s)\n", failed, seeds, strings.Join(kinds, ", "))
+	return exitError{1}
+}
+
+func printClientSeed(w io.Writer, r *realmode.ClientSeed) {
+	verdict := "PASS"
+	switch {
+	case r.Broken != "":
+		verdict = "FAIL broken adapter"
+	case len(r.Anomalies) > 0:
+		var kinds []string
+		for _, a := range r.Anomalies {
+			if !contains(kinds, a.Kind) {
+				kinds = append(kinds, a.Kind)
+			}
+		}
+		verdict = "FAIL " + strings.Join(kinds, ", ")
+	}
+	fmt.Fprintf(w, "seed %-4d %s · %d submissions, %d outcomes told, %d prompt attempts, %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
+		r.Seed, verdict, r.Submissions, r.Told, r.Attempts, r.Agents, r.Kills, r.Cuts, r.Restarts)
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+}
+
+// printClientFailure explains the first failing seed in full.
+func printClientFailure(w io.Writer, r *realmode.ClientSeed) {
+	if r.Broken != "" {
+		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
+		if lines := lastLines(r.Stderr, 20); lines != "" {
+			fmt.Fprintf(w, "  its stderr, last lines:\n%s\n", indent(lines, "    "))
+		}
+	}
+	for _, a := range r.Anomalies {
+		sub := ""
+		if a.Sub != "" {
+			sub = " " + a.Sub
+		}
+		fmt.Fprintf(w, "  %s%s: %s\n    RFD: %s\n", a.Kind, sub, a.Explanation, a.Rule())
+	}
+}
+
+// keepClientTrace copies a failing seed's trace to acpsim-failures/, named
+// by the run so later runs do not overwrite it.
+func keepClientTrace(r *realmode.ClientSeed, runID string) string {
+	b, err := os.ReadFile(r.Trace)
+	if err != nil {
+		return ""
+	}
+	if err := os.MkdirAll("acpsim-failures", 0o755); err != nil {
+		return ""
+	}
+	path := filepath.Join("acpsim-failures", fmt.Sprintf("check-client-%s-seed-%d.ndjson", runID, r.Seed))
+	if os.WriteFile(path, b, 0o644) != nil {
+		return ""
+	}
+	return path
+}
+
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
+
+func indent(s, by string) string {
+	return by + strings.ReplaceAll(s, "\n", "\n"+by)
+}
