@@ -72,6 +72,9 @@ func submissionText(seed uint64, i int) string {
 	return fmt.Sprintf("check-client seed %d, message %d", seed, i)
 }
 
+// sealNote ends the links of taps killed with their Client.
+const sealNote = "killed with the Client that started it"
+
 // RunClientSeed runs one seed in the empty directory dir.
 func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	res := ClientSeed{Seed: seed, Dir: dir, Trace: filepath.Join(dir, "trace.ndjson")}
@@ -108,6 +111,11 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	}
 	d.run(restartAfter)
 	res.Submissions, res.Told = len(h.Subs), len(h.Told)
+	if d.res.Restarts > 0 {
+		if err := SealTapTrace(res.Trace, sealNote); err != nil && !os.IsNotExist(err) {
+			res.Notes = append(res.Notes, "cannot end the killed taps' links in the trace: "+err.Error())
+		}
+	}
 	d.readTrace()
 	d.readTranscript(db)
 	if res.Broken == "" {
@@ -312,6 +320,9 @@ func (d *clientDriver) readTrace() {
 		case traces.KindRestart:
 			d.res.Agents++
 		case traces.KindKill:
+			if e.Note == sealNote {
+				continue
+			}
 			if strings.HasPrefix(e.Note, "cut") {
 				d.res.Cuts++
 			} else {

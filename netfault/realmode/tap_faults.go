@@ -7,6 +7,7 @@ package realmode
 
 import (
 	"math/rand/v2"
+	"os"
 
 	"syscall"
 
@@ -116,4 +117,49 @@ func (r *tapRecorder) dropLocked(dir string, line []byte, why string) {
 	r.addLocked(e)
 	e.Kind, e.Sub, e.Note = traces.KindDrop, "", why
 	r.addLocked(e)
+}
+
+// SealTapTrace ends, in the trace, every link of a tap that was killed
+// before it could record its end (a tap dies with the Client process that
+// started it): a disconnect with note, so that judge reads those links as
+// ended by a kill and not as a run stopped while busy.
+func SealTapTrace(path, note string) error {
+	log, err := traces.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	open := map[string]traces.Event{}
+	var order []string
+	var lastT int64
+	for _, e := range log.Events {
+		lastT = max(lastT, e.T)
+		switch e.Kind {
+		case traces.KindConnect:
+			open[e.Link] = e
+			order = append(order, e.Link)
+		case traces.KindDisconnect:
+			delete(open, e.Link)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	w := traces.NewAppendWriter(f)
+	seq := int64(len(log.Events))
+	for _, link := range order {
+		c, ok := open[link]
+		if !ok {
+			continue
+		}
+		seq++
+		w.WriteEvent(&traces.Event{T: lastT, Seq: seq, Kind: traces.KindKill, From: c.To, Note: note})
+		seq++
+		w.WriteEvent(&traces.Event{T: lastT, Seq: seq, Kind: traces.KindDisconnect, Link: link, From: c.From, To: c.To, Note: note})
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
