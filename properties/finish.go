@@ -36,6 +36,9 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 
 func (c *checker) finish() *Report {
 	c.rep.Stats.Submissions = len(c.order)
+	if c.h.Observed == traces.ObservedAtTap {
+		c.rep.NotJudged = NeedWholeHistory
+	}
 	c.missingReplies()
 	for _, s := range c.order {
 		c.nameInsertions(s)

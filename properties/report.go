@@ -94,6 +94,9 @@ type Report struct {
 	// work was still pending, so a missing outcome or response is not a bug
 	// the checker can pin on anyone.
 	Inconclusive bool
+	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
+	// a trace acpsim tap recorded), so the report can say so.
+	NotJudged []string `json:",omitempty"`
 }
 
 // OK reports whether no anomaly was found. An inconclusive report may be OK.

@@ -39,6 +39,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "stats: %d submissions, %d prompt requests, %d frames; responses lost after insertion %d, retries from binding %d, retries while pending %d, retries after restart %d, keys forgotten by contract %d; end %s\n",
 		st.Submissions, st.Prompts, st.Frames, st.RespLostAfterInsert, st.RetriesFromBinding, st.RetriesWhilePending, st.RetriesAfterRestart, st.ExpectedForgotten, end)
 	fmt.Fprintf(w, "session contract: %s\n", r.Sessions.Line())
+	if len(r.NotJudged) > 0 {
+		fmt.Fprintf(w, "not judged on a tap's trace (they need the user's outcomes and the final transcript, which a tap does not see): %s\n", strings.Join(r.NotJudged, ", "))
+	}
 }
 
 // Line is the report's contract line: the contract chosen and why, e.g.

@@ -93,7 +93,7 @@ func TestTapKillsTheAgentAsItAnswersAPrompt(t *testing.T) {
 	if !strings.Contains(kinds, "send drop kill disconnect") {
 		t.Fatalf("trace events %s: want the answer sent, dropped, and the Agent killed", kinds)
 	}
-	if out, code := acpsimRun(t, "judge", trace); code != 0 || !strings.Contains(out, "responses lost after insertion 1") {
+	if out, code := acpsimRun(t, "judge", trace); code != 0 || !strings.Contains(out, "responses lost after insertion 1") || !strings.Contains(out, "not judged on a tap's trace") {
 		t.Fatalf("judge: exit %d:\n%s", code, out)
 	}
 }
