@@ -35,7 +35,7 @@ func newCheckClientCmd() *cobra.Command {
 	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, Settle: 30 * time.Second, RestartWait: 5 * time.Second}
 	var seeds, jobs int
 	var first uint64
-	var faults string
+	var faults, agentFlags string
 	cmd := &cobra.Command{
 		Use:   "check-client [flags] -- CLIENT-ADAPTER [ARGS...]",
 		Short: "Check a real ACP Client: acpsim plays its user and its Agent, under chaos, and judges it from the wire",
@@ -63,7 +63,8 @@ contract (a line that is not an outcome, an exit before its input ended,
 no exit after it); 2 bad usage.`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
   acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs
-  acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter`,
+  acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter
+  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("no Client adapter: give its command after --, e.g. acpsim check-client -- node interop/keyed-client-adapter.mjs")
@@ -102,6 +103,9 @@ no exit after it); 2 bad usage.`,
 			if err != nil {
 				return fmt.Errorf("cannot find the acpsim executable for the Agent command: %v", err)
 			}
+			if cfg.AgentArgs, err = shell.Split(agentFlags); err != nil {
+				return fmt.Errorf("--agent-flags %q: %v", agentFlags, err)
+			}
 			cfg.Self, cfg.Client = self, args
 			return runCheckClient(cmd, cfg, first, seeds, jobs, rerunClient(cmd, args))
 		},
@@ -113,6 +117,7 @@ no exit after it); 2 bad usage.`,
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per seed")
 	f.Float64Var(&cfg.Repeat, "repeats", cfg.Repeat, "chance that a submission repeats an earlier one's text (the user sends it again on purpose)")
 	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+clientFaultList()+")")
+	f.StringVar(&agentFlags, "agent-flags", "", "more flags for the reference Agent (acpsim agent), e.g. '--agent ignore-key' to see a known-bad Agent through the Client's eyes")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
 	f.DurationVar(&cfg.RestartWait, "restart-wait", cfg.RestartWait, "how long a restarted adapter may take to tell the pending submission's outcome before the next one is submitted")
 	return cmd

@@ -98,6 +98,10 @@ func verdict(out io.Writer, ok, inconclusive bool, rerun string, tracePath func(
 		fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")
 		return nil
 	}
+	if rerun == "" { // a trace no command made (acpsim tap's): nothing to rerun
+		fmt.Fprintf(out, "FAIL\n  trace: %s\n", tracePath())
+		return exitError{exitAnomaly}
+	}
 	fmt.Fprintf(out, "FAIL\n  trace: %s\n  rerun: %s\n", tracePath(), rerun)
 	return exitError{exitAnomaly}
 }
