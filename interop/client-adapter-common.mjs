@@ -1,0 +1,152 @@
+// client-adapter-common.mjs: what the three Client adapters of acpsim
+// check-client share (docs/client-adapter.md): the user's lines on stdin,
+// the outcomes on stdout, the Agent spawned from $ACPSIM_AGENT and spoken to
+// with the official SDK's Client (@agentclientprotocol/sdk 2.4.0, v2 API),
+// and the pending input kept in $ACPSIM_STATE_DIR.
+import { spawn } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import readline from "node:readline";
+import { Readable, Writable } from "node:stream";
+import * as acp from "@agentclientprotocol/sdk/experimental/v2";
+
+const cwd = process.env.ACPSIM_CWD ?? "/tmp";
+const stateFile = process.env.ACPSIM_STATE_DIR ? path.join(process.env.ACPSIM_STATE_DIR, "client.json") : null;
+const attemptTimeout = 5000;
+
+// tell prints an outcome for the user: the only thing on stdout.
+export function tell(outcome) {
+  process.stdout.write(JSON.stringify(outcome) + "\n");
+}
+
+// State is what a Client keeps for its user; persisted only when asked.
+export function loadState(persist) {
+  if (persist && stateFile && fs.existsSync(stateFile)) return JSON.parse(fs.readFileSync(stateFile, "utf8"));
+  return { sessionId: null, pending: null };
+}
+
+export function saveState(persist, state) {
+  if (!persist || !stateFile) return;
+  fs.writeFileSync(stateFile + ".tmp", JSON.stringify(state)); // then rename: a kill leaves the old or the new file whole
+  fs.renameSync(stateFile + ".tmp", stateFile);
+}
+
+// Connection is one Agent process, spoken to with the SDK's Client. A
+// request fails (rejects) when the process dies or the answer takes too
+// long: the SDK alone would wait forever on a dead pipe.
+export class Connection {
+  static async open() {
+    const c = new Connection();
+    c.child = spawn("sh", ["-c", `exec ${process.env.ACPSIM_AGENT}`], { stdio: ["pipe", "pipe", "inherit"] });
+    c.child.stdin.on("error", () => {});
+    c.exited = new Promise((resolve) => c.child.on("exit", resolve));
+    const stream = acp.ndJsonStream(Writable.toWeb(c.child.stdin), Readable.toWeb(c.child.stdout));
+    let ready;
+    const gotCtx = new Promise((resolve) => (ready = resolve));
+    const app = acp.client({ name: "acpsim-client-adapter" });
+    c.done = app
+      .connectWith(stream, (ctx) => {
+        ready(ctx);
+        return c.exited;
+      })
+      .catch(() => {});
+    c.ctx = await Promise.race([gotCtx, c.exited.then(() => null)]);
+    return c;
+  }
+
+  alive() {
+    return this.ctx && this.child.exitCode === null && this.child.signalCode === null;
+  }
+
+  async request(method, params) {
+    if (!this.alive()) throw new Error("the Agent process is gone");
+    let timer;
+    const gone = new Promise((_, reject) => {
+      this.exited.then(() => reject(new Error("the Agent process exited")));
+      timer = setTimeout(() => reject(new Error(`no answer to ${method} within ${attemptTimeout} ms`)), attemptTimeout);
+    });
+    try {
+      return await Promise.race([this.ctx.request(method, params), gone]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  close() {
+    this.child.stdin.end();
+    setTimeout(() => this.child.kill("SIGKILL"), 1000).unref();
+  }
+}
+
+// isRPCError says whether err is the Agent's JSON-RPC error response, not
+// a broken connection: only then was the prompt surely not inserted.
+export const isRPCError = (err) => typeof err?.code === "number";
+
+// connect opens a connection with the session set up on it: session/new the
+// first time, session/resume after (the RFD: "initialize and
+// session/resume, then sends the prompt again").
+export async function connect(state, persist) {
+  const c = await Connection.open();
+  await c.request("initialize", { protocolVersion: acp.PROTOCOL_VERSION, info: { name: "acpsim-client-adapter", version: "0" }, capabilities: {} });
+  if (state.sessionId) {
+    try {
+      await c.request("session/resume", { sessionId: state.sessionId, cwd });
+      return c;
+    } catch (err) {
+      if (!isRPCError(err)) throw err;
+      state.sessionId = null; // the Agent does not know it: a new session
+    }
+  }
+  const { sessionId } = await c.request("session/new", { cwd, mcpServers: [] });
+  state.sessionId = sessionId;
+  saveState(persist, state);
+  return c;
+}
+
+// runAdapter plays the contract: each submission is sent until it is
+// answered (success: inserted; an error response: failed) or attempts run
+// out (unknown). keyFor(pending, attempt) is the key of an attempt (null:
+// none); persist keeps the session and the pending input across restarts.
+export async function runAdapter({ keyFor, persist, newPending }) {
+  const state = loadState(persist);
+  let conn = null;
+  const settle = async (p) => {
+    for (let attempt = 1; attempt <= 8; attempt++) {
+      try {
+        if (!conn?.alive()) {
+          conn?.close();
+          conn = await connect(state, persist);
+        }
+        const params = { sessionId: state.sessionId, prompt: [{ type: "text", text: p.text }] };
+        const key = keyFor(p, attempt);
+        if (key !== null) params.idempotencyKey = key;
+        const res = await conn.request("session/prompt", params);
+        return { id: p.id, outcome: "inserted", messageId: res.messageId };
+      } catch (err) {
+        if (isRPCError(err)) return { id: p.id, outcome: "failed", error: `${err.code} ${err.message}` };
+        conn?.close();
+        conn = null;
+        await new Promise((r) => setTimeout(r, 20 * attempt));
+      }
+    }
+    return { id: p.id, outcome: "unknown", error: "no answer after 8 attempts" };
+  };
+  const finish = async (p) => {
+    const outcome = await settle(p);
+    state.pending = null;
+    saveState(persist, state);
+    tell(outcome);
+  };
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.restart) {
+      if (state.pending) await finish(state.pending);
+      continue;
+    }
+    state.pending = newPending(m);
+    saveState(persist, state); // stored with the pending input before the first send
+    await finish(state.pending);
+  }
+  conn?.close();
+}
