@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -60,7 +61,7 @@ view read it) with the command that reruns the seed.
 
 Exit codes: 0 every seed passed; 1 a seed failed, or the adapter broke the
 contract (a line that is not an outcome, an exit before its input ended,
-no exit after it); 2 bad usage.`,
+no exit after it); 2 bad usage (or the adapter cannot be started).`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
   acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs
   acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter
@@ -98,6 +99,9 @@ no exit after it); 2 bad usage.`,
 			cfg.Kill, cfg.Cut, cfg.Restart = rates["kill"], rates["cut"], rates["client-restart"]
 			if jobs == 0 {
 				jobs = min(runtime.GOMAXPROCS(0), 4)
+			}
+			if _, err := exec.LookPath(args[0]); err != nil {
+				return fmt.Errorf("cannot start the adapter: %v", err)
 			}
 			self, err := os.Executable()
 			if err != nil {
