@@ -100,15 +100,15 @@ no exit after it); 2 bad usage (or the adapter cannot be started).`,
 			if jobs == 0 {
 				jobs = min(runtime.GOMAXPROCS(0), 4)
 			}
-			if _, err := exec.LookPath(args[0]); err != nil {
-				return fmt.Errorf("cannot start the adapter: %v", err)
-			}
 			self, err := os.Executable()
 			if err != nil {
 				return fmt.Errorf("cannot find the acpsim executable for the Agent command: %v", err)
 			}
 			if cfg.AgentArgs, err = shell.Split(agentFlags); err != nil {
 				return fmt.Errorf("--agent-flags %q: %v", agentFlags, err)
+			}
+			if _, err := exec.LookPath(args[0]); err != nil {
+				return fmt.Errorf("cannot start the adapter: %v", err)
 			}
 			cfg.Self, cfg.Client = self, args
 			return runCheckClient(cmd, cfg, first, seeds, jobs, rerunClient(cmd, args))
