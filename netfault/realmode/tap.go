@@ -200,7 +200,8 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 			Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
 			Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
 			Observed: traces.ObservedAtTap}
-		if err := r.w.WriteHeader(h); err == nil {
+		err := r.w.WriteHeader(h)
+		if err == nil {
 			err = r.w.Flush()
 		}
 		if err != nil {
@@ -217,12 +218,6 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 	r.write(traces.Event{Kind: traces.KindRestart, From: r.proc})
 	r.write(traces.Event{Kind: traces.KindConnect, Link: r.link, From: TapClient, To: r.proc})
 	return r, nil
-}
-
-func (r *tapRecorder) frame(dir string, line []byte) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.frameLocked(dir, line)
 }
 
 func (r *tapRecorder) frameLocked(dir string, line []byte) {
