@@ -220,6 +220,10 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 	return r, nil
 }
 
+// frameLocked records one line as sent and delivered at once: the tap sees
+// a frame as it passes, so it is in flight only inside the tap. A Client's
+// prompt is named as a submission by its key (every attempt of a key is one
+// submission, as the RFD has it), an unkeyed one by its own event.
 func (r *tapRecorder) frameLocked(dir string, line []byte) {
 	frame := string(trimEOL(line))
 	from, to := TapClient, r.proc
