@@ -48,8 +48,9 @@ func Check(mode string) error {
 	return fmt.Errorf("proxy mode %q: expected one of %s", mode, strings.Join(names, ", "))
 }
 
-// retryAfter is how long a FreshKeyRetry proxy waits for a prompt's answer.
-const retryAfter = 150 * time.Millisecond
+// DefaultRetryAfter is how long a FreshKeyRetry proxy waits for a prompt's
+// answer in the simulator (Proxy.RetryAfter); simulator traces depend on it.
+const DefaultRetryAfter = 150 * time.Millisecond
 
 // timerBase keeps a proxy's own timer ids apart from the Agent's.
 const timerBase = 1 << 40
@@ -59,15 +60,28 @@ func Wrap(f agent.Factory, n int, mode string) agent.Factory {
 	for hop := range n {
 		inner := f
 		f = func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
-			return &Proxy{inner: inner(k, open, env), mode: mode, env: env, hop: hop,
-				fwd: map[acp.ID]pending{}, timers: map[int]acp.ID{}}
+			return New(inner(k, open, env), mode, env, hop)
 		}
 	}
 	return f
 }
 
+// New is one proxy of the given mode (Check it first) in front of inner, the
+// hop-th from the Agent (0: next to it; the hop keeps each proxy's ids apart
+// in a chain). env.NewID makes a FreshKeyRetry proxy's keys. The simulator
+// wraps a model Agent; acpsim proxy wraps a Machine that writes every frame
+// to a real Agent's stdin and feeds the Agent's lines to FromAgent.
+func New(inner agent.Machine, mode string, env agent.Env, hop int) *Proxy {
+	return &Proxy{inner: inner, mode: mode, env: env, hop: hop, RetryAfter: DefaultRetryAfter,
+		fwd: map[acp.ID]pending{}, timers: map[int]acp.ID{}}
+}
+
 // Proxy is one hop.
 type Proxy struct {
+	// RetryAfter is how long a FreshKeyRetry proxy waits for a prompt's
+	// answer before it sends the prompt again with a fresh key.
+	RetryAfter time.Duration
+
 	inner  agent.Machine
 	mode   string
 	env    agent.Env
@@ -122,7 +136,7 @@ func (p *Proxy) Receive(conn string, frame []byte) []agent.Output {
 				if p.mode == FreshKeyRetry {
 					p.ntimer++
 					p.timers[timerBase+p.ntimer] = id
-					own = append(own, agent.Output{Kind: agent.OutTimer, Step: "proxy-retry", After: retryAfter, ID: timerBase + p.ntimer})
+					own = append(own, agent.Output{Kind: agent.OutTimer, Step: "proxy-retry", After: p.RetryAfter, ID: timerBase + p.ntimer})
 				}
 			}
 		}
@@ -166,6 +180,14 @@ func (p *Proxy) Timer(id int) []agent.Output {
 	p.fwd[retry] = pending{conn: f.conn, id: f.id, frame: f.frame, method: f.method}
 	p.order = append(p.order, retry)
 	return p.back(p.inner.Receive(f.conn, acp.Encode(&m)))
+}
+
+// FromAgent is a frame the Agent wrote on conn when the inner Machine is a
+// real Agent that answers outside its Receive: its outputs are what the
+// proxy sends the Client (an answer mapped back to the Client's id, or
+// nothing for an answer the proxy drops).
+func (p *Proxy) FromAgent(conn string, frame []byte) []agent.Output {
+	return p.back([]agent.Output{{Kind: agent.OutSend, Step: "proxy-back", Conn: conn, Frame: frame}})
 }
 
 // back rewrites the Agent's answers to the ids the previous hop used.

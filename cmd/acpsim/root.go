@@ -42,7 +42,7 @@ Exit codes: 0 all properties hold, 1 a property failed, 2 bad usage or input,
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
 		return fmt.Errorf("%v (see acpsim --help)", err)
 	})
-	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newCheckClientCmd())
+	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newCheckClientCmd(), newProxyCmd())
 	return root
 }
 

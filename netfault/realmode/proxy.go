@@ -1,0 +1,231 @@
+// acpsim proxy: the model proxies of actors/proxy as a real stdio hop
+// between a Client (the proxy's stdin and stdout) and an Agent process it
+// starts. The Proxy state machine is the simulator's; this file only feeds
+// it lines and timer fires from one loop and carries out what it returns.
+
+package realmode
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/agent"
+	"github.com/acpsim/acpsim/actors/proxy"
+	"github.com/acpsim/acpsim/sim"
+)
+
+// ProxyConfig is one run of acpsim proxy.
+type ProxyConfig struct {
+	// Agent is the Agent's command line; Env its environment (nil: ours).
+	Agent []string
+	Env   []string
+	// Mode is one of proxy.Modes; RetryAfter is a fresh-key-retry proxy's
+	// wait for an answer before it sends the prompt again (0: the
+	// simulator's proxy.DefaultRetryAfter).
+	Mode       string
+	RetryAfter time.Duration
+	// NewID makes a fresh-key-retry proxy's keys.
+	NewID func() string
+	// In is the Client's side (the proxy's stdin), Out where the frames for
+	// the Client go (its stdout), Err where the Agent's stderr goes.
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// RunProxy starts the Agent and runs a proxy of cfg.Mode between cfg.In and
+// cfg.Out and the Agent's pipes until the Agent exits; at the end of cfg.In
+// it closes the Agent's stdin and waits for it. It returns the Agent's exit
+// code (128+n for a signal n); an error means it could not start the Agent.
+//
+// One goroutine (the caller's) owns the Proxy: the lines from either side
+// and the proxy's timers reach it over channels, so it sees one input at a
+// time, as in the simulator.
+func RunProxy(cfg ProxyConfig) (int, error) {
+	if len(cfg.Agent) == 0 {
+		return 0, errors.New("no Agent command")
+	}
+	if err := proxy.Check(cfg.Mode); err != nil {
+		return 0, err
+	}
+	if cfg.NewID == nil {
+		return 0, errors.New("no NewID: a proxy needs fresh ids for the keys it makes")
+	}
+	cmd := exec.Command(cfg.Agent[0], cfg.Agent[1:]...)
+	cmd.Env, cmd.Stderr = cfg.Env, cfg.Err
+	// No process group of its own: the Agent stays in the proxy's, so a
+	// SIGKILL to that group (acpsim check's kill of the proxy it started in
+	// place of the Agent) kills the Agent too, as a crash of the host would.
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
+	}
+	done := make(chan struct{}) // closed when the loop ends: no goroutine blocks on it after
+	defer close(done)
+	toAgent := make(chan []byte, sendQueue)
+	go writeLines(stdin, toAgent)
+	fromClient, fromAgent := readLines(cfg.In, done), readLines(stdout, done)
+	fired := make(chan int)
+
+	inner := &pipeAgent{q: toAgent}
+	p := proxy.New(inner, cfg.Mode, agent.Env{Name: "acpsim-proxy", Choose: sim.Healthy{}.Choose, NewID: cfg.NewID}, 0)
+	if cfg.RetryAfter > 0 {
+		p.RetryAfter = cfg.RetryAfter
+	}
+	out := bufio.NewWriter(cfg.Out)
+	var timers []*time.Timer
+	defer func() {
+		for _, t := range timers {
+			t.Stop()
+		}
+	}()
+	apply := func(outs []agent.Output) {
+		for _, o := range outs {
+			switch o.Kind {
+			case agent.OutSend: // the inner Machine sends nothing: every send is the Client's
+				out.Write(o.Frame)
+				out.WriteByte('\n')
+			case agent.OutTimer:
+				id := o.ID
+				timers = append(timers, time.AfterFunc(o.After, func() {
+					select {
+					case fired <- id:
+					case <-done:
+					}
+				}))
+			}
+		}
+		out.Flush() // a Client gone away is the Agent's to notice, as for the tap
+	}
+
+	apply(p.Connect(StdioConn))
+	for fromAgent != nil {
+		select {
+		case line, ok := <-fromClient:
+			if !ok {
+				fromClient = nil // the Client closed its side: so does the proxy
+				apply(p.Disconnect(StdioConn))
+				inner.close()
+				continue
+			}
+			apply(p.Receive(StdioConn, line))
+		case line, ok := <-fromAgent:
+			if !ok {
+				fromAgent = nil
+				continue
+			}
+			apply(p.FromAgent(StdioConn, line))
+		case id := <-fired:
+			apply(p.Timer(id))
+		}
+	}
+	inner.close() // the Agent is gone: the writer drains and closes its stdin
+	return exitCode(cmd.Wait())
+}
+
+// exitCode is a waited-for child's exit code, 128+n when signal n ended it
+// (the shell's convention: SIGKILL is 137).
+func exitCode(werr error) (int, error) {
+	var ee *exec.ExitError
+	switch {
+	case werr == nil:
+		return 0, nil
+	case errors.As(werr, &ee):
+		if ws, ok := ee.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			return 128 + int(ws.Signal()), nil
+		}
+		return ee.ExitCode(), nil
+	default:
+		return 0, werr
+	}
+}
+
+// pipeAgent is the real Agent as the Proxy's inner Machine: what the proxy
+// forwards goes to the Agent's stdin, and the Agent's answers come back
+// through Proxy.FromAgent, not from these methods. It is used from the
+// proxy's loop only.
+type pipeAgent struct {
+	q      chan []byte
+	closed bool
+}
+
+func (a *pipeAgent) Connect(string) []agent.Output    { return nil }
+func (a *pipeAgent) Disconnect(string) []agent.Output { return nil }
+func (a *pipeAgent) Timer(int) []agent.Output         { return nil }
+
+// Receive queues frame for the Agent's stdin; after the Client's end (a
+// proxy's own retry may still fire) there is no stdin to write to.
+func (a *pipeAgent) Receive(_ string, frame []byte) []agent.Output {
+	if !a.closed {
+		a.q <- frame // blocks only when the Agent stops reading: a pipe's backpressure
+	}
+	return nil
+}
+
+func (a *pipeAgent) close() {
+	if !a.closed {
+		a.closed = true
+		close(a.q)
+	}
+}
+
+// writeLines writes each frame of q as a line to w, then closes w. After a
+// failed write (the Agent is gone) it drains q, so a sender never blocks.
+func writeLines(w io.WriteCloser, q <-chan []byte) {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	broken := false
+	for f := range q {
+		if broken {
+			continue
+		}
+		_, err := bw.Write(f)
+		if err == nil {
+			err = bw.WriteByte('\n')
+		}
+		if err == nil && len(q) == 0 {
+			err = bw.Flush()
+		}
+		broken = err != nil
+	}
+	_ = bw.Flush()
+	_ = w.Close()
+}
+
+// readLines yields every line of r without its newline (a last line without
+// one too), and is closed at the end of r or on a read error. Lines may be
+// of any length: a proxy does not judge frames.
+func readLines(r io.Reader, done <-chan struct{}) <-chan []byte {
+	ch := make(chan []byte)
+	go func() {
+		defer close(ch)
+		br := bufio.NewReaderSize(r, 64<<10)
+		for {
+			line, err := br.ReadBytes('\n')
+			if len(line) > 0 && line[len(line)-1] == '\n' {
+				line = line[:len(line)-1]
+			}
+			if len(line) > 0 {
+				select {
+				case ch <- line:
+				case <-done:
+					return
+				}
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ch
+}
