@@ -32,21 +32,11 @@ type adapterLine struct {
 
 func startAdapter(argv, env []string) (*adapterProc, error) {
 	a := &adapterProc{lines: make(chan adapterLine, 64)}
-	a.cmd = exec.Command(argv[0], argv[1:]...)
-	a.cmd.Env, a.cmd.Stderr = env, &a.stderr
-	a.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	in, err := a.cmd.StdinPipe()
+	cmd, in, out, err := startPiped(argv, env, &a.stderr, true)
 	if err != nil {
 		return nil, err
 	}
-	out, err := a.cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := a.cmd.Start(); err != nil {
-		return nil, err
-	}
-	a.in = in
+	a.cmd, a.in = cmd, in
 	go func() {
 		defer close(a.lines)
 		br := bufio.NewReaderSize(out, 64<<10)

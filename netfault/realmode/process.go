@@ -72,6 +72,29 @@ func StartProcess(name string, argv, env []string) (*Process, error) {
 	return p, nil
 }
 
+// startPiped starts argv with its stdin and stdout as pipes and its stderr
+// to stderr; in a process group of its own when ownGroup, so a SIGKILL of
+// that group reaches whatever it started.
+func startPiped(argv, env []string, stderr io.Writer, ownGroup bool) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env, cmd.Stderr = env, stderr
+	if ownGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, nil, nil, err
+	}
+	return cmd, stdin, stdout, nil
+}
+
 // Name implements Conn.
 func (p *Process) Name() string { return p.name }
 

@@ -55,20 +55,11 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	if cfg.NewID == nil {
 		return 0, errors.New("no NewID: a proxy needs fresh ids for the keys it makes")
 	}
-	cmd := exec.Command(cfg.Agent[0], cfg.Agent[1:]...)
-	cmd.Env, cmd.Stderr = cfg.Env, cfg.Err
 	// No process group of its own: the Agent stays in the proxy's, so a
 	// SIGKILL to that group (acpsim check's kill of the proxy it started in
 	// place of the Agent) kills the Agent too, as a crash of the host would.
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := startPiped(cfg.Agent, cfg.Env, cfg.Err, false)
 	if err != nil {
-		return 0, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return 0, err
-	}
-	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
 	done := make(chan struct{}) // closed when the loop ends: no goroutine blocks on it after

@@ -77,18 +77,8 @@ func Tap(cfg TapConfig) (int, error) {
 		return 0, err
 	}
 	defer rec.close()
-	cmd := exec.Command(cfg.Agent[0], cfg.Agent[1:]...)
-	cmd.Env, cmd.Stderr = cfg.Env, cfg.Err
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	stdin, err := cmd.StdinPipe()
+	cmd, stdin, stdout, err := startPiped(cfg.Agent, cfg.Env, cfg.Err, true)
 	if err != nil {
-		return 0, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return 0, err
-	}
-	if err := cmd.Start(); err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
 	inj := newTapInjector(cfg.Faults, rec, cmd.Process.Pid)
