@@ -77,6 +77,7 @@ type simFlags struct {
 	retain                     int
 	liveOnly                   string
 	cancels, closes, forks     int
+	cancelBy                   string
 	link                       string
 	nodes                      int
 	sticky, fresh              bool
@@ -123,9 +124,10 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.proxyMode, "proxy", proxy.Honest, "what the proxies do: "+proxyModes())
 	fs.BoolVar(&s.fresh, "fresh-connection", false, "ws: a Client whose prompt times out opens a new connection and leaves the old one open; the old one's late frames arrive after the new one's")
 	fs.BoolVar(&s.sticky, "sticky", false, "route a Client back to the node of its last connection while that node lives (a cookie)")
-	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)")
-	fs.IntVar(&s.closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
-	fs.IntVar(&s.forks, "forks", 0, "per Client: how often its user forks a session (later prompts may go to the fork)")
+	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels (a prompt with $/cancel_request, or a session's work with session/cancel)"+countsDoc)
+	fs.IntVar(&s.closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)"+countsDoc)
+	fs.IntVar(&s.forks, "forks", 0, "per Client: how often its user forks a session (later prompts may go to the fork)"+countsDoc)
+	fs.StringVar(&s.cancelBy, "cancel-by", "either", cancelByDoc)
 	fs.IntVar(&s.retain, "retain", 0, "Agent knob: each session keeps its N newest user messages, forgetting older ones and their keys (0: keep all)")
 	fs.StringVar(&s.liveOnly, "live-only", "", `Agent knob: prompts starting with this prefix (e.g. "/") are handled locally: echoed, never stored or replayed`)
 	knobs := agent.ChoiceKnobs()
@@ -177,6 +179,11 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg.SessionContract = s.sessionContract
 	cfg.Timeout = s.timeout
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
+	by, err := cancelByFlag(s.cancelBy)
+	if err != nil {
+		return cfg, fmt.Errorf("--%v", err)
+	}
+	cfg.CancelBy = by
 	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh
 	cfg.Proxies, cfg.ProxyMode = s.proxies, s.proxyMode
 	cfg.Skip = s.skip

@@ -24,7 +24,7 @@ func newSwarmCmd() *cobra.Command {
 	var sf simFlags
 	var seeds, jobs, workers, show, shardCount int
 	var checkDet, coverage, guided bool
-	var classes, ledger, shard, summaryJSON, format string
+	var classes, actions, ledger, shard, summaryJSON, format string
 	var first uint64
 	cmd := &cobra.Command{
 		Use:   "swarm",
@@ -60,6 +60,11 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			if classes != "on" && classes != "off" {
 				return fmt.Errorf("--classes %q: expected on or off", classes)
 			}
+			base, err := actionBase(cmd.Flags(), actions, cfg.UserActions())
+			if err != nil {
+				return err
+			}
+			cfg.SetUserActions(base)
 			if format != "text" && format != "json" {
 				return fmt.Errorf("--format %q: expected text or json", format)
 			}
@@ -84,7 +89,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 				return fmt.Errorf("--guided cannot be sharded: each batch's rates depend on every batch before it")
 			}
 			sc := world.SwarmConfig{Base: cfg, FirstSeed: first, Seeds: seeds, Workers: jobs, CheckDeterminism: checkDet,
-				Classes: classes == "on", Coverage: coverage || guided, Guided: guided,
+				Classes: classes == "on", Actions: actions == "on", Coverage: coverage || guided, Guided: guided,
 				Shard: index, Shards: count, MaxFailures: max(world.DefaultMaxFailures, show)}
 			lo, n := world.ShardRange(first, seeds, index, count) // n may be 0: more shards than seeds
 			rerun := func(f world.SeedFailure) string { return seedRerun(cmd.Flags(), cfg, f, swarmRerunSkip) }
@@ -143,7 +148,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 				sum.Seeds, part, took.Round(time.Millisecond), float64(sum.Seeds)/max(took.Seconds(), 1e-9), jobs)
 			scfg := world.SummaryConfig{Args: swarmArgs(cmd.Flags()), FirstSeed: first, Seeds: seeds,
 				Policy: cfg.Policy, Agent: cfg.Agent, Link: cfg.Link, Clients: cfg.Clients, Prompts: cfg.Prompts, Rates: cfg.Rates,
-				Classes: sc.Classes, Coverage: sc.Coverage, Guided: guided, CheckDeterminism: checkDet,
+				Classes: sc.Classes, Actions: sc.Actions, Coverage: sc.Coverage, Guided: guided, CheckDeterminism: checkDet,
 				Show: show, MaxFailures: sc.MaxFailures}
 			if summaryJSON != "" || format == "json" {
 				scfg.Commit = commit()
@@ -183,6 +188,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
 	cmd.Flags().StringVar(&classes, "classes", "on", "fault classes per seed, as TigerBeetle's VOPR: on (each seed switches whole classes of faults on or off and draws the rates of those on; a rerun command carries them as --fault-rates) or off (every seed at the --fault-rates rates)")
+	registerActions(cmd.Flags(), &actions)
 	cmd.Flags().StringVar(&ledger, "ledger", "", "append every failing seed (its commit, rerun command and anomalies) to this file, one JSON line each; acpsim replay --ledger FILE reruns them")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "count the (fault point × protocol state) pairs the seeds hit and list those never hit")
 	cmd.Flags().BoolVar(&guided, "guided", false, fmt.Sprintf("run the seeds in batches of %d and raise, for the next batch, the rates of the fault kinds whose pairs no seed hit yet (implies --coverage)", world.GuideBatch))
@@ -201,7 +207,7 @@ func (w stderrOf) Write(p []byte) (int, error) { return w.cmd.ErrOrStderr().Writ
 var swarmPerShard = []string{"jobs", "workers", "shard", "shard-count", "summary-json", "format", "ledger"}
 
 // swarmRerunSkip are the swarm flags a seed's rerun command leaves out.
-var swarmRerunSkip = append([]string{"seeds", "first-seed", "show", "check-determinism", "classes", "coverage", "guided"}, swarmPerShard...)
+var swarmRerunSkip = append([]string{"seeds", "first-seed", "show", "check-determinism", "classes", "actions", "coverage", "guided"}, swarmPerShard...)
 
 // swarmArgs are the flags that shape a swarm's result, for its summary's
 // config: those set away from their default, less the per-shard ones, as
@@ -278,12 +284,14 @@ func writeSwarm(out io.Writer, file *world.SummaryFile, note string) error {
 	cfg := world.Config{Policy: c.Policy, Agent: c.Agent, Clients: c.Clients, Prompts: c.Prompts, Rates: c.Rates}
 	writeSummary(out, sum, cfg)
 	writeFaultClasses(out, sum, cfg)
+	writeActionClasses(out, actionTotals(sum.ActionClasses))
 	writeCoverage(out, sum.Coverage)
 	if sum.Failed > 0 {
 		n := min(c.Show, len(sum.Failures))
 		fmt.Fprintf(out, "\nfailing seeds (%d of %d shown):\n", n, sum.Failed)
 		for i, f := range sum.Failures[:n] {
-			fmt.Fprintf(out, "  seed %d: %s%s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "), classesOn(world.SwarmConfig{Classes: c.Classes}, f), reruns[i])
+			fmt.Fprintf(out, "  seed %d: %s%s%s\n    rerun: %s\n", f.Seed, strings.Join(f.Kinds, ", "),
+				classesOn(world.SwarmConfig{Classes: c.Classes}, f), actionsOn(c.Actions, f.ActionsOn), reruns[i])
 		}
 	}
 	fmt.Fprint(out, note)
@@ -327,6 +335,9 @@ func writeSummary(out io.Writer, sum *world.Summary, cfg world.Config) {
 	mode := ""
 	if sum.Classes != nil {
 		mode += " · fault classes"
+	}
+	if sum.ActionClasses != nil {
+		mode += " · action classes"
 	}
 	if sum.Coverage != nil && sum.Coverage.Batches > 0 {
 		mode += " · guided"

@@ -14,14 +14,21 @@ import (
 // seedRerun is the command that reruns a failing seed of a swarm on its own:
 // the swarm's flags, and when fault classes or guidance gave the seed rates
 // of its own, those rates, stated in full as --fault-rates (over the user's
-// --fault-rates, which they already include). The rerun is an ordinary run:
-// it needs neither the class table nor the batches before it.
+// --fault-rates, which they already include); when action classes drew
+// the seed's user actions, those, stated in full (--cancels, --closes,
+// --forks, --cancel-by). The rerun is an ordinary run: it needs neither the
+// class tables nor the batches before it.
 func seedRerun(fs *pflag.FlagSet, base world.Config, f world.SeedFailure, skip []string) string {
-	if f.Rates == nil {
-		return binName() + " " + rerunCommand(fs, f.Seed, skip...)[len("acpsim "):]
+	skip, stated := slices.Clone(skip), ""
+	if f.Rates != nil {
+		skip = append(skip, "fault-rates")
+		stated += " --fault-rates=" + world.FormatRates(f.Rates, rerunKinds(base, f.Rates))
 	}
-	cmd := rerunCommand(fs, f.Seed, append(slices.Clone(skip), "fault-rates")...)
-	return binName() + " " + cmd[len("acpsim "):] + " --fault-rates=" + world.FormatRates(f.Rates, rerunKinds(base, f.Rates))
+	if f.Actions != nil {
+		skip = append(skip, actionFlags...)
+		stated += actionArgs(*f.Actions)
+	}
+	return binName() + " " + rerunCommand(fs, f.Seed, skip...)[len("acpsim "):] + stated
 }
 
 // rerunKinds are the kinds a seed's --fault-rates must name: every kind a

@@ -38,8 +38,11 @@ type Spec struct {
 	Clients  int
 	Prompts  int // submissions per Client
 	Sessions int // per Client at the start
-	// Forks, Cancels and Closes are how often each user does that.
+	// Forks, Cancels and Closes are how often each user does that;
+	// CancelBy, if set, is how every cancel is sent (CancelByRequest or
+	// CancelBySession; "": either, drawn per cancel).
 	Forks, Cancels, Closes int
+	CancelBy               string
 	// MaxGap is the longest pause between two submissions of one user.
 	MaxGap time.Duration
 }
@@ -90,6 +93,9 @@ func Draw(ids *sim.IDs, s Spec) []Event {
 			for i := range a.count {
 				when := time.Duration(ids.IntN(int(at/time.Millisecond)+1)) * time.Millisecond
 				sess, alt := ids.IntN(s.Sessions+s.Forks), ids.IntN(2) == 0
+				if a.action == Cancel && s.CancelBy != "" {
+					alt = s.CancelBy == CancelByRequest // drawn all the same: the stream stays as it was
+				}
 				name := fmt.Sprintf("%s:%s#%d", ClientName(c), a.name, i)
 				out = append(out, Event{Client: c, At: when, Action: a.action, Sub: name, Sess: sess, Alt: alt})
 			}

@@ -16,6 +16,7 @@ import (
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -73,8 +74,11 @@ type Config struct {
 	FreshConnection bool
 	// Cancels, Closes and Forks are how often each Client's user cancels a
 	// prompt or a session's work, closes a session (and comes back to it)
-	// and forks one, at random moments while typing.
+	// and forks one, at random moments while typing; CancelBy, if set,
+	// sends every cancel one way (users.CancelByRequest, CancelBySession;
+	// "": either, drawn per cancel).
 	Cancels, Closes, Forks int
+	CancelBy               string
 	ChaosFor               time.Duration // chaos lasts this long after the last submission
 	HealCap                time.Duration // the heal phase gives up after this much virtual time
 	// MaxEvents stops a run that never goes quiet.
@@ -171,6 +175,8 @@ func (c *Config) Validate() error {
 		return fmt.Errorf("nodes %d: several nodes need a remote link (--link http or ws)", c.Nodes)
 	case c.Cancels < 0 || c.Closes < 0 || c.Forks < 0:
 		return fmt.Errorf("cancels %d, closes %d, forks %d: expected 0 or more", c.Cancels, c.Closes, c.Forks)
+	case users.CheckCancelBy(c.CancelBy) != nil:
+		return users.CheckCancelBy(c.CancelBy)
 	case c.MaxAttempts < 0 || c.StaleAfter < 0:
 		return fmt.Errorf("max attempts %d, stale after %v: expected 0 (default) or more", c.MaxAttempts, c.StaleAfter)
 	case c.MaxEvents < 1000:
@@ -204,7 +210,21 @@ func (c *Config) actions() string {
 	if c.Cancels == 0 && c.Closes == 0 && c.Forks == 0 {
 		return ""
 	}
-	return fmt.Sprintf("cancels=%d closes=%d forks=%d", c.Cancels, c.Closes, c.Forks)
+	s := fmt.Sprintf("cancels=%d closes=%d forks=%d", c.Cancels, c.Closes, c.Forks)
+	if c.CancelBy != "" {
+		s += " cancel-by=" + c.CancelBy
+	}
+	return s
+}
+
+// UserActions are c's users' actions besides typing.
+func (c *Config) UserActions() users.Actions {
+	return users.Actions{Cancels: c.Cancels, Closes: c.Closes, Forks: c.Forks, CancelBy: c.CancelBy}
+}
+
+// SetUserActions gives c's users the actions a.
+func (c *Config) SetUserActions(a users.Actions) {
+	c.Cancels, c.Closes, c.Forks, c.CancelBy = a.Cancels, a.Closes, a.Forks, a.CancelBy
 }
 
 // EnableLinkFaults turns on the faults only remote links ask for, at their

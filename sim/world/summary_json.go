@@ -39,10 +39,12 @@ type SummaryFile struct {
 	Anomalies    []AnomalyCount `json:"anomalies"`
 	Stats        StatsCount     `json:"stats"`
 	Faults       []FaultCount   `json:"faults"`
-	// Classes is null without fault classes.
-	Classes  []ClassCount    `json:"classes"`
-	Coverage *CoverageCounts `json:"coverage,omitempty"`
-	Events   int             `json:"events"`
+	// Classes is null without fault classes, ActionClasses without action
+	// classes.
+	Classes       []ClassCount    `json:"classes"`
+	ActionClasses []ClassCount    `json:"action_classes"`
+	Coverage      *CoverageCounts `json:"coverage,omitempty"`
+	Events        int             `json:"events"`
 	// Failures are the first failing seeds in seed order, at most
 	// config.max_failures of them; Failed counts them all.
 	Failures []FailureEntry `json:"failures"`
@@ -73,6 +75,7 @@ type SummaryConfig struct {
 	// drawn from them).
 	Rates            map[string]float64 `json:"rates"`
 	Classes          bool               `json:"classes"`
+	Actions          bool               `json:"actions"`
 	Coverage         bool               `json:"coverage"`
 	Guided           bool               `json:"guided"`
 	CheckDeterminism bool               `json:"check_determinism"`
@@ -159,6 +162,7 @@ type FailureEntry struct {
 	First        string             `json:"first"`
 	Rates        map[string]float64 `json:"rates,omitempty"`
 	ClassesOn    []string           `json:"classes_on,omitempty"`
+	ActionsOn    []string           `json:"actions_on,omitempty"`
 	Rerun        string             `json:"rerun"`
 }
 
@@ -177,12 +181,7 @@ func NewSummaryFile(sum *Summary, cfg SummaryConfig, shard ShardInfo, rerun func
 		Failed: sum.Failed, Inconclusive: sum.Inconclusive, Stats: StatsCount(sum.Stats),
 		Events: sum.Events, NotDeterministic: sum.NotDeterministic,
 		Anomalies: []AnomalyCount{}, Faults: []FaultCount{}, Failures: []FailureEntry{}}
-	if sum.Classes != nil {
-		f.Classes = []ClassCount{}
-	}
-	for _, c := range sum.Classes {
-		f.Classes = append(f.Classes, ClassCount(c))
-	}
+	f.Classes, f.ActionClasses = classCounts(sum.Classes), classCounts(sum.ActionClasses)
 	for _, a := range sum.Anomalies {
 		f.Anomalies = append(f.Anomalies, AnomalyCount{a.Kind, a.Count, a.Seeds, a.First.Seed, a.First.Rank})
 	}
@@ -201,7 +200,7 @@ func NewSummaryFile(sum *Summary, cfg SummaryConfig, shard ShardInfo, rerun func
 	}
 	for _, fl := range sum.Failures {
 		f.Failures = append(f.Failures, FailureEntry{Seed: fl.Seed, Kinds: fl.Kinds, Inconclusive: fl.Inconclusive,
-			First: fl.First, Rates: fl.Rates, ClassesOn: fl.On, Rerun: rerun(fl)})
+			First: fl.First, Rates: fl.Rates, ClassesOn: fl.On, ActionsOn: fl.ActionsOn, Rerun: rerun(fl)})
 	}
 	for _, d := range sum.Nondeterministic {
 		f.Nondeterministic = append(f.Nondeterministic, DivergenceEntry{d.Seed, d.Seq, d.A, d.B, d.Runs})
@@ -214,12 +213,7 @@ func NewSummaryFile(sum *Summary, cfg SummaryConfig, shard ShardInfo, rerun func
 func (f *SummaryFile) Summary() (*Summary, []string, error) {
 	sum := &Summary{FirstSeed: f.FirstSeed, Seeds: f.Seeds, Failed: f.Failed, Inconclusive: f.Inconclusive,
 		Stats: properties.Stats(f.Stats), Events: f.Events, NotDeterministic: f.NotDeterministic}
-	if f.Classes != nil {
-		sum.Classes = []ClassTotal{}
-	}
-	for _, c := range f.Classes {
-		sum.Classes = append(sum.Classes, ClassTotal(c))
-	}
+	sum.Classes, sum.ActionClasses = classTotals(f.Classes), classTotals(f.ActionClasses)
 	for _, a := range f.Anomalies {
 		sum.Anomalies = append(sum.Anomalies, KindTotal{a.Kind, a.Count, a.Seeds, FirstSeen{a.FirstSeed, a.FirstRank}})
 	}
@@ -244,7 +238,7 @@ func (f *SummaryFile) Summary() (*Summary, []string, error) {
 	reruns := make([]string, 0, len(f.Failures))
 	for _, fl := range f.Failures {
 		sum.Failures = append(sum.Failures, SeedFailure{Seed: fl.Seed, Kinds: fl.Kinds, Inconclusive: fl.Inconclusive,
-			First: fl.First, Rates: fl.Rates, On: fl.ClassesOn})
+			First: fl.First, Rates: fl.Rates, On: fl.ClassesOn, ActionsOn: fl.ActionsOn})
 		reruns = append(reruns, fl.Rerun)
 	}
 	for _, d := range f.Nondeterministic {
@@ -361,21 +355,11 @@ func MergeSummaryFiles(files []*SummaryFile, names []string) (*SummaryFile, erro
 				faults[k.Kind] = &k
 			}
 		}
-		if m.Classes == nil && f.Classes != nil {
-			m.Classes = make([]ClassCount, len(f.Classes))
-			for i, c := range f.Classes {
-				m.Classes[i].Class = c.Class
-			}
+		if err := mergeClasses(&m.Classes, f.Classes, "fault", names[j], names[0]); err != nil {
+			return nil, err
 		}
-		if len(f.Classes) != len(m.Classes) {
-			return nil, fmt.Errorf("%s: %d fault classes, %s %d", names[j], len(f.Classes), names[0], len(m.Classes))
-		}
-		for i, c := range f.Classes {
-			if c.Class != m.Classes[i].Class {
-				return nil, fmt.Errorf("%s: fault class %d is %s, in %s %s", names[j], i, c.Class, names[0], m.Classes[i].Class)
-			}
-			m.Classes[i].On += c.On
-			m.Classes[i].Failed += c.Failed
+		if err := mergeClasses(&m.ActionClasses, f.ActionClasses, "action", names[j], names[0]); err != nil {
+			return nil, err
 		}
 		if (f.Coverage == nil) != (first.Coverage == nil) {
 			return nil, fmt.Errorf("%s and %s: one counts coverage, the other not", names[0], names[j])
@@ -420,6 +404,52 @@ func MergeSummaryFiles(files []*SummaryFile, names []string) (*SummaryFile, erro
 	})
 	m.Shard.FirstSeed, m.Shard.Seeds = m.FirstSeed, m.Seeds
 	return m, nil
+}
+
+// classCounts are a summary's class totals as a file's (nil stays nil).
+func classCounts(ts []ClassTotal) []ClassCount {
+	if ts == nil {
+		return nil
+	}
+	out := make([]ClassCount, 0, len(ts))
+	for _, c := range ts {
+		out = append(out, ClassCount(c))
+	}
+	return out
+}
+
+// classTotals are a file's class counts as a summary's (nil stays nil).
+func classTotals(cs []ClassCount) []ClassTotal {
+	if cs == nil {
+		return nil
+	}
+	out := make([]ClassTotal, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, ClassTotal(c))
+	}
+	return out
+}
+
+// mergeClasses adds a shard's class counts (of kind what: fault or action)
+// to the merge's, which the first shard shapes.
+func mergeClasses(m *[]ClassCount, f []ClassCount, what, name, first string) error {
+	if *m == nil && f != nil {
+		*m = make([]ClassCount, len(f))
+		for i, c := range f {
+			(*m)[i].Class = c.Class
+		}
+	}
+	if len(f) != len(*m) {
+		return fmt.Errorf("%s: %d %s classes, %s %d", name, len(f), what, first, len(*m))
+	}
+	for i, c := range f {
+		if c.Class != (*m)[i].Class {
+			return fmt.Errorf("%s: %s class %d is %s, in %s %s", name, what, i, c.Class, first, (*m)[i].Class)
+		}
+		(*m)[i].On += c.On
+		(*m)[i].Failed += c.Failed
+	}
+	return nil
 }
 
 func cmpFirst(a, b FirstSeen) int {

@@ -11,6 +11,7 @@ import (
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/parallel"
+	"github.com/acpsim/acpsim/sim/users"
 )
 
 // Verdict is one judged run.
@@ -82,6 +83,10 @@ type SwarmConfig struct {
 	// batches and raises the rates of the kinds whose pairs are still
 	// missing (guided.go; it counts coverage too).
 	Classes, Coverage, Guided bool
+	// Actions switches whole classes of user actions on or off per seed
+	// and draws how often each user does them (users.DrawActions), with
+	// Base's Cancels, Closes and Forks as the base counts.
+	Actions bool
 }
 
 // DefaultMaxFailures is how many failing seeds a Summary lists unless told
@@ -123,6 +128,10 @@ type SeedFailure struct {
 	// base (nil otherwise), On the classes it had on.
 	Rates map[string]float64
 	On    []string
+	// Actions are the seed's own users' actions when action classes drew
+	// them (nil otherwise), ActionsOn the action classes it had on.
+	Actions   *users.Actions
+	ActionsOn []string
 }
 
 // Summary aggregates a swarm.
@@ -149,8 +158,10 @@ type Summary struct {
 	Nondeterministic []SeedDivergence
 	NotDeterministic int
 	// Classes counts per class present in the base rates how many seeds
-	// had it on and how many of those failed (with Classes).
-	Classes []ClassTotal
+	// had it on and how many of those failed (with Classes); ActionClasses
+	// the same per action class present in the base (with Actions).
+	Classes       []ClassTotal
+	ActionClasses []ClassTotal
 	// Coverage totals the pairs hit (with Coverage or Guided).
 	Coverage *CoverageTotal
 }
@@ -193,6 +204,7 @@ type seedResult struct {
 	err    error
 	rates  map[string]float64
 	on     []string
+	acts   *users.ActionDraw
 	cov    Coverage
 }
 
@@ -241,6 +253,11 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 			cfg.Rates = rates
 		}
 		r := seedResult{seed: cfg.Seed, rates: rates, on: on}
+		if sc.Actions {
+			d := users.DrawActions(cfg.Seed, sc.Base.UserActions())
+			cfg.SetUserActions(d.Actions)
+			r.acts = &d
+		}
 		var again error // the determinism check's second run
 		err := judge(cfg, func(v *Verdict) {
 			r.report, r.faults, r.events = v.Report, v.Result.Faults, v.Result.Events
@@ -308,7 +325,7 @@ func Swarm(sc SwarmConfig) (*Summary, error) {
 	if f.err != nil {
 		return nil, f.err
 	}
-	sum.Classes, sum.Coverage = f.tally.classes, f.tally.coverage
+	sum.Classes, sum.ActionClasses, sum.Coverage = f.tally.classes.totals, f.tally.actions.totals, f.tally.coverage
 	if sc.Guided {
 		sum.Coverage.Raised = maps.Clone(g.raised)
 	}
@@ -343,7 +360,7 @@ func (f *folder) fold(r *seedResult) {
 		}
 	}
 	sum.Stats.Add(r.report.Stats)
-	f.tally.add(r.on, r.cov, !r.report.OK())
+	f.tally.add(r, !r.report.OK())
 	for rank, fc := range r.faults {
 		j, ok := f.faultIdx[fc.Kind]
 		if !ok {
@@ -363,6 +380,9 @@ func (f *folder) fold(r *seedResult) {
 	}
 	sum.Failed++
 	fail := SeedFailure{Seed: r.seed, Inconclusive: r.report.Inconclusive, First: r.report.Anomalies[0].Explanation, Rates: r.rates, On: r.on}
+	if r.acts != nil {
+		fail.Actions, fail.ActionsOn = &r.acts.Actions, r.acts.On
+	}
 	for _, a := range r.report.Anomalies {
 		j, ok := f.kindIdx[a.Kind]
 		if !ok {

@@ -3,6 +3,8 @@ package world
 import (
 	"maps"
 	"slices"
+
+	"github.com/acpsim/acpsim/sim/users"
 )
 
 // CoverageTotal is a swarm's coverage: per pair of CoveragePairs, how often
@@ -40,20 +42,48 @@ func (c *CoverageTotal) Reachable() int {
 	return n
 }
 
-// swarmTally adds up the classes and coverage of a swarm's seeds.
+// swarmTally adds up the fault classes, action classes and coverage of a
+// swarm's seeds.
 type swarmTally struct {
-	classes  []ClassTotal
-	index    map[string]int
-	coverage *CoverageTotal
+	classes, actions classTally
+	coverage         *CoverageTotal
+}
+
+// classTally counts, per class, the seeds it was on in and those that
+// failed; totals stays nil when the swarm draws no such classes, or none
+// is present.
+type classTally struct {
+	totals []ClassTotal
+	index  map[string]int
+}
+
+func newClassTally(names []string) classTally {
+	t := classTally{index: map[string]int{}}
+	for _, c := range names {
+		t.index[c] = len(t.totals)
+		t.totals = append(t.totals, ClassTotal{Class: c})
+	}
+	return t
+}
+
+func (t *classTally) add(on []string, failed bool) {
+	for _, c := range on {
+		if j, ok := t.index[c]; ok {
+			t.totals[j].On++
+			if failed {
+				t.totals[j].Failed++
+			}
+		}
+	}
 }
 
 func newSwarmTally(sc *SwarmConfig, g *guide) *swarmTally {
-	t := &swarmTally{index: map[string]int{}}
+	t := &swarmTally{}
 	if sc.Classes {
-		for _, c := range PresentClasses(sc.Base.Rates) {
-			t.index[c] = len(t.classes)
-			t.classes = append(t.classes, ClassTotal{Class: c})
-		}
+		t.classes = newClassTally(PresentClasses(sc.Base.Rates))
+	}
+	if sc.Actions {
+		t.actions = newClassTally(users.PresentActionClasses(sc.Base.UserActions()))
 	}
 	if sc.Coverage || sc.Guided {
 		n := len(CoveragePairs)
@@ -66,19 +96,15 @@ func newSwarmTally(sc *SwarmConfig, g *guide) *swarmTally {
 	return t
 }
 
-func (t *swarmTally) add(on []string, cov Coverage, failed bool) {
-	for _, c := range on {
-		if j, ok := t.index[c]; ok {
-			t.classes[j].On++
-			if failed {
-				t.classes[j].Failed++
-			}
-		}
+func (t *swarmTally) add(r *seedResult, failed bool) {
+	t.classes.add(r.on, failed)
+	if r.acts != nil {
+		t.actions.add(r.acts.On, failed)
 	}
 	if t.coverage == nil {
 		return
 	}
-	for i, n := range cov {
+	for i, n := range r.cov {
 		t.coverage.Hits[i] += n
 		if n > 0 {
 			t.coverage.Seeds[i]++

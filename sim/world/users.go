@@ -14,7 +14,7 @@ import (
 // Scenario is the users' part of cfg.
 func (cfg *Config) Scenario() users.Spec {
 	return users.Spec{Clients: cfg.Clients, Prompts: cfg.Prompts, Sessions: cfg.Sessions,
-		Forks: cfg.Forks, Cancels: cfg.Cancels, Closes: cfg.Closes, MaxGap: cfg.MaxGap}
+		Forks: cfg.Forks, Cancels: cfg.Cancels, Closes: cfg.Closes, CancelBy: cfg.CancelBy, MaxGap: cfg.MaxGap}
 }
 
 // userActions are what a user does besides typing prompts, as data: what

@@ -1,0 +1,120 @@
+// User action classes on the command line: swarm's and check's --actions,
+// the base counts a seed's draw scales, the actions a rerun states and the
+// per-class lines of a summary.
+
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/pflag"
+
+	"github.com/acpsim/acpsim/sim/users"
+	"github.com/acpsim/acpsim/sim/world"
+)
+
+// actionCountFlags are the flags that set how often users act; with
+// --actions on they are the base of each seed's draw.
+var actionCountFlags = []string{"cancels", "closes", "forks"}
+
+// actionFlags are every flag a seed's drawn actions replace in its rerun.
+var actionFlags = append([]string{"actions", "cancel-by"}, actionCountFlags...)
+
+const actionsDoc = `on (each seed switches classes of user actions on or off: cancel by $/cancel_request, cancel by session/cancel, close-and-resume, fork; and draws how often each user does those on, 1 … 2× the base: --cancels, --closes, --forks when given, else %d, %d, %d; 0 switches an action off in every seed; a rerun command states the seed's actions) or off (every seed with --cancels, --closes, --forks as given, default none)`
+
+// registerActions adds --actions to fs.
+func registerActions(fs *pflag.FlagSet, actions *string) {
+	b := users.DefaultActionBase
+	fs.StringVar(actions, "actions", "on", "user action classes per seed, as the fault classes: "+fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks))
+}
+
+// countsDoc is the --cancels, --closes, --forks help's note on --actions.
+const countsDoc = " (swarm and check with --actions on: the base each seed's draw scales)"
+
+// actionBase is the base of a seed's action draw with --actions on: the
+// count flags given explicitly (on the command line or through a twin),
+// the defaults for the others. With --actions off it is the flags as given.
+func actionBase(fs *pflag.FlagSet, actions string, given users.Actions) (users.Actions, error) {
+	if actions != "on" && actions != "off" {
+		return given, fmt.Errorf("--actions %q: expected on or off", actions)
+	}
+	if actions == "off" {
+		return given, nil
+	}
+	base := users.DefaultActionBase
+	base.CancelBy = given.CancelBy
+	for _, f := range []struct {
+		name       string
+		dst, value *int
+	}{{"cancels", &base.Cancels, &given.Cancels}, {"closes", &base.Closes, &given.Closes}, {"forks", &base.Forks, &given.Forks}} {
+		if fs.Changed(f.name) {
+			*f.dst = *f.value
+		}
+	}
+	return base, nil
+}
+
+// cancelByFlag reads --cancel-by ("either" is users' "").
+func cancelByFlag(v string) (string, error) {
+	if v == "either" {
+		return "", nil
+	}
+	return v, users.CheckCancelBy(v)
+}
+
+const cancelByDoc = "how the users cancel: either (each cancel draws $/cancel_request or session/cancel), request ($/cancel_request for the prompt in flight) or session (session/cancel for the session's work)"
+
+// actionArgs states a seed's drawn actions as flags, all of them, so that
+// a rerun needs nothing of the draw.
+func actionArgs(a users.Actions) string {
+	s := fmt.Sprintf(" --cancels=%d --closes=%d --forks=%d", a.Cancels, a.Closes, a.Forks)
+	if a.CancelBy != "" {
+		s += " --cancel-by=" + a.CancelBy
+	}
+	return s
+}
+
+// actionsOn names a seed's action classes for its line in a summary.
+func actionsOn(drawn bool, on []string) string {
+	if !drawn {
+		return ""
+	}
+	if len(on) == 0 {
+		return " (actions on: none)"
+	}
+	return " (actions on: " + strings.Join(on, ", ") + ")"
+}
+
+// writeActionClasses prints, per user action class, how many seeds had it
+// on and how many of those failed.
+func writeActionClasses(out io.Writer, classes []actionClassTotal) {
+	if classes == nil {
+		return
+	}
+	fmt.Fprintln(out, "user actions (each seed switches a class on or off and draws how often each user does it):")
+	fmt.Fprintf(out, "  %-15s %-53s %6s %7s\n", "class", "what the user does", "on", "failed")
+	for _, c := range classes {
+		ac, _ := users.ActionClassOf(c.class)
+		fmt.Fprintf(out, "  %-15s %-53s %6d %7d\n", c.class, ac.Doc, c.on, c.failed)
+	}
+}
+
+// actionClassTotal is one action class's line in a summary.
+type actionClassTotal struct {
+	class      string
+	on, failed int
+}
+
+// actionTotals are a swarm's action class totals as summary lines.
+func actionTotals(ts []world.ClassTotal) []actionClassTotal {
+	if ts == nil {
+		return nil
+	}
+	out := make([]actionClassTotal, 0, len(ts))
+	for _, t := range ts {
+		out = append(out, actionClassTotal{t.Class, t.On, t.Failed})
+	}
+	return out
+}

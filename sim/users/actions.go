@@ -1,0 +1,146 @@
+package users
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Action classes, as the swarm's fault classes (sim/world/classes.go): each
+// seed of a swarm or of acpsim check switches whole classes of user actions
+// on or off and draws how often its users do each, so an Agent's cancel,
+// close and fork paths run by default, some seeds see only one of them and
+// some none (a bug a close masks still gets seeds without closes).
+
+// How a cancel is sent (Spec.CancelBy); "" is either, drawn per cancel.
+const (
+	CancelByRequest = "request" // $/cancel_request for the prompt in flight
+	CancelBySession = "session" // session/cancel for the session's work
+)
+
+// ActionClass is one class of user actions a seed switches on or off.
+type ActionClass struct {
+	Name   string
+	Action Action
+	By     string // for Cancel: how the cancel is sent
+	Doc    string
+}
+
+// ActionClasses lists the classes in the order their draws are made. Append
+// new classes at the end: the draws of the earlier ones then stay the same.
+var ActionClasses = []ActionClass{
+	{"cancel-request", Cancel, CancelByRequest, "$/cancel_request for a prompt in flight"},
+	{"session-cancel", Cancel, CancelBySession, "session/cancel for a session's work"},
+	{"close-resume", Close, "", "session/close, then session/resume after the backoff"},
+	{"fork", Fork, "", "session/fork; later prompts may go to the fork"},
+}
+
+// Actions are how often each Client's user does something besides typing,
+// and how a cancel is sent: Spec's and world.Config's fields of the name.
+type Actions struct {
+	Cancels, Closes, Forks int
+	CancelBy               string
+}
+
+// DefaultActionBase is what a class draw scales when the user set no
+// count: small enough that most prompts are left alone.
+var DefaultActionBase = Actions{Cancels: 2, Closes: 1, Forks: 1}
+
+// actionOn is the probability an action class is on in a seed.
+const actionOn = 0.5
+
+// actionStream is the seed's stream of action draws: a PCG of its own
+// ("actions"), apart from the fault stream, the fault class stream and the
+// id stream (from which the scenario is drawn), so that drawing actions
+// shifts none of them.
+func actionStream(seed uint64) *rand.Rand {
+	return rand.New(rand.NewPCG(seed, 0x616374696f6e73))
+}
+
+// count is a's field for act.
+func (a *Actions) count(act Action) *int {
+	switch act {
+	case Cancel:
+		return &a.Cancels
+	case Close:
+		return &a.Closes
+	}
+	return &a.Forks
+}
+
+// ActionDraw is one seed's draw: its users' actions and the classes on.
+type ActionDraw struct {
+	Actions
+	On []string // classes on, in ActionClasses order
+}
+
+// present says whether a class can be on at all over base: its action has
+// a count, and for a cancel, base.CancelBy allows its way.
+func (c ActionClass) present(base Actions) bool {
+	n := *base.count(c.Action)
+	return n > 0 && (c.By == "" || base.CancelBy == "" || base.CancelBy == c.By)
+}
+
+// DrawActions switches action classes on or off for seed and draws, for
+// each action with a class on, how often each user does it: uniform in
+// 1 … 2×base. A class whose action has base count 0 (or whose cancel way
+// base.CancelBy excludes) is absent: off, and not counted. The same draws
+// are made for every base, so a class's draw never depends on the base.
+func DrawActions(seed uint64, base Actions) ActionDraw {
+	rng := actionStream(seed)
+	on := make([]bool, len(ActionClasses))
+	for i := range ActionClasses {
+		on[i] = rng.Float64() < actionOn
+	}
+	// One draw per action whether or not a class of it is on; the count
+	// is uniform in 1 … 2×base, so its mean stays near the base.
+	scale := map[Action]float64{}
+	for _, act := range []Action{Cancel, Close, Fork} {
+		scale[act] = rng.Float64()
+	}
+	var d ActionDraw
+	var by []string
+	for i, c := range ActionClasses {
+		if !on[i] || !c.present(base) {
+			continue
+		}
+		d.On = append(d.On, c.Name)
+		n := *base.count(c.Action)
+		*d.count(c.Action) = 1 + int(scale[c.Action]*float64(2*n))
+		if c.By != "" {
+			by = append(by, c.By)
+		}
+	}
+	if len(by) == 1 { // both ways on: either, drawn per cancel
+		d.CancelBy = by[0]
+	}
+	return d
+}
+
+// PresentActionClasses are the classes that can be on over base.
+func PresentActionClasses(base Actions) []string {
+	var out []string
+	for _, c := range ActionClasses {
+		if c.present(base) {
+			out = append(out, c.Name)
+		}
+	}
+	return out
+}
+
+// ActionClassOf finds a class by name.
+func ActionClassOf(name string) (ActionClass, bool) {
+	for _, c := range ActionClasses {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return ActionClass{}, false
+}
+
+// CheckCancelBy refuses a way of cancelling that is not one ("" is either).
+func CheckCancelBy(by string) error {
+	if by == "" || by == CancelByRequest || by == CancelBySession {
+		return nil
+	}
+	return fmt.Errorf("cancel-by %q: expected either, %s or %s", by, CancelByRequest, CancelBySession)
+}
