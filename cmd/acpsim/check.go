@@ -15,6 +15,7 @@ import (
 	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -28,7 +29,7 @@ func newCheckCmd() *cobra.Command {
 	var seeds, jobs int
 	var first uint64
 	var sessions sessionFlags
-	var faults, schedule, traceDir, via string
+	var faults, schedule, traceDir, via, actions, cancelBy string
 	var show int
 	cmd := &cobra.Command{
 		Use:   "check [flags] -- AGENT-COMMAND [ARGS...]",
@@ -118,6 +119,21 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 				return err
 			}
 			cfg.Rates = rates
+			if cfg.CancelBy, err = cancelByFlag(cancelBy); err != nil {
+				return fmt.Errorf("--%v", err)
+			}
+			given := users.Actions{Cancels: cfg.Cancels, Closes: cfg.Closes, Forks: cfg.Forks, CancelBy: cfg.CancelBy}
+			if cfg.Cancels < 0 || cfg.Closes < 0 || cfg.Forks < 0 {
+				return fmt.Errorf("--cancels %d, --closes %d, --forks %d: expected 0 or more", cfg.Cancels, cfg.Closes, cfg.Forks)
+			}
+			base, err := actionBase(cmd.Flags(), actions, given, checkActionBase)
+			if err != nil {
+				return err
+			}
+			var draw *users.Actions // the base of each seed's draw; nil: as given
+			if actions == "on" {
+				draw = &base
+			}
 			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 {
 				return errors.New("--timeout, --backoff, --start-timeout and --cap must be positive")
 			}
@@ -168,7 +184,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 					return fmt.Errorf("--trace-dir: %v", err)
 				}
 			}
-			return runCheck(cmd, cfg, target, first, seeds, jobs, traceDir, show)
+			return runCheck(cmd, cfg, target, first, seeds, jobs, traceDir, show, draw)
 		},
 	}
 	f := cmd.Flags()
@@ -182,9 +198,11 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	sessions.registerCount(f, cfg.Sessions)
 	sessions.registerContract(f, sessionContractDoc)
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per Client")
-	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels")
-	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
-	f.IntVar(&cfg.Forks, "forks", 0, "per Client: how often its user forks a session")
+	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels"+countsDoc)
+	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)"+countsDoc)
+	f.IntVar(&cfg.Forks, "forks", 0, "per Client: how often its user forks a session"+countsDoc)
+	f.StringVar(&cancelBy, "cancel-by", "either", cancelByDoc)
+	registerActions(f, &actions, checkActionBase)
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "Client timeout waiting for a prompt's response (real time)")
 	f.DurationVar(&cfg.Backoff, "backoff", cfg.Backoff, "Client wait before reconnecting or retrying")
 	f.DurationVar(&cfg.MaxGap, "max-gap", cfg.MaxGap, "longest pause between two submissions of one user")

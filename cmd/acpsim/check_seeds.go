@@ -21,6 +21,7 @@ import (
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/parallel"
+	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -36,6 +37,8 @@ type checkSeed struct {
 	procs, kills, crashes int
 	conns, cuts           int // remote
 	redrive               func(trace string) string
+	// actions is what the seed's action draw gave (nil with --actions off).
+	actions *users.ActionDraw
 }
 
 // checkOutcome is what running one seed gave: a verdict, or why acpsim
@@ -57,9 +60,11 @@ type checkTally struct {
 	faults               map[string]*sim.KindCount
 	broken, inconclusive int
 	contracts            contractTally
+	actionClasses        []actionClassTotal // nil with --actions off
 }
 
-func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, first uint64, seeds, jobs int, traceDir string, show int) error {
+// draw, when set, is the base of each seed's user action draw.
+func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, first uint64, seeds, jobs int, traceDir string, show int, draw *users.Actions) error {
 	out := cmd.OutOrStdout()
 	target := strings.Join(agentWords, " ")
 	if via, _ := cmd.Flags().GetString("via"); via != "" {
@@ -68,10 +73,19 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 	if len(cfg.URLs) > 0 {
 		target = strings.Join(cfg.URLs, " ")
 	}
-	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts\n",
-		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts)
-	flags := rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "trace-dir", "show", "schedule", "url", "restart")
+	mode := ""
+	skip := []string{"seeds", "first-seed", "jobs", "trace-dir", "show", "schedule", "url", "restart"}
 	t := &checkTally{out: out, remote: len(cfg.URLs) > 0, traceDir: traceDir, kinds: map[string]int{}, faults: map[string]*sim.KindCount{}}
+	if draw != nil {
+		mode = " · action classes"
+		skip = append(skip, actionFlags...) // each seed's rerun states its own
+		for _, c := range users.PresentActionClasses(*draw) {
+			t.actionClasses = append(t.actionClasses, actionClassTotal{class: c})
+		}
+	}
+	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts%s\n",
+		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts, mode)
+	flags := rerunFlags(cmd.Flags(), skip...)
 	start := time.Now()
 
 	// A seed whose Agent is broken (or that cannot be run) stops the run:
@@ -96,7 +110,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 		if int64(i) > stopAt.Load() {
 			return
 		}
-		s, err := runCheckSeed(cfg, agentWords, first+uint64(i), flags)
+		s, err := runCheckSeed(cfg, agentWords, first+uint64(i), flags, draw)
 		outcomes[i] = &checkOutcome{seed: s, err: err}
 		if err != nil || s.res.Broken != nil {
 			stop(i)
@@ -155,6 +169,14 @@ func (t *checkTally) add(s *checkSeed) error {
 	if status != "pass" {
 		t.failed = append(t.failed, *s)
 	}
+	actions := ""
+	if s.actions != nil {
+		t.countActions(s.actions.On, s.res.Broken != nil || !s.report.OK())
+		actions = " · actions: none"
+		if len(s.actions.On) > 0 {
+			actions = " · actions: " + strings.Join(s.actions.On, ", ")
+		}
+	}
 	if s.res.Broken == nil {
 		t.contracts.add(s.report.Sessions)
 	}
@@ -162,8 +184,8 @@ func (t *checkTally) add(s *checkSeed) error {
 	if t.remote {
 		agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
 	}
-	fmt.Fprintf(t.out, "seed %d: %s · %d submissions · %s · %d events · sessions %s\n",
-		s.seed, status, s.report.Stats.Submissions, agents, len(s.res.Log.Events), s.report.Sessions.Chosen)
+	fmt.Fprintf(t.out, "seed %d: %s%s · %d submissions · %s · %d events · sessions %s\n",
+		s.seed, status, actions, s.report.Stats.Submissions, agents, len(s.res.Log.Events), s.report.Sessions.Chosen)
 	return nil
 }
 
@@ -182,6 +204,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 		fmt.Fprintf(out, "  %-15s %d seed(s)\n", k, t.kinds[k])
 	}
 	writeFaults(out, t.faultTally())
+	writeActionClasses(out, t.actionClasses)
 	t.contracts.write(out)
 	for i, s := range t.failed {
 		if i == show {
@@ -229,7 +252,16 @@ func (t *checkTally) faultTally() []sim.KindCount {
 // seed uses, so seeds can run side by side.
 // agentWords is the Agent's command as the user gave it (after --), which
 // reruns repeat; cfg.Agent is what is started: the proxy's under --via.
-func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, flags string) (checkSeed, error) {
+// draw, when set, is the base of the seed's user action draw: the actions
+// drawn are stated in its rerun command with --actions=off.
+func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, flags string, draw *users.Actions) (checkSeed, error) {
+	var acts *users.ActionDraw
+	if draw != nil {
+		d := users.DrawActions(seed, *draw)
+		cfg.Cancels, cfg.Closes, cfg.Forks, cfg.CancelBy = d.Cancels, d.Closes, d.Forks, d.CancelBy
+		flags = strings.TrimSpace(flags + " --actions=off" + actionArgs(d.Actions))
+		acts = &d
+	}
 	scratch, err := os.MkdirTemp("", fmt.Sprintf("acpsim-check-%d-", seed))
 	if err != nil {
 		return checkSeed{}, err
@@ -260,7 +292,7 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 	if err != nil {
 		return checkSeed{}, err
 	}
-	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events)}
+	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events), actions: acts}
 	s.redrive = func(trace string) string {
 		return fmt.Sprintf("acpsim check --schedule %s%s%s", shell.Quote(trace), flags, target)
 	}
@@ -308,4 +340,16 @@ func saveCheckTrace(s *checkSeed, traceDir string) error {
 		return err
 	}
 	return writeTrace(f, s.res.Log)
+}
+
+// countActions adds a seed's action classes to the summary's lines.
+func (t *checkTally) countActions(on []string, failed bool) {
+	for i := range t.actionClasses {
+		if slices.Contains(on, t.actionClasses[i].class) {
+			t.actionClasses[i].on++
+			if failed {
+				t.actionClasses[i].failed++
+			}
+		}
+	}
 }

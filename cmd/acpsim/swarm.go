@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -60,7 +61,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			if classes != "on" && classes != "off" {
 				return fmt.Errorf("--classes %q: expected on or off", classes)
 			}
-			base, err := actionBase(cmd.Flags(), actions, cfg.UserActions())
+			base, err := actionBase(cmd.Flags(), actions, cfg.UserActions(), users.DefaultActionBase)
 			if err != nil {
 				return err
 			}
@@ -188,7 +189,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
 	cmd.Flags().StringVar(&classes, "classes", "on", "fault classes per seed, as TigerBeetle's VOPR: on (each seed switches whole classes of faults on or off and draws the rates of those on; a rerun command carries them as --fault-rates) or off (every seed at the --fault-rates rates)")
-	registerActions(cmd.Flags(), &actions)
+	registerActions(cmd.Flags(), &actions, users.DefaultActionBase)
 	cmd.Flags().StringVar(&ledger, "ledger", "", "append every failing seed (its commit, rerun command and anomalies) to this file, one JSON line each; acpsim replay --ledger FILE reruns them")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "count the (fault point × protocol state) pairs the seeds hit and list those never hit")
 	cmd.Flags().BoolVar(&guided, "guided", false, fmt.Sprintf("run the seeds in batches of %d and raise, for the next batch, the rates of the fault kinds whose pairs no seed hit yet (implies --coverage)", world.GuideBatch))

@@ -35,6 +35,9 @@ type CheckConfig struct {
 	// Users: Clients, sessions per Client, submissions per Client, actions.
 	Clients, Sessions, Prompts int
 	Cancels, Closes, Forks     int
+	// CancelBy sends every cancel one way (users.CancelByRequest,
+	// CancelBySession; "": either, drawn per cancel).
+	CancelBy string
 	// Timeout is the Clients' prompt timeout, Backoff their wait before a
 	// reconnect or retry, MaxGap the longest pause between two submissions
 	// of one user. ChaosFor is how long faults go on after the last

@@ -78,6 +78,8 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	}
 	if d.log.Header.Actions == "cancels=0 closes=0 forks=0" {
 		d.log.Header.Actions = ""
+	} else if cfg.CancelBy != "" {
+		d.log.Header.Actions += " cancel-by=" + cfg.CancelBy
 	}
 	env := client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }}
 	for i := range cfg.Clients {
@@ -120,7 +122,7 @@ func (d *driver) run() (*CheckResult, error) {
 	d.lastActivity = d.start
 	defer d.shutdown()
 	evs := users.Draw(d.ids, users.Spec{Clients: d.cfg.Clients, Prompts: d.cfg.Prompts, Sessions: d.cfg.Sessions,
-		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, MaxGap: d.cfg.MaxGap})
+		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, CancelBy: d.cfg.CancelBy, MaxGap: d.cfg.MaxGap})
 	// The users start once every Client's first connection is up, so a
 	// slow-starting Agent (node takes half a second) meets the same
 	// scenario as a fast one; until then no faults.
