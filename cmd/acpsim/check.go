@@ -48,6 +48,15 @@ Each seed gets a fresh scratch directory in $ACPSIM_STORE, shared by that
 seed's Agent processes: acpsim agent keeps its SQLite store there unless
 --store says otherwise; any Agent may use it for its state.
 
+The users cancel, close and fork by default (--actions on): each seed
+switches cancel by $/cancel_request, cancel by session/cancel,
+close-and-resume and fork on or off and draws how often each user does
+those on (1 … 2× the base: --cancels, --closes, --forks when given, else
+6, 2, 2); each seed's line names its classes, the summary counts per class
+the seeds it was on in and the failing ones, and a seed's rerun command
+states what it drew (--actions=off --cancels=N …). --actions=off: the count
+flags as given (none by default).
+
 Sessions: an Agent may keep them in memory (ACP v2 notes, T3b: its next
 process answers session/resume -32002 and the Client starts a new session).
 --session-contract auto (the default) judges such an Agent by the process

@@ -41,6 +41,16 @@ kills, others only delays and cuts. A failing seed's rerun command states
 its rates (--fault-rates), so it reruns on its own. --classes=off runs every
 seed at the --fault-rates rates.
 
+User action classes, the same way (--actions, on by default): each seed
+switches cancel by $/cancel_request, cancel by session/cancel,
+close-and-resume and fork on or off and draws how often each user does
+those on (1 … 2× the base: --cancels, --closes, --forks when given, else
+2, 1, 1), so the Agent's cancel, close and fork paths run without asking.
+The summary counts per class the seeds it was on in and the failing ones;
+a failing seed's rerun command states its actions (--cancels=N --closes=N
+--forks=N, --cancel-by when one way of cancelling was on). --actions=off
+runs every seed with the count flags as given (none by default).
+
 --coverage counts the (fault point × protocol state) pairs the seeds hit,
 e.g. "kill × respond-prompt" (an Agent killed after insertion, before the
 response), and lists the pairs never hit; --guided runs the seeds in batches
@@ -48,6 +58,8 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 		Example: `  acpsim swarm --seeds 2000 --policy keyed
   acpsim swarm --seeds 2000 --policy naive
   acpsim swarm --seeds 2000 --agent ignore-key
+  acpsim swarm --seeds 2000 --agent cancel-keeps-held
+  acpsim swarm --seeds 2000 --actions=off --cancels 3
   acpsim swarm --seeds 2000 --coverage --guided`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
