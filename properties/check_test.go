@@ -395,31 +395,6 @@ func TestUnattributable(t *testing.T) {
 	}
 }
 
-func TestInconclusive(t *testing.T) {
-	tests := []struct {
-		name         string
-		b            *tb
-		kinds        []string
-		inconclusive bool
-	}{
-		{"unresolved at cap", single{outcome: "-", end: "cap"}.build(), []string{Unresolved}, true},
-		{"unresolved when quiet", single{outcome: "-"}.build(), []string{Unresolved}, false},
-		{"pending request at cap", noReply("", "cap"), nil, true},
-		{"orderly-closed link at cap is still judged", noReply("close", "cap"), []string{BadReply}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			r := tt.b.check()
-			if got := kindsOf(r); !reflect.DeepEqual(got, tt.kinds) || r.Inconclusive != tt.inconclusive {
-				t.Fatalf("got %v inconclusive %v, want %v %v\n%s", got, r.Inconclusive, tt.kinds, tt.inconclusive, dump(r))
-			}
-			if tt.inconclusive && len(tt.kinds) > 0 && !strings.Contains(r.Anomalies[0].Explanation, "inconclusive: the run hit its cap while still busy") {
-				t.Errorf("explanation does not say inconclusive: %s", r.Anomalies[0].Explanation)
-			}
-		})
-	}
-}
-
 // The duplicate's explanation tells the chain the way a person would check it.
 func TestDuplicateExplanation(t *testing.T) {
 	r := crashRetry(false, "reinsert").check()

@@ -36,6 +36,9 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 
 func (c *checker) finish() *Report {
 	c.rep.Stats.Submissions = len(c.order)
+	// A run cut at its cap did not do all it was asked: what it did is
+	// judged, but no verdict of it is a pass.
+	c.rep.Inconclusive = c.rep.End == traces.EndCap
 	if c.h.Observed == traces.ObservedAtTap {
 		c.rep.NotJudged = NeedWholeHistory
 	}
@@ -125,7 +128,7 @@ func (s *subState) result() SubmissionResult {
 	r := SubmissionResult{
 		Sub: s.id, Client: s.client, Text: s.text, Sessions: s.sessions,
 		Attempts: len(s.reqs), Outcome: s.outcome, MessageID: s.outcomeMsg,
-		ByText: s.byText, Anomalies: s.kinds, Mixed: s.mixed,
+		ByText: s.byText, Anomalies: s.kinds, Mixed: s.mixed, Inconclusive: s.unjudged,
 	}
 	if s.keyed && !s.mixed {
 		r.Key = s.key

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/acp/jsonscan"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // The Agent owes every delivered request one right answer: requests never
@@ -23,8 +24,10 @@ func (c *checker) missingReplies() {
 			if len(r.resps) > 0 {
 				continue
 			}
-			if !l.ended && c.rep.End != "quiet" {
-				// The run stopped while busy: a pending request is no verdict.
+			if !l.ended && c.stoppedWhy() != "" || l.note == "close" && c.rep.End == traces.EndCap {
+				// The run stopped while busy (the links closed because a
+				// run was cut at its cap among it): a pending request is
+				// no verdict.
 				c.rep.Inconclusive = true
 				continue
 			}

@@ -38,7 +38,10 @@ const (
 	SessionLost = "session-lost"
 	// Phantom: the user was told failed, yet the submission is in the transcript.
 	Phantom = "phantom"
-	// Unresolved: the submission never got an outcome.
+	// Unresolved: the submission never got an outcome although the run
+	// ended quiet, nothing left to do. One the run stopped (its cap, or a
+	// trace cut short) before it got an outcome is inconclusive instead
+	// (Report.Unjudged).
 	Unresolved = "unresolved"
 	// WrongID: a keyed submission got two different messageIds in one
 	// session, or two submissions got the same one. A new messageId is
@@ -90,13 +93,28 @@ type Report struct {
 	End string
 	// Sessions is the session contract the run was judged by, and why.
 	Sessions SessionContract
-	// Inconclusive is set when the run stopped (cap, or no end event) while
-	// work was still pending, so a missing outcome or response is not a bug
-	// the checker can pin on anyone.
+	// Inconclusive is set when the run hit its cap, or stopped (no end
+	// event) while work was still pending: a missing outcome, response or
+	// transcript is not a bug the checker can pin on anyone, and a report
+	// without anomalies is no pass.
 	Inconclusive bool
+	// Unjudged are the submissions the run stopped before the checker could
+	// judge, in the order the trace first names them, each with why: no
+	// outcome yet, or the observer never read the transcript whose lack of
+	// it would make it lost. They are no anomaly.
+	Unjudged []Unjudged `json:",omitempty"`
 	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
 	// a trace acpsim tap recorded), so the report can say so.
 	NotJudged []string `json:",omitempty"`
+}
+
+// Unjudged is a submission the checker could not judge, and why.
+type Unjudged struct {
+	Sub     string
+	Session string // the session whose transcript was not read, or its first
+	// Why tells what was missing and why, with the events that show it.
+	Why    string
+	Events []int64
 }
 
 // OK reports whether no anomaly was found. An inconclusive report may be OK.
@@ -128,6 +146,8 @@ type SubmissionResult struct {
 	ByText     int
 	// Anomalies are the kinds reported for it.
 	Anomalies []string
+	// Inconclusive: the run stopped before it could be judged (Report.Unjudged).
+	Inconclusive bool `json:",omitempty"`
 }
 
 // SessionContract is the session contract a run was judged by: whether its

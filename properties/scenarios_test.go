@@ -37,7 +37,7 @@ type single struct {
 	outcome     string   // "" means inserted; "-" means none
 	replay      []msg    // nil means [M1]; empty means nothing
 	emptyReplay bool
-	end         string      // "" means quiet
+	end         string      // "" means quiet, "-" no end event
 	early       func(b *tb) // before the submission, after the link is up
 	extra       func(b *tb)
 }
@@ -102,11 +102,14 @@ func (c single) build() *tb {
 		replay = []msg{{id: "M1", text: text}}
 	}
 	b.observe("a1#1", sess{S1, replay})
-	end := c.end
-	if end == "" {
-		end = "quiet"
+	switch c.end {
+	case "-": // a trace cut short: no end event
+		return b
+	case "":
+		b.finish("quiet", L1, Obs1)
+	default:
+		b.finish(c.end, L1, Obs1)
 	}
-	b.finish(end, L1, Obs1)
 	return b
 }
 

@@ -123,6 +123,16 @@ func (s *sessRec) sawHad(proc string, e *traces.Event, how string) {
 	s.had = append(s.had, sessSeen{proc, e.Seq, e.T, how})
 }
 
+// hadIn reports whether a process of Agent installation agent had s.
+func (s *sessRec) hadIn(agent string) bool {
+	for _, h := range s.had {
+		if agentOf(h.proc) == agent {
+			return true
+		}
+	}
+	return false
+}
+
 func (s *sessRec) saw(list *[]sessSeen, proc string, e *traces.Event, how string) {
 	for _, x := range *list {
 		if x.proc == proc {
@@ -208,9 +218,11 @@ func (c *checker) judgeSessions() {
 		if len(s.had) > 1 {
 			v.survived++
 		}
-		// The observer's process lists the sessions it knows.
+		// The observer's process lists the sessions its Agent knows: another
+		// Agent's list says nothing of s (its own observer may have been
+		// cut short at the cap before it read s).
 		for _, p := range c.procOrder {
-			if p.listed && !p.lists[s.id] && c.final[s.id] == nil {
+			if p.listed && !p.lists[s.id] && c.final[s.id] == nil && s.hadIn(agentOf(p.name)) {
 				s.unknown = append(s.unknown, sessSeen{p.name, p.listedSeq, p.listT, "did not name it in the observer's session/list"})
 			}
 		}

@@ -27,6 +27,8 @@ type subState struct {
 	byText    int
 	ambiguous bool
 	kinds     []string
+	// unjudged: the run stopped before s could be judged (Report.Unjudged).
+	unjudged bool
 }
 
 // namedCount counts per session or per process; a submission touches few of

@@ -28,6 +28,12 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "- %s: %s\n  events %s\n", a.Kind, a.Explanation, seqList(a.Events))
 		}
 	}
+	if len(r.Unjudged) > 0 {
+		fmt.Fprintf(w, "%s not judged, inconclusive (no verdict without its outcome and transcript):\n", plural(len(r.Unjudged), "submission"))
+		for _, u := range r.Unjudged {
+			fmt.Fprintf(w, "- inconclusive: %s\n  events %s\n", u.Why, seqList(u.Events))
+		}
+	}
 	st := r.Stats
 	end := r.End
 	if end == "" {
@@ -98,9 +104,13 @@ func (s *SubmissionResult) row() [tableColumns]string {
 	if s.ByText > 0 {
 		count += fmt.Sprintf(" (%d by text)", s.ByText)
 	}
+	kinds := s.Anomalies
+	if s.Inconclusive {
+		kinds = append(slices.Clip(kinds), "inconclusive")
+	}
 	anomalies := "-"
-	if len(s.Anomalies) > 0 {
-		anomalies = strings.Join(s.Anomalies, ",")
+	if len(kinds) > 0 {
+		anomalies = strings.Join(kinds, ",")
 	}
 	return [tableColumns]string{s.Sub, s.Client, session, strconv.Quote(clip(s.Text, 24)), key, attempts, outcome, count, anomalies}
 }

@@ -29,12 +29,20 @@ func (c *checker) judgeSub(s *subState) {
 	switch s.outcome {
 	case traces.OutcomeInserted:
 		if S, ok, cands := c.outcomeSession(s); !ok && !c.mayLack(s, cands...) && !c.allGone(cands) && !c.uncheckable(s, cands) {
+			if U, why := c.unread(cands); why != "" {
+				c.unreadLost(s, U, why)
+				break
+			}
 			ev := c.subEvents(s)
 			c.add(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
 				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev), c.retainedWhy(s, S))
 		}
 	case traces.OutcomeAbandoned:
 		if !s.ambiguous && len(s.msgs) == 0 && c.mustRetain(s) && !c.allGone(s.sessions) && !c.uncheckable(s, s.sessions) {
+			if U, why := c.unread(s.sessions); why != "" {
+				c.unreadLost(s, U, why)
+				break
+			}
 			ev := c.subEvents(s)
 			why := ""
 			if len(s.sessions) == 1 {
@@ -51,16 +59,11 @@ func (c *checker) judgeSub(s *subState) {
 	}
 	if s.nOutcomes == 0 && c.h.Observed != traces.ObservedAtTap { // a tap sees no outcomes at all
 		ev := c.subEvents(s)
-		tail := "the run ended quiet with it still pending, a liveness failure"
-		switch c.rep.End {
-		case "cap":
-			tail = "inconclusive: the run hit its cap while still busy"
-			c.rep.Inconclusive = true
-		case "":
-			tail = "inconclusive: the trace has no end event"
-			c.rep.Inconclusive = true
+		if why := c.stoppedWhy(); why != "" {
+			c.unjudged(s, s.firstSession(), ev, "%s never got an outcome: %s; %s while it was still pending.", c.subName(s), c.attempts(s, ev), why)
+		} else {
+			c.add(Unresolved, s, s.firstSession(), ev, "%s never got an outcome: %s; the run ended quiet with it still pending, a liveness failure.", c.subName(s), c.attempts(s, ev))
 		}
-		c.add(Unresolved, s, s.firstSession(), ev, "%s never got an outcome: %s; %s.", c.subName(s), c.attempts(s, ev), tail)
 	}
 	if s.keyed && !s.mixed {
 		for _, S := range s.sessions {

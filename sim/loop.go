@@ -133,6 +133,13 @@ func (l *Loop) AtAhead(t time.Duration, fn func()) {
 	l.lane = append(l.lane, event{at: t, seq: l.seq, fn: fn})
 }
 
+// DropAhead drops, unrun, every event AtAhead scheduled that has not run
+// yet: a run cut short stops its users, and only them.
+func (l *Loop) DropAhead() {
+	clear(l.lane)
+	l.lane, l.laneHead, l.laneUnsorted = l.lane[:0], 0, false
+}
+
 // After schedules fn d after now.
 func (l *Loop) After(d time.Duration, fn func()) { l.At(l.now+d, fn) }
 

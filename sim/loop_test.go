@@ -288,3 +288,28 @@ func TestLoopAtAheadModel(t *testing.T) {
 		}
 	}
 }
+
+// DropAhead drops the scenario's events still to come and nothing else:
+// the events At scheduled run as before, in their order.
+func TestLoopDropAheadKeepsOtherEvents(t *testing.T) {
+	var l sim.Loop
+	var ran []string
+	l.AtAhead(1*time.Millisecond, func() { ran = append(ran, "user 1") })
+	l.AtAhead(5*time.Millisecond, func() { ran = append(ran, "user 5") })
+	l.At(3*time.Millisecond, func() { ran = append(ran, "timer 3") })
+	l.At(6*time.Millisecond, func() { ran = append(ran, "timer 6") })
+	l.RunUntil(2*time.Millisecond, nil)
+	l.DropAhead()
+	if n := l.Pending(); n != 2 {
+		t.Fatalf("pending after DropAhead: %d, want the 2 timers", n)
+	}
+	l.RunUntil(time.Hour, nil)
+	if want := []string{"user 1", "timer 3", "timer 6"}; !slices.Equal(ran, want) {
+		t.Fatalf("ran %q, want %q", ran, want)
+	}
+	l.AtAhead(l.Now()+time.Millisecond, func() { ran = append(ran, "user 7") })
+	l.RunUntil(time.Hour, nil)
+	if ran[len(ran)-1] != "user 7" {
+		t.Fatalf("an AtAhead after DropAhead did not run: %q", ran)
+	}
+}

@@ -217,7 +217,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.DurationVar(&cfg.MaxGap, "max-gap", cfg.MaxGap, "longest pause between two submissions of one user")
 	f.DurationVar(&cfg.ChaosFor, "chaos-for", cfg.ChaosFor, "how long faults go on after the last submission")
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long initialize may go unanswered before the Agent is called hung")
-	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed still running after this long is stopped (inconclusive)")
+	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed's chaos still running after this long stops; its heal and its observer get a quarter of it each more (the observer --start-timeout more); what still could not be judged is inconclusive")
 	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+checkFaultList()+")")
 	f.StringArrayVar(&cfg.URLs, "url", nil, "check a remote Agent at this /acp endpoint (http:// for Streamable HTTP, ws:// for WebSocket); repeat for nodes sharing one store: each new connection goes to one of them")
 	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent behind URL number $ACPSIM_NODE ($ACPSIM_URL) and returns once it serves again; without it a remote kill only breaks the connection")

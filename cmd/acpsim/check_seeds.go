@@ -163,7 +163,7 @@ func (t *checkTally) add(s *checkSeed) error {
 			t.kinds[k]++
 		}
 	case s.report.Inconclusive:
-		status = "inconclusive (hit --cap while still busy)"
+		status = fmt.Sprintf("inconclusive (hit --cap; %d submission(s) not judged)", len(s.report.Unjudged))
 		t.inconclusive++
 	}
 	if status != "pass" {

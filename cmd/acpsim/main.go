@@ -4,7 +4,7 @@
 // that every submission is inserted at most once and never silently lost.
 //
 // Exit codes: 0 every property held; 1 a property failed; 2 bad usage or bad
-// input; 3 inconclusive (a run hit its cap while still busy).
+// input; 3 inconclusive (a run hit its cap: no anomaly, but not all judged).
 package main
 
 import (

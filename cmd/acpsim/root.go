@@ -32,7 +32,8 @@ Every flag has an environment twin: --seed is ACPSIM_SEED, --fault-rates is
 ACPSIM_FAULT_RATES. A flag on the command line wins over its twin.
 
 Exit codes: 0 all properties hold, 1 a property failed, 2 bad usage or input,
-3 inconclusive (a run hit its cap while still busy).`,
+3 inconclusive (a run hit its cap: no anomaly in what it did, but not all of it
+could be judged).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error {

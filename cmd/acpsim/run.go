@@ -92,7 +92,7 @@ prints where.`,
 func verdict(out io.Writer, ok, inconclusive bool, rerun string, tracePath func() string) error {
 	switch {
 	case ok && inconclusive:
-		fmt.Fprintln(out, "INCONCLUSIVE: the run hit its cap while still busy")
+		fmt.Fprintln(out, "INCONCLUSIVE: the run stopped at its cap before it was done: no anomaly in what it did, and what it could not finish has no verdict")
 		return exitError{exitInconclusive}
 	case ok:
 		fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")

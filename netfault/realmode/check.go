@@ -46,7 +46,10 @@ type CheckConfig struct {
 	// StartTimeout is how long a new connection's initialize may go
 	// unanswered before the Agent is called hung.
 	StartTimeout time.Duration
-	// Cap ends a run that has not finished by then (inconclusive).
+	// Cap cuts the chaos of a run that has not finished by then; its heal
+	// and its observer then get Cap/4 each (the observer StartTimeout
+	// more), so the transcripts are still read. A run cut is inconclusive
+	// at best.
 	Cap time.Duration
 	// Rates are the fault rates (CheckFaults); Chooser, when set, replaces
 	// the seeded choices (a recorded schedule).

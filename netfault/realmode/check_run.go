@@ -35,12 +35,18 @@ type driver struct {
 	live    int      // Agent processes not yet reaped
 
 	warming, healing, stopping, finished bool
-	phase                                func() // checked on every tick until the run ends
-	lastActivity                         time.Time
-	broken                               *BrokenAgent
-	fatal                                error
-	timers                               []*time.Timer
-	observer                             *client.Observer
+	// deadline ends the current phase at the cap: the chaos at Cap, then
+	// the heal and the observer each at an allowance of their own (cut).
+	deadline time.Time
+	// capped: some phase hit its deadline, so the run ends "cap"; usersDone:
+	// the chaos was cut, and the users type nothing more.
+	capped, usersDone bool
+	phase             func() // checked on every tick until the run ends
+	lastActivity      time.Time
+	broken            *BrokenAgent
+	fatal             error
+	timers            []*time.Timer
+	observer          *client.Observer
 	// sessions are the sessions this run's Clients created or forked: the
 	// observer reads only those (the store may hold other runs' too).
 	sessions map[string]bool
@@ -120,6 +126,7 @@ func (d *driver) after(wait time.Duration, fn func()) {
 func (d *driver) run() (*CheckResult, error) {
 	d.start = time.Now()
 	d.lastActivity = d.start
+	d.deadline = d.start.Add(d.cfg.Cap)
 	defer d.shutdown()
 	evs := users.Draw(d.ids, users.Spec{Clients: d.cfg.Clients, Prompts: d.cfg.Prompts, Sessions: d.cfg.Sessions,
 		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, CancelBy: d.cfg.CancelBy, MaxGap: d.cfg.MaxGap})
@@ -154,9 +161,11 @@ func (d *driver) run() (*CheckResult, error) {
 		case fn := <-d.inbox:
 			fn()
 		case <-tick.C:
-			if time.Since(d.start) > d.cfg.Cap {
-				d.finish(traces.EndCap)
-				break
+			if time.Now().After(d.deadline) {
+				d.cut()
+				if d.finished {
+					break
+				}
 			}
 			d.phase()
 		}
@@ -175,7 +184,7 @@ func (d *driver) userEvent(e users.Event) func() {
 	cn := d.clients[e.Client]
 	if e.Action != users.Submit {
 		return func() {
-			if cn.c == nil || d.stopping {
+			if cn.c == nil || d.stopping || d.usersDone {
 				return
 			}
 			var outs []client.Output
@@ -192,6 +201,9 @@ func (d *driver) userEvent(e users.Event) func() {
 	}
 	var submit func()
 	submit = func() {
+		if d.usersDone {
+			return
+		}
 		if cn.c == nil {
 			cn.waiting = append(cn.waiting, submit)
 			return
@@ -233,6 +245,9 @@ func (d *driver) busy() bool {
 // exited, the observer starts a fresh one and reads the transcript.
 func (d *driver) stopClients() {
 	d.stopping = true
+	if d.capped { // the observer's own allowance: it starts a fresh Agent
+		d.deadline = time.Now().Add(d.cfg.Cap/4 + d.cfg.StartTimeout)
+	}
 	for _, l := range d.links {
 		if l.alive {
 			d.endLink(l, "close", false)
@@ -250,10 +265,32 @@ func (d *driver) stopClients() {
 	}
 }
 
-// finish ends the run: every process is killed, the end event written.
+// cut is the cap reached in the current phase. Chaos (or the warm-up) cut
+// short stops the users and heals; a heal cut short stops the Clients and
+// starts the observer; each gets an allowance of its own, so a run cut in
+// chaos still has its transcripts read. The observer cut short ends the run.
+func (d *driver) cut() {
+	d.capped = true
+	switch {
+	case d.stopping:
+		d.finish(traces.EndCap)
+	case d.healing:
+		d.stopClients()
+	default:
+		d.usersDone = true
+		d.deadline = time.Now().Add(d.cfg.Cap / 4)
+		d.heal()
+	}
+}
+
+// finish ends the run: every process is killed, the end event written; a
+// run that hit its cap in any phase ends "cap".
 func (d *driver) finish(end string) {
 	if d.finished {
 		return
+	}
+	if d.capped {
+		end = traces.EndCap
 	}
 	d.finished = true
 	d.stopping = true

@@ -118,6 +118,9 @@ func (w *world) restartClient(cn *clientNode) {
 		pipe.Close("client-restart")
 	}
 	w.loop.After(w.cfg.Spawn, func() {
+		if w.stopping { // the run is over: its Clients are done
+			return
+		}
 		cn.c = client.Restore(cn.cfg, w.cenv, saved)
 		w.Record(traces.Event{Kind: traces.KindRestart, From: cn.name})
 		w.applyClient(cn, cn.c.Start())

@@ -81,7 +81,9 @@ type Config struct {
 	CancelBy               string
 	ChaosFor               time.Duration // chaos lasts this long after the last submission
 	HealCap                time.Duration // the heal phase gives up after this much virtual time
-	// MaxEvents stops a run that never goes quiet.
+	// MaxEvents stops a run that never goes quiet: its chaos at most, and
+	// then the heal and the observer each get a quarter of it again (so a
+	// run cut in chaos still has its transcripts read).
 	MaxEvents int
 	// Skip names users' events the run leaves out: a submission ("s3"), a
 	// Client's action ("c1:cancel#0"), or a whole Client's users ("c2").

@@ -77,6 +77,13 @@ func goldenRuns() []struct {
 		c.Knobs.Retain = 1
 		c.Rates = boosted()
 	})
+	// Runs cut at their cap: in chaos (the users stop, the heal and the
+	// observer run on allowances of their own), with the observer itself
+	// cut (six Agents to read in a quarter of 1,000 events), and a heal
+	// that never goes quiet (a 1ns timeout).
+	variant("cap-chaos/1", 1, func(c *Config) { c.Prompts, c.MaxEvents = 200, 3000 })
+	variant("cap-observer/2", 2, func(c *Config) { c.Prompts, c.Clients, c.MaxEvents = 200, 6, 1000 })
+	variant("cap-timeout/1", 1, func(c *Config) { c.Prompts, c.Timeout, c.MaxEvents = 3, 1, 5000 })
 	return runs
 }
 

@@ -33,6 +33,8 @@ type world struct {
 	// events counts what Record saw, submits and delivers the submit and
 	// deliver events among them: the run's size, with or without its log.
 	events, submits, delivers int
+	// budget is the event count the current phase stops at (allowance).
+	budget int
 
 	factory agent.Factory
 	cenv    client.Env
@@ -234,22 +236,37 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	}
 
 	// Chaos, then heal: faults stop, dead processes come back, the run goes on
-	// until nothing is left to do.
+	// until nothing is left to do. Chaos cut at the cap stops the users too:
+	// what they submitted is healed and read back, what they had still to
+	// type never is.
+	w.budget = cfg.MaxEvents
 	w.loop.RunUntil(last+cfg.ChaosFor, w.overBudget)
+	end := traces.EndQuiet
+	if w.overBudget() {
+		end = traces.EndCap
+		w.loop.DropAhead()
+	}
 	w.healing = true
 	w.Record(traces.Event{Kind: traces.KindHeal})
-	end := w.runQuiet(w.loop.Now() + cfg.HealCap)
+	w.allowance()
+	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != traces.EndQuiet {
+		end = e
+	}
 
-	// The observer reads the final transcript from a fresh Agent process.
+	// The observer reads the final transcript from a fresh Agent process,
+	// with an allowance of its own: a run cut at its cap still has its
+	// transcripts read, and its Clients, done, take none of it.
 	w.stopNodes()
 	for _, cn := range w.clients {
 		if cn.pipe != nil && cn.pipe.Alive() {
 			w.stopProc(cn.agent.proc, "close")
 		}
+		cn.c = nil
 	}
 	for _, an := range w.agents {
 		w.observe(an)
 	}
+	w.allowance()
 	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != traces.EndQuiet {
 		end = e
 	}
@@ -268,7 +285,15 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	return res, rep, nil
 }
 
-func (w *world) overBudget() bool { return w.events >= w.cfg.MaxEvents }
+func (w *world) overBudget() bool { return w.events >= w.budget }
+
+// allowance gives the next phase (heal, observer) its events: it may run
+// up to the run's MaxEvents as the chaos may, and when the phases before it
+// spent them, a quarter of MaxEvents of its own. A run that stays within
+// MaxEvents never meets the allowance.
+func (w *world) allowance() {
+	w.budget = max(w.cfg.MaxEvents, w.events+w.cfg.MaxEvents/4)
+}
 
 // runQuiet runs until no event is left ("quiet") or the cap is hit ("cap").
 func (w *world) runQuiet(capAt time.Duration) string {

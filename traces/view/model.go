@@ -219,7 +219,7 @@ func build(log *traces.Log, rep *properties.Report, opt Options) *model {
 func verdict(rep *properties.Report) string {
 	if rep.OK() {
 		if rep.Inconclusive {
-			return "inconclusive: the run stopped while still busy; no anomaly found"
+			return fmt.Sprintf("inconclusive: the run stopped at its cap before it was done; no anomaly found, %d submission(s) not judged", len(rep.Unjudged))
 		}
 		return "PASS: every submission inserted at most once and never silently lost"
 	}
