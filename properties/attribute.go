@@ -66,7 +66,7 @@ func (c *checker) attribute() {
 	}
 	for _, s := range c.order {
 		for _, r := range s.reqs {
-			if !r.delivered || namedSuccess(r) {
+			if !r.delivered || c.namedSuccess(r) {
 				continue
 			}
 			g := groups[groupKey{r.session, s.text}]
@@ -95,21 +95,34 @@ func (c *checker) bound(t *transcript) {
 		m := &t.msgs[i]
 		if sr := c.msgOf(msgKey{t.session, m.id}); sr != nil {
 			b = min(b, sr.first)
-			m.owner = sr.owner
+			m.owner = c.rightfulOwner(t.session, m, sr.owner)
 		}
 		m.bound = b
 	}
 }
 
 // namedSuccess reports whether the Agent sent r a success response naming a
-// message; such a request's insertion is attributed by that name.
-func namedSuccess(r *reqRec) bool {
+// message; such a request's insertion is attributed by that name. A name
+// the final transcript holds under another text than r's prompt is no
+// insertion of r (judgeAnswers), so r may still have inserted its own.
+func (c *checker) namedSuccess(r *reqRec) bool {
 	for _, rp := range r.resps {
-		if rp.ok && rp.msgID != "" {
+		if rp.ok && rp.msgID != "" && !c.otherText(r, rp.msgID) {
 			return true
 		}
 	}
 	return false
+}
+
+// otherText says whether r's session's final transcript holds id under a
+// text other than r's prompt.
+func (c *checker) otherText(r *reqRec, id string) bool {
+	t := c.final[r.session]
+	if t == nil || r.sub == nil {
+		return false
+	}
+	i, ok := t.index[id]
+	return ok && t.msgs[i].text != r.sub.text
 }
 
 // Verdict bits of a class.

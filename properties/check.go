@@ -118,6 +118,10 @@ type checker struct {
 	// (response or update) and whether its text is live-only: how many
 	// newer messages could have pushed one out under retention by a time.
 	named map[string][]namedRec
+	// live are the user messages the Agent announced under an id no
+	// response had named yet (live_ids.go): usually none.
+	liveAt map[msgKey]int32
+	live   []liveRec
 
 	final map[string]*transcript // session → final transcript
 	// forkOf maps a session made by session/fork to its parent: a fork

@@ -61,6 +61,8 @@ func (c *checker) finish() *Report {
 	}
 	c.reportSetups()
 	c.judgeShared()
+	c.judgeAnswers() // after judgeSub and judgeShared, which may have told it already
+	c.judgeLiveIDs()
 	c.judgeRework()
 	c.judgeLeaks()
 	c.judgeReplies()

@@ -6,7 +6,9 @@ package properties
 // inherited is how many leading messages of fork S's final transcript are
 // copies of its parent's history: the longest prefix that no response named
 // and whose texts are, position by position, those of the parent's final
-// transcript (a fork copies the parent's history as it was, in order).
+// transcript (a fork copies the parent's history as it was, in order). A
+// copy a response named for a submission of another text is still a copy
+// (rightfulOwner): the fork's submission did not insert it.
 //
 // A fork whose answer was lost is a session no Client ever sent a request
 // for: it may be the fork of any parent whose session/fork request reached
@@ -37,7 +39,7 @@ func (c *checker) copiedPrefix(S, P string) int {
 	}
 	n := 0
 	for n < len(t.msgs) && n < len(parent.msgs) && t.msgs[n].text == parent.msgs[n].text {
-		if own := c.ownerOf(msgKey{S, t.msgs[n].id}); own != nil {
+		if t.msgs[n].owner != nil { // some submission inserted it: not a copy
 			break
 		}
 		n++
@@ -72,7 +74,7 @@ func (c *checker) copiedUnderRetention(S, P string) int {
 		}
 	}
 	t, n := c.final[S], 0
-	for n < len(t.msgs) && texts[t.msgs[n].text] && c.ownerOf(msgKey{S, t.msgs[n].id}) == nil {
+	for n < len(t.msgs) && texts[t.msgs[n].text] && t.msgs[n].owner == nil {
 		n++
 	}
 	return n

@@ -50,6 +50,7 @@ func (c *checker) agentUpdate(l *linkState, e *traces.Event, u *updView) {
 			c.noteNamed(session, u.msgID, e.Seq, u.text)
 		}
 		ls := l.ls(session)
+		c.noteLive(l, e, u, sr, ls.resumes > 0)
 		// New on this link: first announced as a user message after the
 		// link's last idle (so a broadcast to several links counts on each),
 		// and never handed out from a binding.

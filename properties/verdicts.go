@@ -150,9 +150,24 @@ func (c *checker) judgeShared() {
 	for _, rp := range c.shared {
 		r := rp.req
 		own := c.ownerOf(msgKey{r.session, rp.msgID})
+		if c.misnamedFirst(rp, own) {
+			continue
+		}
 		ev := &evs{}
 		ev.add(own.seq, rp.seq, r.delSeq, own.req.delSeq)
 		c.add(WrongID, r.sub, r.session, ev, "the Agent answered %s with messageId %s at %s, the id it had already given %s at %s (%s): one message cannot be the insertion of two submissions.",
 			c.reqOf(r), short(rp.msgID), ms(rp.t), c.subName(own.req.sub), ms(own.t), c.reqOf(own.req))
 	}
+}
+
+// misnamedFirst says whether own, the response that named rp's message
+// first, named a message of another submission's text, and rp's submission
+// typed it: the wrong answer is own's, which judgeAnswers reports.
+func (c *checker) misnamedFirst(rp, own *respRec) bool {
+	t := c.final[rp.req.session]
+	if t == nil || !t.has(rp.msgID) || own.req.sub == nil {
+		return false
+	}
+	text := t.msgs[t.index[rp.msgID]].text
+	return text == rp.req.sub.text && text != own.req.sub.text
 }

@@ -188,7 +188,7 @@ func (c *Config) Validate() error {
 }
 
 // UseAgent makes the run's Agent the named one, with what a known-bad one
-// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions).
+// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions, forks).
 func (c *Config) UseAgent(name string) {
 	c.Agent = name
 	n := mutants.NeedsOf(name)
@@ -204,6 +204,7 @@ func (c *Config) UseAgent(name string) {
 	if n.Sessions != 0 {
 		c.Sessions = n.Sessions
 	}
+	c.Forks = max(c.Forks, n.Forks)
 	c.EnableLinkFaults() // the HTTP faults, routing between the nodes
 }
 

@@ -36,6 +36,7 @@ func init() {
 		"agrees":    expectAgrees,
 		"turns":     expectTurns,
 		"resumed":   expectResumed,
+		"announced": expectAnnounced,
 	}
 }
 
@@ -143,6 +144,27 @@ func expectReplay(e *Exec, s step, reqs []*request) outcome {
 	if p := e.reqs[s.arg("id")]; p != nil && want == 1 && match[0] != p.messageID() {
 		return broken(append(p.frames(), frames...), "the replay of %s shows %q with messageId %q, but %s was answered %q: a retained message keeps its messageId",
 			r.describe(), text, match[0], p.label, p.messageID())
+	}
+	return holds()
+}
+
+// expectAnnounced: every user_message (or chunk) of a prompt's text the
+// Agent sent on its connection, from the prompt until the suite's next
+// frame there, carries the messageId the prompt was answered with: a
+// retry answered with the original id but announced under another one
+// shows every Client the input inserted twice.
+func expectAnnounced(e *Exec, s step, reqs []*request) outcome {
+	for _, r := range reqs {
+		if o := expectOK(e, s, []*request{r}); !o.held {
+			return o
+		}
+		ids, texts, frames := e.replayed(r)
+		for _, id := range ids {
+			if texts[id] == r.text && id != r.messageID() {
+				return broken(append(r.frames(), frames...), "%s was answered with messageId %q, but the Agent announced its prompt %q live as a user_message with messageId %q: a live message carries the id the response gave",
+					r.describe(), r.messageID(), r.text, id)
+			}
+		}
 	}
 	return holds()
 }
