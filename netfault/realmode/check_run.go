@@ -79,7 +79,7 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	if d.log.Header.Actions == "cancels=0 closes=0 forks=0" {
 		d.log.Header.Actions = ""
 	}
-	env := client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }}
+	env := d.clientEnv()
 	for i := range cfg.Clients {
 		name := fmt.Sprintf("c%d", i+1)
 		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,

@@ -180,7 +180,8 @@ func (c *Config) Validate() error {
 }
 
 // UseAgent makes the run's Agent the named one, with what a known-bad one
-// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions).
+// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions, a
+// timeout).
 func (c *Config) UseAgent(name string) {
 	c.Agent = name
 	n := mutants.NeedsOf(name)
@@ -195,6 +196,9 @@ func (c *Config) UseAgent(name string) {
 	}
 	if n.Sessions != 0 {
 		c.Sessions = n.Sessions
+	}
+	if n.Timeout != 0 {
+		c.Timeout = n.Timeout
 	}
 	c.EnableLinkFaults() // the HTTP faults, routing between the nodes
 }
