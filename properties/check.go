@@ -138,9 +138,11 @@ type checker struct {
 	rework []reworkRec
 	stray  []*respRec // responses to no delivered request
 	bad    []*reqRec  // malformed key not answered -32602
-	twice  []*reqRec  // requests answered twice
-	leaks  []*leakAcc
-	leakBy map[string]*leakAcc
+	// refused are prompts with a legal key first answered -32602 (legal_keys.go)
+	refused []*reqRec
+	twice   []*reqRec // requests answered twice
+	leaks   []*leakAcc
+	leakBy  map[string]*leakAcc
 
 	// procs are the Agent processes and sessRecs what each session's
 	// frames show, for the session contract (sessions.go).

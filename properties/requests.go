@@ -29,7 +29,7 @@ type reqRec struct {
 	attempt  int
 	keyState int
 	key      string
-	keyRaw   string
+	keyRaw   string // a malformed key's JSON, or "null" for an explicit no key
 
 	sendSeq, sendT int64
 	delivered      bool
@@ -97,6 +97,8 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 		switch key, present, bad := promptKey(p.key); {
 		case bad:
 			r.keyState, r.keyRaw = keyBad, c.own(p.key)
+		case !present && p.key == "null":
+			r.keyRaw = "null" // no key, said out loud
 		case present:
 			if ki != nil && ki.key == key {
 				key = ki.key // the index's copy

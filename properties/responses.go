@@ -99,6 +99,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	if r.keyState == keyBad && (rp.ok || rp.code != acp.CodeInvalidParams) && len(r.resps) == 1 && !(r.cancel != nil && !rp.ok && rp.code == acp.CodeRequestCancelled) {
 		c.bad = append(c.bad, r)
 	}
+	c.refusedKey(r, rp)
 	if r.cancel != nil && (rp.ok || len(r.resps) == 1 && !cancelAnswer(r, rp.code)) {
 		c.cancelled = append(c.cancelled, rp)
 	}

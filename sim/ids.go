@@ -33,6 +33,14 @@ func NewNamedIDs(seed uint64, name string) *IDs {
 	return &IDs{rng: rand.New(rand.NewPCG(seed, h))}
 }
 
+// NamedDraws returns draws of seed for named decisions: each name draws
+// from its own stream (NewNamedIDs), so a decision added later shifts no
+// draw of the ones before it. A name draws its first value each time: a
+// decision is drawn once per name.
+func NamedDraws(seed uint64) func(name string, n int) int {
+	return func(name string, n int) int { return NewNamedIDs(seed, name).IntN(n) }
+}
+
 // Read fills p from the stream; it never fails. It lets uuid.NewRandomFromReader
 // draw from the seed.
 func (s *IDs) Read(p []byte) (int, error) {

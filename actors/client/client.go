@@ -164,4 +164,10 @@ type Env struct {
 	// a scenario with one submission left out (shrink) keeps the others'
 	// keys. Without it the key comes from NewID and IntN.
 	Sub func(sub string) (newID func() string, intN func(n int) int)
+	// Draw, when set, draws a value in [0, n) for the decision named name
+	// (a submission's key shape, whether a user relies on the Agent to
+	// withdraw a key's other attempts) from a stream of that name's own, so
+	// that a decision added later shifts no draw of an older one. Without
+	// it each such decision takes its ordinary option (Client.draw).
+	Draw func(name string, n int) int
 }

@@ -40,6 +40,7 @@ type outs struct {
 	timers   []client.Output
 	outcomes []client.Output
 	connects int
+	notes    []acp.Message // notifications ($/cancel_request, session/cancel)
 }
 
 func split(t *testing.T, os []client.Output) outs {
@@ -49,6 +50,10 @@ func split(t *testing.T, os []client.Output) outs {
 		switch out.Kind {
 		case client.OutSend:
 			m := decode(t, out.Frame)
+			if m.Kind() == acp.KindNotification {
+				o.notes = append(o.notes, m)
+				continue
+			}
 			if m.Kind() != acp.KindRequest {
 				t.Fatalf("the Client sent a non-request: %s", out.Frame)
 			}
@@ -107,6 +112,22 @@ type harness struct {
 	keys   int
 	// intN answers Env.IntN; the default never reuses another session's key.
 	intN func(n int) int
+	// draws answer Env.Draw by the decision's name without its subject
+	// ("key-form" for "sub-1/key-form"); a decision not there takes its
+	// ordinary option, n-1.
+	draws map[string]int
+}
+
+func (h *harness) draw(name string, n int) int {
+	if v, ok := h.draws[name[strings.LastIndexByte(name, '/')+1:]]; ok {
+		return v
+	}
+	if i := strings.IndexByte(name, '/'); i >= 0 {
+		if v, ok := h.draws[strings.SplitN(name[i+1:], "/", 2)[0]]; ok {
+			return v
+		}
+	}
+	return n - 1
 }
 
 func newHarness(t *testing.T, pol client.Policy, sessions int) *harness {
@@ -117,6 +138,7 @@ func newHarness(t *testing.T, pol client.Policy, sessions int) *harness {
 	}, client.Env{
 		NewID: func() string { h.keys++; return fmt.Sprintf("key-%d", h.keys) },
 		IntN:  func(n int) int { return h.intN(n) },
+		Draw:  h.draw,
 	})
 	return h
 }

@@ -95,6 +95,8 @@ func (c *Client) Timer(id int) []Output {
 			delete(c.reqs, t.req)
 			c.openSession(t.sess, c.sessions[t.sess])
 		}
+	case timerCancelWait:
+		c.cancelWaitOver(t.sess)
 	case timerReopen:
 		if s := c.sessions[t.sess]; c.ready && s.state == sessDown {
 			c.openSession(t.sess, s)

@@ -37,6 +37,9 @@ type Client struct {
 	attributed map[string]string
 	// keys are every key the Client made, with its session (persisted).
 	keys []SavedKey
+	// cancels counts the user's cancels by $/cancel_request, naming each
+	// one's draw.
+	cancels int
 }
 
 type clientSession struct {
@@ -51,6 +54,9 @@ type clientSession struct {
 	// Config.SetupAttempts and the Client stopped trying (setup.go).
 	setupErrors int
 	gaveUp      bool
+	// cancelOnStall counts the user's cancels waiting for a prompt of the
+	// session to stall (Cancel).
+	cancelOnStall int
 }
 
 // seenMessage is a user message read from a replay; chunks of one message
@@ -93,10 +99,13 @@ type request struct {
 }
 
 type submission struct {
-	id       string
-	text     string
-	sess     int
-	key      string
+	id   string
+	text string
+	sess int
+	key  string
+	// nullKey: an unkeyed submission whose attempts say "idempotencyKey":
+	// null instead of leaving the field out.
+	nullKey  bool
 	done     bool
 	inflight acp.ID // the newest outstanding attempt, "" when none
 	attempts int
@@ -118,8 +127,9 @@ const (
 	timerReconnect timerKind = iota + 1
 	timerTimeout
 	timerRetry
-	timerReopen // session/new or session/resume again after an error
-	timerSetup  // a session/new or session/resume that got no answer in time
+	timerReopen     // session/new or session/resume again after an error
+	timerSetup      // a session/new or session/resume that got no answer in time
+	timerCancelWait // a user's wait for a stalled prompt to cancel is over
 )
 
 type timer struct {

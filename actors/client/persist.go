@@ -41,6 +41,8 @@ type SavedSub struct {
 	Text    string
 	Session int
 	Key     string // "" for a Client without keys
+	// NullKey: its attempts carry "idempotencyKey": null.
+	NullKey bool
 	// Attempts is how many attempts the Client may have sent: a real Client
 	// notes an attempt before writing it, so a crash in between counts it.
 	Attempts int
@@ -72,7 +74,7 @@ func (c *Client) Persisted() Saved {
 		if sub.done && !c.resolvedNow(sub) {
 			continue
 		}
-		s.Subs = append(s.Subs, SavedSub{ID: sub.id, Text: sub.text, Session: sub.sess, Key: sub.key, Attempts: sub.attempts, At: sub.at, Stray: sub.stray})
+		s.Subs = append(s.Subs, SavedSub{ID: sub.id, Text: sub.text, Session: sub.sess, Key: sub.key, NullKey: sub.nullKey, Attempts: sub.attempts, At: sub.at, Stray: sub.stray})
 	}
 	for k, sub := range c.attributed { // sorted below: map order must not show
 		sid, mid, _ := strings.Cut(k, "\x00")
@@ -114,7 +116,7 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
 	}
 	for _, ss := range s.Subs {
-		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, attempts: ss.Attempts, at: ss.At, stray: ss.Stray}
+		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, nullKey: ss.NullKey, attempts: ss.Attempts, at: ss.At, stray: ss.Stray}
 		c.subs = append(c.subs, sub)
 		switch {
 		case sub.attempts == 0:

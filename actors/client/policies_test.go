@@ -33,6 +33,7 @@ func (h *harness) env(clk *clock) client.Env {
 	env := client.Env{
 		NewID: func() string { h.keys++; return fmt.Sprintf("key-%d", h.keys) },
 		IntN:  func(n int) int { return h.intN(n) },
+		Draw:  h.draw,
 	}
 	if clk != nil {
 		env.Now = func() time.Duration { return clk.now }
@@ -45,7 +46,7 @@ func (h *harness) env(clk *clock) client.Env {
 // the same key stream and no timers.
 func (h *harness) restart(cfg client.Config, clk *clock) (*harness, client.Saved) {
 	saved := h.c.Persisted()
-	h2 := &harness{t: h.t, pol: h.pol, timers: map[int]client.Output{}, keys: h.keys, intN: h.intN}
+	h2 := &harness{t: h.t, pol: h.pol, timers: map[int]client.Output{}, keys: h.keys, intN: h.intN, draws: h.draws}
 	h2.c = client.Restore(cfg, h2.env(clk), saved)
 	return h2, saved
 }

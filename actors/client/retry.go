@@ -44,12 +44,16 @@ func (c *Client) sendPrompt(s *submission, early bool) {
 		s.key = c.env.NewID() // the bug: a resend is a new submission to the Agent
 		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
 	}
-	if s.key != "" {
+	switch {
+	case s.key != "":
 		p.IdempotencyKey = acp.KeyJSON(s.key)
+	case s.nullKey:
+		p.IdempotencyKey = nullKey
 	}
 	s.inflight = c.requestAs(request{kind: reqPrompt, sess: s.sess, sub: s, early: early}, acp.MethodSessionPrompt, p)
 	s.attempts++
 	c.setTimer(timer{kind: timerTimeout, sub: s, attempt: s.attempts}, Output{After: c.cfg.Timeout})
+	c.stalled(s)
 }
 
 // attemptLost is a resending Client learning that s's newest attempt will
@@ -92,13 +96,17 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 		return // an older attempt failed; the newest one is still out
 	}
 	if m.Error.Code == acp.CodeRequestCancelled {
-		// On a link that reorders (HTTP) an older attempt may still be on
-		// its way: it would arrive after the cancel freed the key and be
-		// inserted. Cancel it too and let its answer decide.
+		// An older attempt is still unanswered: its answer decides. The
+		// RFD has the Agent answer every pending request of the key -32800
+		// when one is cancelled, so a user may rely on that (an Agent that
+		// withdraws only the named request then inserts the other). Or the
+		// Client cancels it too: on a link that reorders (HTTP) it may still
+		// be on its way, to arrive after the cancel freed the key.
 		if older, ok := c.olderAttempt(s, m.ID); ok {
 			s.inflight = older
-			c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn,
-				Frame: acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: older})})
+			if c.draw(s.id+"/cancel-each-attempt", 2) != 0 {
+				c.cancelAttempt(older)
+			}
 			return
 		}
 	}
@@ -125,9 +133,21 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 		// Cancelled here, but an attempt on the abandoned connection may
 		// still arrive and be inserted: the user is told the truth.
 		c.outcome(s, traces.OutcomeUnknown, "")
+	case m.Error.Code == acp.CodeRequestCancelled && c.sendsAgain(s):
+		// The user sends the cancelled input again. "Errors leave the key
+		// unused ... the Client can send the same prompt with the same key
+		// again": the same submission, its same key, one more attempt.
+		c.setTimer(timer{kind: timerRetry, sub: s}, Output{After: c.cfg.Backoff})
 	default:
 		c.outcome(s, traces.OutcomeFailed, "")
 	}
+}
+
+// sendsAgain reports whether the user of a keyed, resending Client sends
+// a cancelled submission again (a seeded draw of its own per submission).
+func (c *Client) sendsAgain(s *submission) bool {
+	p := c.cfg.Policy
+	return p.Keyed && p.Resend && s.key != "" && c.draw(s.id+"/send-again", sendAgainOneIn) == 0 && !c.stop(s)
 }
 
 // olderAttempt is another request of s still unanswered on this connection

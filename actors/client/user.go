@@ -5,7 +5,7 @@
 package client
 
 import (
-	"strings"
+	"strconv"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -21,13 +21,15 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 		if c.env.Sub != nil {
 			newID, intN = c.env.Sub(sub)
 		}
-		s.key = c.newKey(s.sess, newID, intN)
+		s.key = c.newKey(s.sess, sub, newID, intN)
 		if c.cfg.Policy.ReuseKey {
 			if k, ok := c.lastKey(s.sess); ok {
 				s.key = k // the bug: the previous submission's key
 			}
 		}
 		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+	} else {
+		s.nullKey = c.draw(sub+"/key-form", nullKeyOneIn) == 0
 	}
 	c.subs = append(c.subs, s)
 	switch sess := c.sessions[s.sess]; {
@@ -39,52 +41,18 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 	return c.flush()
 }
 
-// newKey is a random UUID, except that now and then it deliberately repeats a
-// key of another session, exactly or in another case: both are legal, and
-// they catch Agents that scope keys per Agent or fold their case.
-func (c *Client) newKey(sess int, newID func() string, intN func(int) int) string {
-	if intN(4) == 0 {
-		for i := len(c.subs) - 1; i >= 0; i-- {
-			o := c.subs[i]
-			if o.sess != sess && o.key != "" && !c.keyUsed(sess, o.key) {
-				if intN(2) == 0 {
-					return o.key
-				}
-				if up := strings.ToUpper(o.key); !c.keyUsed(sess, up) {
-					return up
-				}
-			}
-		}
-	}
-	return newID()
-}
-
-// lastKey is the newest key made for a submission of session sess.
-func (c *Client) lastKey(sess int) (string, bool) {
-	for i := len(c.keys) - 1; i >= 0; i-- {
-		if c.keys[i].Session == sess {
-			return c.keys[i].Key, true
-		}
-	}
-	return "", false
-}
-
-// keyUsed reports whether key was made for a submission of session sess.
-// It reads every key ever made, not only the pending submissions': after a
-// restart the resolved ones are gone from memory, but their keys stay bound.
-func (c *Client) keyUsed(sess int, key string) bool {
-	for _, k := range c.keys {
-		if k.Session == sess && k.Key == key {
-			return true
-		}
-	}
-	return false
-}
-
 // Cancel is the user stopping work in session sess. With viaRequest the
 // Client cancels the newest attempt of the session's oldest pending prompt
 // with $/cancel_request; otherwise it sends session/cancel. A cancelled
-// prompt not inserted yet is answered -32800 and the user is told it failed.
+// prompt not inserted yet is answered -32800 and the user is told it failed
+// (or sends it again: sendsAgain).
+//
+// Some users (a seeded draw per cancel) wait instead for a prompt that
+// stalls: the next one the Client has to send again while its earlier
+// attempt is still unanswered (the Agent holds it behind other work). That
+// cancel names the new attempt only, and the RFD has the Agent answer
+// every pending request of the key -32800; a user who cancels whatever is
+// pending at a random moment rarely meets two attempts of one key.
 func (c *Client) Cancel(sess int, viaRequest bool) []Output {
 	c.step()
 	sess %= len(c.sessions)
@@ -96,14 +64,60 @@ func (c *Client) Cancel(sess int, viaRequest bool) []Output {
 		c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn, Frame: acp.Notification(acp.MethodSessionCancel, acp.SessionParams{SessionID: s.id})})
 		return c.flush()
 	}
+	c.cancels++
+	if c.draw(c.cfg.Name+"/cancel-when-stalled/"+strconv.Itoa(c.cancels), cancelWhenStalledOneIn) == 0 {
+		// Within a few timeouts a prompt pending now is answered or stalls;
+		// a user whose wait meets no stall cancels as the others do.
+		s.cancelOnStall++
+		c.setTimer(timer{kind: timerCancelWait, sess: sess}, Output{After: cancelWaitTimeouts * c.cfg.Timeout})
+		return c.flush()
+	}
+	c.cancelOldest(sess)
+	return c.flush()
+}
+
+// cancelOldest cancels the newest attempt of session sess's oldest pending
+// prompt.
+func (c *Client) cancelOldest(sess int) {
 	for _, sub := range c.subs {
 		if sub.sess == sess && !sub.done && sub.inflight != "" {
-			c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn,
-				Frame: acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: sub.inflight})})
-			break
+			c.cancelAttempt(sub.inflight)
+			return
 		}
 	}
-	return c.flush()
+}
+
+// cancelWaitOver is the end of a user's wait for a stalled prompt.
+func (c *Client) cancelWaitOver(sess int) {
+	s := c.sessions[sess]
+	if s.cancelOnStall == 0 {
+		return // a stall took it
+	}
+	s.cancelOnStall--
+	if c.conn != "" && s.state == sessReady {
+		c.cancelOldest(sess)
+	}
+}
+
+func (c *Client) cancelAttempt(id acp.ID) {
+	c.out = append(c.out, Output{Kind: OutSend, Conn: c.conn,
+		Frame: acp.Notification(acp.MethodCancelRequest, acp.CancelRequestParams{RequestID: id})})
+}
+
+// stalled is s sent again while an earlier attempt of it is unanswered on
+// this connection: a user waiting for a stalled prompt cancels it now.
+func (c *Client) stalled(s *submission) {
+	sess := c.sessions[s.sess]
+	if sess.cancelOnStall == 0 {
+		return
+	}
+	for id, r := range c.reqs { // whether one exists: map order does not show
+		if r.sub == s && id != s.inflight {
+			sess.cancelOnStall--
+			c.cancelAttempt(s.inflight)
+			return
+		}
+	}
 }
 
 // Close is the user closing session sess (session/close); the Client comes

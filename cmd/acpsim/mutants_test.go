@@ -35,7 +35,7 @@ func TestMutantsCatchesEveryMutant(t *testing.T) {
 // A mutant not caught within --max-seeds fails the command, and says where
 // it looked.
 func TestMutantsNotCaughtExits1(t *testing.T) {
-	code, out, errs := run(t, "mutants", "--max-seeds", "1", "--runs", "2", "fold-key-case")
+	code, out, errs := run(t, "mutants", "--max-seeds", "1", "--runs", "2", "fork-forgets-parent")
 	if code != exitAnomaly {
 		t.Fatalf("exit %d, want %d; output:\n%s%s", code, exitAnomaly, out, errs)
 	}

@@ -64,11 +64,18 @@ func (d *driver) applyClient(cn *rclient, outs []client.Output) {
 	}
 }
 
+// clientEnv is what the model Clients draw from: the run's id stream, and
+// named streams of its seed for the decisions the simulator draws so, so
+// that a seed plays the same users here as in the simulator.
+func (d *driver) clientEnv() client.Env {
+	return client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }, Draw: sim.NamedDraws(d.cfg.Seed)}
+}
+
 // restartClient kills the model Client and starts it again from what it
 // persisted; its connection (and so its Agent process) ends with it.
 func (d *driver) restartClient(cn *rclient) {
 	saved := cn.c.Persisted()
-	env := client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }}
+	env := d.clientEnv()
 	cn.c = nil
 	d.record(traces.Event{Kind: traces.KindKill, From: cn.name, Note: "client restarted"})
 	if l := cn.link; l != nil && l.alive {

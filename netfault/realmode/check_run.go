@@ -87,7 +87,7 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	} else if cfg.CancelBy != "" {
 		d.log.Header.Actions += " cancel-by=" + cfg.CancelBy
 	}
-	env := client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }}
+	env := d.clientEnv()
 	for i := range cfg.Clients {
 		name := fmt.Sprintf("c%d", i+1)
 		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/acpsim/acpsim/actors/agent"
 	agentmutants "github.com/acpsim/acpsim/actors/agent/mutants"
@@ -56,6 +57,9 @@ type Setup struct {
 	// (0 is the default).
 	Link            string
 	Nodes, Sessions int
+	// Timeout is --timeout, the Client's wait for a prompt's response (0
+	// is the default).
+	Timeout time.Duration
 	// Cancels, Closes, Forks: what each Client's user does besides typing.
 	Cancels, Closes, Forks int
 	// Knobs are Agent knobs as name=value (--compare=retry).
@@ -84,6 +88,9 @@ var rows = map[string]func(*Setup){
 	// of the users' cancels are session/cancel, half $/cancel_request.
 	"cancel-keeps-held": func(s *Setup) { s.Cancels = 6 },
 	"cancel-only-named": func(s *Setup) { s.Cancels = 4 },
+	// Needs a cancel to meet two attempts of one key held (and what
+	// agentmutants.Needs gives it: one session, a short timeout).
+	"cancel-spares-other-attempts": func(s *Setup) { s.Cancels = 6 },
 	// Needs a close to meet a held prompt.
 	"insert-after-close": func(s *Setup) { s.Closes = 3 },
 	// The proxy retries a prompt unanswered after 150 ms: more prompts keep
@@ -127,7 +134,7 @@ func All() []Mutant {
 	for _, n := range agentmutants.Names() {
 		needs := agentmutants.NeedsOf(n) // what its bug needs to show at all
 		add(Mutant{Actor: ActorAgent, Name: n, Doc: agent.Doc(n), Expect: agentmutants.Catches(n),
-			Setup: Setup{Agent: n, Link: needs.Link, Nodes: needs.Nodes, Sessions: needs.Sessions, Forks: needs.Forks}})
+			Setup: Setup{Agent: n, Link: needs.Link, Nodes: needs.Nodes, Sessions: needs.Sessions, Forks: needs.Forks, Timeout: needs.Timeout}})
 	}
 	for _, n := range clientmutants.Names() {
 		doc := strings.TrimPrefix(clientmutants.Doc(n), "known-bad: ")
@@ -170,6 +177,9 @@ func (s Setup) Flags() []string {
 	}
 	if s.Sessions != 0 {
 		add("sessions", fmt.Sprint(s.Sessions))
+	}
+	if s.Timeout != 0 {
+		add("timeout", s.Timeout.String())
 	}
 	if s.Cancels != 0 {
 		add("cancels", fmt.Sprint(s.Cancels))
@@ -215,6 +225,9 @@ func (s Setup) Config() (world.Config, error) {
 	}
 	if s.Sessions != 0 {
 		cfg.Sessions = s.Sessions
+	}
+	if s.Timeout != 0 {
+		cfg.Timeout = s.Timeout
 	}
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.Cancels, s.Closes, s.Forks
 	for _, k := range s.Knobs {

@@ -188,7 +188,8 @@ func (c *Config) Validate() error {
 }
 
 // UseAgent makes the run's Agent the named one, with what a known-bad one
-// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions, forks).
+// needs for its bug to show (mutants.NeedsOf: a link, nodes, sessions, forks,
+// a timeout).
 func (c *Config) UseAgent(name string) {
 	c.Agent = name
 	n := mutants.NeedsOf(name)
@@ -205,6 +206,9 @@ func (c *Config) UseAgent(name string) {
 		c.Sessions = n.Sessions
 	}
 	c.Forks = max(c.Forks, n.Forks)
+	if n.Timeout != 0 {
+		c.Timeout = n.Timeout
+	}
 	c.EnableLinkFaults() // the HTTP faults, routing between the nodes
 }
 

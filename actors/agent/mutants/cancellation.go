@@ -135,3 +135,57 @@ func newCancelKeepsHeld(k agent.Knobs, open agent.StoreOpener, env agent.Env) ag
 	}
 	return w
 }
+
+// newCancelSparesOthers withdraws only the request a $/cancel_request names,
+// where the RFD withdraws the prompt and answers "every pending request for
+// that key with -32800". The reference withdraws the key's held prompt with
+// all its waiting requests; this one keeps back the -32800 of the others and
+// hands their frames to the reference again, so they are held anew and
+// inserted in their turn. Unlike cancel-only-named, the named request
+// itself is withdrawn for good: only a Client that leaves the other
+// attempts to the Agent sees the bug.
+func newCancelSparesOthers(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	pending := map[reqRef][]byte{} // prompt request → its frame, until answered
+	answered := func(outs []agent.Output) {
+		for _, o := range outs {
+			if r, ok := responseOf(o); ok {
+				delete(pending, reqRef{o.Conn, r.ID})
+			}
+		}
+	}
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		var p acp.CancelRequestParams
+		switch {
+		case m.Method == acp.MethodSessionPrompt:
+			pending[reqRef{conn, m.ID}] = append([]byte(nil), frame...)
+			return frame, nil
+		case m.Method != acp.MethodCancelRequest || acp.DecodeParams(m.Params, &p) != nil:
+			return frame, nil
+		}
+		named := reqRef{conn, p.RequestID}
+		var out []agent.Output
+		var spared []reqRef
+		for _, o := range w.inner.Receive(conn, frame) {
+			if r, ok := responseOf(o); ok && r.Error != nil && r.Error.Code == acp.CodeRequestCancelled {
+				if ref := (reqRef{o.Conn, r.ID}); ref != named && pending[ref] != nil {
+					spared = append(spared, ref) // the bug: it stays pending
+					continue
+				}
+			}
+			out = append(out, o)
+		}
+		answered(out)
+		for _, ref := range spared {
+			again := w.inner.Receive(ref.conn, pending[ref])
+			answered(again)
+			out = append(out, again...)
+		}
+		return nil, out
+	}
+	w.out = func(o agent.Output) []agent.Output {
+		answered([]agent.Output{o})
+		return []agent.Output{o}
+	}
+	return w
+}

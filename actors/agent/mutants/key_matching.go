@@ -7,6 +7,7 @@ package mutants
 import (
 	"encoding/json"
 	"strings"
+	"unicode/utf16"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
@@ -88,3 +89,28 @@ func (s foldKeyCase) Commit(b store.Batch) error {
 func newFoldKeyCase(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
 	return agent.New(k, foldKeyCase{open()}, env)
 }
+
+// keyLengthIn is an Agent that counts a key's length with count, where the
+// RFD counts code points (JSON Schema's maxLength): a legal key that is
+// longer than 255 in that unit is refused with -32602.
+func keyLengthIn(count func(string) int) agent.Factory {
+	return func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+		w := &wrapper{inner: reference(k, open, env), env: env}
+		w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+			_, key, ok := promptOf(m)
+			if n := count(key); !ok || n <= acp.MaxKeyLength {
+				return frame, nil
+			}
+			return nil, []agent.Output{{Kind: agent.OutSend, Step: "respond-error", Conn: conn,
+				Frame: acp.ErrorResponse(m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", acp.MaxKeyLength, count(key)))}}
+		}
+		return w
+	}
+}
+
+// utf8Bytes is what len counts: 1,020 for 255 four-byte code points.
+func utf8Bytes(s string) int { return len(s) }
+
+// utf16Units is what a JavaScript string's length counts: 510 for 255
+// code points outside the Basic Multilingual Plane.
+func utf16Units(s string) int { return len(utf16.Encode([]rune(s))) }

@@ -6,7 +6,11 @@
 // so the reference stays free of deliberate bugs.
 package mutants
 
-import "github.com/acpsim/acpsim/actors/agent"
+import (
+	"time"
+
+	"github.com/acpsim/acpsim/actors/agent"
+)
 
 // The mutants, as data: name, what is wrong with it, how to build it, and
 // the anomaly a checker must report for it.
@@ -22,6 +26,8 @@ var mutants = []struct {
 	{"new-id-on-retry", "answers a retry with a new messageId (inserting nothing)", newNewIDOnRetry, "wrong-id"},
 	{"rework-on-retry", "answers a retry from the binding, then runs the work again", newReworkOnRetry, "rework"},
 	{"lenient-key", "treats a malformed idempotencyKey (\"\", too long, not a string) as no key", newLenientKey, "bad-reply"},
+	{"key-length-in-bytes", "counts an idempotencyKey's length in UTF-8 bytes: refuses legal keys of 255 non-ASCII code points with -32602", keyLengthIn(utf8Bytes), "bad-reply"},
+	{"key-length-in-utf16", "counts an idempotencyKey's length in UTF-16 units: refuses legal keys of four-byte code points (255 of them are 510 units) with -32602", keyLengthIn(utf16Units), "bad-reply"},
 	{"key-in-list-meta", "shows each session's last key in session/list's _meta", newKeyInListMeta, "key-leak"},
 	{"agent-scoped-keys", "scopes keys per Agent instead of per session: the same key in another session is taken for a retry", newAgentScopedKeys, "lost"},
 	{"fold-key-case", "folds key case: keys that differ only in case are taken for one", newFoldKeyCase, "wrong-id"},
@@ -30,6 +36,7 @@ var mutants = []struct {
 	{"fresh-live-id-on-retry", "answers a retry from the binding with the original messageId but announces the prompt live again as a user_message under a new id", newFreshLiveIDOnRetry, "duplicate"},
 	{"new-ids-on-replay", "mints new message ids on replay instead of keeping the originals", newNewIDsOnReplay, "lost"},
 	{"cancel-only-named", "$/cancel_request answers only the named request -32800; the prompt stays held and is inserted", newCancelOnlyNamed, "bad-reply"},
+	{"cancel-spares-other-attempts", "$/cancel_request withdraws only the request it names: the key's other pending attempts stay held and are inserted", newCancelSparesOthers, "bad-reply"},
 	{"insert-after-close", "session/close answers held prompts -32800 but inserts them later", newInsertAfterClose, "bad-reply"},
 	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
@@ -40,10 +47,11 @@ var mutants = []struct {
 
 // Needs is what a mutant's run must have for its bug to show at all
 // (zero values: the defaults): a link, Agent nodes, sessions per Client,
-// how often each user forks.
+// how often each user forks, the Client's prompt timeout.
 type Needs struct {
 	Link                   string
 	Nodes, Sessions, Forks int
+	Timeout                time.Duration
 }
 
 // needs lists the mutants whose bug needs more than the default run.
@@ -59,6 +67,12 @@ var needs = map[string]Needs{
 	// its own is the parent or a fork. With two sessions the expected lost
 	// showed in 14 of 600 seeds (forks 1), with one in 24.
 	"fork-copies-bindings": {Sessions: 1, Forks: 1},
+	// Two attempts of one key pending at once: the Client resends while
+	// the Agent still holds the prompt behind a running one, so its
+	// timeout is shorter than a round of work (3 chunks 20 ms apart), and
+	// one session keeps the Agent busy. With 6 cancels: bad-reply in 57 of
+	// 200 seeds (at the defaults, 0 of 200).
+	"cancel-spares-other-attempts": {Sessions: 1, Timeout: 30 * time.Millisecond},
 }
 
 // NeedsOf is what the named mutant's run must have (zero for most).

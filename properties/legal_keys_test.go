@@ -1,0 +1,77 @@
+package properties
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// Keys at the edges of the legal space: 255 code points however many bytes
+// or UTF-16 units they take, one code point, and an explicit null.
+var legalEdgeKeys = map[string]any{
+	"255 four-byte code points (1,020 bytes, 510 UTF-16 units)": strings.Repeat("😀", 255),
+	"255 two-byte code points (510 bytes)":                      strings.Repeat("é", 255),
+	"255 ASCII code points":                                     strings.Repeat("k", 255),
+	"one code point":                                            "Ā",
+	"explicit null":                                             json.RawMessage("null"),
+}
+
+// An Agent that counts a key's length in bytes or UTF-16 units refuses a
+// legal key with -32602; its Client tells the user the prompt failed, which
+// no other rule questions. The refusal is a bad-reply; the same key
+// inserted is healthy.
+func TestLegalKeyRefusedIsBadReply(t *testing.T) {
+	for name, key := range legalEdgeKeys {
+		t.Run(name, func(t *testing.T) {
+			r := single{key: key, errCode: acp.CodeInvalidParams, emptyReplay: true}.build().check()
+			if got := kindsOf(r); len(got) != 1 || got[0] != BadReply {
+				t.Fatalf("refused: got %v, want [%s]\n%s", got, BadReply, dump(r))
+			}
+			if k, ok := key.(string); ok {
+				if want := keyMeasures(k); !strings.Contains(r.Anomalies[0].Explanation, want) {
+					t.Errorf("explanation does not measure the key (%s):\n%s", want, r.Anomalies[0].Explanation)
+				}
+			}
+			if g := (single{key: key}.build().check()); !g.OK() || g.Inconclusive {
+				t.Fatalf("inserted: got %v (inconclusive %v)\n%s", kindsOf(g), g.Inconclusive, dump(g))
+			}
+		})
+	}
+}
+
+// The one -32602 the RFD allows a legal key: a recorded key sent again with
+// another prompt ("rejects the request with -32602"). The same refusal
+// without the earlier prompt is a bad-reply.
+func TestRecordedKeyWithOtherPromptMayBeRefused(t *testing.T) {
+	build := func(earlier bool) *Report {
+		b := newTB("all")
+		b.connect(L1)
+		if earlier {
+			b.submit("c1", "s0", "the first prompt")
+			id := b.prompt(L1, "s0", S1, "the first prompt", K1)
+			b.insert(S1, "M0", "the first prompt")
+			b.answer(L1, id, "M0")
+			b.userMsg(L1, S1, "M0", "the first prompt")
+			b.turn(L1, S1, "O0")
+			b.outcome("c1", "s0", "inserted", "M0")
+		}
+		b.submit("c1", "s1", "another prompt")
+		id := b.prompt(L1, "s1", S1, "another prompt", K1)
+		b.fail(L1, id, acp.CodeInvalidParams)
+		b.outcome("c1", "s1", "failed", "")
+		var replay []msg
+		if earlier {
+			replay = []msg{{id: "M0", text: "the first prompt"}}
+		}
+		b.observe("a1#1", sess{id: S1, msgs: replay})
+		return b.check()
+	}
+	if r := build(true); !r.OK() {
+		t.Errorf("a key recorded for another prompt, refused: got %v\n%s", kindsOf(r), dump(r))
+	}
+	if r := build(false); len(kindsOf(r)) != 1 || kindsOf(r)[0] != BadReply {
+		t.Errorf("a fresh key refused: got %v, want [%s]\n%s", kindsOf(r), BadReply, dump(r))
+	}
+}
