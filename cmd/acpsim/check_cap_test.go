@@ -14,22 +14,26 @@ import (
 // judge agrees on its trace.
 func TestCheckCutAtItsCapReadsTheTranscriptsAndIsInconclusive(t *testing.T) {
 	dir := t.TempDir()
-	out, code := checkRun(t, "--seeds", "1", "--cap", "1s", "--prompts", "60", "--trace-dir", dir, "--", "self", "agent")
+	out, code := checkRun(t, "--seeds", "1", "--cap", "2s", "--prompts", "60", "--trace-dir", dir, "--", "self", "agent")
 	if code != exitInconclusive || !strings.Contains(out, "seed 1: inconclusive (hit --cap; ") {
 		t.Fatalf("exit %d, want %d with seed 1 inconclusive\n%s", code, exitInconclusive, end(out))
 	}
 	logs := readTraces(t, dir)
-	heal, observer := -1, 0
+	// The Clients asked for sessions before the cap, and the observer
+	// resumed sessions after it.
+	heal, observer, made := -1, 0, 0
 	for i, e := range logs[0].Events {
 		switch {
 		case e.Kind == traces.KindHeal:
 			heal = i
 		case e.Kind == traces.KindSend && e.From == traces.Observer && strings.Contains(e.Frame, `"session/resume"`):
 			observer++
+		case heal < 0 && e.Kind == traces.KindSend && e.From != traces.Observer && strings.Contains(e.Frame, `"session/new"`):
+			made++
 		}
 	}
-	if heal < 0 || observer == 0 {
-		t.Fatalf("heal at event %d, %d observer resumes: the run cut at its cap did not heal and observe", heal, observer)
+	if heal < 0 || made == 0 || observer == 0 {
+		t.Fatalf("heal at event %d, %d session/new sent before it, %d observer resumes: the run cut at its cap did not heal and observe", heal, made, observer)
 	}
 	code, judged, _ := run(t, "judge", filepath.Join(dir, "check-seed-1.ndjson"))
 	if code != exitInconclusive {
