@@ -162,6 +162,9 @@ func (t *checkTally) add(s *checkSeed) error {
 		for _, k := range anomalyKinds(s.report) {
 			t.kinds[k]++
 		}
+	case s.report.NothingJudged != "":
+		status = "inconclusive: nothing judged: " + s.report.NothingJudged
+		t.inconclusive++
 	case s.report.Inconclusive:
 		status = fmt.Sprintf("inconclusive (hit --cap; %d submission(s) not judged)", len(s.report.Unjudged))
 		t.inconclusive++

@@ -130,7 +130,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 				fmt.Fprintf(out, "the run without faults asks %d decisions; %d subtrees of a kill before a sync were cut as twins of a kill just after it\n",
 					res.Decisions, res.Twins)
 				if res.Inconclusive > 0 {
-					fmt.Fprintf(out, "INCONCLUSIVE: %d of %d schedules hit their cap while still busy\n", res.Inconclusive, res.Schedules)
+					fmt.Fprintf(out, "INCONCLUSIVE: %d of %d schedules could not be judged whole (a cap hit while still busy, or no submission)\n", res.Inconclusive, res.Schedules)
 					return exitError{exitInconclusive}
 				}
 				fmt.Fprintln(out, "PASS: every schedule, every submission inserted at most once and never silently lost")

@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -31,6 +32,7 @@ const (
 	BrokenNoAnswer      = "no-answer"
 	BrokenUnknownID     = "unknown-id"
 	BrokenStdin         = "not-reading"
+	BrokenUnreachable   = "unreachable"
 )
 
 // brokenFrame checks what no Agent may write on stdout: not JSON, not
@@ -55,6 +57,9 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 		}
 		if m == acp.MethodInitialize {
 			l.initAnswered = true
+			if l.cn != nil {
+				l.cn.unreachableSince = time.Time{}
+			}
 			if e.Msg.Error != nil {
 				b.Kind, b.Detail = BrokenInitError, fmt.Sprintf("the Agent answered initialize with error %d %q", e.Msg.Error.Code, e.Msg.Error.Message)
 				return b
