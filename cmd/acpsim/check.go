@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -278,6 +279,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "\n── seed %d ──\n", s.seed)
 	if b := s.res.Broken; b != nil {
 		fmt.Fprintf(out, "the Agent (%s) is broken: %s\n", b.Process, b.Detail)
+		writeStderr(out, b.Stderr, b.StderrLines, "the trace's kill event holds all of it")
 	} else {
 		s.report.WriteText(out)
 		byseq := map[int64]*traces.Event{}
@@ -300,6 +302,29 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "  trace: %s\n  rerun: %s\n", s.trace, s.res.Log.Header.Command)
 	if s.trace != "" {
 		fmt.Fprintf(out, "  re-drive: %s\n", s.redrive(s.trace))
+	}
+}
+
+// writeStderr prints the end of a process's stderr that a verdict cites
+// (realmode.StderrExcerpt), saying where the rest is.
+func writeStderr(out io.Writer, lines []string, total int, rest string) {
+	if len(lines) == 0 {
+		return
+	}
+	shown := len(lines) - slices.Index(lines, "…") - 1 // the lines after a "…" are the end
+	if slices.Contains(lines, "…") {
+		shown++ // and the error line before it
+	}
+	if shown < total {
+		if rest != "" {
+			rest = "; " + rest
+		}
+		fmt.Fprintf(out, "  its stderr, the end (%d of %d lines%s):\n", shown, total, rest)
+	} else {
+		fmt.Fprintf(out, "  its stderr:\n")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(out, "    %s\n", l)
 	}
 }
 

@@ -251,9 +251,8 @@ func printClientSeed(w io.Writer, r *realmode.ClientSeed) {
 func printClientFailure(w io.Writer, r *realmode.ClientSeed) {
 	if r.Broken != "" {
 		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
-		if lines := lastLines(r.Stderr, 20); lines != "" {
-			fmt.Fprintf(w, "  its stderr, last lines:\n%s\n", indent(lines, "    "))
-		}
+		_, lines, total := realmode.StderrExcerpt(r.Stderr)
+		writeStderr(w, lines, total, "")
 	}
 	for _, a := range r.Anomalies {
 		sub := ""
@@ -279,16 +278,4 @@ func keepClientTrace(r *realmode.ClientSeed, runID string) string {
 		return ""
 	}
 	return path
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-func indent(s, by string) string {
-	return by + strings.ReplaceAll(s, "\n", "\n"+by)
 }

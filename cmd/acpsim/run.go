@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
@@ -73,7 +74,7 @@ prints where.`,
 					return err
 				}
 			}
-			return verdict(out, v.Report.OK(), v.Report.Inconclusive, cfg.Command, func() string {
+			return verdict(out, v.Report, cfg.Command, func() string {
 				if tracePath != "" {
 					return tracePath
 				}
@@ -89,9 +90,12 @@ prints where.`,
 }
 
 // verdict prints the last line of a run and turns it into the exit code.
-func verdict(out io.Writer, ok, inconclusive bool, rerun string, tracePath func() string) error {
-	switch {
-	case ok && inconclusive:
+func verdict(out io.Writer, rep *properties.Report, rerun string, tracePath func() string) error {
+	switch ok := rep.OK(); {
+	case ok && rep.NothingJudged != "":
+		fmt.Fprintf(out, "INCONCLUSIVE: nothing judged: %s; no verdict is a pass without a submission\n", rep.NothingJudged)
+		return exitError{exitInconclusive}
+	case ok && rep.Inconclusive:
 		fmt.Fprintln(out, "INCONCLUSIVE: the run stopped at its cap before it was done: no anomaly in what it did, and what it could not finish has no verdict")
 		return exitError{exitInconclusive}
 	case ok:

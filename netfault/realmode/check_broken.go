@@ -18,7 +18,13 @@ import (
 type BrokenAgent struct {
 	Kind    string // one of the Broken* kinds
 	Process string // the Agent process ("a1#3")
-	Detail  string // in plain words, with what it wrote or said
+	Detail  string // in plain words, with what it wrote or said (one line)
+	// Stderr is the end of what the process wrote on stderr
+	// (StderrExcerpt), for a process that died; the trace's kill event of
+	// it holds the whole.
+	Stderr []string
+	// StderrLines counts the non-empty lines it wrote on stderr.
+	StderrLines int
 }
 
 func (b *BrokenAgent) Error() string { return b.Detail }
