@@ -100,7 +100,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
   acpsim check --session-contract durable -- acpsim agent --sessions-in memory
   acpsim check --policy naive -- node interop/keyless-agent.mjs
   acpsim check --via 'acpsim proxy' -- acpsim agent
-  acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
+  acpsim check --schedule acpsim-failures/check-20261204T152824-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])

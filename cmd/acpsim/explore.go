@@ -144,7 +144,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 			v.Report.WriteText(out)
 			fmt.Fprintln(out)
 			writeForced(out, res.Counterexample)
-			path := saveFailure(v.Result.Log, fmt.Sprintf("explore-%s-seed-%d", cfg.Agent, seed))
+			path := saveFailure(v.Result.Log, "explore", fmt.Sprintf("%s-seed-%d", cfg.Agent, seed))
 			fmt.Fprintf(out, "FAIL\n  trace: %s\n  replay: %s replay %s\n  shrink: %s shrink %s -o small.ndjson\n  explore again: %s explore --seed %d %s\n",
 				path, binName(), path, binName(), path, binName(), seed, rerunFlags(cmd.Flags(), "jobs", "workers"))
 			return exitError{exitAnomaly}

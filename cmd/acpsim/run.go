@@ -29,8 +29,9 @@ the Agent processes, then the run heals (faults stop, processes restart) and
 goes on until it is quiet; finally an observer reads every session's
 transcript and the checkers judge the trace.
 
-Without --trace, a failing run writes its trace to acpsim-failures/ and
-prints where.`,
+Without --trace, a failing run writes its trace to
+acpsim-failures/run-RUNID-seed-N.ndjson (RUNID: when it ran, UTC) and prints
+where.`,
 		Example: `  acpsim run
   acpsim run --seed 7 --trace a.ndjson
   acpsim run --policy naive --seed 3
@@ -78,7 +79,7 @@ prints where.`,
 				if tracePath != "" {
 					return tracePath
 				}
-				return saveFailure(v.Result.Log, fmt.Sprintf("seed-%d", seed))
+				return saveFailure(v.Result.Log, "run", fmt.Sprintf("seed-%d", seed))
 			})
 		},
 	}
@@ -144,24 +145,6 @@ func writeTrace(f *os.File, log *traces.Log) error {
 		return fmt.Errorf("writing trace %s: %v", f.Name(), err)
 	}
 	return f.Close()
-}
-
-// saveFailure writes a failing run's trace as acpsim-failures/NAME.ndjson
-// and returns its path, or why it could not.
-func saveFailure(log *traces.Log, name string) string {
-	dir := "acpsim-failures"
-	path := filepath.Join(dir, name+".ndjson")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	if err := writeTrace(f, log); err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	return path
 }
 
 // binName is how the user started acpsim, for rerun commands: a binary on

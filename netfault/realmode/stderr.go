@@ -60,9 +60,10 @@ func (t *stderrBuf) String() string {
 var errorLine = regexp.MustCompile(`^\s*(?:[\w.]*(?:Error|Exception)\b|(?i:panic|fatal(?: error)?|error)\b\s*[:!])`)
 
 // StderrExcerpt cuts stderr down for a verdict: headline is the last line
-// that starts an error report (else the last line), lines the last
-// ExcerptLines non-empty lines, the headline first (with a "…" line) when
-// it came before them; total counts the non-empty lines.
+// that starts an error report (else the last line); lines are the last
+// ExcerptLines non-empty lines, or, when the headline came before those,
+// the headline, a "…" line and the last ExcerptLines-2 (a Go panic's line
+// heads a long stack); total counts the non-empty lines.
 func StderrExcerpt(stderr string) (headline string, lines []string, total int) {
 	var all []string
 	for _, l := range strings.Split(stderr, "\n") {
