@@ -75,7 +75,11 @@ changes idempotencyKey shows as duplicates and bad replies.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
-answers an id it was never sent) gets a verdict in plain words and exit 1.
+answers an id it was never sent, nothing answers at --url for
+--start-timeout) gets a verdict in plain words and exit 1; one that exited
+shows the end of its stderr, and the trace keeps all of it. A failing
+seed's trace goes to acpsim-failures/check-RUNID-seed-N.ndjson (RUNID: when
+the run started, UTC); no file is ever overwritten.
 
 Seeds run side by side (--jobs, default one per core: a seed mostly waits
 on real-time timeouts), each with its own scratch directory and Agent

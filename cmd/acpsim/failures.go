@@ -10,7 +10,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
 	"github.com/acpsim/acpsim/traces"
@@ -19,9 +18,12 @@ import (
 // failuresDir holds failing runs' traces.
 const failuresDir = "acpsim-failures"
 
-// runID names this acpsim invocation's failure files: when its first one
-// was named, UTC to the second, so ls lists runs in the order they ran.
-var runID = sync.OnceValue(func() string { return time.Now().UTC().Format("20060102T150405") })
+// startedAt is when this acpsim started.
+var startedAt = time.Now()
+
+// runID names this acpsim invocation's failure files: when it started, UTC
+// to the second, so ls lists runs in the order they ran.
+func runID() string { return startedAt.UTC().Format("20060102T150405") }
 
 // failureName is COMMAND-RUNID-WHAT, e.g. check-20261204T152824-seed-17:
 // what names the seed (and anything else the command varies).

@@ -30,8 +30,8 @@ goes on until it is quiet; finally an observer reads every session's
 transcript and the checkers judge the trace.
 
 Without --trace, a failing run writes its trace to
-acpsim-failures/run-RUNID-seed-N.ndjson (RUNID: when it ran, UTC) and prints
-where.`,
+acpsim-failures/run-RUNID-seed-N.ndjson (RUNID: when acpsim started, UTC;
+no file is ever overwritten) and prints where.`,
 		Example: `  acpsim run
   acpsim run --seed 7 --trace a.ndjson
   acpsim run --policy naive --seed 3
