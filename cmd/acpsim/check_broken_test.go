@@ -203,3 +203,13 @@ func TestCreateNewKeepsEveryExistingFile(t *testing.T) {
 		}
 	}
 }
+
+// conform with no case that applies judged nothing: inconclusive (exit 3),
+// not a pass.
+func TestConformWithNoCaseThatAppliesIsInconclusive(t *testing.T) {
+	out, code := conformProcess(t, "--run", "^(rfd-4|cancel-2)$", "--", "self", "agent", "--busy", "reject")
+	if code != exitInconclusive || !strings.Contains(out, "0 passed, 0 failed, 2 n/a") ||
+		!strings.Contains(out, "INCONCLUSIVE: no case applies to this Agent, so nothing was judged") || strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d, want 3 and no pass:\n%s", code, out)
+	}
+}
