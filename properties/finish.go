@@ -39,6 +39,16 @@ func (c *checker) finish() *Report {
 	// A run cut at its cap did not do all it was asked: what it did is
 	// judged, but no verdict of it is a pass.
 	c.rep.Inconclusive = c.rep.End == traces.EndCap
+	if len(c.order) == 0 {
+		// Nothing submitted is nothing shown: a run whose users never got
+		// to type (an Agent never reached, --prompts 0, a trace holding
+		// only its header) must not read as a pass.
+		c.rep.Inconclusive = true
+		c.rep.NothingJudged = "the trace holds no submission"
+		if why := c.stoppedWhy(); why != "" {
+			c.rep.NothingJudged += " (" + why + ")"
+		}
+	}
 	if c.h.Observed == traces.ObservedAtTap {
 		c.rep.NotJudged = NeedWholeHistory
 	}

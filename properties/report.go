@@ -103,6 +103,9 @@ type Report struct {
 	// outcome yet, or the observer never read the transcript whose lack of
 	// it would make it lost. They are no anomaly.
 	Unjudged []Unjudged `json:",omitempty"`
+	// NothingJudged says why the report judged no submission at all; such
+	// a report is inconclusive, never a pass.
+	NothingJudged string `json:",omitempty"`
 	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
 	// a trace acpsim tap recorded), so the report can say so.
 	NotJudged []string `json:",omitempty"`

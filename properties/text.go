@@ -28,6 +28,9 @@ func (r *Report) WriteText(w io.Writer) {
 			fmt.Fprintf(w, "- %s: %s\n  events %s\n", a.Kind, a.Explanation, seqList(a.Events))
 		}
 	}
+	if r.NothingJudged != "" {
+		fmt.Fprintf(w, "nothing judged, inconclusive: %s\n", r.NothingJudged)
+	}
 	if len(r.Unjudged) > 0 {
 		fmt.Fprintf(w, "%s not judged, inconclusive (no verdict without its outcome and transcript):\n", plural(len(r.Unjudged), "submission"))
 		for _, u := range r.Unjudged {

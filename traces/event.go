@@ -135,7 +135,7 @@ const (
 	KindDrop       = "drop"       // Frame was lost on Link (Note says why)
 	KindConnect    = "connect"    // Link came up between From (Client side) and To (Agent side)
 	KindDisconnect = "disconnect" // Link ended; frames still in flight were dropped
-	KindKill       = "kill"       // process From died (Note: where; LostUnsynced)
+	KindKill       = "kill"       // process From died (Note: where; LostUnsynced; Text: a real process's whole stderr)
 	KindRestart    = "restart"    // process From started (a new incarnation)
 	KindOutcome    = "outcome"    // a Client told its user the outcome of Sub
 	KindHeal       = "heal"       // chaos ended: no more faults from here on

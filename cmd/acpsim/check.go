@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -74,7 +75,11 @@ changes idempotencyKey shows as duplicates and bad replies.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
-answers an id it was never sent) gets a verdict in plain words and exit 1.
+answers an id it was never sent, nothing answers at --url for
+--start-timeout) gets a verdict in plain words and exit 1; one that exited
+shows the end of its stderr, and the trace keeps all of it. A failing
+seed's trace goes to acpsim-failures/check-RUNID-seed-N.ndjson (RUNID: when
+the run started, UTC); no file is ever overwritten.
 
 Seeds run side by side (--jobs, default one per core: a seed mostly waits
 on real-time timeouts), each with its own scratch directory and Agent
@@ -99,7 +104,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
   acpsim check --session-contract durable -- acpsim agent --sessions-in memory
   acpsim check --policy naive -- node interop/keyless-agent.mjs
   acpsim check --via 'acpsim proxy' -- acpsim agent
-  acpsim check --schedule acpsim-failures/check-seed-4.ndjson -- acpsim agent`,
+  acpsim check --schedule acpsim-failures/check-20261204T152824-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])
@@ -278,6 +283,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "\n── seed %d ──\n", s.seed)
 	if b := s.res.Broken; b != nil {
 		fmt.Fprintf(out, "the Agent (%s) is broken: %s\n", b.Process, b.Detail)
+		writeStderr(out, b.Stderr, b.StderrLines, "the trace's kill event holds all of it")
 	} else {
 		s.report.WriteText(out)
 		byseq := map[int64]*traces.Event{}
@@ -300,6 +306,29 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "  trace: %s\n  rerun: %s\n", s.trace, s.res.Log.Header.Command)
 	if s.trace != "" {
 		fmt.Fprintf(out, "  re-drive: %s\n", s.redrive(s.trace))
+	}
+}
+
+// writeStderr prints the end of a process's stderr that a verdict cites
+// (realmode.StderrExcerpt), saying where the rest is.
+func writeStderr(out io.Writer, lines []string, total int, rest string) {
+	if len(lines) == 0 {
+		return
+	}
+	shown := len(lines) - slices.Index(lines, "…") - 1 // the lines after a "…" are the end
+	if slices.Contains(lines, "…") {
+		shown++ // and the error line before it
+	}
+	if shown < total {
+		if rest != "" {
+			rest = "; " + rest
+		}
+		fmt.Fprintf(out, "  its stderr, the end (%d of %d lines%s):\n", shown, total, rest)
+	} else {
+		fmt.Fprintf(out, "  its stderr:\n")
+	}
+	for _, l := range lines {
+		fmt.Fprintf(out, "    %s\n", l)
 	}
 }
 

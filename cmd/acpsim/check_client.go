@@ -157,7 +157,6 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 		return err
 	}
 	defer os.RemoveAll(scratch)
-	runID := time.Now().UTC().Format("20060102T150405")
 	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g\n\n",
 		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart)
 
@@ -203,7 +202,7 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 		if failed == 1 {
 			printClientFailure(out, &r)
 		}
-		if kept := keepClientTrace(&r, runID); kept != "" {
+		if kept := keepClientTrace(&r); kept != "" {
 			fmt.Fprintf(out, "  trace: %s (acpsim judge, acpsim view)\n", kept)
 		}
 		fmt.Fprintf(out, "  rerun: %s\n", rerun(r.Seed))
@@ -251,9 +250,8 @@ func printClientSeed(w io.Writer, r *realmode.ClientSeed) {
 func printClientFailure(w io.Writer, r *realmode.ClientSeed) {
 	if r.Broken != "" {
 		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
-		if lines := lastLines(r.Stderr, 20); lines != "" {
-			fmt.Fprintf(w, "  its stderr, last lines:\n%s\n", indent(lines, "    "))
-		}
+		_, lines, total := realmode.StderrExcerpt(r.Stderr)
+		writeStderr(w, lines, total, "")
 	}
 	for _, a := range r.Anomalies {
 		sub := ""
@@ -266,29 +264,21 @@ func printClientFailure(w io.Writer, r *realmode.ClientSeed) {
 
 // keepClientTrace copies a failing seed's trace to acpsim-failures/, named
 // by the run so later runs do not overwrite it.
-func keepClientTrace(r *realmode.ClientSeed, runID string) string {
+func keepClientTrace(r *realmode.ClientSeed) string {
 	b, err := os.ReadFile(r.Trace)
 	if err != nil {
 		return ""
 	}
-	if err := os.MkdirAll("acpsim-failures", 0o755); err != nil {
+	f, err := createNew(failuresDir, failureName("check-client", fmt.Sprintf("seed-%d", r.Seed)))
+	if err != nil {
 		return ""
 	}
-	path := filepath.Join("acpsim-failures", fmt.Sprintf("check-client-%s-seed-%d.ndjson", runID, r.Seed))
-	if os.WriteFile(path, b, 0o644) != nil {
+	if _, err := f.Write(b); err != nil {
+		f.Close()
 		return ""
 	}
-	return path
-}
-
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
+	if f.Close() != nil {
+		return ""
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
-}
-
-func indent(s, by string) string {
-	return by + strings.ReplaceAll(s, "\n", "\n"+by)
+	return f.Name()
 }

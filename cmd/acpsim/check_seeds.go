@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -56,6 +55,7 @@ type checkTally struct {
 	traceDir             string
 	reported             int
 	failed               []checkSeed
+	written              []string // the traces of the failing seeds
 	kinds                map[string]int
 	faults               map[string]*sim.KindCount
 	broken, inconclusive int
@@ -162,12 +162,18 @@ func (t *checkTally) add(s *checkSeed) error {
 		for _, k := range anomalyKinds(s.report) {
 			t.kinds[k]++
 		}
+	case s.report.NothingJudged != "":
+		status = "inconclusive: nothing judged: " + s.report.NothingJudged
+		t.inconclusive++
 	case s.report.Inconclusive:
 		status = fmt.Sprintf("inconclusive (hit --cap; %d submission(s) not judged)", len(s.report.Unjudged))
 		t.inconclusive++
 	}
 	if status != "pass" {
 		t.failed = append(t.failed, *s)
+		if s.trace != "" {
+			t.written = append(t.written, s.trace)
+		}
 	}
 	actions := ""
 	if s.actions != nil {
@@ -202,6 +208,9 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	sort.Strings(ks)
 	for _, k := range ks {
 		fmt.Fprintf(out, "  %-15s %d seed(s)\n", k, t.kinds[k])
+	}
+	if len(t.written) > 0 {
+		fmt.Fprintf(out, "traces of the failing seeds: %s\n", strings.Join(t.written, " "))
 	}
 	writeFaults(out, t.faultTally())
 	writeActionClasses(out, t.actionClasses)
@@ -318,27 +327,28 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 	return s, nil
 }
 
-// saveCheckTrace writes s's trace to traceDir, or for a failing seed to
-// acpsim-failures/. It runs as the seed is reported, so a seed after the
-// one that stopped the run leaves no file.
+// saveCheckTrace writes s's trace to traceDir as check-seed-N.ndjson, or
+// for a failing seed to acpsim-failures/check-RUNID-seed-N.ndjson; never
+// over a file that exists (a -2, -3, … suffix then), so neither an earlier
+// run's traces nor the --schedule being re-driven are overwritten. It runs
+// as the seed is reported, so a seed after the one that stopped the run
+// leaves no file.
 func saveCheckTrace(s *checkSeed, traceDir string) error {
 	failing := s.res.Broken != nil || !s.report.OK() || s.report.Inconclusive
+	var f *os.File
+	var err error
 	switch {
 	case traceDir != "":
-		s.trace = filepath.Join(traceDir, fmt.Sprintf("check-seed-%d.ndjson", s.seed))
+		f, err = createNew(traceDir, fmt.Sprintf("check-seed-%d", s.seed))
 	case failing:
-		if err := os.MkdirAll("acpsim-failures", 0o755); err != nil {
-			return err
-		}
-		s.trace = filepath.Join("acpsim-failures", fmt.Sprintf("check-seed-%d.ndjson", s.seed))
-	}
-	if s.trace == "" {
+		f, err = createNew(failuresDir, failureName("check", fmt.Sprintf("seed-%d", s.seed)))
+	default:
 		return nil
 	}
-	f, err := createTrace(s.trace)
 	if err != nil {
-		return err
+		return fmt.Errorf("writing seed %d's trace: %v", s.seed, err)
 	}
+	s.trace = f.Name()
 	return writeTrace(f, s.res.Log)
 }
 

@@ -56,8 +56,9 @@ case opens; each case gets a fresh $ACPSIM_STORE directory shared by its
 processes. --url checks a remote Agent (http:// or ws://); the cases that
 kill the Agent need --restart CMD.
 
-Exit codes: 0 every case passed or does not apply; 1 a case failed; 2 bad
-usage (or the command cannot be started).`,
+Exit codes: 0 every case that applies passed; 1 a case failed, or nothing
+answers at --url; 2 bad usage (or the command cannot be started); 3 no case
+applies, so nothing was judged.`,
 		Example: `  acpsim conform -- acpsim agent
   acpsim conform --junit conform.xml -- ./my-agent --flag
   acpsim conform --run '^rfd-' -- node interop/keyed-agent.mjs
@@ -147,6 +148,13 @@ type conformReport struct {
 }
 
 func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, cases []*suite.Case, format, junit string) error {
+	if cfg.URL != "" {
+		// Every case would fail on its own, one answer timeout at a time.
+		if err := realmode.Reachable(cfg.URL, cfg.AnswerTimeout); err != nil {
+			fmt.Fprintf(out, "conform %q: BROKEN AGENT: cannot connect to the Agent at %s for %v: %v\n", rep.target, cfg.URL, cfg.AnswerTimeout, err)
+			return exitError{exitAnomaly}
+		}
+	}
 	var results []conformResult
 	for _, c := range cases {
 		scratch, err := os.MkdirTemp("", "acpsim-conform-"+c.ID+"-")
@@ -184,10 +192,11 @@ func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, ca
 	} else {
 		writeConformTable(out, rep)
 	}
-	for _, r := range results {
-		if r.v.Status == suite.Fail {
-			return exitError{exitAnomaly}
-		}
+	switch pass, fail, _ := tally(results); {
+	case fail > 0:
+		return exitError{exitAnomaly}
+	case pass == 0:
+		return exitError{exitInconclusive}
 	}
 	return nil
 }
@@ -230,10 +239,13 @@ func writeConformTable(out io.Writer, rep conformReport) {
 	pass, fail, na := tally(results)
 	fmt.Fprintf(out, "\n%d passed, %d failed, %d n/a\n", pass, fail, na)
 	fmt.Fprintf(out, "session contract: %s (%s)\n", rep.contract.Sessions, rep.contract.Why)
-	if fail == 0 {
-		fmt.Fprintln(out, "PASS: every case that applies holds")
-	} else {
+	switch {
+	case fail > 0:
 		fmt.Fprintf(out, "FAIL: %d case(s) broke the rule they check\n", fail)
+	case pass == 0:
+		fmt.Fprintln(out, "INCONCLUSIVE: no case applies to this Agent, so nothing was judged")
+	default:
+		fmt.Fprintln(out, "PASS: every case that applies holds")
 	}
 }
 

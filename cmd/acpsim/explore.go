@@ -130,7 +130,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 				fmt.Fprintf(out, "the run without faults asks %d decisions; %d subtrees of a kill before a sync were cut as twins of a kill just after it\n",
 					res.Decisions, res.Twins)
 				if res.Inconclusive > 0 {
-					fmt.Fprintf(out, "INCONCLUSIVE: %d of %d schedules hit their cap while still busy\n", res.Inconclusive, res.Schedules)
+					fmt.Fprintf(out, "INCONCLUSIVE: %d of %d schedules could not be judged whole (a cap hit while still busy, or no submission)\n", res.Inconclusive, res.Schedules)
 					return exitError{exitInconclusive}
 				}
 				fmt.Fprintln(out, "PASS: every schedule, every submission inserted at most once and never silently lost")
@@ -144,7 +144,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 			v.Report.WriteText(out)
 			fmt.Fprintln(out)
 			writeForced(out, res.Counterexample)
-			path := saveFailure(v.Result.Log, fmt.Sprintf("explore-%s-seed-%d", cfg.Agent, seed))
+			path := saveFailure(v.Result.Log, "explore", fmt.Sprintf("%s-seed-%d", cfg.Agent, seed))
 			fmt.Fprintf(out, "FAIL\n  trace: %s\n  replay: %s replay %s\n  shrink: %s shrink %s -o small.ndjson\n  explore again: %s explore --seed %d %s\n",
 				path, binName(), path, binName(), path, binName(), seed, rerunFlags(cmd.Flags(), "jobs", "workers"))
 			return exitError{exitAnomaly}

@@ -38,7 +38,7 @@ expected. On a terminal a bar on stderr shows how much of the file is read.`,
 			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], h.Seed, h.Policy, h.Agent, events)
 			rep.WriteText(out)
 			fmt.Fprintln(out)
-			return verdict(out, rep.OK(), rep.Inconclusive, h.Command, func() string { return args[0] })
+			return verdict(out, rep, h.Command, func() string { return args[0] })
 		},
 	}
 	cmd.Flags().StringVar(&contract, "session-contract", "", sessionContractDoc+"; empty: as the trace header says")

@@ -41,7 +41,7 @@ the first one that does.
 
 Exit codes as for run: 0 the replayed run passed, 1 it failed (a ledger
 seed still fails), 2 bad input.`,
-		Example: `  acpsim replay acpsim-failures/seed-7.ndjson
+		Example: `  acpsim replay acpsim-failures/run-20261204T152824-seed-7.ndjson
   acpsim replay small.ndjson --trace again.ndjson
   acpsim replay --ledger acpsim-ledger.ndjson`,
 		Args: cobra.MaximumNArgs(1),

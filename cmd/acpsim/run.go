@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
@@ -28,8 +29,9 @@ the Agent processes, then the run heals (faults stop, processes restart) and
 goes on until it is quiet; finally an observer reads every session's
 transcript and the checkers judge the trace.
 
-Without --trace, a failing run writes its trace to acpsim-failures/ and
-prints where.`,
+Without --trace, a failing run writes its trace to
+acpsim-failures/run-RUNID-seed-N.ndjson (RUNID: when acpsim started, UTC;
+no file is ever overwritten) and prints where.`,
 		Example: `  acpsim run
   acpsim run --seed 7 --trace a.ndjson
   acpsim run --policy naive --seed 3
@@ -73,11 +75,11 @@ prints where.`,
 					return err
 				}
 			}
-			return verdict(out, v.Report.OK(), v.Report.Inconclusive, cfg.Command, func() string {
+			return verdict(out, v.Report, cfg.Command, func() string {
 				if tracePath != "" {
 					return tracePath
 				}
-				return saveFailure(v.Result.Log, fmt.Sprintf("seed-%d", seed))
+				return saveFailure(v.Result.Log, "run", fmt.Sprintf("seed-%d", seed))
 			})
 		},
 	}
@@ -89,9 +91,12 @@ prints where.`,
 }
 
 // verdict prints the last line of a run and turns it into the exit code.
-func verdict(out io.Writer, ok, inconclusive bool, rerun string, tracePath func() string) error {
-	switch {
-	case ok && inconclusive:
+func verdict(out io.Writer, rep *properties.Report, rerun string, tracePath func() string) error {
+	switch ok := rep.OK(); {
+	case ok && rep.NothingJudged != "":
+		fmt.Fprintf(out, "INCONCLUSIVE: nothing judged: %s; no verdict is a pass without a submission\n", rep.NothingJudged)
+		return exitError{exitInconclusive}
+	case ok && rep.Inconclusive:
 		fmt.Fprintln(out, "INCONCLUSIVE: the run stopped at its cap before it was done: no anomaly in what it did, and what it could not finish has no verdict")
 		return exitError{exitInconclusive}
 	case ok:
@@ -140,24 +145,6 @@ func writeTrace(f *os.File, log *traces.Log) error {
 		return fmt.Errorf("writing trace %s: %v", f.Name(), err)
 	}
 	return f.Close()
-}
-
-// saveFailure writes a failing run's trace as acpsim-failures/NAME.ndjson
-// and returns its path, or why it could not.
-func saveFailure(log *traces.Log, name string) string {
-	dir := "acpsim-failures"
-	path := filepath.Join(dir, name+".ndjson")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	f, err := os.Create(path)
-	if err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	if err := writeTrace(f, log); err != nil {
-		return "(not written: " + err.Error() + ")"
-	}
-	return path
 }
 
 // binName is how the user started acpsim, for rerun commands: a binary on

@@ -30,7 +30,7 @@ trace's command (--skip), so the rest of the scenario stays as it was.
 
 Prints the sizes before and after (faults, prompts, events) and the command
 that replays the small trace.`,
-		Example: `  acpsim shrink acpsim-failures/seed-7.ndjson -o small.ndjson
+		Example: `  acpsim shrink acpsim-failures/run-20261204T152824-seed-7.ndjson -o small.ndjson
   acpsim shrink big.ndjson -o small.ndjson --kind lost`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {

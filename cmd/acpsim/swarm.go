@@ -326,7 +326,7 @@ func writeSwarm(out io.Writer, file *world.SummaryFile, note string) error {
 	case sum.Failed > 0:
 		fmt.Fprintf(out, "FAIL: %d of %d seeds broke a property\n", sum.Failed, sum.Seeds)
 	case sum.Inconclusive > 0:
-		fmt.Fprintf(out, "INCONCLUSIVE: %d of %d seeds hit their cap while still busy\n", sum.Inconclusive, sum.Seeds)
+		fmt.Fprintf(out, "INCONCLUSIVE: %d of %d seeds could not be judged whole (a cap hit while still busy, or no submission)\n", sum.Inconclusive, sum.Seeds)
 	default:
 		fmt.Fprintf(out, "PASS: %d seeds, every submission inserted at most once and never silently lost\n", sum.Seeds)
 	}

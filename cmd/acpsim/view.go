@@ -36,7 +36,7 @@ anomaly's events; the page says what was cut.
 Exit codes: 0 the page was written (whatever the verdict), 2 bad usage or a
 trace that cannot be read (reported as file:line: what was expected).`,
 		Example: `  acpsim view seed1.ndjson -o run.html
-  acpsim view --all acpsim-failures/seed-16.ndjson -o seed16.html`,
+  acpsim view --all acpsim-failures/run-20261204T152824-seed-16.ndjson -o seed16.html`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if maxEvents < 0 {

@@ -73,20 +73,27 @@ func (d *driver) kill(l *rlink, why string) {
 // agentEnded is l's Agent process gone and its output read to the end.
 func (d *driver) agentEnded(l *rlink) {
 	note := "connection ended: " + fmt.Sprint(l.conn.Err())
+	var stderr string
+	var excerpt []string
+	var lines int
 	if l.proc != nil {
 		d.live--
-		status, stderr := l.proc.Status(), lastLine(l.proc.Stderr())
-		note = "exited: " + status
-		if stderr != "" {
-			note += ": " + stderr
+		stderr = l.proc.Stderr()
+		var headline string
+		headline, excerpt, lines = StderrExcerpt(stderr)
+		note = "exited: " + l.proc.Status()
+		if headline != "" {
+			note += ": " + headline
 		}
 		if !l.killed {
-			d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: note})
+			// The whole stderr goes in the trace: the verdict shows its end.
+			d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: note, Text: stderr})
 		}
 	}
 	if !l.initAnswered && l.cutBy == "" && !l.killed && d.broken == nil && l.proc != nil {
 		d.broken = &BrokenAgent{Kind: BrokenExitedAtStart, Process: l.agent,
-			Detail: fmt.Sprintf("the Agent exited before it answered initialize (%s)", strings.TrimPrefix(note, "exited: "))}
+			Detail: fmt.Sprintf("the Agent exited before it answered initialize (%s)", strings.TrimPrefix(note, "exited: ")),
+			Stderr: excerpt, StderrLines: lines}
 	}
 	if !l.alive {
 		return

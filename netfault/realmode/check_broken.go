@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -17,7 +18,13 @@ import (
 type BrokenAgent struct {
 	Kind    string // one of the Broken* kinds
 	Process string // the Agent process ("a1#3")
-	Detail  string // in plain words, with what it wrote or said
+	Detail  string // in plain words, with what it wrote or said (one line)
+	// Stderr is the end of what the process wrote on stderr
+	// (StderrExcerpt), for a process that died; the trace's kill event of
+	// it holds the whole.
+	Stderr []string
+	// StderrLines counts the non-empty lines it wrote on stderr.
+	StderrLines int
 }
 
 func (b *BrokenAgent) Error() string { return b.Detail }
@@ -31,6 +38,7 @@ const (
 	BrokenNoAnswer      = "no-answer"
 	BrokenUnknownID     = "unknown-id"
 	BrokenStdin         = "not-reading"
+	BrokenUnreachable   = "unreachable"
 )
 
 // brokenFrame checks what no Agent may write on stdout: not JSON, not
@@ -55,6 +63,9 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 		}
 		if m == acp.MethodInitialize {
 			l.initAnswered = true
+			if l.cn != nil {
+				l.cn.unreachableSince = time.Time{}
+			}
 			if e.Msg.Error != nil {
 				b.Kind, b.Detail = BrokenInitError, fmt.Sprintf("the Agent answered initialize with error %d %q", e.Msg.Error.Code, e.Msg.Error.Message)
 				return b

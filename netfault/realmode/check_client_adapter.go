@@ -20,7 +20,7 @@ type adapterProc struct {
 	cmd    *exec.Cmd
 	in     io.WriteCloser
 	lines  chan adapterLine
-	stderr tail
+	stderr stderrBuf
 	waited bool
 	killed bool
 }

@@ -21,6 +21,9 @@ type rclient struct {
 	steps   int
 	dials   int
 	waiting []func()
+	// unreachableSince is when a connection of this Client was first
+	// refused since its last answered initialize (zero: none was).
+	unreachableSince time.Time
 }
 
 // applyClient carries out a Client step's outputs in order. Before it

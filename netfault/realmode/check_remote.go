@@ -50,7 +50,7 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 				}
 			case err != nil:
 				if time.Since(since) > d.cfg.StartTimeout {
-					d.broken = &BrokenAgent{Kind: BrokenNoAnswer, Process: u, Detail: fmt.Sprintf("cannot connect to %s for %v: %v", u, d.cfg.StartTimeout, err)}
+					d.broken = d.unreachable(node, cn == nil, err)
 					return
 				}
 				d.after(d.cfg.Backoff, func() { d.dial(cn, c, since) })
@@ -91,7 +91,7 @@ func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlin
 				// restarting): the Client tries a new connection.
 				d.post(func() {
 					if l.alive {
-						d.endLink(l, "refused: "+err.Error(), true)
+						d.refused(l, err)
 					}
 				})
 			}
@@ -99,6 +99,49 @@ func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlin
 		}
 	}()
 	return l
+}
+
+// refused is a Client's connection whose initialize never reached the
+// Agent (over Streamable HTTP the dial itself sends nothing, so a closed
+// port shows here). The Client tries again after its backoff; a Client
+// that has not reached the Agent for StartTimeout calls it broken, so an
+// Agent nothing listens for is a verdict within StartTimeout, not
+// thousands of refused connections until the cap.
+func (d *driver) refused(l *rlink, err error) {
+	d.endLink(l, "refused: "+err.Error(), true)
+	cn := l.cn
+	if cn == nil || d.restarting || d.broken != nil {
+		return
+	}
+	if cn.unreachableSince.IsZero() {
+		cn.unreachableSince = time.Now()
+		return
+	}
+	if time.Since(cn.unreachableSince) >= d.cfg.StartTimeout {
+		d.broken = d.unreachable(l.node, false, err)
+	}
+}
+
+// unreachable is the verdict on a remote Agent no connection reached for
+// StartTimeout. It names the URL the user gave; the observer dials its
+// WebSocket form, which the verdict then says too.
+func (d *driver) unreachable(node int, observer bool, err error) *BrokenAgent {
+	u := d.cfg.URLs[node]
+	what := u
+	if observer && wsURL(u) != u {
+		what = fmt.Sprintf("%s (the observer reads transcripts over WebSocket: %s)", u, wsURL(u))
+	}
+	return &BrokenAgent{Kind: BrokenUnreachable, Process: u,
+		Detail: fmt.Sprintf("cannot connect to the Agent at %s for %v: %s", what, d.cfg.StartTimeout, firstLine(err.Error()))}
+}
+
+// firstLine is s up to its first line break (an HTTP error carries the
+// whole page it got), marked when cut.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return strings.TrimSpace(s[:i]) + " …"
+	}
+	return s
 }
 
 // restartRemote is the remote kill: without --restart the proxy can only
@@ -131,6 +174,9 @@ func (d *driver) restartRemote(l *rlink, why string) {
 		out, err := cmd.CombinedOutput()
 		d.post(func() {
 			d.restarting = false
+			for _, cn := range d.clients {
+				cn.unreachableSince = time.Time{} // refusals during the restart were its own
+			}
 			if err != nil {
 				d.fatal = fmt.Errorf("--restart %q for %s: %v: %s", d.cfg.Restart, u, err, lastLine(strings.TrimSpace(string(out))))
 				return

@@ -136,7 +136,7 @@ func (r *conformRun) connect(name string) error {
 		}
 		why := fmt.Sprint(conn.Err())
 		if p, ok := conn.(*Process); ok {
-			if s := lastLine(p.Stderr()); s != "" {
+			if s, _, _ := StderrExcerpt(p.Stderr()); s != "" {
 				why += ": " + s
 			}
 		}

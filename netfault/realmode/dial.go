@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"sync"
 	"time"
@@ -50,6 +51,36 @@ func Dial(ctx context.Context, u string, opts DialOptions) (Conn, error) {
 		return DialWS(ctx, u, opts)
 	}
 	return nil, fmt.Errorf("dial %s: scheme must be http, https, ws or wss", u)
+}
+
+// Reachable waits, for at most wait, until something accepts a TCP
+// connection at the host and port of the remote endpoint u; it sends
+// nothing. Dialing Streamable HTTP does no I/O, so without it a closed port
+// shows only as every request failing, case after case.
+func Reachable(u string, wait time.Duration) error {
+	pu, err := url.Parse(u)
+	if err != nil {
+		return err
+	}
+	addr := pu.Host
+	if pu.Port() == "" {
+		port := "80"
+		if pu.Scheme == "https" || pu.Scheme == "wss" {
+			port = "443"
+		}
+		addr = net.JoinHostPort(pu.Hostname(), port)
+	}
+	deadline := time.Now().Add(wait)
+	for {
+		c, err := net.DialTimeout("tcp", addr, wait)
+		if err == nil {
+			return c.Close()
+		}
+		if time.Now().After(deadline) {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 // life is what every remote Conn shares: the goroutines it started, the

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -38,7 +37,7 @@ type Process struct {
 	mu     sync.Mutex
 	closed bool  // Close was called: Send refuses
 	err    error // why the connection ended
-	stderr tail
+	stderr stderrBuf
 	exited chan struct{} // closed once the process has been reaped
 	status string        // how it ended, once exited is closed
 }
@@ -160,7 +159,7 @@ func (p *Process) Status() string {
 	}
 }
 
-// Stderr is the end of what the child wrote on stderr, one line per line.
+// Stderr is what the child wrote on stderr (its last megabyte), trimmed.
 func (p *Process) Stderr() string { return p.stderr.String() }
 
 func (p *Process) write() {
@@ -234,28 +233,4 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		return line, err
 	}
-}
-
-// tail keeps the last lines written to it.
-type tail struct {
-	mu  sync.Mutex
-	buf []byte
-}
-
-const tailBytes = 4096
-
-func (t *tail) Write(b []byte) (int, error) {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	t.buf = append(t.buf, b...)
-	if len(t.buf) > tailBytes {
-		t.buf = t.buf[len(t.buf)-tailBytes:]
-	}
-	return len(b), nil
-}
-
-func (t *tail) String() string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return strings.TrimSpace(string(t.buf))
 }

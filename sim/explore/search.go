@@ -57,7 +57,8 @@ type Result struct {
 	Schedules int
 	// ByFaults counts the schedules run per number of forced choices.
 	ByFaults []int
-	// Inconclusive counts the runs that hit their cap while still busy.
+	// Inconclusive counts the runs that could not be judged whole: a cap hit
+	// while still busy, or no submission at all.
 	Inconclusive int
 	// Failed reports a counterexample: Counterexample is then the first
 	// failing schedule in DFS order (empty when the run without faults

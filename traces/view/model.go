@@ -218,6 +218,9 @@ func build(log *traces.Log, rep *properties.Report, opt Options) *model {
 
 func verdict(rep *properties.Report) string {
 	if rep.OK() {
+		if rep.NothingJudged != "" {
+			return "inconclusive: nothing judged: " + rep.NothingJudged
+		}
 		if rep.Inconclusive {
 			return fmt.Sprintf("inconclusive: the run stopped at its cap before it was done; no anomaly found, %d submission(s) not judged", len(rep.Unjudged))
 		}
