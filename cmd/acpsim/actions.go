@@ -31,13 +31,18 @@ var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2}
 
 const actionsDoc = "on: each seed switches user action classes on or off, drawing counts from a base of %d, %d, %d; off: as given"
 
-// registerActions adds --actions to fs, whose default base is b.
+// registerActions adds --actions to fs, whose default base is b, and says
+// on the count flags already in fs that they are its base: only the commands
+// that draw actions (swarm, check) have it, run and explore take the counts
+// as they are.
 func registerActions(fs *pflag.FlagSet, actions *string, b users.Actions) {
 	fs.StringVar(actions, "actions", "on", fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks))
+	for _, name := range actionCountFlags {
+		if f := fs.Lookup(name); f != nil {
+			f.Usage += " (--actions on: the base of the draw)"
+		}
+	}
 }
-
-// countsDoc is the --cancels, --closes, --forks help's note on --actions.
-const countsDoc = " (--actions on: the base of the draw)"
 
 // actionBase is the base of a seed's action draw with --actions on: the
 // count flags given explicitly (on the command line or through a twin),
