@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -91,15 +90,4 @@ func TestVersionPrintsModuleVersionAndCommit(t *testing.T) {
 			t.Errorf("acpsim %s: exit %d, %q", args[0], code, out)
 		}
 	}
-}
-
-// help renders a command's --help, for a test to read.
-func help(t *testing.T, args ...string) string {
-	t.Helper()
-	var b bytes.Buffer
-	code := execute(append(args, "--help"), &b, &b)
-	if code != exitOK {
-		t.Fatalf("acpsim %s --help: exit %d", strings.Join(args, " "), code)
-	}
-	return b.String()
 }

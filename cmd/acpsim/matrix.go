@@ -188,14 +188,6 @@ func matrixConfig(policies, designs, links []string) (matrix.Config, error) {
 	return mc, nil
 }
 
-func matrixPolicyNames() string {
-	names := make([]string, 0, len(client.Policies))
-	for _, p := range client.Policies {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
-}
-
 func matrixDesignNames() []string {
 	names := make([]string, 0, len(matrix.Designs))
 	for _, d := range matrix.Designs {
