@@ -19,6 +19,11 @@ func (r *Report) WriteText(w io.Writer) {
 	defer bw.Flush()
 	w = bw
 	r.writeTable(w)
+	if len(r.Submissions) > 0 {
+		for _, l := range tableLegend {
+			fmt.Fprintln(w, "  "+l)
+		}
+	}
 	fmt.Fprintln(w)
 	if len(r.Anomalies) == 0 {
 		fmt.Fprintln(w, "no anomalies")
@@ -77,10 +82,10 @@ var tableHeader = [tableColumns]string{"sub", "client", "session", "text", "key"
 const tableColumns = 9
 
 // row is the table's row for a submission, one cell per column.
-func (s *SubmissionResult) row() [tableColumns]string {
+func (s *SubmissionResult) row(ab abbrev) [tableColumns]string {
 	session := "-"
 	if len(s.Sessions) > 0 {
-		session = short(s.Sessions[0])
+		session = ab.short(s.Sessions[0])
 		if len(s.Sessions) > 1 {
 			session += fmt.Sprintf("+%d", len(s.Sessions)-1)
 		}
@@ -90,14 +95,14 @@ func (s *SubmissionResult) row() [tableColumns]string {
 	case s.Mixed:
 		key = "mixed"
 	case s.Key != "":
-		key = short(s.Key)
+		key = ab.short(s.Key)
 	}
 	outcome := s.Outcome
 	switch {
 	case outcome == "":
 		outcome = "-"
 	case s.MessageID != "":
-		outcome += " " + short(s.MessageID)
+		outcome += " " + ab.short(s.MessageID)
 	}
 	attempts := strconv.Itoa(s.Attempts)
 	if s.Delivered != s.Attempts {
@@ -118,12 +123,34 @@ func (s *SubmissionResult) row() [tableColumns]string {
 	return [tableColumns]string{s.Sub, s.Client, session, strconv.Quote(clip(s.Text, 24)), key, attempts, outcome, count, anomalies}
 }
 
+// abbrev shortens the ids the table shows so that no two look the same.
+func (r *Report) abbrev() abbrev {
+	var ids []string
+	for i := range r.Submissions {
+		s := &r.Submissions[i]
+		if len(s.Sessions) > 0 {
+			ids = append(ids, s.Sessions[0])
+		}
+		ids = append(ids, s.Key, s.MessageID)
+	}
+	return newAbbrev(ids)
+}
+
+// tableLegend explains the submissions table's columns, under it.
+var tableLegend = []string{
+	"sub, client, text: a user's submission, the Client it was typed into and its text; session: where it went (+N: and N more)",
+	"key: its idempotencyKey (-: none; mixed: its attempts differ); attempts: prompt requests sent (delivered: those that reached an Agent)",
+	"outcome: what the Client told the user, with the messageId; transcript: its copies in the final transcripts (by text: no response named it)",
+	"anomalies: explained below; ids are cut to the shortest prefix, 8 characters or more, that tells this report's ids apart",
+}
+
 // writeTable writes the submissions table as text/tabwriter aligns it
 // (padding 2, spaces), in two passes over the rows instead of buffering
 // them all: a million rows would hold the table in memory. A row with a
 // byte tabwriter gives a meaning (a tab, a line or page break, its escape
 // 0xff) goes through tabwriter itself, which is the reference.
 func (r *Report) writeTable(w io.Writer) {
+	ab := r.abbrev()
 	var width [tableColumns]int
 	measure := func(cells *[tableColumns]string) bool {
 		for j, c := range cells {
@@ -139,14 +166,14 @@ func (r *Report) writeTable(w io.Writer) {
 		if !plain {
 			break
 		}
-		row := r.Submissions[i].row()
+		row := r.Submissions[i].row(ab)
 		plain = measure(&row)
 	}
 	if !plain {
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, strings.Join(tableHeader[:], "\t"))
 		for i := range r.Submissions {
-			row := r.Submissions[i].row()
+			row := r.Submissions[i].row(ab)
 			fmt.Fprintln(tw, strings.Join(row[:], "\t"))
 		}
 		_ = tw.Flush()
@@ -163,7 +190,7 @@ func (r *Report) writeTable(w io.Writer) {
 	}
 	line(&tableHeader)
 	for i := range r.Submissions {
-		row := r.Submissions[i].row()
+		row := r.Submissions[i].row(ab)
 		line(&row)
 	}
 }

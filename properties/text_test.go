@@ -30,7 +30,7 @@ func TestTableMatchesTabwriter(t *testing.T) {
 		tw := tabwriter.NewWriter(&want, 0, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, strings.Join(tableHeader[:], "\t"))
 		for i := range r.Submissions {
-			row := r.Submissions[i].row()
+			row := r.Submissions[i].row(r.abbrev())
 			fmt.Fprintln(tw, strings.Join(row[:], "\t"))
 		}
 		tw.Flush()
@@ -42,5 +42,43 @@ func TestTableMatchesTabwriter(t *testing.T) {
 	(&Report{}).writeTable(&got)
 	if want := "sub  client  session  text  key  attempts  outcome  transcript  anomalies\n"; got.String() != want {
 		t.Errorf("empty report: %q, want %q", got.String(), want)
+	}
+}
+
+// Two ids of one report never look the same in its table: a prefix they
+// share, even in another case, grows until they differ; the others keep
+// eight characters.
+func TestTableIDsDiffer(t *testing.T) {
+	r := &Report{Submissions: []SubmissionResult{
+		{Sub: "s1", Client: "c1", Sessions: []string{"9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001"}, Key: "f6f9e88e-1111-4e11-8c2a-7f00aa000001", Attempts: 1},
+		{Sub: "s2", Client: "c1", Sessions: []string{"9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001"}, Key: "F6F9E88E-2222-4e11-8c2a-7f00aa000001", Attempts: 1},
+		{Sub: "s3", Client: "c1", Sessions: []string{"9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001"}, Key: "f6f9e88e-11f2-4e11-8c2a-7f00aa000001", Attempts: 1},
+	}}
+	var b bytes.Buffer
+	r.writeTable(&b)
+	for _, want := range []string{"f6f9e88e-111…", "F6F9E88E-2…", "f6f9e88e-11f…", "9a3f0c1e… "} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("the table does not show %q:\n%s", want, b.String())
+		}
+	}
+	if ab := newAbbrev([]string{"abcdefgh-1", "abcdefgh-2"}); ab.short("abcdefgh-1") != "abcdefgh-1" {
+		t.Errorf("an id of 12 runes or fewer is shown whole, got %q", ab.short("abcdefgh-1"))
+	}
+}
+
+func TestTableHasALegend(t *testing.T) {
+	r := &Report{Submissions: []SubmissionResult{{Sub: "s1", Client: "c1", Attempts: 2, Delivered: 1}}}
+	var b bytes.Buffer
+	r.WriteText(&b)
+	var legend strings.Builder
+	for _, l := range strings.Split(b.String(), "\n") {
+		if strings.HasPrefix(l, "  ") {
+			legend.WriteString(" " + l)
+		}
+	}
+	for _, col := range tableHeader {
+		if !strings.Contains(legend.String(), " "+col+":") && !strings.Contains(legend.String(), " "+col+",") {
+			t.Errorf("the legend does not explain column %q:\n%s", col, b.String())
+		}
 	}
 }

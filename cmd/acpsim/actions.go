@@ -29,15 +29,20 @@ var actionFlags = append([]string{"actions", "cancel-by"}, actionCountFlags...)
 // Agent still clean.
 var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2}
 
-const actionsDoc = `on (each seed switches classes of user actions on or off: cancel by $/cancel_request, cancel by session/cancel, close-and-resume, fork; and draws how often each user does those on, 1 … 2× the base: --cancels, --closes, --forks when given, else %d, %d, %d; 0 switches an action off in every seed; a rerun command states the seed's actions) or off (every seed with --cancels, --closes, --forks as given, default none)`
+const actionsDoc = "on: each seed switches user action classes on or off, drawing counts from a base of %d, %d, %d; off: as given"
 
-// registerActions adds --actions to fs, whose default base is b.
+// registerActions adds --actions to fs, whose default base is b, and says
+// on the count flags already in fs that they are its base: only the commands
+// that draw actions (swarm, check) have it, run and explore take the counts
+// as they are.
 func registerActions(fs *pflag.FlagSet, actions *string, b users.Actions) {
-	fs.StringVar(actions, "actions", "on", "user action classes per seed, as the fault classes: "+fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks))
+	fs.StringVar(actions, "actions", "on", fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks))
+	for _, name := range actionCountFlags {
+		if f := fs.Lookup(name); f != nil {
+			f.Usage += " (--actions on: the base of the draw)"
+		}
+	}
 }
-
-// countsDoc is the --cancels, --closes, --forks help's note on --actions.
-const countsDoc = " (swarm and check with --actions on: the base each seed's draw scales)"
 
 // actionBase is the base of a seed's action draw with --actions on: the
 // count flags given explicitly (on the command line or through a twin),
@@ -70,7 +75,7 @@ func cancelByFlag(v string) (string, error) {
 	return v, users.CheckCancelBy(v)
 }
 
-const cancelByDoc = "how the users cancel: either (each cancel draws $/cancel_request or session/cancel), request ($/cancel_request for the prompt in flight) or session (session/cancel for the session's work)"
+const cancelByDoc = "how users cancel: request ($/cancel_request), session (session/cancel) or either (drawn each time)"
 
 // actionArgs states a seed's drawn actions as flags, all of them, so that
 // a rerun needs nothing of the draw.

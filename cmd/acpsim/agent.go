@@ -16,11 +16,12 @@ import (
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/sim"
+	"github.com/acpsim/acpsim/sim/world"
 	"github.com/google/uuid"
 )
 
 func newAgentCmd() *cobra.Command {
-	var sf simFlags
+	var af agentFlags
 	var dbPath, storeDir, listen string
 	cmd := &cobra.Command{
 		Use:   "agent",
@@ -61,8 +62,11 @@ with --store or --db: a correct Agent whose sessions end with its process
   acpsim agent --sessions-in memory`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := sf.config()
-			if err != nil {
+			cfg := world.DefaultConfig()
+			if err := af.apply(&cfg); err != nil {
+				return err
+			}
+			if err := cfg.Validate(); err != nil { // the knobs' combinations, as run checks them
 				return err
 			}
 			f, err := agent.Lookup(cfg.Agent)
@@ -113,10 +117,11 @@ with --store or --db: a correct Agent whose sessions end with its process
 			return err
 		},
 	}
-	sf.register(cmd.Flags())
-	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing); empty: in memory, or in --store")
-	cmd.Flags().StringVar(&storeDir, "store", "", "directory for the Agent's state: the SQLite file DIR/agent.db (created if missing); --db wins. acpsim check sets its twin ACPSIM_STORE to a fresh directory per seed")
-	cmd.Flags().StringVar(&listen, "listen", "", "serve Streamable HTTP and WebSocket on this TCP address (e.g. 127.0.0.1:7070, or 127.0.0.1:0 for any port) instead of stdio; the URL is printed on stdout")
+	af.register(cmd.Flags())
+	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing; default: in memory)")
+	cmd.Flags().StringVar(&storeDir, "store", "", "directory for the SQLite file DIR/agent.db; --db wins (check sets ACPSIM_STORE per seed)")
+	cmd.Flags().StringVar(&listen, "listen", "", "serve HTTP and WebSocket on this address (127.0.0.1:0: any port) instead of stdio; prints the URL")
+	withCatalogues(cmd, "agents")
 	return cmd
 }
 

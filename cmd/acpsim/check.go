@@ -203,18 +203,18 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	}
 	f := cmd.Flags()
 	f.IntVar(&seeds, "seeds", 30, "how many seeds to run")
-	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own Agent processes and $ACPSIM_STORE (0: one per core); the report does not depend on it")
+	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own Agent and $ACPSIM_STORE (0: one per core); the report is the same")
 	f.Uint64Var(&first, "first-seed", 1, "the first seed")
-	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (see acpsim run --help)")
+	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (--list-policies)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "model Clients, each with its own Agent process at a time")
 	cfg.Contract.Sessions = traces.SessionsAuto
 	sessions = sessionFlags{n: &cfg.Sessions, contract: &cfg.Contract.Sessions}
 	sessions.registerCount(f, cfg.Sessions)
 	sessions.registerContract(f, sessionContractDoc)
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per Client")
-	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels"+countsDoc)
-	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)"+countsDoc)
-	f.IntVar(&cfg.Forks, "forks", 0, "per Client: how often its user forks a session"+countsDoc)
+	f.IntVar(&cfg.Cancels, "cancels", 0, "per Client: how often its user cancels")
+	f.IntVar(&cfg.Closes, "closes", 0, "per Client: how often its user closes a session (and resumes it later)")
+	f.IntVar(&cfg.Forks, "forks", 0, "per Client: how often its user forks a session")
 	f.StringVar(&cancelBy, "cancel-by", "either", cancelByDoc)
 	registerActions(f, &actions, checkActionBase)
 	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "Client timeout waiting for a prompt's response (real time)")
@@ -222,23 +222,16 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 	f.DurationVar(&cfg.MaxGap, "max-gap", cfg.MaxGap, "longest pause between two submissions of one user")
 	f.DurationVar(&cfg.ChaosFor, "chaos-for", cfg.ChaosFor, "how long faults go on after the last submission")
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long initialize may go unanswered before the Agent is called hung")
-	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed's chaos still running after this long stops; its heal and its observer get a quarter of it each more (the observer --start-timeout more); what still could not be judged is inconclusive")
-	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+checkFaultList()+")")
-	f.StringArrayVar(&cfg.URLs, "url", nil, "check a remote Agent at this /acp endpoint (http:// for Streamable HTTP, ws:// for WebSocket); repeat for nodes sharing one store: each new connection goes to one of them")
-	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent behind URL number $ACPSIM_NODE ($ACPSIM_URL) and returns once it serves again; without it a remote kill only breaks the connection")
+	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed's chaos stops after this long (heal and observer get a quarter more each); what is left is inconclusive")
+	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults (acpsim help faults)")
+	f.StringArrayVar(&cfg.URLs, "url", nil, "check a remote Agent at this /acp endpoint (http:// or ws://); repeat for nodes sharing one store")
+	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that restarts the Agent at $ACPSIM_URL (--url number $ACPSIM_NODE), returning once it serves")
 	f.StringVar(&schedule, "schedule", "", "re-drive the run of this trace: its seed and the proxy's recorded choices")
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
-	f.StringVar(&via, "via", "", "a proxy or conductor command started in place of the Agent's, forwarding to it: the word {agent} stands for the Agent's command, also given as $"+agentEnv)
+	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
+	withCatalogues(cmd, "policies")
 	return cmd
-}
-
-func checkFaultList() string {
-	parts := make([]string, 0, len(realmode.CheckFaults))
-	for _, f := range realmode.CheckFaults {
-		parts = append(parts, fmt.Sprintf("%s=%g: %s", f.Kind, f.Rate, f.Doc))
-	}
-	return strings.Join(parts, "; ")
 }
 
 // resolveAgent lets "acpsim" in the Agent's command mean this very binary

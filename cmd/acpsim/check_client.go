@@ -120,19 +120,11 @@ no exit after it); 2 bad usage (or the adapter cannot be started).`,
 	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own adapter, Agent store and state directory (0: one per core, at most 4)")
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per seed")
 	f.Float64Var(&cfg.Repeat, "repeats", cfg.Repeat, "chance that a submission repeats an earlier one's text (the user sends it again on purpose)")
-	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+clientFaultList()+")")
+	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults (acpsim help faults)")
 	f.StringVar(&agentFlags, "agent-flags", "", "more flags for the reference Agent (acpsim agent), e.g. '--agent ignore-key' to see a known-bad Agent through the Client's eyes")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
 	f.DurationVar(&cfg.RestartWait, "restart-wait", cfg.RestartWait, "how long a restarted adapter may take to tell the pending submission's outcome before the next one is submitted")
 	return cmd
-}
-
-func clientFaultList() string {
-	parts := make([]string, len(clientFaults))
-	for i, f := range clientFaults {
-		parts[i] = fmt.Sprintf("%s=%g: %s", f.Kind, f.Rate, f.Doc)
-	}
-	return strings.Join(parts, "; ")
 }
 
 // rerunClient is the command that reruns one seed: the flags given, the

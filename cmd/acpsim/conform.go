@@ -111,14 +111,14 @@ applies, so nothing was judged.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&cfg.URL, "url", "", "check a remote Agent at this /acp endpoint (http:// for Streamable HTTP, ws:// for WebSocket)")
-	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that kills and restarts the Agent at --url ($ACPSIM_URL) and returns once it serves again; without it the cases that kill the Agent do not apply")
+	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that restarts the Agent at $ACPSIM_URL, returning once it serves (else no kill cases)")
 	f.StringVar(&junit, "junit", "", "also write the verdicts as JUnit XML to this file (one testcase per case; n/a as skipped)")
 	f.StringVar(&format, "format", "text", "output: text (a table) or json")
 	f.BoolVarP(&verbose, "verbose", "v", false, "cite the RFD sentence of every case in the table, not only of a failure")
 	f.StringVar(&run, "run", "", "run only the cases whose id or title matches this regular expression")
 	f.DurationVar(&cfg.AnswerTimeout, "timeout", cfg.AnswerTimeout, "how long to wait for each answer")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "quiet period after which the Agent is taken to have finished on its own")
-	sessions.registerContract(f, "what a session must outlive: durable (a session found gone after a restart or on a new connection fails its case), process (such cases do not apply) or auto (durable if a case shows a session surviving a restart)")
+	sessions.registerContract(f, "durable (a session gone after a restart fails its case), process (such cases do not apply) or auto")
 	sessions.registerWordsOnly(f)
 	return cmd
 }

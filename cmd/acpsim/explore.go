@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -62,15 +61,11 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 				return fmt.Errorf("--faults %d: expected 0 or more", faults)
 			}
 			if cmd.Flags().Changed("workers") && !cmd.Flags().Changed("jobs") {
-				if workers < 1 {
-					return fmt.Errorf("--workers %d: expected at least 1", workers)
-				}
 				jobs = workers
 			}
-			if jobs < 1 {
-				return fmt.Errorf("--jobs %d: expected at least 1", jobs)
+			if workers, err = resolveJobs(jobs, 0); err != nil {
+				return err
 			}
-			workers = jobs
 			cfg.Seed = seed
 			skip := []string{"faults", "kinds", "delays", "jobs", "workers", "prompts"}
 			cfg.Command = fmt.Sprintf("%s %s --prompts=%d", binName(), rerunCommand(cmd.Flags(), seed, skip...)[len("acpsim "):], cfg.Prompts)
@@ -156,12 +151,13 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 	cmd.Flags().Lookup("prompts").DefValue = "3"
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the ids, keys and the users' scenario (faults come from the search)")
 	cmd.Flags().IntVar(&faults, "faults", 2, "most non-zero decisions (faults) a schedule forces")
-	cmd.Flags().IntVarP(&jobs, "jobs", "j", runtime.NumCPU(), "schedules run side by side (the result does not depend on it)")
-	cmd.Flags().IntVar(&workers, "workers", runtime.NumCPU(), "schedules run side by side")
+	registerJobs(cmd.Flags(), &jobs, "schedules")
+	cmd.Flags().IntVar(&workers, "workers", 0, "schedules run side by side")
 	_ = cmd.Flags().MarkDeprecated("workers", "use --jobs")
-	cmd.Flags().StringSliceVar(&kinds, "kinds", nil, "fault kinds forced (default: those with a non-zero rate for the run's link and flags); one of "+strings.Join(netfault.Kinds(), ", "))
-	cmd.Flags().BoolVar(&twins, "twins", true, "cut the subtree of a kill before a sync when a kill just after it runs the same (checked by running both)")
-	cmd.Flags().DurationSliceVar(&delays, "delays", nil, "delay steps forced on a delay decision (default: the first step longer than --timeout); from "+delaySteps())
+	cmd.Flags().StringSliceVar(&kinds, "kinds", nil, "fault kinds forced (default: those with a non-zero rate; acpsim help faults)")
+	cmd.Flags().BoolVar(&twins, "twins", true, "skip a kill before a sync when a kill just after it runs the same (checked by running both)")
+	cmd.Flags().DurationSliceVar(&delays, "delays", nil, "delay steps forced (default: the first longer than --timeout); from "+delaySteps())
+	withCatalogues(cmd, "agents", "policies")
 	return cmd
 }
 

@@ -146,7 +146,7 @@ func TestExploreBadUsage(t *testing.T) {
 		{[]string{"explore", "--kinds", "cut,explode"}, "unknown fault kind"},
 		{[]string{"explore", "--delays", "7ms"}, "not a delay step"},
 		{[]string{"explore", "--faults", "-1"}, "--faults -1"},
-		{[]string{"explore", "--workers", "0"}, "--workers 0"},
+		{[]string{"explore", "-j", "-1"}, "--jobs -1"},
 		{[]string{"explore", "--agent", "nobody"}, "unknown agent"},
 	} {
 		code, out, errs := run(t, tc.args...)

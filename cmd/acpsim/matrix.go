@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"time"
 
@@ -72,8 +71,8 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			if plot != "" && !strings.EqualFold(filepath.Ext(plot), ".svg") {
 				return fmt.Errorf("--plot %s: only SVG is written (FILE.svg); convert it, e.g. rsvg-convert -o matrix.png %s", plot, plot)
 			}
-			if jobs < 1 {
-				return fmt.Errorf("--jobs %d: expected at least 1", jobs)
+			if jobs, err = resolveJobs(jobs, 0); err != nil {
+				return err
 			}
 			base := world.DefaultConfig()
 			base.Prompts, base.Sessions, base.Clients, base.Timeout = prompts, sessions, clients, timeout
@@ -144,19 +143,21 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 	fs := cmd.Flags()
 	fs.IntVar(&seeds, "seeds", matrixDefaultSeeds, "seeds per row (policy × design × link)")
 	fs.Uint64Var(&first, "first-seed", 1, "first seed")
-	fs.IntVar(&jobs, "jobs", runtime.NumCPU(), "seeds run side by side (the output is the same for every value)")
-	fs.StringSliceVar(&policies, "policies", matrix.Policies(), "Client policies, rows in this order (any of "+matrixPolicyNames()+")")
-	fs.StringSliceVar(&designs, "designs", matrixDesignNames(), "Agent designs, rows in this order (listed with their flags after the tables)")
+	registerJobs(fs, &jobs, "seeds")
+	fs.StringSliceVar(&policies, "policies", matrix.Policies(), "Client policies, rows in this order (--list-policies)")
+	fs.StringSliceVar(&designs, "designs", matrixDesignNames(), "Agent designs, rows in this order (default: all; listed with their flags after the tables)")
+	fs.Lookup("designs").DefValue = "[]" // all: the list is in the output, and too long for one line of --help
 	fs.StringSliceVar(&links, "links", matrix.Links, "links, one table each (stdio, http, ws, mixed)")
-	fs.StringVar(&format, "format", "text", "output: text (aligned table), md (Markdown) or json (every row's counts and counterexamples)")
+	fs.StringVar(&format, "format", "text", "output: text (aligned table), md (Markdown) or json (counts and counterexamples)")
 	fs.StringVar(&plot, "plot", "", "also write the heat-map to this file (SVG: FILE.svg)")
-	fs.StringVar(&traceDir, "traces", "", "write each counterexample's trace to this directory (LINK-DESIGN-POLICY-KIND.ndjson) and print its acpsim replay command")
-	fs.IntVar(&shrinkN, "shrink", 3, "shrink this many of each failing cell's smallest failing seeds (fewest faults, then events) and keep the smallest result (0: the smallest failing seed, unshrunk)")
+	fs.StringVar(&traceDir, "traces", "", "write each counterexample's trace to this directory, with its acpsim replay command")
+	fs.IntVar(&shrinkN, "shrink", 3, "shrink this many of a failing cell's smallest failing seeds (0: the smallest, unshrunk)")
 	fs.IntVar(&prompts, "prompts", 10, "submissions per Client")
 	fs.IntVar(&sessions, "sessions", 2, "sessions per Client")
 	fs.IntVar(&clients, "clients", 1, "Clients, each with its own Agent installation")
 	fs.DurationVar(&timeout, "timeout", 250*time.Millisecond, "Client timeout waiting for a prompt's response (virtual time)")
-	fs.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults ("+faultList()+")")
+	fs.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults (acpsim help faults)")
+	withCatalogues(cmd, "policies")
 	return cmd
 }
 
@@ -185,14 +186,6 @@ func matrixConfig(policies, designs, links []string) (matrix.Config, error) {
 	}
 	mc.Policies, mc.Links = policies, links
 	return mc, nil
-}
-
-func matrixPolicyNames() string {
-	names := make([]string, 0, len(client.Policies))
-	for _, p := range client.Policies {
-		names = append(names, p.Name)
-	}
-	return strings.Join(names, ", ")
 }
 
 func matrixDesignNames() []string {

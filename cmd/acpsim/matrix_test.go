@@ -176,7 +176,7 @@ func TestMatrixBadUsage(t *testing.T) {
 		{[]string{"--designs", "turbo"}, `--designs "turbo"`},
 		{[]string{"--links", "pigeon"}, `--links "pigeon"`},
 		{[]string{"--seeds", "0"}, "seeds 0"},
-		{[]string{"--jobs", "0"}, "--jobs 0"},
+		{[]string{"--jobs", "-1"}, "--jobs -1"},
 		{[]string{"--fault-rates", "meteor=1"}, `unknown fault kind "meteor"`},
 	} {
 		code, _, errOut := run(t, append([]string{"matrix"}, tc.args...)...)

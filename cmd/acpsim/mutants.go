@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -49,8 +48,12 @@ uncaught, or without its expected anomaly, in some run.`,
 			if format != "table" && format != "json" {
 				return fmt.Errorf("--format %q: expected table or json", format)
 			}
-			if maxSeeds < 1 || runs < 1 || jobs < 1 {
-				return fmt.Errorf("--max-seeds %d, --runs %d, --jobs %d: expected at least 1 each", maxSeeds, runs, jobs)
+			if maxSeeds < 1 || runs < 1 {
+				return fmt.Errorf("--max-seeds %d, --runs %d: expected at least 1 each", maxSeeds, runs)
+			}
+			jobs, err := resolveJobs(jobs, 0) // this run's, the flag's 0 resolved
+			if err != nil {
+				return err
 			}
 			ms, err := selectMutants(args)
 			if err != nil {
@@ -93,10 +96,10 @@ uncaught, or without its expected anomaly, in some run.`,
 		},
 	}
 	cmd.Flags().IntVar(&maxSeeds, "max-seeds", 100, "seeds a run of a mutant may take before it counts as not caught")
-	cmd.Flags().IntVar(&runs, "runs", 5, "independent runs per mutant (run r starts at seed r*max-seeds+1); the seeds column is their median")
-	cmd.Flags().IntVar(&jobs, "jobs", runtime.NumCPU(), "seeds run side by side (the results do not depend on it)")
+	cmd.Flags().IntVar(&runs, "runs", 5, "independent runs per mutant (run r starts at seed r*max-seeds+1); seeds is their median")
+	registerJobs(cmd.Flags(), &jobs, "seeds")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
-	cmd.Flags().BoolVar(&list, "list", false, "list the mutants (actor, name, expected anomaly, the bug it models, its run flags) without running them")
+	cmd.Flags().BoolVar(&list, "list", false, "list the mutants (actor, name, expected anomaly, the bug, its run flags) without running them")
 	return cmd
 }
 

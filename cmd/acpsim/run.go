@@ -87,6 +87,7 @@ no file is ever overwritten) and prints where.`,
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "seed of the run: the same seed gives the same trace, byte for byte")
 	cmd.Flags().StringVar(&tracePath, "trace", "", "write the run's trace (ndjson) to this file")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run the seed twice first and name the first event where the traces differ")
+	withCatalogues(cmd, "agents", "policies")
 	return cmd
 }
 

@@ -10,9 +10,7 @@ import (
 )
 
 // sessionContractDoc explains --session-contract (run, swarm, check, judge).
-const sessionContractDoc = "session contract the checker holds the Agent to: durable (sessions must survive restarts: one that vanishes is session-lost), " +
-	"process (a session ends with the process that created it: its messages are judged up to that end and its disappearance is not lost) " +
-	"or auto (durable if the run shows a session surviving a restart, process if none does)"
+const sessionContractDoc = "durable (sessions survive restarts), process (a session ends with its process) or auto"
 
 // sessionFlags are --sessions, the number of sessions per Client, and
 // --session-contract. --sessions also takes a contract word (durable,

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -84,11 +83,8 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 			if !cmd.Flags().Changed("jobs") && cmd.Flags().Changed("workers") {
 				jobs = workers
 			}
-			if jobs < 0 {
-				return fmt.Errorf("--jobs %d: expected 0 (every core) or more", jobs)
-			}
-			if jobs == 0 {
-				jobs = runtime.GOMAXPROCS(0)
+			if jobs, err = resolveJobs(jobs, 0); err != nil {
+				return err
 			}
 			if strings.Contains(summaryJSON, "$(") {
 				// Every pod would write the same file.
@@ -190,21 +186,22 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 	sf.register(cmd.Flags())
 	cmd.Flags().IntVar(&seeds, "seeds", 100, "number of seeds to run (all shards together)")
 	cmd.Flags().Uint64Var(&first, "first-seed", 1, "first seed")
-	cmd.Flags().IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side (0: one per core); the summary does not depend on it")
+	registerJobs(cmd.Flags(), &jobs, "seeds")
 	cmd.Flags().IntVar(&workers, "workers", 0, "parallel workers (0: one per core)")
 	_ = cmd.Flags().MarkDeprecated("workers", "use --jobs")
 	cmd.Flags().SetOutput(stderrOf{cmd})
-	cmd.Flags().StringVar(&shard, "shard", "", "run only shard i/n of the seeds (0 ≤ i < n): the i-th of n contiguous blocks; acpsim merge puts the shards' --summary-json files together")
-	cmd.Flags().IntVar(&shardCount, "shard-count", 0, "n shards, this one's index from JOB_COMPLETION_INDEX (set per pod by a Kubernetes Indexed Job); see deploy/")
-	cmd.Flags().StringVar(&summaryJSON, "summary-json", "", "also write the summary as JSON to this file (every count, the failing seeds' rerun commands, the flags and the shard), for acpsim merge")
+	cmd.Flags().StringVar(&shard, "shard", "", "run only shard i/n of the seeds, the i-th of n blocks (acpsim merge joins the shards)")
+	cmd.Flags().IntVar(&shardCount, "shard-count", 0, "n shards, this one's index from JOB_COMPLETION_INDEX (a Kubernetes Indexed Job)")
+	cmd.Flags().StringVar(&summaryJSON, "summary-json", "", "also write the summary as JSON to this file, for acpsim merge")
 	cmd.Flags().StringVar(&format, "format", "text", "output: text (the summary) or json (the --summary-json document on stdout)")
 	cmd.Flags().IntVar(&show, "show", 10, "how many failing seeds to list with their rerun command")
 	cmd.Flags().BoolVar(&checkDet, "check-determinism", false, "run every seed twice and name the first event where its traces differ")
-	cmd.Flags().StringVar(&classes, "classes", "on", "fault classes per seed, as TigerBeetle's VOPR: on (each seed switches whole classes of faults on or off and draws the rates of those on; a rerun command carries them as --fault-rates) or off (every seed at the --fault-rates rates)")
+	cmd.Flags().StringVar(&classes, "classes", "on", "on: each seed switches whole fault classes on or off and draws their rates; off: --fault-rates")
 	registerActions(cmd.Flags(), &actions, users.DefaultActionBase)
-	cmd.Flags().StringVar(&ledger, "ledger", "", "append every failing seed (its commit, rerun command and anomalies) to this file, one JSON line each; acpsim replay --ledger FILE reruns them")
+	cmd.Flags().StringVar(&ledger, "ledger", "", "append every failing seed to this file, one JSON line each (acpsim replay --ledger reruns them)")
 	cmd.Flags().BoolVar(&coverage, "coverage", false, "count the (fault point × protocol state) pairs the seeds hit and list those never hit")
-	cmd.Flags().BoolVar(&guided, "guided", false, fmt.Sprintf("run the seeds in batches of %d and raise, for the next batch, the rates of the fault kinds whose pairs no seed hit yet (implies --coverage)", world.GuideBatch))
+	cmd.Flags().BoolVar(&guided, "guided", false, fmt.Sprintf("run seeds in batches of %d, raising the rates of kinds whose pairs are missing (implies --coverage)", world.GuideBatch))
+	withCatalogues(cmd, "agents", "policies")
 	return cmd
 }
 

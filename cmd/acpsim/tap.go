@@ -71,7 +71,7 @@ front of its Agent.`,
 		},
 	}
 	cmd.Flags().StringVar(&trace, "trace", "", "the trace file: created, or appended to when it is a trace an earlier tap wrote")
-	cmd.Flags().StringVar(&faults, "fault-rates", "", "faults to inject, as kind=rate,…: kill (the Agent dies as it answers a prompt), cut (a prompt is lost with the pipe); none by default")
+	cmd.Flags().StringVar(&faults, "fault-rates", "", "faults to inject, as kind=rate,…: kill (the Agent dies as it answers a prompt) or cut (a prompt is lost); default none")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the seed the fault decisions are drawn from")
 	return cmd
 }
