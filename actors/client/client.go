@@ -39,6 +39,10 @@ type Output struct {
 	ID        int
 	Outcome   string
 	MessageID string
+	// Probe marks a frame malformed on purpose (the observer's
+	// malformed-key probes): the trace notes it (traces.NoteProbe), so
+	// lint expects it refused rather than reports it.
+	Probe bool
 }
 
 // Policy is a retry policy (DESIGN.md §3), described as data: each field
