@@ -45,7 +45,7 @@ type Output struct {
 	Probe bool
 }
 
-// Policy is a retry policy (DESIGN.md §3), described as data: each field
+// Policy is a retry policy (docs/design.md#actors-actors), described as data: each field
 // switches on one behaviour, so a new policy is a new row of Policies, not a
 // new branch in the Client.
 type Policy struct {

@@ -39,7 +39,7 @@ func newMatrixCmd() *cobra.Command {
 		Long: `Run the same seeds (--first-seed … --first-seed+--seeds-1) for every Client
 retry policy against every Agent design that matters for retry semantics,
 over each link, and print a table per link: rows policy × Agent design,
-columns the anomaly kinds (DESIGN.md §5) and "any", each cell the fraction of
+columns the anomaly kinds (README.md#what-is-checked) and "any", each cell the fraction of
 seeds that showed the kind ("·" for none).
 
 For each failing cell, its --shrink smallest failing seeds (fewest faults,
