@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/actors/client"
@@ -81,10 +79,9 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "links", "format", "plot", "traces", "shrink"))
 			mc.Bin = binName()
 			mc.FirstSeed, mc.Seeds, mc.Jobs, mc.Shrink, mc.TraceDir = first, seeds, jobs, shrinkN, traceDir
-			var bar *progressbar.ProgressBar
+			var bar *progress
 			var phase string
 			var phases []string // "seeds 1m2s", "shrink 10s" for the closing line
-			term := isatty.IsTerminal(os.Stderr.Fd())
 			start := time.Now()
 			at := start
 			mc.Progress = func(p string, done, total int) {
@@ -94,23 +91,16 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 						at = time.Now()
 					}
 					if bar != nil {
-						_ = bar.Finish()
+						bar.Finish()
 					}
 					phase = p
-					if term {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
-							progressbar.OptionSetDescription(p), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-							progressbar.OptionSetItsString("runs"), progressbar.OptionThrottle(100*time.Millisecond),
-							progressbar.OptionClearOnFinish())
-					}
+					bar = newProgress(cmd.ErrOrStderr(), "acpsim matrix", p, "runs", total)
 				}
-				if bar != nil {
-					_ = bar.Set(done)
-				}
+				bar.Set(done)
 			}
 			rep, err := matrix.Run(mc)
 			if bar != nil {
-				_ = bar.Finish()
+				bar.Finish()
 			}
 			if err != nil {
 				return err

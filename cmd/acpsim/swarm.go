@@ -11,8 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -126,22 +124,16 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 					}
 				}
 			}
-			var bar *progressbar.ProgressBar
-			if isatty.IsTerminal(os.Stderr.Fd()) {
-				bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription("seeds"), progressbar.OptionShowCount(),
-					progressbar.OptionShowIts(), progressbar.OptionSetItsString("seeds"),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-				sc.Progress = func(done, failed int) {
+			bar := newProgress(cmd.ErrOrStderr(), "acpsim swarm", "seeds", "seeds", n)
+			sc.Progress = func(done, failed int) {
+				if failed > 0 {
 					bar.Describe(fmt.Sprintf("seeds (%d failed)", failed))
-					_ = bar.Set(done)
 				}
+				bar.Set(done)
 			}
 			start := time.Now()
 			sum, err := world.Swarm(sc)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			bar.Finish()
 			if err != nil {
 				return err
 			}
