@@ -45,10 +45,10 @@ schedules per second and an estimate of the total, elsewhere a line every 10 s.
 
 Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 3 no counterexample but some run hit its cap while still busy.`,
-		Example: `  acpsim explore --prompts 3 --faults 2
-  acpsim explore --agent memory-keys
-  acpsim explore --agent cancel-keeps-held --cancels 1 --seed 4
-  acpsim explore --kinds cut,kill --delays 30ms,300ms,1500ms`,
+		Example: `  acpsim explore --prompts 3 --faults 1
+  acpsim explore --agent memory-keys                             # a counterexample: exit 1
+  acpsim explore --agent cancel-keeps-held --cancels 1 --seed 4  # exit 1
+  acpsim explore --faults 1 --kinds delay,cut --delays 30ms,300ms,1500ms`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := sf.config()

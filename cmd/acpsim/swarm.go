@@ -54,9 +54,9 @@ e.g. "kill × respond-prompt" (an Agent killed after insertion, before the
 response), and lists the pairs never hit; --guided runs the seeds in batches
 and raises the rates of the fault kinds whose pairs are still missing.`,
 		Example: `  acpsim swarm --seeds 2000 --policy keyed
-  acpsim swarm --seeds 2000 --policy naive
-  acpsim swarm --seeds 2000 --agent ignore-key
-  acpsim swarm --seeds 2000 --agent cancel-keeps-held
+  acpsim swarm --seeds 2000 --policy naive               # exit 1
+  acpsim swarm --seeds 2000 --agent ignore-key           # exit 1
+  acpsim swarm --seeds 2000 --agent cancel-keeps-held    # exit 1
   acpsim swarm --seeds 2000 --actions=off --cancels 3
   acpsim swarm --seeds 2000 --coverage --guided`,
 		Args: cobra.NoArgs,
