@@ -1,5 +1,5 @@
 # acpsim: `make test` is what CI runs (.ci/run). `make bench` prints the
-# figures of DESIGN.md §7 and acpsim's checker beside porcupine.
+# figures of docs/design.md#performance-targets and acpsim's checker beside porcupine.
 
 GO ?= go
 STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2

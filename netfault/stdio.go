@@ -73,10 +73,14 @@ func NewPipe(name, client, agent string, loop *sim.Loop, choose func(sim.Decisio
 func (p *Pipe) Alive() bool { return p.alive }
 
 // SendToAgent writes a Client frame; sub names the submission of a prompt.
-func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub) }
+func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub, "") }
+
+// SendProbeToAgent writes a Client frame that is malformed on purpose; its
+// send event carries traces.NoteProbe.
+func (p *Pipe) SendProbeToAgent(b []byte) { p.send(c2a, b, "", traces.NoteProbe) }
 
 // SendToClient writes an Agent frame.
-func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "") }
+func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "", "") }
 
 func (p *Pipe) ends(dir int) (from, to string) {
 	if dir == c2a {
@@ -95,13 +99,14 @@ func (p *Pipe) event(kind string, dir int, f *frame, note string) {
 // afresh), so the string shares them instead of copying every frame.
 func frameText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-func (p *Pipe) send(dir int, b []byte, sub string) {
+// send writes b; note goes on its send event (a drop says why instead).
+func (p *Pipe) send(dir int, b []byte, sub, note string) {
 	f := &frame{bytes: b, text: frameText(b), sub: sub, pipe: p, dir: dir}
 	if !p.alive || p.gone != "" {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
 		return
 	}
-	p.event(traces.KindSend, dir, f, "")
+	p.event(traces.KindSend, dir, f, note)
 	p.seq[dir]++
 	site := p.Name + "/" + dirNames[dir] + "/" + strconv.Itoa(p.seq[dir])
 	if p.choose(sim.Decision{Kind: Cut, Site: site, N: 2}) != 0 {

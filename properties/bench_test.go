@@ -59,7 +59,7 @@ func TestSyntheticIsHealthy(t *testing.T) {
 	}
 }
 
-// BenchmarkCheck measures the checker alone on a prepared trace; DESIGN.md §7
+// BenchmarkCheck measures the checker alone on a prepared trace; docs/design.md#performance-targets
 // asks for a million submissions in a second on one core (the million
 // itself is bench.BenchmarkCheckMillion).
 func BenchmarkCheck(b *testing.B) {

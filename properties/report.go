@@ -1,4 +1,4 @@
-// Package properties judges a trace from its frames alone (DESIGN.md §5).
+// Package properties judges a trace from its frames alone (docs/design.md#properties-properties).
 //
 // Check reads what each endpoint wrote and read, attributes the user messages
 // of the final transcript to submissions, and reports anomalies with the chain

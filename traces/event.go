@@ -130,7 +130,7 @@ func (c Contract) IsLiveOnly(text string) bool {
 // simulator's own notes: a checker must reach the same verdict without them.
 const (
 	KindSubmit     = "submit"     // a user submitted text to a Client (Client, Sub, Text)
-	KindSend       = "send"       // an endpoint wrote Frame to Link (From, To, Dir, Frame, Sub)
+	KindSend       = "send"       // an endpoint wrote Frame to Link (From, To, Dir, Frame, Sub; Note: NoteProbe)
 	KindDeliver    = "deliver"    // Frame arrived at To over Link
 	KindDrop       = "drop"       // Frame was lost on Link (Note says why)
 	KindConnect    = "connect"    // Link came up between From (Client side) and To (Agent side)
@@ -170,6 +170,13 @@ const (
 	EndQuiet = "quiet"
 	EndCap   = "cap"
 )
+
+// NoteProbe is the note of a send event whose frame is malformed on purpose:
+// the observer's malformed-key probes (an idempotencyKey that is empty, too
+// long or not a string), sent after a run to see the Agent refuse each with
+// -32602. Lint expects such a frame to break the schema and checks the
+// refusal instead; a malformed frame without the note is a problem.
+const NoteProbe = "probe"
 
 // Sources of fault decisions in the header.
 const (

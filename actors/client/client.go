@@ -39,9 +39,13 @@ type Output struct {
 	ID        int
 	Outcome   string
 	MessageID string
+	// Probe marks a frame malformed on purpose (the observer's
+	// malformed-key probes): the trace notes it (traces.NoteProbe), so
+	// lint expects it refused rather than reports it.
+	Probe bool
 }
 
-// Policy is a retry policy (DESIGN.md §3), described as data: each field
+// Policy is a retry policy (docs/design.md#actors-actors), described as data: each field
 // switches on one behaviour, so a new policy is a new row of Policies, not a
 // new branch in the Client.
 type Policy struct {

@@ -138,6 +138,7 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 			o.request("probe", acp.MethodSessionPrompt, acp.PromptParams{
 				SessionID: o.probe, Prompt: []acp.ContentBlock{acp.Text("acpsim probe: this key is malformed")}, IdempotencyKey: key,
 			})
+			o.out[len(o.out)-1].Probe = true
 		}
 	}
 	return o.flush()

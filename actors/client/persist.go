@@ -10,7 +10,7 @@ import (
 )
 
 // Saved is what a Client keeps on disk, so that it survives the Client's
-// own restart (DESIGN.md §4): the sessions it learned and every submission
+// own restart (docs/design.md#actors-actors): the sessions it learned and every submission
 // it has not resolved yet, with its key. The RFD asks for exactly this: the
 // key is made at submission, "stored with the pending input" and sent again
 // "including after reconnecting or restarting". Requests, timers and

@@ -100,9 +100,9 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 		Example: `  acpsim check -- acpsim agent
   acpsim check --seeds 200 -- acpsim agent --store /tmp/agent
   acpsim check --seeds 100 --jobs 8 -- acpsim agent
-  acpsim check -- acpsim agent --keys memory
-  acpsim check --session-contract durable -- acpsim agent --sessions-in memory
-  acpsim check --policy naive -- node interop/keyless-agent.mjs
+  acpsim check -- acpsim agent --keys memory                                      # duplicates: exit 1
+  acpsim check --session-contract durable -- acpsim agent --sessions-in memory    # session-lost: exit 1
+  acpsim check --policy naive -- node interop/keyless-agent.mjs                   # duplicates: exit 1
   acpsim check --via 'acpsim proxy' -- acpsim agent
   acpsim check --schedule acpsim-failures/check-20261204T152824-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -63,9 +63,9 @@ Exit codes: 0 every seed passed; 1 a seed failed, or the adapter broke the
 contract (a line that is not an outcome, an exit before its input ended,
 no exit after it); 2 bad usage (or the adapter cannot be started).`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
-  acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs
+  acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs     # no keys: exit 1
   acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter
-  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs`,
+  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs   # exit 1`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("no Client adapter: give its command after --, e.g. acpsim check-client -- node interop/keyed-client-adapter.mjs")

@@ -3,13 +3,10 @@ package main
 import (
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/netfault"
@@ -42,15 +39,15 @@ the one that makes a Client give up on a frame still in flight and retry).
 Ends with "all M schedules explored, 0 anomalies", or with the first
 counterexample in depth-first order (whatever --jobs): its report, its
 forced choices and its trace under acpsim-failures/, which acpsim replay and
-acpsim shrink read. A progress bar with schedules per second and an estimate
-of the total goes to stderr on a terminal.
+acpsim shrink read. Progress goes to stderr: on a terminal a bar with
+schedules per second and an estimate of the total, elsewhere a line every 10 s.
 
 Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 3 no counterexample but some run hit its cap while still busy.`,
-		Example: `  acpsim explore --prompts 3 --faults 2
-  acpsim explore --agent memory-keys
-  acpsim explore --agent cancel-keeps-held --cancels 1 --seed 4
-  acpsim explore --kinds cut,kill --delays 30ms,300ms,1500ms`,
+		Example: `  acpsim explore --prompts 3 --faults 1
+  acpsim explore --agent memory-keys                             # a counterexample: exit 1
+  acpsim explore --agent cancel-keeps-held --cancels 1 --seed 4  # exit 1
+  acpsim explore --faults 1 --kinds delay,cut --delays 30ms,300ms,1500ms`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := sf.config()
@@ -88,33 +85,24 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 			if twins {
 				ec.Twin = explore.KillTwin
 			}
-			var bar *progressbar.ProgressBar
-			if isatty.IsTerminal(os.Stderr.Fd()) {
-				bar = progressbar.NewOptions(1, progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription("schedules"), progressbar.OptionShowCount(),
-					progressbar.OptionShowIts(), progressbar.OptionSetItsString("schedules"),
-					progressbar.OptionSetPredictTime(true),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-				total, failed := 1, false
-				ec.Progress = func(p explore.Progress) {
-					// The bar must not reach its end before the search does:
-					// a full bar stops drawing.
-					if t := max(p.Estimate, p.Done+1); t != total {
-						total = t
-						bar.ChangeMax(total)
-					}
-					if p.Failed && !failed {
-						failed = true
-						bar.Describe("schedules (counterexample found: running the ones before it)")
-					}
-					_ = bar.Set(p.Done)
+			bar := newProgress(cmd.ErrOrStderr(), "acpsim explore", "schedules", "schedules", 1)
+			total, failed := 1, false
+			ec.Progress = func(p explore.Progress) {
+				// The bar must not reach its end before the search does:
+				// a full bar stops drawing.
+				if t := max(p.Estimate, p.Done+1); t != total {
+					total = t
+					bar.Estimate(total)
 				}
+				if p.Failed && !failed {
+					failed = true
+					bar.Describe("schedules (counterexample found: running the ones before it)")
+				}
+				bar.Set(p.Done)
 			}
 			start := time.Now()
 			res, err := explore.Search(explore.World(cfg), ec)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			bar.Finish()
 			if err != nil {
 				return err
 			}

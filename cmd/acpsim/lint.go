@@ -17,7 +17,7 @@ import (
 var lintRules = []string{
 	conform.RuleJSON, conform.RuleJSONRPC, conform.RuleSchema,
 	conform.RuleKeySpelling, conform.RuleKeyInMeta, conform.RuleKeyWrongMethod, conform.RuleKeyMisplaced,
-	conform.RuleIDReused,
+	conform.RuleIDReused, conform.RuleProbe,
 }
 
 func newLintCmd() *cobra.Command {
@@ -40,11 +40,19 @@ Rules:
   key-wrong-method  idempotencyKey on a method other than session/prompt
   key-misplaced     idempotencyKey in a session/prompt message, but not in its params
   id-reused         one side sent two requests with the same id on one link
+  probe             a frame the trace notes as a probe that is not malformed,
+                    or that the Agent did not refuse with -32602
+
+Probes: after a run acpsim's observer sends prompts whose idempotencyKey is
+malformed on purpose ("", 256 characters, a number, an object), to see the
+Agent refuse each with -32602; their send events carry "note":"probe". Lint
+expects a probe's key to break the schema and checks the Agent's answer
+instead, so a trace acpsim wrote lints clean when the Agent refused them. A
+probe never answered is judge's bad-reply, not lint's. A trace acpsim tap
+recorded has no notes: a tap cannot know a frame was meant to be malformed.
 
 One line per problem: FILE:LINE: seq N link L dir D: RULE: message (at /pointer),
-then a summary. Traces acpsim writes itself contain the observer's malformed-key
-probes (sent on purpose, to see the Agent refuse them), which lint reports
-under schema.
+then a summary.
 
 Exit codes: 0 every frame conforms, 1 problems found, 2 bad usage or a trace
 that cannot be read (reported as file:line: what was expected).`,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"os"
 	"path/filepath"
 	"strings"
@@ -102,30 +103,47 @@ func TestLintReportsEachRuleAtItsFileAndLine(t *testing.T) {
 	}
 }
 
-// A trace of the reference Agent with keyed Clients conforms, but for the
-// observer's malformed-key probes, which lint reports: they are invalid
-// on purpose.
+// acpsim's own traces lint clean: the observer's malformed-key probes are
+// noted as probes and the reference Agent refuses them with -32602. The
+// same probe frames without their note are schema problems, and an Agent
+// that accepts malformed keys is caught by the probe rule.
 func TestLintOfASimulatedRun(t *testing.T) {
 	dir := t.TempDir()
 	for _, link := range []string{"stdio", "http", "ws"} {
-		path := filepath.Join(dir, link+".ndjson")
-		if code, out, _ := run(t, "run", "--seed", "4", "--link", link, "--cancels", "1", "--closes", "1", "--forks", "1", "--trace", path); code != exitOK {
-			t.Fatalf("%s: run: exit %d:\n%s", link, code, out)
-		}
-		code, out, _ := run(t, "lint", path)
-		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-		if code != exitAnomaly || len(lines) < 2 {
-			t.Fatalf("%s: exit %d, output:\n%s", link, code, out)
-		}
-		for _, l := range lines[:len(lines)-1] {
-			if !strings.Contains(l, " link observer:") || !strings.Contains(l, ": schema: session/prompt request") || !strings.HasSuffix(l, "(at /params/idempotencyKey)") {
-				t.Errorf("%s: not a probe: %s", link, l)
+		for _, seed := range []string{"1", "2", "3", "4"} {
+			path := filepath.Join(dir, link+"-"+seed+".ndjson")
+			if code, out, _ := run(t, "run", "--seed", seed, "--link", link, "--cancels", "1", "--closes", "1", "--forks", "1", "--trace", path); code != exitOK {
+				t.Fatalf("%s seed %s: run: exit %d:\n%s", link, seed, code, out)
+			}
+			if code, out, _ := run(t, "lint", path); code != exitOK || !strings.HasPrefix(out, "OK: no problems in ") {
+				t.Errorf("%s seed %s: lint: exit %d, output:\n%s", link, seed, code, out)
 			}
 		}
-		rules := "json,jsonrpc,key-spelling,key-in-meta,key-wrong-method,key-misplaced,id-reused"
-		if code, out, _ := run(t, "lint", "--rules", rules, path); code != exitOK || !strings.HasPrefix(out, "OK: no problems in ") {
-			t.Errorf("%s: without schema: exit %d, output:\n%s", link, code, out)
-		}
+	}
+
+	// The probes without their note: four frames malformed for all lint knows.
+	clean := filepath.Join(dir, "stdio-1.ndjson")
+	b, err := os.ReadFile(clean)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := bytes.Count(b, []byte(`,"note":"probe"`)); n != 4 {
+		t.Fatalf("%d probe notes in %s, want 4", n, clean)
+	}
+	unnoted := filepath.Join(dir, "unnoted.ndjson")
+	if err := os.WriteFile(unnoted, bytes.ReplaceAll(b, []byte(`,"note":"probe"`), nil), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ := run(t, "lint", unnoted)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL: 4 problems (schema 4)") || strings.Count(out, "(at /params/idempotencyKey)") != 4 {
+		t.Errorf("probes without their note: exit %d, output:\n%s", code, out)
+	}
+
+	lenient := filepath.Join(dir, "lenient.ndjson")
+	run(t, "run", "--seed", "3", "--agent", "lenient-key", "--trace", lenient)
+	code, out, _ = run(t, "lint", lenient)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL: 4 problems (probe 4)") || !strings.Contains(out, "with a result: the Agent accepted it") {
+		t.Errorf("lenient-key: exit %d, output:\n%s", code, out)
 	}
 }
 

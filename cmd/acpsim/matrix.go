@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/actors/client"
@@ -38,7 +36,7 @@ func newMatrixCmd() *cobra.Command {
 		Long: `Run the same seeds (--first-seed … --first-seed+--seeds-1) for every Client
 retry policy against every Agent design that matters for retry semantics,
 over each link, and print a table per link: rows policy × Agent design,
-columns the anomaly kinds (DESIGN.md §5) and "any", each cell the fraction of
+columns the anomaly kinds (README.md#what-is-checked) and "any", each cell the fraction of
 seeds that showed the kind ("·" for none).
 
 For each failing cell, its --shrink smallest failing seeds (fewest faults,
@@ -80,10 +78,9 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "links", "format", "plot", "traces", "shrink"))
 			mc.Bin = binName()
 			mc.FirstSeed, mc.Seeds, mc.Jobs, mc.Shrink, mc.TraceDir = first, seeds, jobs, shrinkN, traceDir
-			var bar *progressbar.ProgressBar
+			var bar *progress
 			var phase string
 			var phases []string // "seeds 1m2s", "shrink 10s" for the closing line
-			term := isatty.IsTerminal(os.Stderr.Fd())
 			start := time.Now()
 			at := start
 			mc.Progress = func(p string, done, total int) {
@@ -93,23 +90,16 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 						at = time.Now()
 					}
 					if bar != nil {
-						_ = bar.Finish()
+						bar.Finish()
 					}
 					phase = p
-					if term {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(os.Stderr),
-							progressbar.OptionSetDescription(p), progressbar.OptionShowCount(), progressbar.OptionShowIts(),
-							progressbar.OptionSetItsString("runs"), progressbar.OptionThrottle(100*time.Millisecond),
-							progressbar.OptionClearOnFinish())
-					}
+					bar = newProgress(cmd.ErrOrStderr(), "acpsim matrix", p, "runs", total)
 				}
-				if bar != nil {
-					_ = bar.Set(done)
-				}
+				bar.Set(done)
 			}
 			rep, err := matrix.Run(mc)
 			if bar != nil {
-				_ = bar.Finish()
+				bar.Finish()
 			}
 			if err != nil {
 				return err

@@ -25,8 +25,8 @@ sharded (its batches depend on each other).
 
 Exit codes, as the whole swarm's: 0 every property held, 1 a property
 failed, 2 bad usage or bad input (the refusals above), 3 inconclusive.`,
-		Example: `  acpsim swarm --seeds 20000 --shard 0/2 --summary-json s0.json
-  acpsim swarm --seeds 20000 --shard 1/2 --summary-json s1.json
+		Example: `  acpsim swarm --seeds 2000 --shard 0/2 --summary-json s0.json
+  acpsim swarm --seeds 2000 --shard 1/2 --summary-json s1.json
   acpsim merge s0.json s1.json
   acpsim merge --format json shards/*.json > merged.json`,
 		Args: cobra.MinimumNArgs(1),

@@ -4,13 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"text/tabwriter"
-	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/sim/mutation"
@@ -65,17 +61,10 @@ uncaught, or without its expected anomaly, in some run.`,
 				return nil
 			}
 			o := mutation.Options{MaxSeeds: maxSeeds, Runs: runs, Jobs: jobs}
-			var bar *progressbar.ProgressBar
-			if isatty.IsTerminal(os.Stderr.Fd()) {
-				bar = progressbar.NewOptions(len(ms)*runs, progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription("mutant runs"), progressbar.OptionShowCount(),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-				o.Progress = func(done, _ int) { _ = bar.Set(done) }
-			}
+			bar := newProgress(cmd.ErrOrStderr(), "acpsim mutants", "mutant runs", "runs", len(ms)*runs)
+			o.Progress = func(done, _ int) { bar.Set(done) }
 			res, err := mutation.Run(ms, o)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			bar.Finish()
 			if err != nil {
 				return err
 			}

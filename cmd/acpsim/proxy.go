@@ -50,7 +50,7 @@ each mode: honest passes; strip-key and fresh-key-retry insert duplicates.
 Every flag has an environment twin: --mode is ACPSIM_MODE, --retry-after
 ACPSIM_RETRY_AFTER (the Agent it starts inherits them, and $` + agentEnv + `).`,
 		Example: `  acpsim check --via 'acpsim proxy' -- acpsim agent
-  acpsim check --via 'acpsim proxy --mode strip-key' -- acpsim agent
+  acpsim check --via 'acpsim proxy --mode strip-key' -- acpsim agent   # duplicates: exit 1
   acpsim proxy --mode fresh-key-retry --retry-after 10ms -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {

@@ -41,9 +41,9 @@ the first one that does.
 
 Exit codes as for run: 0 the replayed run passed, 1 it failed (a ledger
 seed still fails), 2 bad input.`,
-		Example: `  acpsim replay acpsim-failures/run-20261204T152824-seed-7.ndjson
-  acpsim replay small.ndjson --trace again.ndjson
-  acpsim replay --ledger acpsim-ledger.ndjson`,
+		Example: `  acpsim replay acpsim-failures/run-20261204T152824-seed-7.ndjson # fails again: exit 1
+  acpsim replay small.ndjson --trace again.ndjson   # exit 1
+  acpsim replay --ledger acpsim-ledger.ndjson       # a seed still fails: exit 1`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 && ledger == "" {

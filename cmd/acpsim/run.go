@@ -34,8 +34,8 @@ acpsim-failures/run-RUNID-seed-N.ndjson (RUNID: when acpsim started, UTC;
 no file is ever overwritten) and prints where.`,
 		Example: `  acpsim run
   acpsim run --seed 7 --trace a.ndjson
-  acpsim run --policy naive --seed 3
-  ACPSIM_SEED=9 acpsim run --agent memory-keys`,
+  acpsim run --policy naive --seed 3                # the naive Client duplicates: exit 1
+  ACPSIM_SEED=2 acpsim run --agent memory-keys      # a known-bad Agent, caught: exit 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := sf.config()

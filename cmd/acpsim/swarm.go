@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/mattn/go-isatty"
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
@@ -55,9 +53,9 @@ e.g. "kill × respond-prompt" (an Agent killed after insertion, before the
 response), and lists the pairs never hit; --guided runs the seeds in batches
 and raises the rates of the fault kinds whose pairs are still missing.`,
 		Example: `  acpsim swarm --seeds 2000 --policy keyed
-  acpsim swarm --seeds 2000 --policy naive
-  acpsim swarm --seeds 2000 --agent ignore-key
-  acpsim swarm --seeds 2000 --agent cancel-keeps-held
+  acpsim swarm --seeds 2000 --policy naive               # exit 1
+  acpsim swarm --seeds 2000 --agent ignore-key           # exit 1
+  acpsim swarm --seeds 2000 --agent cancel-keeps-held    # exit 1
   acpsim swarm --seeds 2000 --actions=off --cancels 3
   acpsim swarm --seeds 2000 --coverage --guided`,
 		Args: cobra.NoArgs,
@@ -122,22 +120,16 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
 					}
 				}
 			}
-			var bar *progressbar.ProgressBar
-			if isatty.IsTerminal(os.Stderr.Fd()) {
-				bar = progressbar.NewOptions(n, progressbar.OptionSetWriter(os.Stderr),
-					progressbar.OptionSetDescription("seeds"), progressbar.OptionShowCount(),
-					progressbar.OptionShowIts(), progressbar.OptionSetItsString("seeds"),
-					progressbar.OptionThrottle(100*time.Millisecond), progressbar.OptionClearOnFinish())
-				sc.Progress = func(done, failed int) {
+			bar := newProgress(cmd.ErrOrStderr(), "acpsim swarm", "seeds", "seeds", n)
+			sc.Progress = func(done, failed int) {
+				if failed > 0 {
 					bar.Describe(fmt.Sprintf("seeds (%d failed)", failed))
-					_ = bar.Set(done)
 				}
+				bar.Set(done)
 			}
 			start := time.Now()
 			sum, err := world.Swarm(sc)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			bar.Finish()
 			if err != nil {
 				return err
 			}

@@ -42,7 +42,7 @@ func (d *driver) applyClient(cn *rclient, outs []client.Output) {
 		switch o.Kind {
 		case client.OutSend:
 			if l := cn.link; l != nil && l.name == o.Conn && l.c == c {
-				d.c2a(l, o.Frame, o.Sub)
+				d.c2a(l, o.Frame, o.Sub, "")
 			}
 		case client.OutConnect:
 			d.post(func() {

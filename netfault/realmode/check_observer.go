@@ -50,7 +50,11 @@ func (d *driver) applyObserver(l *rlink, outs []client.Output, try int) {
 	for _, o := range outs {
 		switch o.Kind {
 		case client.OutSend:
-			d.c2a(l, o.Frame, "")
+			note := ""
+			if o.Probe {
+				note = traces.NoteProbe
+			}
+			d.c2a(l, o.Frame, "", note)
 		case client.OutHangup:
 			d.endLink(l, "hangup", false)
 			if try < maxObserverTries {

@@ -66,14 +66,15 @@ func (d *driver) event(kind string, l *rlink, dir int, f *rframe, note string) {
 	d.record(traces.Event{Kind: kind, Link: l.name, From: from, To: to, Dir: dirNames[dir], Frame: string(f.bytes), Sub: f.sub, Note: note})
 }
 
-// c2a is the Client side writing frame on l.
-func (d *driver) c2a(l *rlink, frame []byte, sub string) {
+// c2a is the Client side writing frame on l; note goes on its send event
+// (traces.NoteProbe for a frame malformed on purpose).
+func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
 	f := &rframe{bytes: frame, sub: sub, kill: -1}
 	if !l.alive || l.gone != "" {
 		d.event(traces.KindDrop, l, dirC2A, f, "pipe closed")
 		return
 	}
-	d.event(traces.KindSend, l, dirC2A, f, "")
+	d.event(traces.KindSend, l, dirC2A, f, note)
 	prompt := false
 	for _, e := range acp.ParseLine(frame).Entries {
 		if e.Err == nil && e.Msg.Kind() == acp.KindRequest {

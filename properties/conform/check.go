@@ -27,6 +27,7 @@ type conn struct {
 type sentReq struct {
 	seq    int64
 	method string
+	probe  bool // sent malformed on purpose: its answer must be -32602
 }
 
 // jsonrpcMsg is one JSON-RPC message of a frame, decoded.
@@ -38,7 +39,9 @@ type jsonrpcMsg struct {
 	id     string // JSON text of the id, "" when absent
 }
 
-func (c *conn) check(seq int64, dir string, frame []byte) []Problem {
+// check checks frame, sent in dir as event seq; probe says the frame is
+// malformed on purpose (traces.NoteProbe).
+func (c *conn) check(seq int64, dir string, frame []byte, probe bool) []Problem {
 	var ps []Problem
 	problem := func(rule, ptr, format string, args ...any) {
 		ps = append(ps, Problem{Dir: dir, Rule: rule, Pointer: ptr, Msg: fmt.Sprintf(format, args...)})
@@ -92,20 +95,28 @@ func (c *conn) check(seq int64, dir string, frame []byte) []Problem {
 			if prev, ok := c.sent[k]; ok {
 				problem(RuleIDReused, m.ptr+"/id", "request id %s was already used by this side on this link (seq %d, %s): expected a new id per request", m.id, prev.seq, prev.method)
 			}
-			c.sent[k] = sentReq{seq, m.method}
+			c.sent[k] = sentReq{seq, m.method, probe}
 		}
 		if (m.kind == kindResult || m.kind == kindError) && m.id != "" {
 			if c.hasFixed {
 				m.method = c.fixed
 			} else if r, ok := c.sent[reverse(dir)+" "+m.id]; ok {
 				m.method = r.method
+				if r.probe {
+					ps = append(ps, probeAnswerProblems(dir, m, r.seq)...)
+				}
 			}
 		}
+		var mps []Problem
 		if p, ok := cs.validate(dir, m); !ok {
 			p.Dir = dir
-			ps = append(ps, p)
+			mps = append(mps, p)
 		}
-		ps = append(ps, keyProblems(dir, m)...)
+		mps = append(mps, keyProblems(dir, m)...)
+		if probe && m.kind == kindRequest {
+			mps = probeProblems(dir, m, mps)
+		}
+		ps = append(ps, mps...)
 	}
 	return ps
 }

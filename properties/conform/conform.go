@@ -43,9 +43,7 @@
 package conform
 
 import (
-	"encoding/json"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/traces"
@@ -77,6 +75,11 @@ const (
 	// RuleIDReused: one side sent two requests with the same id on one
 	// connection, so a response cannot say which it answers.
 	RuleIDReused = "id-reused"
+	// RuleProbe: a request the trace notes as a probe (traces.NoteProbe,
+	// malformed on purpose) whose key is well-formed, or which the Agent
+	// did not refuse with -32602. A probe's own schema problem at its key
+	// is expected and not reported.
+	RuleProbe = "probe"
 )
 
 // Problem is one way a frame does not conform.
@@ -124,7 +127,7 @@ func (p Problem) String() string {
 // reports it across a link.
 func Frame(dir string, frame []byte, method string) []Problem {
 	c := conn{fixed: method, hasFixed: true}
-	return c.check(0, dir, frame)
+	return c.check(0, dir, frame, false)
 }
 
 // Trace checks every frame a trace's send events carry. It pairs each
@@ -143,35 +146,12 @@ func Trace(events []traces.Event) []Problem {
 			c = &conn{}
 			conns[e.Link] = c
 		}
-		for _, p := range c.check(e.Seq, e.Dir, []byte(e.Frame)) {
+		for _, p := range c.check(e.Seq, e.Dir, []byte(e.Frame), e.Note == traces.NoteProbe) {
 			p.Seq, p.Link = e.Seq, e.Link
 			out = append(out, p)
 		}
 	}
 	return out
-}
-
-// IsProbe reports whether p, found by Trace in events, is about one of the
-// malformed keys acpsim's observer sends on purpose after a run, to see the
-// Agent refuse each with -32602 (client.MalformedKeys): a schema problem at
-// /params/idempotencyKey of a session/prompt request from traces.Observer.
-// Such a problem is correct for lint to report, and expected in every
-// acpsim trace; a checker of acpsim's own frames leaves it out.
-func IsProbe(p Problem, events []traces.Event) bool {
-	if p.Rule != RuleSchema || p.Pointer != "/params/idempotencyKey" || p.Dir != traces.ClientToAgent {
-		return false
-	}
-	i := int(p.Seq - 1) // where a trace as read has it
-	if i < 0 || i >= len(events) || events[i].Seq != p.Seq {
-		i = slices.IndexFunc(events, func(e traces.Event) bool { return e.Seq == p.Seq })
-	}
-	if i < 0 || events[i].Kind != traces.KindSend || events[i].From != traces.Observer {
-		return false
-	}
-	var f struct {
-		Method string `json:"method"`
-	}
-	return json.Unmarshal([]byte(events[i].Frame), &f) == nil && f.Method == "session/prompt"
 }
 
 var pointerEscaper = strings.NewReplacer("~", "~0", "/", "~1")

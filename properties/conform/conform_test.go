@@ -3,6 +3,7 @@ package conform
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strconv"
@@ -210,20 +211,45 @@ func TestUnknownDirectionIsAProblem(t *testing.T) {
 	}
 }
 
-// Only the observer's malformed keys are probes: the same problem from a
-// Client is not.
-func TestIsProbe(t *testing.T) {
-	bad := `{"jsonrpc":"2.0","id":9,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"acpsim probe: this key is malformed"}],"idempotencyKey":""}}`
-	events := trace(send("observer:a1#3", "c2a", bad), send("c1:a1#1", "c2a", bad))
-	events[0].From = traces.Observer
-	ps := Trace(events)
-	if len(ps) != 2 {
-		t.Fatalf("got %q", render(ps))
+// A frame noted as a probe is fine when its key is malformed and the Agent
+// refused it with -32602; the same malformed frame without the note is a
+// schema problem, a probe the Agent accepted or answered otherwise is a probe
+// problem, and so is a probe whose key is well-formed.
+func TestProbesMustBeMalformedAndRefused(t *testing.T) {
+	prompt := func(id int, key string) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"acpsim probe: this key is malformed"}],"idempotencyKey":%s}}`, id, key)
 	}
-	if !IsProbe(ps[0], events) || IsProbe(ps[1], events) {
-		t.Fatalf("IsProbe: observer %v, client %v", IsProbe(ps[0], events), IsProbe(ps[1], events))
+	probe := func(id int, key string) traces.Event {
+		e := send("observer:a1#3", "c2a", prompt(id, key))
+		e.Note = traces.NoteProbe
+		return e
 	}
-	if !IsProbe(ps[0], events[:1:1]) || IsProbe(ps[0], nil) {
-		t.Fatal("IsProbe does not find the event by seq")
+	answer := func(body string) traces.Event { return send("observer:a1#3", "a2c", body) }
+	refused := func(id int) traces.Event {
+		return answer(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"invalid params"}}`, id))
+	}
+	for _, tc := range []struct {
+		name   string
+		events []traces.Event
+		want   []string // rules, in order
+	}{
+		{"malformed and refused", []traces.Event{
+			probe(5, `""`), probe(6, `5`), probe(7, `{"key":"k"}`), refused(5), refused(6), refused(7)}, nil},
+		{"never answered: bad-reply's, not lint's", []traces.Event{probe(5, `""`)}, nil},
+		{"not noted", []traces.Event{send("c1:a1#1", "c2a", prompt(5, `""`)), refused(5)}, []string{RuleSchema}},
+		{"accepted", []traces.Event{probe(5, `5`), answer(`{"jsonrpc":"2.0","id":5,"result":{"messageId":"m1","stopReason":"end_turn"}}`)}, []string{RuleProbe}},
+		{"refused with another code", []traces.Event{probe(5, `5`), answer(`{"jsonrpc":"2.0","id":5,"error":{"code":-32603,"message":"internal"}}`)}, []string{RuleProbe}},
+		{"well-formed", []traces.Event{probe(5, `"k1"`), refused(5)}, []string{RuleProbe}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ps := Trace(trace(tc.events...))
+			var rules []string
+			for _, p := range ps {
+				rules = append(rules, p.Rule)
+			}
+			if !slices.Equal(rules, tc.want) {
+				t.Fatalf("rules %q, want %q:\n%s", rules, tc.want, render(ps))
+			}
+		})
 	}
 }

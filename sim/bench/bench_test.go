@@ -18,7 +18,7 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The figures of DESIGN.md §7 that need these histories; make bench prints
+// The figures of docs/design.md#performance-targets that need these histories; make bench prints
 // them through scripts/bench-summary.awk. Rates are per CPU-second of the
 // process (CPUTime), run with -cpu 1.
 
@@ -29,7 +29,7 @@ var millionHistory = sync.OnceValue(func() *History { return Generate(Defaults(*
 // BenchmarkCheckMillion times properties.Check on one history of a million
 // submissions (Defaults: 8 Clients, retries, lost requests and responses,
 // rejected attempts, 10% unknown outcomes), generated once per process;
-// -check.subs makes it smaller for a machine with less memory. DESIGN.md §7
+// -check.subs makes it smaller for a machine with less memory. docs/design.md#performance-targets
 // asks for a million in a second on one core.
 func BenchmarkCheckMillion(b *testing.B) {
 	h := millionHistory()

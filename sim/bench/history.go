@@ -1,5 +1,5 @@
 // Package bench builds the large histories behind the speed figures of
-// DESIGN.md §7 that no single simulated seed reaches: a fleet of keyed
+// docs/design.md#performance-targets that no single simulated seed reaches: a fleet of keyed
 // Clients, each with its own Agent over stdio, submitting prompts while
 // links are cut, requests and responses are lost, attempts are rejected and
 // some Clients give up with "unknown". Generate writes the history twice

@@ -31,7 +31,11 @@ func (w *world) observeTry(an *agentNode, try int) {
 		for _, o := range outs {
 			switch o.Kind {
 			case client.OutSend:
-				pipe.SendToAgent(o.Frame, "")
+				if o.Probe {
+					pipe.SendProbeToAgent(o.Frame)
+				} else {
+					pipe.SendToAgent(o.Frame, "")
+				}
 			case client.OutHangup:
 				w.exitProc(p, "exited: the observer hung up")
 				pipe.Close("hangup")
