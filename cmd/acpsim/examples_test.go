@@ -79,7 +79,7 @@ var exampleNotRun = []struct{ match, why string }{
 // exampleOverrides shrink the examples of a command, by its name: flags
 // put after the example's own (the last of a flag wins), before any "--".
 var exampleOverrides = map[string]struct{ flags, why string }{
-	"check":        {"--seeds 3", "real Agent processes in real time: a seed takes about a second"},
+	"check":        {"--seeds 6", "real Agent processes in real time: a seed takes about a second; --keys memory first duplicates at seed 4"},
 	"check-client": {"--seeds 2", "real Node processes in real time, restarted often"},
 	"conform":      {"--run '^rfd-[12]$'", "30 cases, each starting Agent processes in real time; rfd-2 is the one --keys memory fails"},
 	"matrix":       {"--seeds 2 --shrink 0", "every policy against every design over every link: 200 seeds and their shrinking take minutes"},
@@ -120,8 +120,12 @@ var exampleInputs = map[string][]string{
 	"acpsim-failures/seed-16.ndjson":      {"acpsim run --seed 16 --agent ignore-key --trace acpsim-failures/seed-16.ndjson"},
 	"acpsim-failures/*.ndjson":            {"acpsim run --seed 7 --trace acpsim-failures/seed-7.ndjson"},
 	"acpsim-failures/check-seed-4.ndjson": {"acpsim check --seeds 1 --first-seed 4 --trace-dir acpsim-failures -- acpsim agent"},
-	"acpsim-ledger.ndjson":                {"acpsim swarm --seeds 20 --policy naive --ledger acpsim-ledger.ndjson"},
-	"shards/*.json":                       {"acpsim swarm --seeds 20 --shard 0/2 --summary-json shards/s0.json", "acpsim swarm --seeds 20 --shard 1/2 --summary-json shards/s1.json"},
+	// The names acpsim gives failure traces (a run id of when it ran).
+	"acpsim-failures/run-20261204T152824-seed-7.ndjson":   {"acpsim run --seed 7 --agent ignore-key --trace acpsim-failures/run-20261204T152824-seed-7.ndjson"},
+	"acpsim-failures/run-20261204T152824-seed-16.ndjson":  {"acpsim run --seed 16 --agent ignore-key --trace acpsim-failures/run-20261204T152824-seed-16.ndjson"},
+	"acpsim-failures/check-20261204T152824-seed-4.ndjson": {"acpsim check --seeds 1 --first-seed 4 --trace-dir acpsim-failures -- acpsim agent", "mv acpsim-failures/check-seed-4.ndjson acpsim-failures/check-20261204T152824-seed-4.ndjson"},
+	"acpsim-ledger.ndjson":                                {"acpsim swarm --seeds 20 --policy naive --ledger acpsim-ledger.ndjson"},
+	"shards/*.json":                                       {"acpsim swarm --seeds 20 --shard 0/2 --summary-json shards/s0.json", "acpsim swarm --seeds 20 --shard 1/2 --summary-json shards/s1.json"},
 }
 
 var (

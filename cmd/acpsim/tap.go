@@ -39,7 +39,7 @@ inserted). Each ends the Agent process, so the Client must reconnect and
 recover; --seed draws the decisions. acpsim check-client puts such a tap in
 front of its Agent.`,
 		Example: `  acpsim tap --trace ~/acp-session.ndjson -- acpsim agent
-  acpsim judge ~/acp-session.ndjson
+  acpsim judge ~/acp-session.ndjson   # exit 3 while it holds no prompt
   acpsim tap --trace t.ndjson --fault-rates kill=0.3 -- acpsim agent --db /tmp/a.db`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
