@@ -1,8 +1,11 @@
 package properties
 
 import (
-	"sort"
+	"cmp"
+	"iter"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // idPrefix is how many runes of a long id a report shows at least.
@@ -13,47 +16,115 @@ const idPrefix = 8
 // compared without case (f6f9e88e… and F6F9E88E… read as one id), so that
 // two ids the report names never look the same.
 type abbrev struct {
-	// longer holds the prefix length of the ids that need more than idPrefix.
+	// longer holds the prefix length (in runes) of the ids that need more
+	// than idPrefix.
 	longer map[string]int
 }
 
-func newAbbrev(ids []string) abbrev {
-	folded := make([]string, 0, len(ids))
-	for _, id := range ids {
-		if len([]rune(id)) > 12 {
-			folded = append(folded, strings.ToLower(id))
+func newAbbrev(ids iter.Seq[string]) abbrev {
+	// Only ids sharing their first idPrefix runes, folded, need more; they
+	// share their first 8 bytes too. Sorting those bytes as numbers finds
+	// the shared prefixes without sorting (or keeping) millions of strings.
+	var keys []uint64
+	for id := range ids {
+		if long(id) {
+			keys = append(keys, prefixKey(id))
 		}
 	}
-	sort.Strings(folded)
-	a := abbrev{}
-	need := func(id string, n int) {
-		if n > idPrefix {
-			if a.longer == nil {
-				a.longer = map[string]int{}
-			}
-			a.longer[id] = max(a.longer[id], n)
+	slices.Sort(keys)
+	shared := map[uint64][]string{}
+	for i := 1; i < len(keys); i++ {
+		if keys[i] == keys[i-1] {
+			shared[keys[i]] = nil
 		}
 	}
-	for i := 1; i < len(folded); i++ {
-		x, y := folded[i-1], folded[i]
-		if x == y {
+	var a abbrev
+	if len(shared) == 0 {
+		return a
+	}
+	for id := range ids {
+		if !long(id) {
 			continue
 		}
-		n := commonRunes(x, y) + 1
-		need(x, n)
-		need(y, n)
+		k := prefixKey(id)
+		if g, ok := shared[k]; ok && (len(g) == 0 || g[len(g)-1] != id) {
+			shared[k] = append(g, id)
+		}
+	}
+	for _, g := range shared { // in any order: an id's length is the most any group asks
+		a.tellApart(g)
 	}
 	return a
 }
 
-// commonRunes is the length in runes of the longest common prefix of x and y.
-func commonRunes(x, y string) int {
-	rx, ry := []rune(x), []rune(y)
-	n := 0
-	for n < len(rx) && n < len(ry) && rx[n] == ry[n] {
-		n++
+// long says whether an id is cut at all.
+func long(id string) bool { return len(id) > 12 && utf8.RuneCountInString(id) > 12 }
+
+// prefixKey is id's first 8 bytes, folded, as a number.
+func prefixKey(id string) uint64 {
+	for i := 0; i < 8 && i < len(id); i++ {
+		if id[i] >= utf8.RuneSelf {
+			return bytesKey(strings.ToLower(id)) // rare: fold it whole
+		}
 	}
-	return n
+	return bytesKey(id)
+}
+
+// bytesKey is s's first 8 bytes, ASCII letters folded, as a number.
+func bytesKey(s string) uint64 {
+	var k uint64
+	for i := range 8 {
+		c := byte(0)
+		if i < len(s) {
+			c = s[i]
+		}
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		k = k<<8 | uint64(c)
+	}
+	return k
+}
+
+// tellApart gives each of ids, which share a prefix, the prefix length that
+// tells it from its neighbours in folded order: their common prefix and one
+// more rune. Ids that differ only in case are shown whole.
+func (a *abbrev) tellApart(ids []string) {
+	if len(ids) < 2 {
+		return
+	}
+	slices.SortFunc(ids, func(x, y string) int {
+		return cmp.Or(strings.Compare(strings.ToLower(x), strings.ToLower(y)), strings.Compare(x, y))
+	})
+	for i := 1; i < len(ids); i++ {
+		x, y := ids[i-1], ids[i]
+		if x == y {
+			continue
+		}
+		n := commonRunes(strings.ToLower(x), strings.ToLower(y)) + 1
+		a.need(x, n)
+		a.need(y, n)
+	}
+}
+
+func (a *abbrev) need(id string, n int) {
+	if n <= idPrefix {
+		return
+	}
+	if a.longer == nil {
+		a.longer = map[string]int{}
+	}
+	a.longer[id] = max(a.longer[id], n)
+}
+
+// commonRunes is the length in runes of the longest common prefix of x and
+// y (a rune cut in the middle counts: one more rune shown does no harm).
+func commonRunes(x, y string) int {
+	i := 0
+	for i < len(x) && i < len(y) && x[i] == y[i] {
+		i++
+	}
+	return utf8.RuneCountInString(x[:i])
 }
 
 // short is id as the report shows it: whole when short or when its prefix
@@ -64,11 +135,100 @@ func (a abbrev) short(id string) string {
 		return id
 	}
 	n := idPrefix
-	if m, ok := a.longer[strings.ToLower(id)]; ok {
+	if m, ok := a.longer[id]; ok {
 		n = m
 	}
 	if n >= len(r) {
 		return id
 	}
 	return string(r[:n]) + "…"
+}
+
+// The marks around an id in prose until the report cuts it (record and
+// unit separators: no id the checker makes holds them).
+const idOpen, idClose = "\x1e", "\x1f"
+
+// cutIDs cuts the ids marked in the report's prose and fixes the cut of its
+// table, over the ids the whole report shows, so no two of them look alike.
+func (r *Report) cutIDs() {
+	texts := []*string{&r.Sessions.Why}
+	for i := range r.Anomalies {
+		texts = append(texts, &r.Anomalies[i].Explanation)
+	}
+	for i := range r.Unjudged {
+		texts = append(texts, &r.Unjudged[i].Why)
+	}
+	ab := newAbbrev(func(yield func(string) bool) {
+		for id := range r.tableIDs {
+			if !yield(id) {
+				return
+			}
+		}
+		for _, t := range texts {
+			for id := range marked(*t) {
+				if !yield(id) {
+					return
+				}
+			}
+		}
+	})
+	r.ab = &ab
+	for _, t := range texts {
+		*t = ab.unmark(*t)
+	}
+}
+
+// marked yields the ids marked in s.
+func marked(s string) iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for {
+			i := strings.Index(s, idOpen)
+			if i < 0 {
+				return
+			}
+			s = s[i+len(idOpen):]
+			j := strings.Index(s, idClose)
+			if j < 0 || !yield(s[:j]) {
+				return
+			}
+			s = s[j+len(idClose):]
+		}
+	}
+}
+
+// unmark replaces every marked id of s by its cut.
+func (a abbrev) unmark(s string) string {
+	if !strings.Contains(s, idOpen) {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, idOpen)
+		j := strings.Index(s[max(i, 0):], idClose)
+		if i < 0 || j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(a.short(s[i+len(idOpen) : i+j]))
+		s = s[i+j+len(idClose):]
+	}
+}
+
+// tableIDs yields the ids the submissions table shows (a session once for
+// the rows in a row that name it).
+func (r *Report) tableIDs(yield func(string) bool) {
+	last := ""
+	for i := range r.Submissions {
+		s := &r.Submissions[i]
+		if len(s.Sessions) > 0 && s.Sessions[0] != last {
+			last = s.Sessions[0]
+			if !yield(last) {
+				return
+			}
+		}
+		if !yield(s.Key) || !yield(s.MessageID) {
+			return
+		}
+	}
 }

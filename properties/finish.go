@@ -113,6 +113,7 @@ func (c *checker) finish() *Report {
 	for _, s := range c.order {
 		c.rep.Submissions = append(c.rep.Submissions, s.result())
 	}
+	c.rep.cutIDs()
 	return &c.rep
 }
 

@@ -109,6 +109,10 @@ type Report struct {
 	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
 	// a trace acpsim tap recorded), so the report can say so.
 	NotJudged []string `json:",omitempty"`
+
+	// ab is how the report cuts its ids (cutIDs), so the table cuts them
+	// as its prose did.
+	ab *abbrev
 }
 
 // Unjudged is a submission the checker could not judge, and why.

@@ -66,7 +66,7 @@ func TestSetupFailedNamesTheFailingResume(t *testing.T) {
 	}
 	a := r.Anomalies[0]
 	for _, want := range []string{
-		"session/resume of session " + short(S1),
+		"session/resume of session " + abbrev{}.short(S1),
 		"-32603 'storage unavailable' 3 times after healing (6 times in all)",
 		"so s1 cannot be checked",
 	} {

@@ -123,17 +123,14 @@ func (s *SubmissionResult) row(ab abbrev) [tableColumns]string {
 	return [tableColumns]string{s.Sub, s.Client, session, strconv.Quote(clip(s.Text, 24)), key, attempts, outcome, count, anomalies}
 }
 
-// abbrev shortens the ids the table shows so that no two look the same.
+// abbrev shortens the ids the table shows so that no two of the report's
+// look the same: as the report's prose cut them, or over the table alone for
+// a report the checker did not finish (built by hand, read from JSON).
 func (r *Report) abbrev() abbrev {
-	var ids []string
-	for i := range r.Submissions {
-		s := &r.Submissions[i]
-		if len(s.Sessions) > 0 {
-			ids = append(ids, s.Sessions[0])
-		}
-		ids = append(ids, s.Key, s.MessageID)
+	if r.ab != nil {
+		return *r.ab
 	}
-	return newAbbrev(ids)
+	return newAbbrev(r.tableIDs)
 }
 
 // tableLegend explains the submissions table's columns, under it.

@@ -3,6 +3,7 @@ package properties
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"text/tabwriter"
@@ -61,7 +62,14 @@ func TestTableIDsDiffer(t *testing.T) {
 			t.Errorf("the table does not show %q:\n%s", want, b.String())
 		}
 	}
-	if ab := newAbbrev([]string{"abcdefgh-1", "abcdefgh-2"}); ab.short("abcdefgh-1") != "abcdefgh-1" {
+	folded := newAbbrev(slices.Values([]string{"ÉTÉ-0123456789-a", "été-0123456789-b", "été-9999999999-c"}))
+	if got := folded.short("ÉTÉ-0123456789-a"); got != "ÉTÉ-0123456789-a" {
+		t.Errorf("ids equal but for case up to their last rune: %q, want it whole", got)
+	}
+	if got := folded.short("été-9999999999-c"); got != "été-9999…" {
+		t.Errorf("%q, want the first 8 runes", got)
+	}
+	if ab := newAbbrev(slices.Values([]string{"abcdefgh-1", "abcdefgh-2"})); ab.short("abcdefgh-1") != "abcdefgh-1" {
 		t.Errorf("an id of 12 runes or fewer is shown whole, got %q", ab.short("abcdefgh-1"))
 	}
 }
@@ -80,5 +88,26 @@ func TestTableHasALegend(t *testing.T) {
 		if !strings.Contains(legend.String(), " "+col+":") && !strings.Contains(legend.String(), " "+col+",") {
 			t.Errorf("the legend does not explain column %q:\n%s", col, b.String())
 		}
+	}
+}
+
+// The prose cuts ids as the table does, over every id the report shows: two
+// sessions sharing their first 8 characters are told apart in both.
+func TestProseAndTableCutIDsAlike(t *testing.T) {
+	r := &Report{
+		Submissions: []SubmissionResult{{Sub: "s1", Client: "c1", Sessions: []string{"9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001"}, Attempts: 1}},
+		Anomalies:   []Anomaly{{Kind: Lost, Explanation: "session " + short("9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001") + " is not " + short("9A3F0C1E-5d7b-4e11-8c2a-7f00aa000002") + "; key " + short("0123456789abcdef")}},
+	}
+	r.cutIDs()
+	if want := "session 9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001 is not 9A3F0C1E-5d7b-4e11-8c2a-7f00aa000002; key 01234567…"; r.Anomalies[0].Explanation != want {
+		t.Errorf("explanation %q, want %q", r.Anomalies[0].Explanation, want)
+	}
+	var b bytes.Buffer
+	r.writeTable(&b)
+	if !strings.Contains(b.String(), "9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001") {
+		t.Errorf("the table cuts the session as if the prose did not name its twin:\n%s", b.String())
+	}
+	if got := short("a\x1eb-0123456789abcdef"); got != "a\x1eb-0123…" {
+		t.Errorf("an id holding a mark's byte: %q, want it cut at once", got)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Wording helpers shared by explanations and the table, so the same counts,
@@ -50,13 +51,18 @@ func list(xs []string) string {
 	return strings.Join(xs[:len(xs)-1], ", ") + " and " + xs[len(xs)-1]
 }
 
-// short abbreviates long opaque ids (UUIDs) for prose and tables.
+// short marks a long opaque id (a UUID) for prose: how many characters tell
+// it from the report's other ids is known only once the whole report is
+// written, when Report.cutIDs replaces the mark by that prefix. An id that
+// holds a mark's byte itself (an Agent may send any id) is cut at once.
 func short(id string) string {
-	r := []rune(id)
-	if len(r) <= 12 {
+	if utf8.RuneCountInString(id) <= 12 {
 		return id
 	}
-	return string(r[:8]) + "…"
+	if strings.ContainsAny(id, idOpen+idClose) {
+		return abbrev{}.short(id)
+	}
+	return idOpen + id + idClose
 }
 
 func shortAll(ids []string) []string {
