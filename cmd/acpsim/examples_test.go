@@ -11,8 +11,8 @@ package main
 //     is acpsim. Other lines (make test, output) are not run.
 //   - A comment on the line that says "exit N" claims exit code N; a line
 //     claiming nothing claims 0.
-//   - The lines of one README, or of one command's Example, run in order in
-//     one fresh directory, so an example may use a file an earlier line of
+//   - The lines of one README block, or of one command's Example, run in
+//     order in one fresh directory, so an example may use a file an earlier line of
 //     the same block wrote; input files no line writes come from
 //     exampleInputs, and that table says how each is made.
 //   - Placeholders for the reader's own programs (./my-agent, ./my-adapter)
