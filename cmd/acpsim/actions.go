@@ -27,13 +27,13 @@ var actionFlags = append([]string{"actions", "cancel-by"}, actionCountFlags...)
 // check --seeds 60 caught cancel-keeps-held in 1 seed of 60 (a session/
 // cancel must meet a held prompt); with this one in 4 of 60, the reference
 // Agent still clean.
-var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2}
+var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2, Timeout: users.ImpatientTimeout}
 
-const actionsDoc = `on (each seed switches classes of user actions on or off: cancel by $/cancel_request, cancel by session/cancel, close-and-resume, fork; and draws how often each user does those on, 1 … 2× the base: --cancels, --closes, --forks when given, else %d, %d, %d; 0 switches an action off in every seed; a rerun command states the seed's actions) or off (every seed with --cancels, --closes, --forks as given, default none)`
+const actionsDoc = `on (each seed switches classes of user actions on or off: cancel by $/cancel_request, cancel by session/cancel, close-and-resume, fork, impatient users; and draws how often each user does those on, 1 … 2× the base: --cancels, --closes, --forks when given, else %d, %d, %d; 0 switches an action off in every seed; impatient users time out prompts after %v, unless --timeout is given; a rerun command states the seed's actions) or off (every seed with --cancels, --closes, --forks, --timeout as given, default none)`
 
 // registerActions adds --actions to fs, whose default base is b.
 func registerActions(fs *pflag.FlagSet, actions *string, b users.Actions) {
-	fs.StringVar(actions, "actions", "on", "user action classes per seed, as the fault classes: "+fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks))
+	fs.StringVar(actions, "actions", "on", "user action classes per seed, as the fault classes: "+fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks, b.Timeout))
 }
 
 // countsDoc is the --cancels, --closes, --forks help's note on --actions.
@@ -51,6 +51,9 @@ func actionBase(fs *pflag.FlagSet, actions string, given, defaults users.Actions
 	}
 	base := defaults
 	base.CancelBy = given.CancelBy
+	if fs.Changed("timeout") {
+		base.Timeout = 0 // the user chose the timeout: no seed is impatient
+	}
 	for _, f := range []struct {
 		name       string
 		dst, value *int
@@ -78,6 +81,9 @@ func actionArgs(a users.Actions) string {
 	s := fmt.Sprintf(" --cancels=%d --closes=%d --forks=%d", a.Cancels, a.Closes, a.Forks)
 	if a.CancelBy != "" {
 		s += " --cancel-by=" + a.CancelBy
+	}
+	if a.Timeout > 0 {
+		s += " --timeout=" + a.Timeout.String()
 	}
 	return s
 }
