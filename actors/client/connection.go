@@ -209,7 +209,7 @@ func (c *Client) response(r request, m *acp.Message) {
 	case reqFork:
 		var res acp.NewSessionResult
 		if m.Error == nil && json.Unmarshal(m.Result, &res) == nil && res.SessionID != "" {
-			c.sessions = append(c.sessions, &clientSession{id: res.SessionID, state: sessReady})
+			c.sessions = append(c.sessions, &clientSession{id: res.SessionID, state: sessReady, parentKeys: r.forkKeys})
 		}
 	}
 }

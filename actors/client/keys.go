@@ -169,6 +169,13 @@ var (
 	cancelWhenStalledOneIn = 3
 )
 
+// forkKeyOneIn: a submission to a fork reuses a key its parent bound before
+// the fork in one of this many, while the fork has such keys left. Half:
+// the case is rare to begin with (a fork, then a prompt in it, while the
+// parent had answered keyed prompts), and to a correct Agent the reused key
+// is an ordinary fresh one, so it hides no other bug.
+const forkKeyOneIn = 2
+
 // nullKey is the field value of an explicit "no key".
 var nullKey = json.RawMessage("null")
 

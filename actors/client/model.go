@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // Client is a model Client with one of the Policies.
@@ -57,6 +58,10 @@ type clientSession struct {
 	// cancelOnStall counts the user's cancels waiting for a prompt of the
 	// session to stall (Cancel).
 	cancelOnStall int
+	// parentKeys, for a fork the user made, are the keys its parent had
+	// bound when the fork was asked for (forkKeys): a submission in the
+	// fork sometimes reuses one (Submit).
+	parentKeys []string
 }
 
 // seenMessage is a user message read from a replay; chunks of one message
@@ -96,6 +101,9 @@ type request struct {
 	// early: a prompt resent before its session was resumed on this
 	// connection (ResendBeforeResume).
 	early bool
+	// forkKeys: for a session/fork, the keys the parent had bound when it
+	// was sent, which the fork's session inherits as parentKeys.
+	forkKeys []string
 }
 
 type submission struct {
@@ -107,6 +115,7 @@ type submission struct {
 	// null instead of leaving the field out.
 	nullKey  bool
 	done     bool
+	inserted bool   // done with a messageId: its key is bound
 	inflight acp.ID // the newest outstanding attempt, "" when none
 	attempts int
 	at       time.Duration // when the user submitted it (Env.Now)
@@ -212,6 +221,7 @@ func (c *Client) requestAs(r request, method string, params any) acp.ID {
 
 func (c *Client) outcome(s *submission, outcome, messageID string) {
 	s.done = true
+	s.inserted = outcome == traces.OutcomeInserted
 	s.inflight = ""
 	s.lookup, s.asked = false, false
 	c.justDone = append(c.justDone, s)

@@ -18,7 +18,10 @@ import (
 type Saved struct {
 	// Sessions holds each session's id by index, "" for one never created.
 	Sessions []string
-	Subs     []SavedSub
+	// ParentKeys holds, by the same index, the keys a fork's parent had
+	// bound when the user forked it (nil for a session that is no fork).
+	ParentKeys [][]string
+	Subs       []SavedSub
 	// Attributed are the messages the Client knows belong to one of its
 	// submissions (a Client keeps its transcript with the messageIds), so
 	// a Lookup Client never claims them after a restart.
@@ -68,6 +71,7 @@ func (c *Client) Persisted() Saved {
 	var s Saved
 	for _, sess := range c.sessions {
 		s.Sessions = append(s.Sessions, sess.id)
+		s.ParentKeys = append(s.ParentKeys, slices.Clone(sess.parentKeys))
 	}
 	s.Keys = slices.Clone(c.keys)
 	for _, sub := range c.subs {
@@ -110,6 +114,9 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 			c.sessions = append(c.sessions, &clientSession{})
 		}
 		c.sessions[i].id = id
+		if i < len(s.ParentKeys) {
+			c.sessions[i].parentKeys = slices.Clone(s.ParentKeys[i])
+		}
 	}
 	c.keys = slices.Clone(s.Keys)
 	for _, m := range s.Attributed {

@@ -22,6 +22,9 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 			newID, intN = c.env.Sub(sub)
 		}
 		s.key = c.newKey(s.sess, sub, newID, intN)
+		if k, ok := c.parentKey(s.sess, sub); ok {
+			s.key = k
+		}
 		if c.cfg.Policy.ReuseKey {
 			if k, ok := c.lastKey(s.sess); ok {
 				s.key = k // the bug: the previous submission's key
@@ -145,6 +148,40 @@ func (c *Client) Fork(sess int) []Output {
 	if c.conn == "" || s.state != sessReady {
 		return nil
 	}
-	c.request(reqFork, sess, nil, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd})
+	c.requestAs(request{kind: reqFork, sess: sess, forkKeys: c.boundKeys(sess)}, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd})
 	return c.flush()
+}
+
+// boundKeys are the keys of session sess's submissions the Agent answered
+// with a messageId: bound now, so a fork made now starts with their
+// messages. Those resolved before a Client restart are gone from memory.
+func (c *Client) boundKeys(sess int) []string {
+	var keys []string
+	for _, s := range c.subs {
+		if s.sess == sess && s.inserted && s.key != "" {
+			keys = append(keys, s.key)
+		}
+	}
+	return keys
+}
+
+// parentKey is, for a submission sub to session sess when sess is a fork,
+// sometimes (a draw of its own per submission) a key its parent had bound
+// before the fork and the fork has not used yet. The RFD: "The same key
+// string in another session, including a fork of this one, names an
+// unrelated submission". An Agent that lets the fork inherit its parent's
+// bindings answers such a prompt as a retry and never inserts it; a user
+// who reuses keys only by chance across sessions would rarely land on one
+// the parent bound before the fork.
+func (c *Client) parentKey(sess int, sub string) (string, bool) {
+	var free []string
+	for _, k := range c.sessions[sess].parentKeys {
+		if !c.keyUsed(sess, k) {
+			free = append(free, k)
+		}
+	}
+	if len(free) == 0 || c.draw(sub+"/fork-key", forkKeyOneIn) != 0 {
+		return "", false
+	}
+	return free[c.draw(sub+"/fork-key-which", len(free))], true
 }

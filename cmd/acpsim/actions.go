@@ -27,16 +27,16 @@ var actionFlags = append([]string{"actions", "cancel-by"}, actionCountFlags...)
 // check --seeds 60 caught cancel-keeps-held in 1 seed of 60 (a session/
 // cancel must meet a held prompt); with this one in 4 of 60, the reference
 // Agent still clean.
-var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2}
+var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2, Timeout: users.ImpatientTimeout}
 
-const actionsDoc = "on: each seed switches user action classes on or off, drawing counts from a base of %d, %d, %d; off: as given"
+const actionsDoc = "on: each seed switches user action classes on or off (counts drawn from a base of %d, %d, %d; impatient users: a %v timeout); off: as given"
 
 // registerActions adds --actions to fs, whose default base is b, and says
 // on the count flags already in fs that they are its base: only the commands
 // that draw actions (swarm, check) have it, run and explore take the counts
 // as they are.
 func registerActions(fs *pflag.FlagSet, actions *string, b users.Actions) {
-	fs.StringVar(actions, "actions", "on", fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks))
+	fs.StringVar(actions, "actions", "on", fmt.Sprintf(actionsDoc, b.Cancels, b.Closes, b.Forks, b.Timeout))
 	for _, name := range actionCountFlags {
 		if f := fs.Lookup(name); f != nil {
 			f.Usage += " (--actions on: the base of the draw)"
@@ -56,6 +56,9 @@ func actionBase(fs *pflag.FlagSet, actions string, given, defaults users.Actions
 	}
 	base := defaults
 	base.CancelBy = given.CancelBy
+	if fs.Changed("timeout") {
+		base.Timeout = 0 // the user chose the timeout: no seed is impatient
+	}
 	for _, f := range []struct {
 		name       string
 		dst, value *int
@@ -83,6 +86,9 @@ func actionArgs(a users.Actions) string {
 	s := fmt.Sprintf(" --cancels=%d --closes=%d --forks=%d", a.Cancels, a.Closes, a.Forks)
 	if a.CancelBy != "" {
 		s += " --cancel-by=" + a.CancelBy
+	}
+	if a.Timeout > 0 {
+		s += " --timeout=" + a.Timeout.String()
 	}
 	return s
 }

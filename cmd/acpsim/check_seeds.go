@@ -268,6 +268,9 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 	if draw != nil {
 		d := users.DrawActions(seed, *draw)
 		cfg.Cancels, cfg.Closes, cfg.Forks, cfg.CancelBy = d.Cancels, d.Closes, d.Forks, d.CancelBy
+		if d.Timeout > 0 {
+			cfg.Timeout = d.Timeout // impatient users
+		}
 		flags = strings.TrimSpace(flags + " --actions=off" + actionArgs(d.Actions))
 		acts = &d
 	}

@@ -3,6 +3,7 @@ package users
 import (
 	"fmt"
 	"math/rand/v2"
+	"time"
 )
 
 // Action classes, as the swarm's fault classes (sim/world/classes.go): each
@@ -22,28 +23,53 @@ type ActionClass struct {
 	Name   string
 	Action Action
 	By     string // for Cancel: how the cancel is sent
-	Doc    string
+	// Impatient: the class is no action of its own but the users' prompt
+	// timeout (Actions.Timeout); Action means nothing.
+	Impatient bool
+	Doc       string
 }
 
 // ActionClasses lists the classes in the order their draws are made. Append
 // new classes at the end: the draws of the earlier ones then stay the same.
 var ActionClasses = []ActionClass{
-	{"cancel-request", Cancel, CancelByRequest, "$/cancel_request for a prompt in flight"},
-	{"session-cancel", Cancel, CancelBySession, "session/cancel for a session's work"},
-	{"close-resume", Close, "", "session/close, then session/resume after the backoff"},
-	{"fork", Fork, "", "session/fork; later prompts may go to the fork"},
+	{"cancel-request", Cancel, CancelByRequest, false, "$/cancel_request for a prompt in flight"},
+	{"session-cancel", Cancel, CancelBySession, false, "session/cancel for a session's work"},
+	{"close-resume", Close, "", false, "session/close, then session/resume after the backoff"},
+	{"fork", Fork, "", false, "session/fork; later prompts may go to the fork"},
+	{"impatient", Submit, "", true, "prompts time out before a round of work ends"},
 }
+
+// drawnBeforeCounts is how many classes ActionClasses held when the count
+// draws came right after their switches: those switches are drawn before
+// the counts, every class appended since after them, so that it shifts no
+// draw of an older class.
+const drawnBeforeCounts = 4
+
+// ImpatientTimeout is an impatient user's prompt timeout. A round of work
+// is 3 chunks 20 ms apart (agent.DefaultKnobs), so a prompt the Agent holds
+// behind a running round waits up to 60 ms: at 30 ms its Client sends it
+// again while the first attempt is still held, about half the times a
+// prompt is held, which is what a cancel naming one of two pending
+// attempts needs. An unheld prompt is answered after a store write, well
+// within 30 ms in the simulator (and mostly in real mode), so most prompts
+// still go out once. The default timeouts (250 ms simulated, 150 ms in
+// check) outlast any held prompt.
+const ImpatientTimeout = 30 * time.Millisecond
 
 // Actions are how often each Client's user does something besides typing,
 // and how a cancel is sent: Spec's and world.Config's fields of the name.
 type Actions struct {
 	Cancels, Closes, Forks int
 	CancelBy               string
+	// Timeout, when set, is the users' prompt timeout in place of the
+	// run's own (an impatient user's). In a draw's base it is the timeout
+	// the impatient class gives (0: the class is absent).
+	Timeout time.Duration
 }
 
 // DefaultActionBase is what a class draw scales when the user set no
 // count: small enough that most prompts are left alone.
-var DefaultActionBase = Actions{Cancels: 2, Closes: 1, Forks: 1}
+var DefaultActionBase = Actions{Cancels: 2, Closes: 1, Forks: 1, Timeout: ImpatientTimeout}
 
 // actionOn is the probability an action class is on in a seed.
 const actionOn = 0.5
@@ -76,19 +102,24 @@ type ActionDraw struct {
 // present says whether a class can be on at all over base: its action has
 // a count, and for a cancel, base.CancelBy allows its way.
 func (c ActionClass) present(base Actions) bool {
+	if c.Impatient {
+		return base.Timeout > 0
+	}
 	n := *base.count(c.Action)
 	return n > 0 && (c.By == "" || base.CancelBy == "" || base.CancelBy == c.By)
 }
 
 // DrawActions switches action classes on or off for seed and draws, for
 // each action with a class on, how often each user does it: uniform in
-// 1 … 2×base. A class whose action has base count 0 (or whose cancel way
-// base.CancelBy excludes) is absent: off, and not counted. The same draws
-// are made for every base, so a class's draw never depends on the base.
+// 1 … 2×base. With the impatient class on the users' prompt timeout is
+// base.Timeout. A class whose action has base count 0 (or whose cancel way
+// base.CancelBy excludes, or impatient without a base timeout) is absent:
+// off, and not counted. The same draws are made for every base, so a
+// class's draw never depends on the base.
 func DrawActions(seed uint64, base Actions) ActionDraw {
 	rng := actionStream(seed)
 	on := make([]bool, len(ActionClasses))
-	for i := range ActionClasses {
+	for i := range drawnBeforeCounts {
 		on[i] = rng.Float64() < actionOn
 	}
 	// One draw per action whether or not a class of it is on; the count
@@ -97,6 +128,9 @@ func DrawActions(seed uint64, base Actions) ActionDraw {
 	for _, act := range []Action{Cancel, Close, Fork} {
 		scale[act] = rng.Float64()
 	}
+	for i := drawnBeforeCounts; i < len(ActionClasses); i++ {
+		on[i] = rng.Float64() < actionOn
+	}
 	var d ActionDraw
 	var by []string
 	for i, c := range ActionClasses {
@@ -104,6 +138,10 @@ func DrawActions(seed uint64, base Actions) ActionDraw {
 			continue
 		}
 		d.On = append(d.On, c.Name)
+		if c.Impatient {
+			d.Timeout = base.Timeout
+			continue
+		}
 		n := *base.count(c.Action)
 		*d.count(c.Action) = 1 + int(scale[c.Action]*float64(2*n))
 		if c.By != "" {

@@ -55,7 +55,7 @@ func TestDrawActionsLeavesOutAbsentClassesOnly(t *testing.T) {
 	noForks.Forks = 0
 	sessionOnly := DefaultActionBase
 	sessionOnly.CancelBy = CancelBySession
-	if got := PresentActionClasses(noForks); !slices.Equal(got, []string{"cancel-request", "session-cancel", "close-resume"}) {
+	if got := PresentActionClasses(noForks); !slices.Equal(got, []string{"cancel-request", "session-cancel", "close-resume", "impatient"}) {
 		t.Errorf("present with no forks: %v", got)
 	}
 	for seed := uint64(1); seed <= 300; seed++ {
@@ -92,6 +92,58 @@ func TestCancelByKeepsTheScenario(t *testing.T) {
 					t.Fatalf("seed %d, cancel-by %s: event %d is %+v, want %+v", seed, by, i, got[i], e)
 				}
 			}
+		}
+	}
+}
+
+// The impatient class gives a seed's users the base's short prompt timeout,
+// only with the class on, and is absent from a base without one (the user
+// chose the timeout).
+func TestImpatientClassSetsTheTimeoutOnlyWhenOn(t *testing.T) {
+	patient := DefaultActionBase
+	patient.Timeout = 0
+	if slices.Contains(PresentActionClasses(patient), "impatient") {
+		t.Errorf("impatient present without a base timeout")
+	}
+	on := 0
+	for seed := uint64(1); seed <= 300; seed++ {
+		d := DrawActions(seed, DefaultActionBase)
+		if impatient := slices.Contains(d.On, "impatient"); impatient != (d.Timeout == ImpatientTimeout) || !impatient && d.Timeout != 0 {
+			t.Fatalf("seed %d: %+v: timeout and class disagree", seed, d)
+		}
+		if slices.Contains(d.On, "impatient") {
+			on++
+		}
+		p := DrawActions(seed, patient)
+		if p.Timeout != 0 || slices.Contains(p.On, "impatient") {
+			t.Fatalf("seed %d: impatient drawn without a base timeout: %+v", seed, p)
+		}
+	}
+	if on == 0 || on == 300 {
+		t.Errorf("impatient on in %d of 300 seeds", on)
+	}
+}
+
+// Appending a class shifts no draw of the older ones: the four classes
+// that were there first are switched, and the counts drawn, from the same
+// values of the action stream as before the impatient class was added.
+func TestAppendedClassesLeaveTheOlderDrawsAlone(t *testing.T) {
+	for seed := uint64(1); seed <= 300; seed++ {
+		rng := actionStream(seed)
+		var want []string
+		for _, c := range ActionClasses[:drawnBeforeCounts] {
+			if rng.Float64() < actionOn {
+				want = append(want, c.Name)
+			}
+		}
+		scale := rng.Float64() // cancels
+		d := DrawActions(seed, DefaultActionBase)
+		got := slices.DeleteFunc(slices.Clone(d.On), func(c string) bool { return c == "impatient" })
+		if !slices.Equal(got, want) {
+			t.Fatalf("seed %d: older classes on %v, want %v", seed, got, want)
+		}
+		if d.Cancels > 0 && d.Cancels != 1+int(scale*float64(2*DefaultActionBase.Cancels)) {
+			t.Fatalf("seed %d: cancels %d moved", seed, d.Cancels)
 		}
 	}
 }

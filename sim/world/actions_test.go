@@ -83,3 +83,35 @@ func TestSeedsWithActionsOffRunAsWithoutClasses(t *testing.T) {
 		t.Fatal("no seed of 200 drew every action class off")
 	}
 }
+
+// An impatient seed runs exactly as its rerun, which states the timeout as
+// --timeout: the same trace bytes; and the timeout matters to it.
+func TestImpatientSeedRunsAsWithItsTimeoutGiven(t *testing.T) {
+	n := 0
+	for seed := uint64(1); n < 3 && seed < 200; seed++ {
+		d := users.DrawActions(seed, users.DefaultActionBase)
+		if d.Timeout == 0 {
+			continue
+		}
+		n++
+		drawn := DefaultConfig()
+		drawn.Seed = seed
+		drawn.SetUserActions(d.Actions)
+		rerun, patient := DefaultConfig(), DefaultConfig()
+		rerun.Seed, patient.Seed = seed, seed
+		a := d.Actions
+		a.Timeout = 0
+		rerun.SetUserActions(a)
+		patient.SetUserActions(a)
+		rerun.Timeout = d.Timeout
+		if !bytes.Equal(traceBytes(t, drawn), traceBytes(t, rerun)) {
+			t.Fatalf("seed %d: impatient, yet its trace differs from a run with --timeout=%v", seed, d.Timeout)
+		}
+		if bytes.Equal(traceBytes(t, drawn), traceBytes(t, patient)) {
+			t.Fatalf("seed %d: impatient, yet its trace is the patient one", seed)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no seed of 200 drew the impatient class")
+	}
+}

@@ -5,6 +5,7 @@
 package world
 
 import (
+	"cmp"
 	"fmt"
 	"maps"
 	"strings"
@@ -79,8 +80,13 @@ type Config struct {
 	// "": either, drawn per cancel).
 	Cancels, Closes, Forks int
 	CancelBy               string
-	ChaosFor               time.Duration // chaos lasts this long after the last submission
-	HealCap                time.Duration // the heal phase gives up after this much virtual time
+	// Impatient, when set, is the Clients' prompt timeout in place of
+	// Timeout: impatient users (the impatient action class; a swarm with
+	// Actions on takes it as the class's timeout, and each seed's draw
+	// sets or clears it).
+	Impatient time.Duration
+	ChaosFor  time.Duration // chaos lasts this long after the last submission
+	HealCap   time.Duration // the heal phase gives up after this much virtual time
 	// MaxEvents stops a run that never goes quiet: its chaos at most, and
 	// then the heal and the observer each get a quarter of it again (so a
 	// run cut in chaos still has its transcripts read).
@@ -226,12 +232,17 @@ func (c *Config) actions() string {
 
 // UserActions are c's users' actions besides typing.
 func (c *Config) UserActions() users.Actions {
-	return users.Actions{Cancels: c.Cancels, Closes: c.Closes, Forks: c.Forks, CancelBy: c.CancelBy}
+	return users.Actions{Cancels: c.Cancels, Closes: c.Closes, Forks: c.Forks, CancelBy: c.CancelBy, Timeout: c.Impatient}
 }
 
 // SetUserActions gives c's users the actions a.
 func (c *Config) SetUserActions(a users.Actions) {
-	c.Cancels, c.Closes, c.Forks, c.CancelBy = a.Cancels, a.Closes, a.Forks, a.CancelBy
+	c.Cancels, c.Closes, c.Forks, c.CancelBy, c.Impatient = a.Cancels, a.Closes, a.Forks, a.CancelBy, a.Timeout
+}
+
+// promptTimeout is how long the Clients wait for a prompt's response.
+func (c *Config) promptTimeout() time.Duration {
+	return cmp.Or(c.Impatient, c.Timeout)
 }
 
 // EnableLinkFaults turns on the faults only remote links ask for, at their

@@ -342,7 +342,7 @@ func (t *covTracker) choose(e *traces.Event) {
 		if f == nil {
 			t.orphans++
 		}
-		if f == nil || e.Option <= 0 || e.Option >= len(netfault.DelaySteps) || netfault.DelaySteps[e.Option] < t.cfg.Timeout {
+		if f == nil || e.Option <= 0 || e.Option >= len(netfault.DelaySteps) || netfault.DelaySteps[e.Option] < t.cfg.promptTimeout() {
 			return
 		}
 		switch f.label {
