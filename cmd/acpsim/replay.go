@@ -283,23 +283,13 @@ func replayLedger(out io.Writer, path string) (failed bool, err error) {
 // commit names the code a ledger entry was found with: the build's VCS
 // stamp, else the checkout's HEAD, else "unknown".
 func commit() string {
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		rev, dirty := "", false
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				rev = s.Value
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
+	bi, _ := debug.ReadBuildInfo()
+	if rev, dirty := buildVCS(bi); rev != "" {
+		rev = rev[:min(len(rev), 12)]
+		if dirty {
+			rev += "+dirty"
 		}
-		if rev != "" {
-			rev = rev[:min(len(rev), 12)]
-			if dirty {
-				rev += "+dirty"
-			}
-			return rev
-		}
+		return rev
 	}
 	if b, err := exec.Command("git", "rev-parse", "--short=12", "HEAD").Output(); err == nil {
 		return strings.TrimSpace(string(b))

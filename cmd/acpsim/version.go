@@ -31,22 +31,33 @@ func versionLine() string {
 }
 
 func versionOf(bi *debug.BuildInfo) string {
-	version, commit, modified := unknownVersion, unknownVersion, false
-	if bi != nil {
-		if bi.Main.Version != "" {
-			version = bi.Main.Version
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				commit = s.Value
-			case "vcs.modified":
-				modified = s.Value == "true"
-			}
-		}
+	version, commit := unknownVersion, unknownVersion
+	if bi != nil && bi.Main.Version != "" {
+		version = bi.Main.Version
+	}
+	rev, modified := buildVCS(bi)
+	if rev != "" {
+		commit = rev
 	}
 	if modified && commit != unknownVersion {
 		commit += "+modified"
 	}
 	return fmt.Sprintf("acpsim %s commit %s", version, commit)
+}
+
+// buildVCS is the build's VCS stamp: the revision ("" when the build has
+// none, as with -buildvcs=false) and whether the tree had changes.
+func buildVCS(bi *debug.BuildInfo) (rev string, modified bool) {
+	if bi == nil {
+		return "", false
+	}
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	return rev, modified
 }
