@@ -29,7 +29,7 @@ var actionFlags = append([]string{"actions", "cancel-by"}, actionCountFlags...)
 // Agent still clean.
 var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2, Timeout: users.ImpatientTimeout}
 
-const actionsDoc = "on: user action classes on or off per seed (base counts %d, %d, %d; impatient: %v timeouts); off: counts as given"
+const actionsDoc = "on: user action classes on/off per seed (base %d, %d, %d; impatient: %v timeouts); off: counts as given"
 
 // registerActions adds --actions to fs, whose default base is b, and says
 // on the count flags already in fs that they are its base: only the commands
