@@ -86,8 +86,8 @@ func (c *checker) judgeLiveIDs() {
 func (c *checker) answeredBefore(x *liveRec) (*subState, answer) {
 	var best *subState
 	var ba answer
-	for _, s := range c.order {
-		if s.text != x.text || c.liveOnly(s) {
+	for _, s := range c.answeredByText()[groupKey{x.session, x.text}] {
+		if c.liveOnly(s) {
 			continue
 		}
 		for _, a := range s.answers {
