@@ -133,9 +133,13 @@ export async function runAdapter({ keyFor, persist, newPending }) {
   };
   const finish = async (p) => {
     const outcome = await settle(p);
+    // Tell first, then forget: a kill between the two leaves the input
+    // pending, so the restart resends it with its key and tells the same
+    // outcome again (the last told counts); forgetting first lost the
+    // outcome of an inserted prompt to a kill in between (unresolved).
+    tell(outcome);
     state.pending = null;
     saveState(persist, state);
-    tell(outcome);
   };
   for await (const line of readline.createInterface({ input: process.stdin })) {
     if (!line.trim()) continue;
