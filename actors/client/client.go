@@ -155,6 +155,11 @@ type Config struct {
 	// late frames then arrive after the new one's, and the retry on the new
 	// connection races the original still pending on the old one.
 	FreshConnection bool
+	// StallWaitOneIn: a user's $/cancel_request waits for a stalled prompt
+	// (Cancel) in one of this many (0: three). A host with few, real-time
+	// runs (acpsim check) sets 1, as the move is what catches an Agent that
+	// withdraws only the attempt a cancel names.
+	StallWaitOneIn int
 }
 
 // Env is what a Client gets from its host: the stream of fresh ids, a

@@ -210,6 +210,7 @@ func (c *Client) response(r request, m *acp.Message) {
 		var res acp.NewSessionResult
 		if m.Error == nil && json.Unmarshal(m.Result, &res) == nil && res.SessionID != "" {
 			c.sessions = append(c.sessions, &clientSession{id: res.SessionID, state: sessReady, parentKeys: r.forkKeys})
+			c.sessions[r.sess].continuedIn = len(c.sessions)
 		}
 	}
 }

@@ -62,6 +62,14 @@ type clientSession struct {
 	// bound when the fork was asked for (forkKeys): a submission in the
 	// fork sometimes reuses one (Submit).
 	parentKeys []string
+	// forksWaiting counts the forks the user asked for while the session
+	// had no answered prompt but one pending: a user forks a conversation
+	// once it has an exchange to branch from, so they are made when one is
+	// answered (forkWhenAnswered). continuedIn (index+1, 0: none) is the
+	// fork the user made of it last: the user's next submission to it goes
+	// there instead, as one forks a conversation to go on in the fork.
+	// A Client restart forgets both.
+	forksWaiting, continuedIn int
 }
 
 // seenMessage is a user message read from a replay; chunks of one message
@@ -225,6 +233,9 @@ func (c *Client) outcome(s *submission, outcome, messageID string) {
 	s.inflight = ""
 	s.lookup, s.asked = false, false
 	c.justDone = append(c.justDone, s)
+	if s.inserted {
+		c.forkWhenAnswered(s.sess)
+	}
 	c.out = append(c.out, Output{Kind: OutOutcome, Sub: s.id, Outcome: outcome, MessageID: messageID})
 }
 

@@ -5,6 +5,7 @@
 package client
 
 import (
+	"cmp"
 	"strconv"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -16,6 +17,9 @@ import (
 func (c *Client) Submit(sub, text string, sess int) []Output {
 	c.step()
 	s := &submission{id: sub, text: text, sess: sess % len(c.sessions), at: c.now()}
+	if parent := c.sessions[s.sess]; parent.continuedIn > 0 {
+		s.sess, parent.continuedIn = parent.continuedIn-1, 0
+	}
 	if c.cfg.Policy.Keyed {
 		newID, intN := c.env.NewID, c.env.IntN
 		if c.env.Sub != nil {
@@ -68,7 +72,8 @@ func (c *Client) Cancel(sess int, viaRequest bool) []Output {
 		return c.flush()
 	}
 	c.cancels++
-	if c.draw(c.cfg.Name+"/cancel-when-stalled/"+strconv.Itoa(c.cancels), cancelWhenStalledOneIn) == 0 {
+	oneIn := cmp.Or(c.cfg.StallWaitOneIn, cancelWhenStalledOneIn)
+	if c.draw(c.cfg.Name+"/cancel-when-stalled/"+strconv.Itoa(c.cancels), oneIn) == 0 {
 		// Within a few timeouts a prompt pending now is answered or stalls;
 		// a user whose wait meets no stall cancels as the others do.
 		s.cancelOnStall++
@@ -148,8 +153,35 @@ func (c *Client) Fork(sess int) []Output {
 	if c.conn == "" || s.state != sessReady {
 		return nil
 	}
-	c.requestAs(request{kind: reqFork, sess: sess, forkKeys: c.boundKeys(sess)}, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd})
+	if len(c.boundKeys(sess)) == 0 && c.pendingIn(sess) {
+		s.forksWaiting++
+		return nil
+	}
+	c.fork(sess)
 	return c.flush()
+}
+
+func (c *Client) fork(sess int) {
+	c.requestAs(request{kind: reqFork, sess: sess, forkKeys: c.boundKeys(sess)}, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: c.sessions[sess].id, Cwd: c.cfg.Cwd})
+}
+
+// forkWhenAnswered makes the forks of session sess that waited for an
+// answered prompt (Fork), now that one is.
+func (c *Client) forkWhenAnswered(sess int) {
+	s := c.sessions[sess]
+	for ; s.forksWaiting > 0 && c.conn != "" && s.state == sessReady; s.forksWaiting-- {
+		c.fork(sess)
+	}
+}
+
+// pendingIn says whether a submission to session sess has no outcome yet.
+func (c *Client) pendingIn(sess int) bool {
+	for _, s := range c.subs {
+		if s.sess == sess && !s.done {
+			return true
+		}
+	}
+	return false
 }
 
 // boundKeys are the keys of session sess's submissions the Agent answered

@@ -29,6 +29,13 @@ var actionFlags = append([]string{"actions", "cancel-by"}, actionCountFlags...)
 // Agent still clean.
 var checkActionBase = users.Actions{Cancels: 6, Closes: 2, Forks: 2, Timeout: users.ImpatientTimeout}
 
+// checkActionOn is how often each class is on in a check seed: two seeds
+// in three rather than swarm's one in two, as a check runs few seeds and
+// some bugs need two classes at once (cancel-spares-other-attempts needs a
+// $/cancel_request and impatient users: a quarter of the seeds at one in
+// two, almost half at two in three).
+const checkActionOn = 2.0 / 3
+
 const actionsDoc = "on: user action classes on/off per seed (base %d, %d, %d; impatient: %v timeouts); off: counts as given"
 
 // registerActions adds --actions to fs, whose default base is b, and says

@@ -23,7 +23,7 @@ func TestCheckActionClassesByDefault(t *testing.T) {
 	}
 	want := map[string][2]int{}
 	for seed := uint64(1); seed <= 3; seed++ {
-		d := users.DrawActions(seed, checkActionBase)
+		d := users.DrawActionsOn(seed, checkActionBase, checkActionOn)
 		names := "none"
 		if len(d.On) > 0 {
 			names = strings.Join(d.On, ", ")

@@ -266,7 +266,7 @@ func (t *checkTally) faultTally() []sim.KindCount {
 func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, flags string, draw *users.Actions) (checkSeed, error) {
 	var acts *users.ActionDraw
 	if draw != nil {
-		d := users.DrawActions(seed, *draw)
+		d := users.DrawActionsOn(seed, *draw, checkActionOn)
 		cfg.Cancels, cfg.Closes, cfg.Forks, cfg.CancelBy = d.Cancels, d.Closes, d.Forks, d.CancelBy
 		if d.Timeout > 0 {
 			cfg.Timeout = d.Timeout // impatient users

@@ -117,10 +117,17 @@ func (c ActionClass) present(base Actions) bool {
 // off, and not counted. The same draws are made for every base, so a
 // class's draw never depends on the base.
 func DrawActions(seed uint64, base Actions) ActionDraw {
+	return DrawActionsOn(seed, base, actionOn)
+}
+
+// DrawActionsOn is DrawActions with each class on with probability pOn.
+// The draws are the same for every pOn, so a class on at a lower pOn is on
+// at every higher one: raising it only adds classes to a seed.
+func DrawActionsOn(seed uint64, base Actions, pOn float64) ActionDraw {
 	rng := actionStream(seed)
 	on := make([]bool, len(ActionClasses))
 	for i := range drawnBeforeCounts {
-		on[i] = rng.Float64() < actionOn
+		on[i] = rng.Float64() < pOn
 	}
 	// One draw per action whether or not a class of it is on; the count
 	// is uniform in 1 … 2×base, so its mean stays near the base.
@@ -129,7 +136,7 @@ func DrawActions(seed uint64, base Actions) ActionDraw {
 		scale[act] = rng.Float64()
 	}
 	for i := drawnBeforeCounts; i < len(ActionClasses); i++ {
-		on[i] = rng.Float64() < actionOn
+		on[i] = rng.Float64() < pOn
 	}
 	var d ActionDraw
 	var by []string

@@ -147,3 +147,26 @@ func TestAppendedClassesLeaveTheOlderDrawsAlone(t *testing.T) {
 		}
 	}
 }
+
+// check draws each class on in two seeds of three: the same draws at a
+// higher probability, so a seed keeps every class it had at one in two.
+func TestDrawActionsOnOnlyAddsClassesAtAHigherProbability(t *testing.T) {
+	on := map[string]int{}
+	const seeds = 2000
+	for seed := uint64(1); seed <= seeds; seed++ {
+		half, more := DrawActions(seed, DefaultActionBase), DrawActionsOn(seed, DefaultActionBase, 2.0/3)
+		for _, c := range half.On {
+			if !slices.Contains(more.On, c) {
+				t.Fatalf("seed %d: class %s on at 1/2 but off at 2/3 (%v, %v)", seed, c, half.On, more.On)
+			}
+		}
+		for _, c := range more.On {
+			on[c]++
+		}
+	}
+	for _, c := range ActionClasses {
+		if n := on[c.Name]; n < seeds*6/10 || n > seeds*73/100 {
+			t.Errorf("class %s on in %d of %d seeds, want about two thirds", c.Name, n, seeds)
+		}
+	}
+}
