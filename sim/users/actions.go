@@ -35,7 +35,7 @@ var ActionClasses = []ActionClass{
 	{"cancel-request", Cancel, CancelByRequest, false, "$/cancel_request for a prompt in flight"},
 	{"session-cancel", Cancel, CancelBySession, false, "session/cancel for a session's work"},
 	{"close-resume", Close, "", false, "session/close, then session/resume after the backoff"},
-	{"fork", Fork, "", false, "session/fork; later prompts may go to the fork"},
+	{"fork", Fork, "", false, "session/fork; the next prompt to it goes to the fork"},
 	{"impatient", Submit, "", true, "prompts time out before a round of work ends"},
 }
 
