@@ -164,25 +164,16 @@ func (c *Config) Validate() error {
 	if c.Link != LinkStdio && c.Link != LinkHTTP && c.Link != LinkWS && c.Link != LinkMixed {
 		return fmt.Errorf("link %q: expected %s, %s, %s or %s", c.Link, LinkStdio, LinkHTTP, LinkWS, LinkMixed)
 	}
+	if err := c.checkBounds(); err != nil {
+		return err
+	}
 	switch {
-	case c.Clients < 1:
-		return fmt.Errorf("clients %d: expected at least 1", c.Clients)
-	case c.Sessions < 1:
-		return fmt.Errorf("sessions %d: expected at least 1", c.Sessions)
-	case c.Prompts < 0:
-		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
 	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
 		return fmt.Errorf("timeout, backoff and latency must be positive")
-	case c.Proxies < 0:
-		return fmt.Errorf("proxies %d: expected 0 or more", c.Proxies)
 	case c.Proxies > 0 && proxy.Check(c.ProxyMode) != nil:
 		return proxy.Check(c.ProxyMode)
-	case c.Nodes < 1:
-		return fmt.Errorf("nodes %d: expected at least 1", c.Nodes)
 	case c.Nodes > 1 && c.Link == LinkStdio:
 		return fmt.Errorf("nodes %d: several nodes need a remote link (--link http or ws)", c.Nodes)
-	case c.Cancels < 0 || c.Closes < 0 || c.Forks < 0:
-		return fmt.Errorf("cancels %d, closes %d, forks %d: expected 0 or more", c.Cancels, c.Closes, c.Forks)
 	case users.CheckCancelBy(c.CancelBy) != nil:
 		return users.CheckCancelBy(c.CancelBy)
 	case c.MaxAttempts < 0 || c.StaleAfter < 0:
