@@ -5,6 +5,9 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // Every number that sizes a run's memory or time is refused past its limit
@@ -25,7 +28,7 @@ func TestBoundsRefuseWhatWouldNotFitAndAcceptTheLimit(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.Link = LinkHTTP // nodes need a remote link
 				set(t, &cfg, b.name, tc.value)
-				err := cfg.checkBounds()
+				err := cfg.checkBounds(true)
 				var be *BoundError
 				switch {
 				case tc.want == "" && err != nil && !isTotal(err):
@@ -78,6 +81,38 @@ func TestBoundsAddUpOverAllClients(t *testing.T) {
 			t.Errorf("%s: %v, want accepted", tc.name, err)
 		case tc.want != "" && (err == nil || !strings.HasPrefix(err.Error(), tc.want)):
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// Every header the simulator writes passes the checks a reader holds it to,
+// and each of its recorded faults passes the fault table.
+func TestTheSimulatorsHeadersPassCheckHeader(t *testing.T) {
+	for _, set := range []func(*Config){
+		func(*Config) {},
+		func(c *Config) { c.Link, c.Nodes, c.Sticky = LinkHTTP, 3, true },
+		func(c *Config) { c.UseAgent("adapter") },
+		func(c *Config) { c.UseAgent("memory-keys") },
+		func(c *Config) { c.Cancels, c.Closes, c.Forks, c.CancelBy = 2, 1, 1, "session" },
+		func(c *Config) {
+			c.Knobs.Busy, c.Knobs.Retain, c.Knobs.SessionsIn, c.Link = "reject", 2, "memory", LinkWS
+		},
+	} {
+		cfg := DefaultConfig()
+		cfg.Prompts = 3
+		set(&cfg)
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checks := TraceChecks(func(*traces.Header) []netfault.Fault { return netfault.Faults })
+		if err := checks.Header(&res.Log.Header); err != nil {
+			t.Errorf("%+v: %v", res.Log.Header, err)
+		}
+		for i := range res.Log.Events {
+			if err := checks.Event(&res.Log.Events[i]); err != nil {
+				t.Errorf("%s: event %d: %v", res.Log.Header.Command, i+1, err)
+			}
 		}
 	}
 }
