@@ -75,13 +75,7 @@ var HTTPRates = map[string]float64{PostLost: 0.01, AcceptedLost: 0.01, StreamBre
 var NodeRates = map[string]float64{Route: 0.7}
 
 // DefaultRates returns the default rate of every fault kind.
-func DefaultRates() map[string]float64 {
-	out := make(map[string]float64, len(Faults))
-	for _, f := range Faults {
-		out[f.Kind] = f.Rate
-	}
-	return out
-}
+func DefaultRates() map[string]float64 { return Rates(Faults) }
 
 // ParseRates reads "kind=rate,kind=rate" over the defaults; an unknown kind or
 // a rate outside [0,1] is an error that names it.
@@ -102,12 +96,66 @@ func ParseRates(spec string, base map[string]float64) (map[string]float64, error
 			return nil, fmt.Errorf("fault rate %q: unknown fault kind %q, expected one of %s", part, k, strings.Join(slices.Sorted(maps.Keys(out)), ", "))
 		}
 		r, err := strconv.ParseFloat(strings.TrimSpace(v), 64)
-		if err != nil || !(r >= 0 && r <= 1) { // written so that NaN fails too
+		if err != nil || !rateInRange(r) {
 			return nil, fmt.Errorf("fault rate %q: expected a number between 0 and 1", part)
 		}
 		out[k] = r
 	}
 	return out, nil
+}
+
+// rateInRange is written so that NaN fails too.
+func rateInRange(r float64) bool { return r >= 0 && r <= 1 }
+
+// CheckRates holds recorded rates (a trace header's) to what ParseRates
+// accepts over base: known kinds, each a number between 0 and 1.
+func CheckRates(rates, base map[string]float64) error {
+	for _, k := range slices.Sorted(maps.Keys(rates)) {
+		if _, known := base[k]; !known {
+			return fmt.Errorf("fault rate %s=%g: unknown fault kind %q, expected one of %s", k, rates[k], k, strings.Join(slices.Sorted(maps.Keys(base)), ", "))
+		}
+		if !rateInRange(rates[k]) {
+			return fmt.Errorf("fault rate %s=%g: expected a number between 0 and 1", k, rates[k])
+		}
+	}
+	return nil
+}
+
+// Rates returns the default rate of every fault kind of table.
+func Rates(table []Fault) map[string]float64 {
+	out := make(map[string]float64, len(table))
+	for _, f := range table {
+		out[f.Kind] = f.Rate
+	}
+	return out
+}
+
+// CheckChoice holds a recorded fault (a trace's choose event) to table: a
+// known kind and an option that is a fault of that kind (1 to Options-1; 0,
+// no fault, is never recorded). A route's options are the nodes, up to
+// nodes.
+func CheckChoice(table []Fault, kind string, option, nodes int) error {
+	i := slices.IndexFunc(table, func(f Fault) bool { return f.Kind == kind })
+	if i < 0 {
+		kinds := make([]string, len(table))
+		for j, f := range table {
+			kinds[j] = f.Kind
+		}
+		slices.Sort(kinds)
+		return fmt.Errorf("field \"decision\": unknown fault kind %q, expected one of %s", kind, strings.Join(kinds, ", "))
+	}
+	options := table[i].Options
+	if kind == Route {
+		options = nodes
+	}
+	if option < 1 || option >= options {
+		expected := fmt.Sprintf("1 to %d", options-1)
+		if options == 2 {
+			expected = "1"
+		}
+		return fmt.Errorf("field \"option\": got %d, expected %s for %s (0 is no fault, never recorded)", option, expected, kind)
+	}
+	return nil
 }
 
 // Kinds lists the fault kinds, sorted.

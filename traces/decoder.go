@@ -23,9 +23,13 @@ type Decoder struct {
 	// MaxLine is the longest line accepted, its '\n' excluded; NewDecoder
 	// sets MaxLineBytes.
 	MaxLine int
-	long    []byte // holds a line longer than br's buffer
-	line    int
-	sc      lineScanner
+	// Checks, when set, hold the header and the events to what they stand
+	// for beyond the format (a policy the simulator knows, a fault its
+	// tables have): packages above this one know those tables.
+	Checks Checks
+	long   []byte // holds a line longer than br's buffer
+	line   int
+	sc     lineScanner
 
 	header    Header
 	headerErr error
@@ -62,6 +66,10 @@ func (d *Decoder) Header() (Header, error) {
 	default:
 		if err := decodeHeader(line, &d.header); err != nil {
 			d.headerErr = d.errorf("header: %v", err)
+		} else if d.Checks.Header != nil {
+			if err := d.Checks.Header(&d.header); err != nil {
+				d.headerErr = d.errorf("header: %v", err)
+			}
 		}
 	}
 	return d.header, d.headerErr
@@ -82,6 +90,11 @@ func (d *Decoder) Next(e *Event) error {
 	d.events++
 	if err := decodeEvent(&d.sc, line, e, d.events, d.prevT); err != nil {
 		return d.errorf("event: %v", err)
+	}
+	if d.Checks.Event != nil {
+		if err := d.Checks.Event(e); err != nil {
+			return d.errorf("%s event: %v", e.Kind, err)
+		}
 	}
 	d.prevT = e.T
 	return nil
@@ -115,6 +128,14 @@ func (d *Decoder) nextLine() ([]byte, error) {
 		return nil, d.errorf("empty line, expected %s (one JSON object per line)", what)
 	}
 	return line, nil
+}
+
+// Checks are what a reader knows of a trace beyond its format. An error is
+// told with the file and line, and should name the field at fault.
+type Checks struct {
+	Header func(*Header) error
+	// Event is called on every event after its format was checked.
+	Event func(*Event) error
 }
 
 var errLineTooLong = fmt.Errorf("line too long")

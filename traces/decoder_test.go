@@ -85,3 +85,33 @@ func (zeros) Read(p []byte) (int, error) {
 	clear(p)
 	return len(p), nil
 }
+
+// Checks a reader passes in are told as the format's own errors are: the
+// file, the line, what the header or which event it was.
+func TestCheckErrorsNameTheFileAndLine(t *testing.T) {
+	l := sampleLog()
+	data := encode(t, l)
+	refuse := errors.New(`field "x": refused`)
+	for _, tc := range []struct {
+		name   string
+		checks Checks
+		want   string
+	}{
+		{"header", Checks{Header: func(*Header) error { return refuse }}, `s.ndjson:1: header: field "x": refused`},
+		{"second event", Checks{Event: func(e *Event) error {
+			if e.Seq == 2 {
+				return refuse
+			}
+			return nil
+		}}, "s.ndjson:3: " + l.Events[1].Kind + ` event: field "x": refused`},
+	} {
+		_, err := readChecked(bytes.NewReader(data), "s.ndjson", tc.checks)
+		var re *ReadError
+		if !errors.As(err, &re) || err.Error() != tc.want {
+			t.Errorf("%s: %v, want %s", tc.name, err, tc.want)
+		}
+	}
+	if _, err := readChecked(bytes.NewReader(data), "s.ndjson", Checks{Header: func(*Header) error { return nil }, Event: func(*Event) error { return nil }}); err != nil {
+		t.Errorf("checks that pass: %v", err)
+	}
+}

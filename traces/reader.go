@@ -107,7 +107,11 @@ func (e *ReadError) Error() string {
 func (e *ReadError) Unwrap() error { return e.Err }
 
 // ReadFile reads the trace in the file at path. See Read.
-func ReadFile(path string) (*Log, error) {
+func ReadFile(path string) (*Log, error) { return ReadFileChecked(path, Checks{}) }
+
+// ReadFileChecked reads the trace in the file at path, with checks. See
+// Read.
+func ReadFileChecked(path string, checks Checks) (*Log, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -116,7 +120,7 @@ func ReadFile(path string) (*Log, error) {
 	if fi, err := f.Stat(); err == nil && fi.IsDir() {
 		return nil, &ReadError{Name: path, Msg: "is a directory, expected a trace file"}
 	}
-	return Read(f, path)
+	return readChecked(f, path, checks)
 }
 
 // Read reads a whole trace from r (a Decoder reads it one event at a time), checking it strictly: the header comes
@@ -125,8 +129,11 @@ func ReadFile(path string) (*Log, error) {
 // time never going backwards; every event has a known kind and the fields
 // that kind needs; and the file ends with a newline. name is used in error
 // messages, which are *ReadError.
-func Read(r io.Reader, name string) (*Log, error) {
+func Read(r io.Reader, name string) (*Log, error) { return readChecked(r, name, Checks{}) }
+
+func readChecked(r io.Reader, name string, checks Checks) (*Log, error) {
 	d := NewDecoder(r, name)
+	d.Checks = checks
 	log := &Log{}
 	var err error
 	if log.Header, err = d.Header(); err != nil {

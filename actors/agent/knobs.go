@@ -137,11 +137,30 @@ func ChoiceKnobs() []ChoiceKnob {
 	return out
 }
 
-// Set sets the named knob (a choice knob, retain, live-only or
-// runtime-delay), checking
-// its value.
+// Set sets the named knob (a choice knob, retain, live-only,
+// runtime-delay, or one only a trace header names: chunks, chunkEvery,
+// cancel-scope), checking its value.
 func (k *Knobs) Set(name, value string) error {
 	switch name {
+	case "chunks":
+		n, err := strconv.Atoi(value)
+		if err != nil || n < 1 {
+			return fmt.Errorf("knob chunks=%q: expected a number of chunks, at least 1", value)
+		}
+		k.Chunks = n
+		return nil
+	case "chunkEvery":
+		d, err := time.ParseDuration(value)
+		if err != nil || d <= 0 {
+			return fmt.Errorf("knob chunkEvery=%q: expected a positive duration such as 20ms", value)
+		}
+		k.ChunkEvery = d
+		return nil
+	case "cancel-scope":
+		if value != cancelScope {
+			return fmt.Errorf("knob cancel-scope=%q: expected %q, the only scope the model Agents have", value, cancelScope)
+		}
+		return nil
 	case "retain":
 		n, err := strconv.Atoi(value)
 		if err != nil || n < 0 {
@@ -183,7 +202,7 @@ func (k Knobs) Map() map[string]string {
 	m := map[string]string{
 		"chunks":       fmt.Sprint(k.Chunks),
 		"chunkEvery":   k.ChunkEvery.String(),
-		"cancel-scope": "sender",
+		"cancel-scope": cancelScope,
 		"retain":       fmt.Sprint(k.Retain),
 		"live-only":    k.LiveOnly,
 		// runtime-delay is read by the adapter model only.
@@ -199,6 +218,26 @@ func (k Knobs) Map() map[string]string {
 		delete(m, "sessions-in")
 	}
 	return m
+}
+
+// cancelScope is how the model Agents scope a $/cancel_request (Map).
+const cancelScope = "sender"
+
+// KnobsFromMap reads knobs as Map renders them (a trace header's), each
+// through Set, over the defaults.
+func KnobsFromMap(m map[string]string) (Knobs, error) {
+	k := DefaultKnobs()
+	names := make([]string, 0, len(m))
+	for name := range m {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		if err := k.Set(name, m[name]); err != nil {
+			return k, err
+		}
+	}
+	return k, k.Validate()
 }
 
 // ProcessStore is the store a new process of a model Agent gets over its

@@ -186,7 +186,7 @@ Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 				jobs = 1
 			}
 			if schedule != "" {
-				log, err := traces.ReadFile(schedule)
+				log, err := readTrace(schedule)
 				if err != nil {
 					return err
 				}

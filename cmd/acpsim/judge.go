@@ -10,7 +10,10 @@ import (
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -78,6 +81,7 @@ func judgeFile(path, contract string, progress io.Writer) (traces.Header, *prope
 		r = &pr
 	}
 	d := traces.NewDecoder(r, path)
+	d.Checks = traceChecks()
 	h, err := d.Header()
 	if err != nil {
 		return h, nil, 0, err
@@ -145,4 +149,22 @@ func decodeAhead(d *traces.Decoder) (full <-chan *eventBatch, free chan<- *event
 		}
 	}()
 	return fullc, freec
+}
+
+// readTrace reads the trace at path whole, held to what the tool that made
+// it accepts (traceChecks).
+func readTrace(path string) (*traces.Log, error) {
+	return traces.ReadFileChecked(path, traceChecks())
+}
+
+// traceChecks hold a trace's header to the flags it stands for and its
+// recorded faults to the fault table of the tool that made it: acpsim
+// check's for a real Agent's trace, the simulator's otherwise.
+func traceChecks() traces.Checks {
+	return world.TraceChecks(func(h *traces.Header) []netfault.Fault {
+		if world.OfRealAgent(h) {
+			return realmode.CheckFaults
+		}
+		return netfault.Faults
+	})
 }

@@ -94,7 +94,7 @@ func lint(out, errOut io.Writer, paths []string, want map[string]bool) error {
 	byRule := map[string]int{}
 	frames, problems, read, unreadable := 0, 0, 0, 0
 	for _, path := range paths {
-		log, err := traces.ReadFile(path)
+		log, err := readTrace(path)
 		if err != nil {
 			fmt.Fprintf(errOut, "acpsim: %s\n", oneLine(err.Error()))
 			unreadable++

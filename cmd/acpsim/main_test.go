@@ -80,6 +80,12 @@ func TestBadInputIsOneLineAndExit2(t *testing.T) {
 		{"unknown session contract", "", []string{"run", "--session-contract", "forever"}, `session contract "forever": expected durable, process or auto`},
 		{"unknown session contract via twin", "ACPSIM_SESSION_CONTRACT=forever", []string{"check", "--", "acpsim", "agent"}, "expected durable, process or auto"},
 		{"unknown session contract (judge)", "", []string{"judge", "--session-contract", "forever", good}, "expected durable, process or auto"},
+		{"prompts beyond memory", "", []string{"run", "--prompts", "100000000"}, "--prompts 100000000 is more than the limit 100000 (every prompt is drawn before the run starts"},
+		{"the largest int as prompts", "", []string{"run", "--prompts", "9223372036854775807"}, "--prompts 9223372036854775807 is more than the limit 100000"},
+		{"clients beyond memory", "", []string{"run", "--clients", "100000"}, "--clients 100000 is more than the limit 1000"},
+		{"users' events of all Clients", "", []string{"run", "--clients", "500", "--prompts", "300"}, "--clients 500 × --prompts 300 = 150000 users' events is more than the limit 100000"},
+		{"nodes beyond time", "", []string{"run", "--link", "http", "--nodes", "100000"}, "--nodes 100000 is more than the limit 1000"},
+		{"proxies beyond time", "", []string{"swarm", "--proxies", "1000"}, "--proxies 1000 is more than the limit 100"},
 		{"sessions in memory behind nodes", "", []string{"run", "--sessions-in", "memory", "--link", "ws", "--nodes", "2"}, "use --nodes 1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -86,7 +86,7 @@ seed still fails), 2 bad input.`,
 // replayTrace replays path and prints the comparison; failed says the
 // replayed run showed an anomaly.
 func replayTrace(out io.Writer, path string, trace *os.File) (failed bool, err error) {
-	rec, err := traces.ReadFile(path)
+	rec, err := readTrace(path)
 	if err != nil {
 		return false, err
 	}
@@ -165,7 +165,7 @@ func traceConfig(log *traces.Log, path string) (world.Config, *pflag.FlagSet, er
 	if strings.HasPrefix(h.Tool, "acpsim check") {
 		return world.Config{}, nil, fmt.Errorf("%s: a trace of acpsim check (a real Agent) cannot be replayed in the simulator: re-drive it with acpsim check --schedule %s", path, path)
 	}
-	return commandConfig(h.Command, path+": header command")
+	return commandConfig(h.Command, path+`:1: header: field "command"`)
 }
 
 // commandConfig parses an `acpsim run …` command line into a configuration.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"sort"
@@ -153,7 +154,16 @@ func (s *simFlags) config() (world.Config, error) {
 		return cfg, err
 	}
 	cfg.Rates = rates
-	return cfg, cfg.Validate()
+	return cfg, asFlags(cfg.Validate())
+}
+
+// asFlags names the settings of a bound error by their flags (--prompts).
+func asFlags(err error) error {
+	var be *world.BoundError
+	if errors.As(err, &be) {
+		return errors.New(be.Describe(func(name string) string { return "--" + name }))
+	}
+	return err
 }
 
 // rerunFlags renders the simulation flags a user set (on the command line or

@@ -37,7 +37,7 @@ that replays the small trace.`,
 			if outPath == "" {
 				return errors.New("-o is required: the file to write the small trace to")
 			}
-			rec, err := traces.ReadFile(args[0])
+			rec, err := readTrace(args[0])
 			if err != nil {
 				return err
 			}

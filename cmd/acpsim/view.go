@@ -11,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/view"
 )
 
@@ -54,7 +53,7 @@ trace that cannot be read (reported as file:line: what was expected).`,
 			if err := checkOutput(out); err != nil {
 				return err
 			}
-			log, err := traces.ReadFile(args[0])
+			log, err := readTrace(args[0])
 			if err != nil {
 				return err
 			}

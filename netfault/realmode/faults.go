@@ -37,10 +37,4 @@ var CheckFaults = []netfault.Fault{
 }
 
 // CheckRates returns the default rate of every fault kind of acpsim check.
-func CheckRates() map[string]float64 {
-	out := make(map[string]float64, len(CheckFaults))
-	for _, f := range CheckFaults {
-		out[f.Kind] = f.Rate
-	}
-	return out
-}
+func CheckRates() map[string]float64 { return netfault.Rates(CheckFaults) }

@@ -8,6 +8,7 @@ import (
 	"cmp"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,22 +134,50 @@ func DefaultConfig() Config {
 
 // Validate reports the first setting a run cannot use, naming it.
 func (c *Config) Validate() error {
-	if _, err := client.LookupPolicy(c.Policy); err != nil {
-		return err
+	for _, sc := range settingChecks {
+		if err := sc.check(c); err != nil {
+			return err
+		}
 	}
-	if _, err := agent.Lookup(c.Agent); err != nil {
-		return err
+	return c.checkBounds(true)
+}
+
+// A settingCheck checks some settings of a Config, under the name of the
+// trace header field that records them ("" when a header holds them only in
+// its command): Validate runs every one, CheckHeader those of its fields, so
+// a header is held to what the flags it stands for accept.
+type settingCheck struct {
+	field string
+	check func(*Config) error
+}
+
+var settingChecks = []settingCheck{
+	{"policy", func(c *Config) error { _, err := client.LookupPolicy(c.Policy); return err }},
+	{"agent", func(c *Config) error { _, err := agent.Lookup(c.Agent); return err }},
+	{"knobs", func(c *Config) error { return c.Knobs.Validate() }},
+	{"knobs", (*Config).checkAgentKnobs},
+	{"contract", func(c *Config) error { return traces.CheckSessionContract(c.SessionContract) }},
+	{"link", func(c *Config) error { return checkLink(c.Link, Links) }},
+	{"actions", func(c *Config) error { return users.CheckCancelBy(c.CancelBy) }},
+	{"", (*Config).checkTiming},
+}
+
+// Links are the links a run can use.
+var Links = []string{LinkStdio, LinkHTTP, LinkWS, LinkMixed}
+
+func checkLink(link string, links []string) error {
+	if !slices.Contains(links, link) {
+		return fmt.Errorf("link %q: expected %s or %s", link, strings.Join(links[:len(links)-1], ", "), links[len(links)-1])
 	}
-	if err := c.Knobs.Validate(); err != nil {
-		return err
-	}
+	return nil
+}
+
+// checkAgentKnobs reports knobs the run's Agent cannot honour.
+func (c *Config) checkAgentKnobs() error {
 	if strings.HasPrefix(c.Agent, agent.Adapter) && c.Knobs.Retain > 0 {
 		// Its runtime owns the history; the model keeps all of it, and a
 		// header promising less would excuse what it never did.
 		return fmt.Errorf("retain %d: the adapter does not model history retention (use --retain 0)", c.Knobs.Retain)
-	}
-	if err := traces.CheckSessionContract(c.SessionContract); err != nil {
-		return err
 	}
 	if c.Knobs.SessionsIn == agent.SessionsMemory {
 		if strings.HasPrefix(c.Agent, agent.Adapter) {
@@ -161,30 +190,18 @@ func (c *Config) Validate() error {
 			return fmt.Errorf("sessions-in memory with nodes %d: a session would live in one node's memory only (use --nodes 1)", c.Nodes)
 		}
 	}
-	if c.Link != LinkStdio && c.Link != LinkHTTP && c.Link != LinkWS && c.Link != LinkMixed {
-		return fmt.Errorf("link %q: expected %s, %s, %s or %s", c.Link, LinkStdio, LinkHTTP, LinkWS, LinkMixed)
-	}
+	return nil
+}
+
+// checkTiming reports the settings no header field records.
+func (c *Config) checkTiming() error {
 	switch {
-	case c.Clients < 1:
-		return fmt.Errorf("clients %d: expected at least 1", c.Clients)
-	case c.Sessions < 1:
-		return fmt.Errorf("sessions %d: expected at least 1", c.Sessions)
-	case c.Prompts < 0:
-		return fmt.Errorf("prompts %d: expected 0 or more", c.Prompts)
 	case c.Timeout <= 0 || c.Backoff <= 0 || c.Latency <= 0:
 		return fmt.Errorf("timeout, backoff and latency must be positive")
-	case c.Proxies < 0:
-		return fmt.Errorf("proxies %d: expected 0 or more", c.Proxies)
 	case c.Proxies > 0 && proxy.Check(c.ProxyMode) != nil:
 		return proxy.Check(c.ProxyMode)
-	case c.Nodes < 1:
-		return fmt.Errorf("nodes %d: expected at least 1", c.Nodes)
 	case c.Nodes > 1 && c.Link == LinkStdio:
 		return fmt.Errorf("nodes %d: several nodes need a remote link (--link http or ws)", c.Nodes)
-	case c.Cancels < 0 || c.Closes < 0 || c.Forks < 0:
-		return fmt.Errorf("cancels %d, closes %d, forks %d: expected 0 or more", c.Cancels, c.Closes, c.Forks)
-	case users.CheckCancelBy(c.CancelBy) != nil:
-		return users.CheckCancelBy(c.CancelBy)
 	case c.MaxAttempts < 0 || c.StaleAfter < 0:
 		return fmt.Errorf("max attempts %d, stale after %v: expected 0 (default) or more", c.MaxAttempts, c.StaleAfter)
 	case c.MaxEvents < 1000:
