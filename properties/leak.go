@@ -23,8 +23,9 @@ type keyInfo struct {
 	first *reqRec  // the first prompt request that carried it (set in the main pass)
 	next  *keyInfo // the next key of the same length and hash
 	// anywhere: the key is long enough that finding it inside a longer
-	// string is no accident (see leakAnywhere).
-	anywhere bool
+	// string is no accident (see leakAnywhere); token: long enough that
+	// finding it as a word of one is none either (leakAsToken).
+	anywhere, token bool
 }
 
 // leakAnywhere is the length, in code points, from which a key found inside
@@ -34,6 +35,14 @@ type keyInfo struct {
 // as a delimited token (a whole string value is one): a one-character key
 // "e" is not leaked by every word with an e in it (issue 18 item 4).
 const leakAnywhere = 16
+
+// leakAsToken is the length, in code points, from which a key found as a
+// delimited token inside a longer string leaks. A key of one to three
+// characters is a word or a letter of prose ("a", "e", "I", "ok", "the"):
+// the reference Agent's own "must be a string" would leak a legal key "a".
+// Such a key leaks only as a whole string value, where an Agent that echoes
+// it puts it.
+const leakAsToken = 4
 
 // keyIndex finds every Client key inside a string in time linear in the
 // string per distinct key length: a Rabin-Karp rolling hash per length, so a
@@ -81,9 +90,10 @@ func (x *keyIndex) add(key string) *keyInfo {
 		return ki
 	}
 	key = x.own(key) // not the frame it was read from
-	ki := &keyInfo{key: key, first: x.early[key], anywhere: utf8.RuneCountInString(key) >= leakAnywhere}
+	n := utf8.RuneCountInString(key)
+	ki := &keyInfo{key: key, first: x.early[key], anywhere: n >= leakAnywhere, token: n >= leakAsToken}
 	x.all[key] = ki
-	n := len(key)
+	n = len(key)
 	li := x.byLen[n]
 	if li == nil {
 		li = &lenIndex{pow: 1, hash: make(map[uint64]*keyInfo, x.hint)}
@@ -121,7 +131,7 @@ func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
 }
 
 // find calls fn for every occurrence in s of a key that leaks there: a long
-// key anywhere, a short one as a delimited token.
+// key anywhere, a shorter one as a delimited token, the shortest as all of s.
 func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 	for _, n := range x.lens {
 		if n > len(s) {
@@ -131,7 +141,7 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 		h := rollHash(s[:n])
 		for i := 0; ; i++ {
 			for ki := li.hash[h]; ki != nil; ki = ki.next {
-				if s[i:i+n] == ki.key && (ki.anywhere || delimited(s, i, i+n)) {
+				if s[i:i+n] == ki.key && (ki.anywhere || n == len(s) || ki.token && delimited(s, i, i+n)) {
 					fn(ki)
 				}
 			}

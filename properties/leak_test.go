@@ -20,8 +20,10 @@ func TestKeyLeakRule(t *testing.T) {
 			extra: agentSays(agentMessage(`"here we are, e-mail me: need edits?"`))}, false},
 		{"a one-character key echoed as a whole string value leaks", single{key: "e",
 			extra: agentSays(agentMessage(`"e"`))}, true},
-		{"a one-character key echoed as a token leaks", single{key: "e",
-			extra: agentSays(agentMessage(`"retrying with key e, as before"`))}, true},
+		{"a one-character key is not leaked by the article of a sentence", single{key: "a",
+			extra: agentSays(agentMessage(`"idempotencyKey must be a string"`))}, false},
+		{"a four-character key echoed as a token leaks", single{key: "k3y9",
+			extra: agentSays(agentMessage(`"retrying with key k3y9, as before"`))}, true},
 		{"a one-character key the Agent wrote before the Client sent it is the Agent's own", single{key: "e",
 			early: agentSays(agentMessage(`"e"`))}, false},
 		{"a long key the Agent wrote before the Client sent it is the Agent's own", single{
@@ -54,7 +56,7 @@ func TestKeyLeakRule(t *testing.T) {
 func TestKeyIndex(t *testing.T) {
 	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}, own: strings.Clone}
 	const long = "1f0c9e2a-7b7d-4c1e" // 18 code points: found anywhere
-	for _, k := range []string{"abc", "bcd", "Key-1", "é", "zzzzzzzzzz", long} {
+	for _, k := range []string{"abcd", "bcde", "Key-1", "é", "zzzzzzzzzz", long} {
 		x.add(k)
 	}
 	tests := []struct {
@@ -62,14 +64,16 @@ func TestKeyIndex(t *testing.T) {
 		want []string
 	}{
 		// A short key counts only as a delimited token.
-		{"xxabcdxx", nil},
-		{"abc bcd", []string{"abc", "bcd"}},
-		{"(abc),bcd.", []string{"abc", "bcd"}},
-		{"abc-bcd", nil},
+		{"xxabcdexx", nil},
+		{"abcd bcde", []string{"abcd", "bcde"}},
+		{"(abcd),bcde.", []string{"abcd", "bcde"}},
+		{"abcd-bcde", nil},
 		{"key-1", nil},
 		{"Key-1", []string{"Key-1"}},
+		// The shortest (1 to 3 code points) only as the whole string.
 		{"café", nil},
-		{"caf é", []string{"é"}},
+		{"caf é", nil},
+		{"é", []string{"é"}},
 		{"ab", nil},
 		{"", nil},
 		{"zzzzzzzzz", nil},
