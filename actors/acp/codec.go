@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
@@ -101,11 +102,46 @@ func Encode(m *Message) []byte {
 	if b, ok := appendEnvelope(make([]byte, 0, 40+len(m.ID)+len(m.Method)+len(m.Params)+len(m.Result)), m); ok {
 		return b
 	}
+	if !plainID(m.ID) && validIDToken(m.ID) {
+		return encodeWithRawID(m)
+	}
 	b, err := json.Marshal(m)
 	if err != nil { // only reachable with invalid RawMessage contents, a programming error
 		panic("acp: encode: " + err.Error())
 	}
 	return b
+}
+
+// encodeWithRawID encodes m with its id spliced in as written: the encoder
+// would escape a Marshaler's "<", ">" and "&", and a response must carry
+// its request's id byte for byte. The id follows "jsonrpc", as the encoder
+// orders the members.
+func encodeWithRawID(m *Message) []byte {
+	noID := *m
+	noID.ID = ""
+	b, err := json.Marshal(&noID)
+	if err != nil { // only reachable with invalid RawMessage contents, a programming error
+		panic("acp: encode: " + err.Error())
+	}
+	version, _ := json.Marshal(m.JSONRPC)
+	head := len(`{"jsonrpc":`) + len(version)
+	out := make([]byte, 0, len(b)+len(`,"id":`)+len(m.ID))
+	out = append(out, b[:head]...)
+	out = append(out, `,"id":`...)
+	out = append(out, m.ID...)
+	return append(out, b[head:]...)
+}
+
+// validIDToken is an id the codec could have read: a JSON number, a JSON
+// string of valid UTF-8, or null.
+func validIDToken(id ID) bool {
+	switch {
+	case id == "null" || isJSONNumber(string(id)):
+		return true
+	case len(id) > 0 && id[0] == '"':
+		return stdjson.Valid([]byte(id)) && utf8.ValidString(string(id))
+	}
+	return false
 }
 
 func mustRaw(v any) json.RawMessage {
