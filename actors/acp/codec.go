@@ -3,10 +3,37 @@ package acp
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync/atomic"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
+
+// recovered counts the panics the codec turned into answers, and keeps the
+// last with its stack. A peer is answered the same either way, so only this
+// shows that the codec hit a bug of its own or its decoder's: the fuzz
+// targets require it to stay at zero.
+var recovered struct {
+	n    atomic.Int64
+	last atomic.Pointer[string]
+}
+
+func noteRecovered(r any) {
+	s := fmt.Sprintf("%v\n%s", r, debug.Stack())
+	recovered.last.Store(&s)
+	recovered.n.Add(1)
+}
+
+// RecoveredPanics is how many panics the codec has recovered from in this
+// process, and the last one's value and stack ("" when none).
+func RecoveredPanics() (n int64, last string) {
+	if p := recovered.last.Load(); p != nil {
+		last = *p
+	}
+	return recovered.n.Load(), last
+}
 
 // Parsed is one entry of a decoded line: a valid envelope, or the error the
 // receiver must answer with (Err.ID says which id to answer, often null).
@@ -34,7 +61,8 @@ type Line struct {
 // and no decoder; any other is decoded (DecodeLine), and reads the same.
 func ParseLine(line []byte) (l Line) {
 	defer func() {
-		if recover() != nil { // a scanner bug must not take an endpoint down: the codec answers
+		if r := recover(); r != nil { // a scanner bug must not take an endpoint down: the codec answers
+			noteRecovered(r)
 			l = DecodeLine(line)
 		}
 	}()
@@ -49,6 +77,7 @@ func ParseLine(line []byte) (l Line) {
 func DecodeLine(line []byte) (l Line) {
 	defer func() {
 		if r := recover(); r != nil { // the fast codec choked on garbage; the answer is the same
+			noteRecovered(r)
 			l = Line{Entries: []Parsed{{Err: Errorf(CodeParseError, "parse error: malformed JSON"), ErrID: "null"}}}
 		}
 	}()
@@ -183,6 +212,7 @@ func ErrorResponse(id ID, e *Error) []byte {
 func DecodeParams(raw json.RawMessage, v any) (e *Error) {
 	defer func() {
 		if r := recover(); r != nil {
+			noteRecovered(r)
 			e = Errorf(CodeInvalidParams, "invalid params: malformed JSON")
 		}
 	}()
