@@ -44,7 +44,7 @@ run:
 # A Fuzz function missing from FUZZ_TARGETS fails the target. The first run
 # on a cold build cache compiles everything instrumented, minutes more.
 .PHONY: fuzz
-FUZZTIME ?= 8s
+FUZZTIME ?= 7s
 FUZZ_TARGETS = \
 	./actors/acp:FuzzParseLine \
 	./actors/acp:FuzzParseLineReadsAsTheCodec \
