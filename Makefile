@@ -8,7 +8,7 @@ BENCHCOUNT ?= 6
 
 .PHONY: test lint unit race race-real bench bench-quick run
 
-test: lint unit race-real
+test: lint unit race-real fuzz
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
@@ -36,6 +36,32 @@ race-real:
 
 run:
 	$(GO) run ./cmd/acpsim run
+
+# Every fuzz target of the repo for FUZZTIME each, one run per target (go
+# test -fuzz takes one target at a time): the trace reader, the codec, the
+# checker's readers, the Agent's stdin. Their seed corpora (testdata/fuzz/)
+# also run in make unit as plain tests, and a failing input lands there.
+# A Fuzz function missing from FUZZ_TARGETS fails the target. The first run
+# on a cold build cache compiles everything instrumented, minutes more.
+.PHONY: fuzz
+FUZZTIME ?= 7s
+FUZZ_TARGETS = \
+	./actors/acp:FuzzParseLine \
+	./actors/acp:FuzzParseLineReadsAsTheCodec \
+	./traces:FuzzRead \
+	./traces:FuzzScanMatchesJSON \
+	./properties:FuzzViewMatchesParseLine \
+	./properties:FuzzReadersMatchCodec \
+	./netfault/realmode:FuzzServeStdio
+
+fuzz:
+	@for f in $$(git grep -h -o '^func Fuzz[A-Za-z0-9_]*' -- '*_test.go' | sed 's/^func //'); do \
+		case " $(FUZZ_TARGETS) " in *":$$f "*) ;; *) echo "fuzz: $$f is not in FUZZ_TARGETS"; exit 1;; esac; \
+	done
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		echo "fuzz $${t##*:} in $${t%%:*} for $(FUZZTIME)"; \
+		$(GO) test -run '^$$' -fuzz "^$${t##*:}$$" -fuzztime $(FUZZTIME) "$${t%%:*}"; \
+	done
 
 # Per-core figures: -cpu 1, rates per CPU-second of the process (the machine
 # may be shared), BENCHCOUNT runs of each, means in the summary. The million-

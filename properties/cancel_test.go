@@ -152,10 +152,10 @@ func TestReadRequestID(t *testing.T) {
 	for raw, want := range map[string]acp.ID{
 		`{"requestId":7}`:               "7",
 		`{"requestId":"a"}`:             `"a"`,
-		`{"requestId":"\u0061"}`:        `"a"`,
+		`{"requestId":"\u0061"}`:        `"\u0061"`,
 		`{"requestId":-0}`:              "-0",
 		`{"requestId":null}`:            "null",
-		`{"requestId":1e2}`:             "",
+		`{"requestId":1e2}`:             "1e2",
 		`{"requestId":true}`:            "",
 		`{"requestId":7,"requestid":8}`: "8",
 		`{"RequestId":7}`:               "7",

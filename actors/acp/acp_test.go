@@ -88,7 +88,9 @@ func TestParseLine(t *testing.T) {
 		{name: "empty batch", line: `[]`, codes: []int{CodeInvalidRequest}},
 		{name: "bad version", line: `{"jsonrpc":"1.0","id":1,"method":"x"}`, codes: []int{CodeInvalidRequest}},
 		{name: "neither", line: `{"jsonrpc":"2.0","id":1}`, codes: []int{CodeInvalidRequest}},
-		{name: "float id", line: `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, codes: []int{CodeInvalidRequest}},
+		{name: "float id", line: `{"jsonrpc":"2.0","id":1.5,"method":"x"}`, codes: []int{0}, kinds: []Kind{KindRequest}},
+		{name: "object id", line: `{"jsonrpc":"2.0","id":{},"method":"x"}`, codes: []int{CodeInvalidRequest}},
+		{name: "boolean id", line: `{"jsonrpc":"2.0","id":true,"method":"x"}`, codes: []int{CodeInvalidRequest}},
 		{name: "batch", line: `[{"jsonrpc":"2.0","id":1,"method":"a"},1,{"jsonrpc":"2.0","method":"b"}]`, batch: true,
 			codes: []int{0, CodeInvalidRequest, 0}, kinds: []Kind{KindRequest, 0, KindNotification}},
 	} {
@@ -116,44 +118,42 @@ func TestParseLine(t *testing.T) {
 	}
 }
 
+// Any JSON number or string is a legal JSON-RPC id, and the answer carries
+// the token as it was sent: through the scanner and the decoder, alone and
+// in a batch, and in the response the codec encodes.
 func TestIDsKeepTheirText(t *testing.T) {
-	for _, in := range []string{`7`, `"7"`, `"x y"`, `-3`} {
-		l := ParseLine([]byte(`{"jsonrpc":"2.0","id":` + in + `,"result":{}}`))
-		if got := string(l.Entries[0].Msg.ID); got != in {
-			t.Errorf("id %s decoded as %s", in, got)
-		}
-		if out := string(Result(l.Entries[0].Msg.ID, nil)); !strings.Contains(out, `"id":`+in) {
-			t.Errorf("id %s encoded as %s", in, out)
+	for _, in := range []string{`7`, `"7"`, `"x y"`, `-3`, `1e3`, `1E+3`, `0.0`, `-0`, `1.5`, `-2.5e-7`,
+		`9223372036854775807`, `9223372036854775808`, `18446744073709551616`, `-18446744073709551616`,
+		`123456789012345678901234567890`, `"\u0061"`, `"a<b&c>"`, `"é"`, `"\"q\""`, `""`, `null`} {
+		req := `{"jsonrpc":"2.0","id":` + in + `,"method":"x"}`
+		for name, l := range map[string]Line{"scanned": ParseLine([]byte(req)), "decoded": DecodeLine([]byte(req)),
+			"in a batch": ParseLine([]byte("[" + req + "," + req + "]"))} {
+			for _, e := range l.Entries {
+				if e.Err != nil {
+					t.Errorf("%s id %s refused: %v", name, in, e.Err)
+					continue
+				}
+				if got := string(e.Msg.ID); got != in {
+					t.Errorf("%s id %s decoded as %s", name, in, got)
+				}
+				if out := string(Result(e.Msg.ID, nil)); !strings.Contains(out, `"id":`+in+`,`) {
+					t.Errorf("%s id %s answered as %s", name, in, out)
+				}
+				if out := string(ErrorResponse(e.Msg.ID, Errorf(CodeMethodNotFound, "no"))); !strings.Contains(out, `"id":`+in+`,`) {
+					t.Errorf("%s id %s answered as %s", name, in, out)
+				}
+			}
 		}
 	}
 }
 
-func TestUpdateContentText(t *testing.T) {
-	whole := MessageUpdate(UpdateUserMessage, "m", "hello")
-	chunk := ChunkUpdate(UpdateUserMessageChunk, "m", "hel")
-	for _, tc := range []struct {
-		u    Update
-		want string
-	}{{whole, "hello"}, {chunk, "hel"}} {
-		if got, ok := tc.u.ContentText(); !ok || got != tc.want {
-			t.Errorf("%s: %q, %v", tc.u.Kind, got, ok)
+// What is no JSON number, string or null is refused, with id null.
+func TestIllegalIDsAreRefused(t *testing.T) {
+	for _, in := range []string{`true`, `{}`, `[1]`, `01`, `1.`, `.5`, `+1`, `1e`, `-`, `0x10`, `NaN`} {
+		req := `{"jsonrpc":"2.0","id":` + in + `,"method":"x"}`
+		e := ParseLine([]byte(req)).Entries[0]
+		if e.Err == nil || e.ErrID != "null" {
+			t.Errorf("id %s: %+v, want an error answered with id null", in, e)
 		}
 	}
-}
-
-// BenchmarkPromptRoundTrip encodes and decodes a ~250-byte session/prompt
-// frame, params and envelope, as every simulated delivery does.
-func BenchmarkPromptRoundTrip(b *testing.B) {
-	p := PromptParams{SessionID: "0f1681d7-2a75-4b11-af99-4491ae2b913e", Prompt: []ContentBlock{Text("fix the failing test in the parser, please")},
-		IdempotencyKey: KeyJSON("6e40df93-12c2-43d6-bf09-128b89a1f3c1")}
-	b.ReportAllocs()
-	for i := 0; b.Loop(); i++ {
-		frame := Request(NumID(int64(i)), MethodSessionPrompt, p)
-		l := ParseLine(frame)
-		var q PromptParams
-		if err := DecodeParams(l.Entries[0].Msg.Params, &q); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "frames/s")
 }

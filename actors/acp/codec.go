@@ -3,9 +3,37 @@ package acp
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"fmt"
+	"runtime/debug"
+	"sync/atomic"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 )
+
+// recovered counts the panics the codec turned into answers, and keeps the
+// last with its stack. A peer is answered the same either way, so only this
+// shows that the codec hit a bug of its own or its decoder's: the fuzz
+// targets require it to stay at zero.
+var recovered struct {
+	n    atomic.Int64
+	last atomic.Pointer[string]
+}
+
+func noteRecovered(r any) {
+	s := fmt.Sprintf("%v\n%s", r, debug.Stack())
+	recovered.last.Store(&s)
+	recovered.n.Add(1)
+}
+
+// RecoveredPanics is how many panics the codec has recovered from in this
+// process, and the last one's value and stack ("" when none).
+func RecoveredPanics() (n int64, last string) {
+	if p := recovered.last.Load(); p != nil {
+		last = *p
+	}
+	return recovered.n.Load(), last
+}
 
 // Parsed is one entry of a decoded line: a valid envelope, or the error the
 // receiver must answer with (Err.ID says which id to answer, often null).
@@ -33,7 +61,8 @@ type Line struct {
 // and no decoder; any other is decoded (DecodeLine), and reads the same.
 func ParseLine(line []byte) (l Line) {
 	defer func() {
-		if recover() != nil { // a scanner bug must not take an endpoint down: the codec answers
+		if r := recover(); r != nil { // a scanner bug must not take an endpoint down: the codec answers
+			noteRecovered(r)
 			l = DecodeLine(line)
 		}
 	}()
@@ -48,6 +77,7 @@ func ParseLine(line []byte) (l Line) {
 func DecodeLine(line []byte) (l Line) {
 	defer func() {
 		if r := recover(); r != nil { // the fast codec choked on garbage; the answer is the same
+			noteRecovered(r)
 			l = Line{Entries: []Parsed{{Err: Errorf(CodeParseError, "parse error: malformed JSON"), ErrID: "null"}}}
 		}
 	}()
@@ -101,11 +131,46 @@ func Encode(m *Message) []byte {
 	if b, ok := appendEnvelope(make([]byte, 0, 40+len(m.ID)+len(m.Method)+len(m.Params)+len(m.Result)), m); ok {
 		return b
 	}
+	if !plainID(m.ID) && validIDToken(m.ID) {
+		return encodeWithRawID(m)
+	}
 	b, err := json.Marshal(m)
 	if err != nil { // only reachable with invalid RawMessage contents, a programming error
 		panic("acp: encode: " + err.Error())
 	}
 	return b
+}
+
+// encodeWithRawID encodes m with its id spliced in as written: the encoder
+// would escape a Marshaler's "<", ">" and "&", and a response must carry
+// its request's id byte for byte. The id follows "jsonrpc", as the encoder
+// orders the members.
+func encodeWithRawID(m *Message) []byte {
+	noID := *m
+	noID.ID = ""
+	b, err := json.Marshal(&noID)
+	if err != nil { // only reachable with invalid RawMessage contents, a programming error
+		panic("acp: encode: " + err.Error())
+	}
+	version, _ := json.Marshal(m.JSONRPC)
+	head := len(`{"jsonrpc":`) + len(version)
+	out := make([]byte, 0, len(b)+len(`,"id":`)+len(m.ID))
+	out = append(out, b[:head]...)
+	out = append(out, `,"id":`...)
+	out = append(out, m.ID...)
+	return append(out, b[head:]...)
+}
+
+// validIDToken is an id the codec could have read: a JSON number, a JSON
+// string of valid UTF-8, or null.
+func validIDToken(id ID) bool {
+	switch {
+	case id == "null" || isJSONNumber(string(id)):
+		return true
+	case len(id) > 0 && id[0] == '"':
+		return stdjson.Valid([]byte(id)) && utf8.ValidString(string(id))
+	}
+	return false
 }
 
 func mustRaw(v any) json.RawMessage {
@@ -147,6 +212,7 @@ func ErrorResponse(id ID, e *Error) []byte {
 func DecodeParams(raw json.RawMessage, v any) (e *Error) {
 	defer func() {
 		if r := recover(); r != nil {
+			noteRecovered(r)
 			e = Errorf(CodeInvalidParams, "invalid params: malformed JSON")
 		}
 	}()

@@ -6,7 +6,6 @@ package acp
 import (
 	"strconv"
 	"strings"
-	"unicode/utf8"
 	"unsafe"
 
 	json "github.com/goccy/go-json"
@@ -107,8 +106,8 @@ func (env *Envelope) Kind() Kind {
 }
 
 // ScanID reads a raw JSON id the way ID.UnmarshalJSON does, for the
-// spellings that need no normalising: null, a plain integer, a plain ASCII
-// string; ok is false for any other, which the codec must read.
+// spellings it can tell apart without a decoder: null, a number, a string
+// without escapes; ok is false for any other, which the codec must read.
 func ScanID(raw string) (ID, bool) {
 	switch {
 	case raw == "null":
@@ -119,16 +118,13 @@ func ScanID(raw string) (ID, bool) {
 			return "", false
 		}
 		for i := 0; i < len(s); i++ {
-			// json.Marshal would escape these when the id is encoded again.
-			if c := s[i]; c >= utf8.RuneSelf || c == '<' || c == '>' || c == '&' {
+			if s[i] < 0x20 { // no JSON string: the codec refuses it
 				return "", false
 			}
 		}
 		return ID(raw), true
-	case isIntLiteral(raw):
-		if _, err := strconv.ParseInt(raw, 10, 64); err == nil {
-			return ID(raw), true
-		}
+	case isJSONNumber(raw):
+		return ID(raw), true
 	}
 	return "", false
 }

@@ -80,8 +80,12 @@ func FuzzParseLineReadsAsTheCodec(f *testing.F) {
 		f.Add([]byte(c))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		before, _ := RecoveredPanics()
 		if got, want := ParseLine(b), DecodeLine(b); !reflect.DeepEqual(got, want) {
 			t.Fatalf("%q\n got %+v\nwant %+v", b, got, want)
+		}
+		if n, last := RecoveredPanics(); n != before {
+			t.Fatalf("the codec recovered from a panic on %q: %s", b, last)
 		}
 	})
 }

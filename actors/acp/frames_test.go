@@ -102,6 +102,11 @@ func TestEncodeWritesWhatTheEncoderWrites(t *testing.T) {
 					if err != nil {
 						continue // the encoder refuses it: Encode panics, as before
 					}
+					// Except the id, written as it came: the encoder escapes
+					// a Marshaler's "<" and the response would not echo it.
+					if escaped, _ := json.Marshal(json.RawMessage(id)); id != "" && id[0] == '"' {
+						want = bytes.Replace(want, append([]byte(`"id":`), escaped...), []byte(`"id":`+id), 1)
+					}
 					if got := Encode(m); string(got) != string(want) {
 						t.Errorf("%+v: Encode wrote\n %s\nthe encoder\n %s", m, got, want)
 					}

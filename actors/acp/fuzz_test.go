@@ -7,7 +7,8 @@ import (
 )
 
 // A peer may write anything on its stdout. ParseLine must answer it, never
-// panic, and accept only what encoding/json also calls JSON.
+// panic (not even one it recovers from), and accept only what encoding/json
+// also calls JSON.
 func FuzzParseLine(f *testing.F) {
 	for _, s := range []string{
 		`{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"k"}}`,
@@ -18,6 +19,14 @@ func FuzzParseLine(f *testing.F) {
 		f.Add([]byte(s))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
+		before, _ := RecoveredPanics()
+		defer func() {
+			// The codec answers garbage even when it panics inside: only
+			// its count of recovered panics tells a bug from an answer.
+			if n, last := RecoveredPanics(); n != before {
+				t.Fatalf("the codec recovered from a panic on %q: %s", b, last)
+			}
+		}()
 		l := ParseLine(b)
 		if len(l.Entries) == 0 {
 			t.Fatal("no entries: every line gets an answer")

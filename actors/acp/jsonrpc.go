@@ -11,9 +11,12 @@ package acp
 
 import (
 	"bytes"
+	stdjson "encoding/json"
 	"fmt"
-	json "github.com/goccy/go-json"
 	"strconv"
+	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
 )
 
 // Version is the JSON-RPC version every envelope carries.
@@ -22,9 +25,12 @@ const Version = "2.0"
 // ProtocolVersion is the ACP protocol version acpsim speaks.
 const ProtocolVersion = 2
 
-// ID is a JSON-RPC request id kept as its JSON text: a number (`7`), a string
-// (`"a"`) or `null`. The empty ID means "no id" (a notification). Keeping the
-// text makes ids comparable and preserves them byte for byte across hops.
+// ID is a JSON-RPC request id kept as its JSON text: a number (`7`, `1e3`,
+// `18446744073709551616`), a string (`"a"`) or `null`. The empty ID means "no
+// id" (a notification). The text is the token as the peer wrote it, so a
+// response echoes its request's id byte for byte and ids compare by
+// spelling; every JSON number and string is a legal JSON-RPC id, whatever
+// the ACP schema narrows it to.
 type ID string
 
 // NumID is the ID of the integer n.
@@ -47,42 +53,46 @@ func (id ID) MarshalJSON() ([]byte, error) {
 	return []byte(id), nil
 }
 
-// UnmarshalJSON implements json.Unmarshaler; it accepts numbers, strings and null.
+// UnmarshalJSON implements json.Unmarshaler; it accepts numbers, strings and
+// null, and keeps the token as written.
 func (id *ID) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	if len(b) == 0 {
 		return fmt.Errorf("empty id")
 	}
-	if plainIDToken(b) { // what decoding it would give back: the id as written
+	if plainIDToken(b) { // the common spellings, spared a validation run
 		*id = ID(b)
 		return nil
 	}
-	switch b[0] {
-	case '"':
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*id = StrID(s)
-	case 'n':
+	switch {
+	case string(b) == "null":
 		*id = "null"
+	case b[0] == '"':
+		if !stdjson.Valid(b) {
+			return fmt.Errorf("id %.40s is not a JSON string", b)
+		}
+		if !utf8.Valid(b) {
+			// Echoed as written it would be no JSON text: send back the
+			// string a decoder reads from it instead.
+			var s string
+			if err := json.Unmarshal(b, &s); err != nil {
+				return err
+			}
+			*id = StrID(s)
+			return nil
+		}
+		*id = ID(b)
+	case isJSONNumber(b):
+		*id = ID(b)
 	default:
-		var n json.Number
-		if err := json.Unmarshal(b, &n); err != nil {
-			return fmt.Errorf("id must be a number, a string or null, not %s", b)
-		}
-		if _, err := n.Int64(); err != nil {
-			return fmt.Errorf("id must be an integer, not %s", b)
-		}
-		*id = ID(n.String())
+		return fmt.Errorf("id must be a number, a string or null, not %.40s", b)
 	}
 	return nil
 }
 
-// plainIDToken is an id token that decodes to itself, as nearly every id
-// does: up to 18 digits without a leading zero (an int64, as written), or a
-// string of plain ASCII (StrID writes it back as it was). Reading those
-// directly spares a decoder run per frame.
+// plainIDToken is an id token taken as written without a validation run,
+// as nearly every id is: up to 18 digits without a leading zero, or a
+// string of plain ASCII.
 func plainIDToken(b []byte) bool {
 	if len(b) >= 2 && b[0] == '"' && b[len(b)-1] == '"' {
 		return plainString(string(b[1 : len(b)-1]))
@@ -96,6 +106,44 @@ func plainIDToken(b []byte) bool {
 		}
 	}
 	return true
+}
+
+// isJSONNumber reports whether b is one JSON number token (RFC 8259 §6):
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?
+func isJSONNumber[T string | []byte](b T) bool {
+	i, n := 0, len(b)
+	digits := func() bool {
+		start := i
+		for i < n && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+		return i > start
+	}
+	if i < n && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < n && b[i] == '0':
+		i++
+	case !digits():
+		return false
+	}
+	if i < n && b[i] == '.' {
+		i++
+		if !digits() {
+			return false
+		}
+	}
+	if i < n && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < n && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if !digits() {
+			return false
+		}
+	}
+	return i == n
 }
 
 // Message is one JSON-RPC 2.0 envelope: a request (Method and ID), a

@@ -34,7 +34,7 @@ type Agent struct {
 	conns    map[string]*connState
 	sessions map[string]*session
 	timers   map[int]string // timer id → session id
-	batches  map[waiter]*batchReply
+	batches  map[waiter][]*batchReply
 	nextTmr  int
 	out      []Output
 	// strat stores user messages and recognizes keys for a model that
@@ -123,7 +123,7 @@ type waiter struct {
 // New starts a reference Agent process over st; sessions, messages and
 // bindings that st kept are loaded, every session inactive and idle.
 func New(k Knobs, st store.Store, env Env) *Agent {
-	a := &Agent{knobs: k, st: st, env: env, conns: map[string]*connState{}, sessions: map[string]*session{}, timers: map[int]string{}, batches: map[waiter]*batchReply{}}
+	a := &Agent{knobs: k, st: st, env: env, conns: map[string]*connState{}, sessions: map[string]*session{}, timers: map[int]string{}, batches: map[waiter][]*batchReply{}}
 	for _, rec := range st.Sessions() {
 		a.sessions[rec.ID] = &session{rec: rec, history: st.Messages(rec.ID), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	}

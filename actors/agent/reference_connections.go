@@ -74,13 +74,16 @@ func (a *Agent) Receive(conn string, frame []byte) []Output {
 		return a.flush()
 	}
 	// A batch is answered with one array holding a response for each of its
-	// requests (and for each invalid entry), sent when the last one is
-	// answered; a batch of notifications gets nothing back.
-	b := &batchReply{conn: conn, waiting: map[acp.ID]bool{}}
+	// requests (and for each invalid entry), sent once the last one is
+	// answered and not before every entry was read: a request answered at
+	// once must not send the array ahead of the entries after it. A batch of
+	// notifications gets nothing back.
+	b := &batchReply{conn: conn, waiting: map[acp.ID]int{}, reading: true}
 	for _, e := range line.Entries {
-		if e.Err == nil && e.Msg.Kind() == acp.KindRequest && !b.waiting[e.Msg.ID] {
-			b.waiting[e.Msg.ID] = true
-			a.batches[waiter{conn, e.Msg.ID}] = b
+		if e.Err == nil && e.Msg.Kind() == acp.KindRequest {
+			ref := waiter{conn, e.Msg.ID}
+			b.waiting[e.Msg.ID]++
+			a.batches[ref] = append(a.batches[ref], b)
 		}
 	}
 	for _, e := range line.Entries {
@@ -90,19 +93,23 @@ func (a *Agent) Receive(conn string, frame []byte) []Output {
 		}
 		a.handle(conn, e)
 	}
+	b.reading = false
 	a.finishBatch(b)
 	return a.flush()
 }
 
 // batchReply collects the responses to one batch.
 type batchReply struct {
-	conn    string
-	waiting map[acp.ID]bool
+	conn string
+	// waiting counts the batch's unanswered requests by id: a Client may
+	// reuse an id within a batch, and each request is still answered once.
+	waiting map[acp.ID]int
 	frames  [][]byte
+	reading bool // Receive is still going through the entries
 }
 
 func (a *Agent) finishBatch(b *batchReply) {
-	if len(b.waiting) > 0 || len(b.frames) == 0 {
+	if b.reading || len(b.waiting) > 0 || len(b.frames) == 0 {
 		return
 	}
 	out := []byte{'['}
@@ -116,16 +123,25 @@ func (a *Agent) finishBatch(b *batchReply) {
 }
 
 // respond sends the response to request id on conn, or adds it to the
-// batch the request came in.
+// batch the request came in. When batches on conn wait on the same id (the
+// Client reused it) the oldest takes the response, so each waits for as
+// many responses as it holds requests of that id.
 func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
 	ref := waiter{conn, id}
-	b := a.batches[ref]
-	if b == nil {
+	queue := a.batches[ref]
+	if len(queue) == 0 {
 		a.send(conn, step, frame)
 		return
 	}
-	delete(a.batches, ref)
-	delete(b.waiting, id)
+	b := queue[0]
+	if len(queue) == 1 {
+		delete(a.batches, ref)
+	} else {
+		a.batches[ref] = queue[1:]
+	}
+	if b.waiting[id]--; b.waiting[id] == 0 {
+		delete(b.waiting, id)
+	}
 	b.frames = append(b.frames, frame)
 	a.finishBatch(b)
 }
@@ -140,7 +156,9 @@ func (a *Agent) fail(conn string, id acp.ID, e *acp.Error) {
 
 func (a *Agent) handle(conn string, p acp.Parsed) {
 	if p.Err != nil {
-		a.fail(conn, p.ErrID, p.Err)
+		// Not through respond: an entry the codec refused is no request a
+		// batch waits on, whatever id it carried.
+		a.send(conn, "respond-error", acp.ErrorResponse(p.ErrID, p.Err))
 		return
 	}
 	m := &p.Msg

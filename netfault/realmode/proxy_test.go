@@ -107,3 +107,22 @@ func TestProxyStripsKeys(t *testing.T) {
 		t.Errorf("the Agent read %q, want the prompt without its key", read)
 	}
 }
+
+// Every JSON number and string is a legal id: the proxy maps the Agent's
+// answer back to the id the Client wrote, byte for byte.
+func TestProxyMapsEveryLegalIDBack(t *testing.T) {
+	ids := []string{`1e3`, `0.0`, `-0`, `1.5`, `18446744073709551616`, `"\u0061"`, `"a<b&c>"`, `"é"`, `null`}
+	var lines []string
+	for _, id := range ids {
+		lines = append(lines, strings.Replace(keyedPrompt, `"id":7`, `"id":`+id, 1))
+	}
+	got, _, _ := proxyRun(t, proxy.Honest, "0", 0, len(ids), lines...)
+	if len(got) != len(ids) {
+		t.Fatalf("the Client got %q, want %d answers", got, len(ids))
+	}
+	for i, id := range ids {
+		if want := `{"jsonrpc":"2.0","id":` + id + `,"result":{"ok":true}}`; got[i] != want {
+			t.Errorf("the Client got %s, want %s", got[i], want)
+		}
+	}
+}
