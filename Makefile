@@ -52,7 +52,7 @@ FUZZ_TARGETS = \
 	./traces:FuzzScanMatchesJSON \
 	./properties:FuzzViewMatchesParseLine \
 	./properties:FuzzReadersMatchCodec \
-	./netfault/realmode:FuzzServeStdio
+	./netfault/realmode/stdinfuzz:FuzzServeStdio
 
 fuzz:
 	@for f in $$(git grep -h -o '^func Fuzz[A-Za-z0-9_]*' -- '*_test.go' | sed 's/^func //'); do \

@@ -14,6 +14,8 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties/clientcheck"
@@ -33,7 +35,8 @@ var clientFaults = []struct {
 }
 
 func newCheckClientCmd() *cobra.Command {
-	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, Settle: 30 * time.Second, RestartWait: 5 * time.Second}
+	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, Settle: 30 * time.Second, RestartWait: 5 * time.Second,
+		ReadStore: readStoreTranscript}
 	var seeds, jobs int
 	var first uint64
 	var faults, agentFlags string
@@ -273,4 +276,23 @@ func keepClientTrace(r *realmode.ClientSeed) string {
 		return ""
 	}
 	return f.Name()
+}
+
+// readStoreTranscript reads the user messages of every session in the
+// store file of acpsim agent --db: check-client's final transcript.
+func readStoreTranscript(path string) ([]clientcheck.Message, error) {
+	st, err := sqlitestore.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	var out []clientcheck.Message
+	for _, s := range st.Sessions() {
+		for _, m := range st.Messages(s.ID) {
+			if m.Role == store.RoleUser {
+				out = append(out, clientcheck.Message{Session: s.ID, ID: m.ID, Text: m.Text})
+			}
+		}
+	}
+	return out, nil
 }

@@ -17,8 +17,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpsim/acpsim/actors/agent/store"
-	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
@@ -43,6 +41,10 @@ type ClientCheck struct {
 	// once its input ended; RestartWait the wait for the pending
 	// submission's outcome after a restart.
 	Settle, RestartWait time.Duration
+	// ReadStore reads the user messages of every session in the Agent's
+	// store file (acpsim agent --db). The caller opens the database:
+	// realmode links none, so that its fuzz build instruments no SQLite.
+	ReadStore func(path string) ([]clientcheck.Message, error)
 }
 
 // ClientSeed is one seed's result.
@@ -349,19 +351,12 @@ func (d *clientDriver) readTranscript(db string) {
 	if _, err := os.Stat(db); err != nil {
 		return
 	}
-	st, err := sqlitestore.Open(db)
+	msgs, err := d.c.ReadStore(db)
 	if err != nil {
 		d.res.Broken = "cannot read the Agent's store: " + err.Error()
 		return
 	}
-	defer st.Close()
-	for _, s := range st.Sessions() {
-		for _, m := range st.Messages(s.ID) {
-			if m.Role == store.RoleUser {
-				d.h.Transcript = append(d.h.Transcript, clientcheck.Message{Session: s.ID, ID: m.ID, Text: m.Text})
-			}
-		}
-	}
+	d.h.Transcript = append(d.h.Transcript, msgs...)
 }
 
 func clipLine(s string) string {
