@@ -118,13 +118,17 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 			c.sessions[i].parentKeys = slices.Clone(s.ParentKeys[i])
 		}
 	}
-	c.keys = slices.Clone(s.Keys)
+	for _, k := range s.Keys {
+		c.madeKey(k.Session, k.Key)
+	}
 	for _, m := range s.Attributed {
 		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
 	}
 	for _, ss := range s.Subs {
 		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, nullKey: ss.NullKey, attempts: ss.Attempts, at: ss.At, stray: ss.Stray}
 		c.subs = append(c.subs, sub)
+		c.queued(sub)
+		sub.waiting = true // nothing of it is out on a connection yet
 		switch {
 		case sub.attempts == 0:
 		case !cfg.Policy.Resend:
