@@ -256,7 +256,13 @@ func (c *Client) outcome(s *submission, outcome, messageID string) {
 
 // attribute notes that message messageID of session number sess belongs to
 // submission sub.
+//
+// Only a Lookup Client reads these (claim); the others keep none, since
+// saving them at every Client restart grew with every message of the run.
 func (c *Client) attribute(sess int, messageID, sub string) {
+	if !c.cfg.Policy.Lookup {
+		return
+	}
 	if id := c.sessions[sess].id; id != "" && messageID != "" {
 		c.attributed[id+"\x00"+messageID] = sub
 	}

@@ -73,7 +73,7 @@ func (c *Client) Persisted() Saved {
 		s.Sessions = append(s.Sessions, sess.id)
 		s.ParentKeys = append(s.ParentKeys, slices.Clone(sess.parentKeys))
 	}
-	s.Keys = slices.Clone(c.keys)
+	s.Keys = slices.Clip(c.keys) // only ever appended to: no copy needed
 	for _, sub := range c.subs {
 		if sub.done && !c.resolvedNow(sub) {
 			continue
@@ -118,8 +118,9 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 			c.sessions[i].parentKeys = slices.Clone(s.ParentKeys[i])
 		}
 	}
+	c.keys = slices.Clip(s.Keys) // appended to by this Client only after a copy
 	for _, k := range s.Keys {
-		c.madeKey(k.Session, k.Key)
+		c.keySet[k] = struct{}{}
 	}
 	for _, m := range s.Attributed {
 		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
