@@ -95,7 +95,7 @@ func (s *SubmissionResult) row(ab abbrev) [tableColumns]string {
 	case s.Mixed:
 		key = "mixed"
 	case s.Key != "":
-		key = ab.short(s.Key)
+		key = tableKey(ab, s.Key)
 	}
 	outcome := s.Outcome
 	switch {
@@ -123,6 +123,25 @@ func (s *SubmissionResult) row(ab abbrev) [tableColumns]string {
 	return [tableColumns]string{s.Sub, s.Client, session, strconv.Quote(clip(s.Text, 24)), key, attempts, outcome, count, anomalies}
 }
 
+// tableKeyRunes is the most of a key the table shows, the length up to
+// which an id is shown whole: a key may be 255 characters, and keys that
+// differ only in case or only near their end (a UUID repeated to 255, in
+// either case) need all of them to be told apart, which made the column as
+// wide as the longest key.
+const tableKeyRunes = 12
+
+// tableKey is a key as the table shows it: cut as the report cuts ids, and
+// never to more than tableKeyRunes characters. Two keys may then look alike
+// in the table; the anomalies below name them at the length that tells them
+// apart.
+func tableKey(ab abbrev, key string) string {
+	s := ab.short(key)
+	if r := []rune(s); len(r) > tableKeyRunes+1 || len(r) > tableKeyRunes && r[len(r)-1] != '…' {
+		return string(r[:tableKeyRunes]) + "…"
+	}
+	return s
+}
+
 // abbrev shortens the ids the table shows so that no two of the report's
 // look the same: as the report's prose cut them, or over the table alone for
 // a report the checker did not finish (built by hand, read from JSON).
@@ -138,7 +157,7 @@ var tableLegend = []string{
 	"sub, client, text: a user's submission, the Client it was typed into and its text; session: where it went (+N: and N more)",
 	"key: its idempotencyKey (-: none; mixed: its attempts differ); attempts: prompt requests sent (delivered: those that reached an Agent)",
 	"outcome: what the Client told the user, with the messageId; transcript: its copies in the final transcripts (by text: no response named it)",
-	"anomalies: explained below; ids are cut to the shortest prefix, 8 characters or more, that tells this report's ids apart",
+	"anomalies: explained below; ids are cut to the shortest prefix, 8 characters or more, that tells this report's ids apart (keys in this table to 12 at most)",
 }
 
 // writeTable writes the submissions table as text/tabwriter aligns it

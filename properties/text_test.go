@@ -74,6 +74,32 @@ func TestTableIDsDiffer(t *testing.T) {
 	}
 }
 
+// A key is cut in the table to 12 characters at most, like the ids the
+// table shows whole: keys that only a long prefix tells apart (a UUID
+// repeated to 255 characters, the same in capitals, one a character
+// shorter) no longer make the key column as wide as the longest of them.
+func TestTableCutsLongKeysToTheIDWidth(t *testing.T) {
+	uuid := "b99fb33b-0e8b-4d18-87f1-fe29bfd7cf96"
+	long := strings.Repeat(uuid, 8)[:255]
+	r := &Report{}
+	for i, key := range []string{long, strings.ToUpper(long), long[:254], "0123456789ab", uuid} {
+		r.Submissions = append(r.Submissions, SubmissionResult{Sub: fmt.Sprintf("s%d", i+1), Client: "c1", Sessions: []string{"9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001"}, Key: key, Attempts: 1})
+	}
+	var b bytes.Buffer
+	r.writeTable(&b)
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	at := strings.Index(lines[0], "key")
+	width := strings.Index(lines[0], "attempts") - at - 2
+	if width > tableKeyRunes+1 {
+		t.Errorf("the key column is %d wide, want at most %d:\n%s", width, tableKeyRunes+1, b.String())
+	}
+	for i, want := range []string{"b99fb33b-0e8…", "B99FB33B-0E8…", "b99fb33b-0e8…", "0123456789ab", "b99fb33b-0e8…"} {
+		if got := strings.TrimSpace(string([]rune(lines[i+1])[at : at+width])); got != want {
+			t.Errorf("row %d: key %q, want %q", i+1, got, want)
+		}
+	}
+}
+
 func TestTableHasALegend(t *testing.T) {
 	r := &Report{Submissions: []SubmissionResult{{Sub: "s1", Client: "c1", Attempts: 2, Delivered: 1}}}
 	var b bytes.Buffer

@@ -92,6 +92,20 @@ function judgeScaling(    sz, ns, i, j, t, p, rss, cpu, n0, c0, r0, nl, cl, rl) 
 			"acpsim judge, " commas(nl) " ÷ " commas(n0) " submissions", "", cl / c0, rl / r0
 	}
 }
+# acpsim run at its defaults, 2,000 and 20,000 prompts (BenchmarkRunPrompts):
+# the CPU time of the longer run over the shorter's, which linear cost keeps
+# near 10 (target: at most 15), with each run's events a prompt and whether
+# a cap stopped it (the run must do its work, not be cut).
+function runPrompts(    p, c0, c1, e0, e1, k0, k1) {
+	p = "BenchmarkRunPrompts/prompts="
+	c0 = mean(p "2000 cpu-s/run"); c1 = mean(p "20000 cpu-s/run")
+	if (c0 < 0 || c1 < 0) { printf "%-46s (no runs)\n", "run: 20,000 prompts / 2,000 prompts time ratio"; return }
+	e0 = mean(p "2000 events/prompt"); e1 = mean(p "20000 events/prompt")
+	k0 = mean(p "2000 capped"); k1 = mean(p "20000 capped")
+	printf "%-46s %12.2f   target %9s   ratio %5.2f   (%s / %s CPU; events a prompt %.1f / %.1f%s)\n",
+		"run: 20,000 prompts / 2,000 prompts time ratio", c1 / c0, "≤ 15", 15 / (c1 / c0), dur(c1), dur(c0), e1, e0,
+		(k0 > 0 || k1 > 0) ? "; STOPPED AT THE CAP" : ""
+}
 END {
 	bench = "BenchmarkCheckMillion"
 	printf "DESIGN.md §7 at -cpu 1, per CPU-second of the process, means of %d runs\n", runs["BenchmarkSeed/stdio"]
@@ -100,6 +114,7 @@ END {
 	rate("ten-prompt seeds per core-second (http)", "BenchmarkSeed/http seeds/cpu-s", 2000)
 	rate("ten-prompt seeds per core-second (ws)", "BenchmarkSeed/ws seeds/cpu-s", 2000)
 	scaling()
+	runPrompts()
 	s = mean(bench " cpu-s/check")
 	subs = mean(bench " submissions")
 	if (subs < 0) subs = 1000000 # runs from before the metric

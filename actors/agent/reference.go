@@ -83,6 +83,10 @@ type session struct {
 	rec     store.Session
 	conn    string // the connection it is active on, "" if none
 	history []store.Message
+	// stamp is the store's Version of the session's messages when history
+	// was last known to equal them (stamped: the store has versions).
+	stamp   uint64
+	stamped bool
 	state   string
 	// work in progress
 	chunksLeft int
@@ -125,7 +129,9 @@ type waiter struct {
 func New(k Knobs, st store.Store, env Env) *Agent {
 	a := &Agent{knobs: k, st: st, env: env, conns: map[string]*connState{}, sessions: map[string]*session{}, timers: map[int]string{}, batches: map[waiter][]*batchReply{}}
 	for _, rec := range st.Sessions() {
-		a.sessions[rec.ID] = &session{rec: rec, history: st.Messages(rec.ID), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+		s := &session{rec: rec, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+		a.loadHistory(s)
+		a.sessions[rec.ID] = s
 	}
 	return a
 }
@@ -173,7 +179,8 @@ func (a *Agent) session(id string) *session {
 	}
 	for _, rec := range a.st.Sessions() {
 		if rec.ID == id {
-			s := &session{rec: rec, history: a.st.Messages(id), state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+			s := &session{rec: rec, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
+			a.loadHistory(s)
 			a.sessions[id] = s
 			return s
 		}

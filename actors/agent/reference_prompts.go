@@ -113,6 +113,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID, Prompt: h.text}}
 		delete(s.pending, h.key)
 	}
+	current := a.current(s)
 	if err := a.st.Commit(b); err != nil {
 		var be *store.BoundError
 		if errors.As(err, &be) { // another process bound the key first: this is a retry
@@ -126,7 +127,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		}
 		return
 	}
-	s.history = append(s.history, msg)
+	a.appendHistory(s, msg, current)
 	a.out = append(a.out,
 		Output{Kind: OutInsert, Step: "inserted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text},
 		Output{Kind: OutSync, Step: "sync-insert"})
@@ -202,7 +203,7 @@ func (a *Agent) applyRetention(s *session) {
 		}
 		kept = append(kept, m)
 	}
-	s.history = kept
+	s.history, s.stamped = kept, false // the next resume compares it with the store
 	if len(forget) > 0 && a.st.Commit(store.Batch{Forget: forget}) == nil {
 		a.out = append(a.out, Output{Kind: OutSync, Step: "sync-forget"})
 	}

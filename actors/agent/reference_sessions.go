@@ -47,8 +47,11 @@ func (a *Agent) resume(conn string, m *acp.Message) {
 	if s.state == acp.StateIdle {
 		// Another node sharing the store may have added to it since this
 		// process read it; idle, nothing of ours is unwritten.
-		if fresh := a.st.Messages(s.rec.ID); !sameHistory(fresh, s.history) {
-			s.history = fresh
+		if !a.current(s) {
+			if fresh := a.st.Messages(s.rec.ID); !sameHistory(fresh, s.history) {
+				s.history = fresh
+			}
+			s.stamp, s.stamped = a.version(s.rec.ID)
 		}
 	}
 	if p.ReplayFrom != nil {
@@ -172,6 +175,42 @@ func (a *Agent) fork(conn string, m *acp.Message) {
 // other messages before them. Keeping the process's own slice spares copying
 // the whole history at the next insertion (the store's comes clipped), which
 // every resume of a long session did.
+// versioned is a store that stamps each session's messages (store.Disk).
+type versioned interface{ Version(session string) uint64 }
+
+// version is the store's stamp of a session's messages, if it has stamps.
+func (a *Agent) version(id string) (uint64, bool) {
+	if v, ok := a.st.(versioned); ok {
+		return v.Version(id), true
+	}
+	return 0, false
+}
+
+// loadHistory reads s's history from the store and notes its stamp.
+func (a *Agent) loadHistory(s *session) {
+	s.history = a.st.Messages(s.rec.ID)
+	s.stamp, s.stamped = a.version(s.rec.ID)
+}
+
+// current reports whether s.history is known to equal the stored messages
+// without reading them: a resume of a long session compared all of them,
+// and the first append after loading copied all of them, on every restart.
+func (a *Agent) current(s *session) bool {
+	v, ok := a.version(s.rec.ID)
+	return ok && s.stamped && v == s.stamp
+}
+
+// appendHistory adds msg, just committed to the store, to s.history. If the
+// history was current before the commit, the store now holds exactly it and
+// msg, so the store's slice is taken as is rather than copied.
+func (a *Agent) appendHistory(s *session, msg store.Message, wasCurrent bool) {
+	if wasCurrent {
+		a.loadHistory(s)
+		return
+	}
+	s.history = append(s.history, msg)
+}
+
 func sameHistory(stored, held []store.Message) bool {
 	return slices.EqualFunc(stored, held, func(a, b store.Message) bool { return a.ID == b.ID })
 }

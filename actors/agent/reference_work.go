@@ -90,8 +90,9 @@ func (a *Agent) finishWork(s *session, stop string) {
 	s.timer = 0
 	if s.agentText != "" {
 		msg := store.Message{Session: s.rec.ID, ID: s.agentMsg, Role: store.RoleAgent, Text: s.agentText}
+		current := a.current(s)
 		if a.st.Commit(store.Batch{Messages: []store.Message{msg}}) == nil {
-			s.history = append(s.history, msg)
+			a.appendHistory(s, msg, current)
 			a.out = append(a.out, Output{Kind: OutSync, Step: "sync-agent-message"})
 		}
 		s.agentText = ""

@@ -125,6 +125,18 @@ const (
 	DefaultStaleAfter  = 1500 * time.Millisecond
 )
 
+// The patience of a resending Client with one prompt (Config.PromptTimeouts,
+// promptWait): its wait for an answer doubles from Timeout after each
+// attempt unanswered on a live connection, up to 8 × Timeout, and after
+// DefaultPromptTimeouts of them (about 56 s at the 250 ms default) it stops.
+// That is far longer than a healthy Agent holds a prompt behind others,
+// and short enough that an Agent that never answers costs a bounded number
+// of attempts per submission.
+const (
+	DefaultPromptTimeouts = 30
+	promptWaitDoublings   = 3
+)
+
 // Config configures a model Client.
 type Config struct {
 	Name     string
@@ -144,6 +156,16 @@ type Config struct {
 	// the Client stops trying the session and tells the user (0:
 	// DefaultSetupAttempts). Requests lost with a connection do not count.
 	SetupAttempts int
+	// Window is how many of a session's oldest pending prompts the Client
+	// sends at once; the others wait in the Client until one of those is
+	// resolved (0: DefaultWindow).
+	Window int
+	// PromptTimeouts is how many attempts of one submission may go
+	// unanswered on a live connection before a resending Client stops and
+	// tells the user the outcome is unknown, whatever its policy (0:
+	// DefaultPromptTimeouts). Attempts lost with their connection do not
+	// count: a Client under cuts and kills keeps resending after resuming.
+	PromptTimeouts int
 	// MaxAttempts bounds the attempts of a Bounded policy (0: DefaultMaxAttempts).
 	MaxAttempts int
 	// StaleAfter is when a ShowStale policy stops resending a submission

@@ -396,7 +396,7 @@ func TestClientTimeout(t *testing.T) {
 		if keyed != pol.Keyed {
 			t.Fatalf("first attempt keyed=%v, policy %s", keyed, pol.Name)
 		}
-		tm := h.timerAfter(o, timeout)
+		tm := h.promptTimer(o)
 
 		for attempt := 2; attempt <= 3; attempt++ {
 			o = h.fire(tm)
@@ -425,7 +425,10 @@ func TestClientTimeout(t *testing.T) {
 				t.Errorf("attempt %d: key %q (present %v), want %q (present %v)", attempt, k, kd, key, pol.Keyed)
 			}
 			first = retry
-			tm = h.timerAfter(o, timeout)
+			// Each timeout doubles the wait for the next answer, up to
+			// eight times the timeout: a held prompt is not resent at a
+			// fixed pace.
+			tm = h.timerAfter(o, timeout<<(attempt-1))
 		}
 	})
 }
@@ -436,7 +439,7 @@ func TestClientInserted(t *testing.T) {
 		h.ready()
 		o := h.submit("sub-1", "hi", 0)
 		p := onlyPrompt(t, o)
-		tm := h.timerAfter(o, timeout)
+		tm := h.promptTimer(o)
 		o = h.receive(acp.Result(p.msg.ID, acp.PromptResult{MessageID: "msg-9"}))
 		want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeInserted, MessageID: "msg-9"}}
 		if !reflect.DeepEqual(o.all, want) {
@@ -463,7 +466,7 @@ func TestClientAnswerToAnEarlierAttempt(t *testing.T) {
 			h.ready()
 			o := h.submit("sub-1", "hi", 0)
 			first := onlyPrompt(t, o)
-			second := onlyPrompt(t, h.fire(h.timerAfter(o, timeout)))
+			second := onlyPrompt(t, h.fire(h.promptTimer(o)))
 			o = h.receive(acp.Result(first.msg.ID, acp.PromptResult{MessageID: "m1"}))
 			if len(o.outcomes) != 1 || o.outcomes[0].MessageID != "m1" || o.outcomes[0].Outcome != traces.OutcomeInserted {
 				t.Fatalf("answer to attempt 1: %+v", o.all)
@@ -482,7 +485,7 @@ func TestClientTransientError(t *testing.T) {
 		o := h.submit("sub-1", "hi", 0)
 		first := onlyPrompt(t, o)
 		_, _, key, _ := promptOf(t, first)
-		timeoutTimer := h.timerAfter(o, timeout)
+		timeoutTimer := h.promptTimer(o)
 
 		o = h.receive(acp.ErrorResponse(first.msg.ID, acp.Errorf(acp.CodeInternalError, "try again")))
 		if !pol.Resend {
@@ -535,7 +538,7 @@ func TestClientDisconnect(t *testing.T) {
 		o := h.submit("sub-1", "one", 0)
 		first := onlyPrompt(t, o)
 		_, _, key, _ := promptOf(t, first)
-		oldTimeout := h.timerAfter(o, timeout)
+		oldTimeout := h.promptTimer(o)
 		answered := onlyPrompt(t, h.submit("sub-2", "two", 1))
 		h.receive(acp.Result(answered.msg.ID, acp.PromptResult{MessageID: "m2"}))
 

@@ -39,7 +39,7 @@ func (c *Client) Disconnected(conn string) []Output {
 	for _, s := range c.sessions {
 		s.state, s.replaying, s.seen = sessDown, false, nil
 	}
-	for _, s := range c.subs {
+	for _, s := range c.live() {
 		if s.done || s.inflight == "" {
 			continue
 		}
@@ -73,6 +73,7 @@ func (c *Client) Timer(id int) []Output {
 			c.outcome(s, traces.OutcomeAbandoned, "")
 			break
 		}
+		s.timeouts++
 		if !c.attemptLost(s) {
 			break
 		}
@@ -221,7 +222,7 @@ func (c *Client) initialized() {
 	c.ready = true
 	if c.cfg.Policy.ResendBeforeResume {
 		// The bug: the sessions are not active on this connection yet.
-		for _, s := range c.subs {
+		for _, s := range c.live() {
 			if !s.done && s.inflight == "" && s.attempts > 0 && c.sessions[s.sess].id != "" {
 				c.sendPrompt(s, true)
 			}
@@ -243,7 +244,7 @@ func (c *Client) openSession(i int, s *clientSession) {
 	}
 	if s.id == "" {
 		// A new session holds none of the pending messages: nothing to look up.
-		for _, sub := range c.subs {
+		for _, sub := range c.live() {
 			if sub.sess == i {
 				sub.lookup, sub.asked = false, false
 			}
@@ -256,7 +257,7 @@ func (c *Client) openSession(i int, s *clientSession) {
 	s.state = sessResuming
 	p := acp.ResumeSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd}
 	replay := false
-	for _, sub := range c.subs {
+	for _, sub := range c.live() {
 		if sub.sess == i && sub.lookup && !sub.done {
 			replay, sub.asked = true, true
 		}
@@ -269,12 +270,24 @@ func (c *Client) openSession(i int, s *clientSession) {
 	c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})
 }
 
-// sessionReady sends the session's pending prompts, oldest first.
+// sessionReady sends the session's pending prompts its window holds, oldest
+// first; the others are waiting, for admit.
 func (c *Client) sessionReady(i int) {
 	c.sessions[i].state = sessReady
-	for _, s := range c.subs {
-		if s.sess == i && !s.done && s.inflight == "" {
+	n := 0
+	for _, s := range c.live() {
+		if s.sess != i || s.done {
+			continue
+		}
+		if s.inflight == "" {
+			s.waiting = false
 			c.send(s)
+			if s.done {
+				continue // the policy gave up on it: the next one moves up
+			}
+		}
+		if n++; n >= c.cfg.Window {
+			return
 		}
 	}
 }
@@ -288,7 +301,7 @@ func (c *Client) abandonConnection() {
 	for _, s := range c.sessions {
 		s.state = sessDown
 	}
-	for _, s := range c.subs {
+	for _, s := range c.live() {
 		if !s.done {
 			// An attempt may still be on its way on the old connection,
 			// where this Client no longer listens or cancels.

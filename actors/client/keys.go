@@ -146,12 +146,17 @@ func (c *Client) lastKey(sess int) (string, bool) {
 // It reads every key ever made, not only the pending submissions': after a
 // restart the resolved ones are gone from memory, but their keys stay bound.
 func (c *Client) keyUsed(sess int, key string) bool {
-	for _, k := range c.keys {
-		if k.Session == sess && k.Key == key {
-			return true
-		}
-	}
-	return false
+	_, ok := c.keySet[SavedKey{Session: sess, Key: key}]
+	return ok
+}
+
+// madeKey notes a key made for a submission of session sess. The set beside
+// the list makes keyUsed one lookup: it is asked at every submission, and a
+// scan of every key made turned a long run quadratic.
+func (c *Client) madeKey(sess int, key string) {
+	k := SavedKey{Session: sess, Key: key}
+	c.keys = append(c.keys, k)
+	c.keySet[k] = struct{}{}
 }
 
 // nullKeyOneIn: an unkeyed Client writes "idempotencyKey": null on one

@@ -12,7 +12,7 @@ import (
 // needsLookup reports whether a submission of session i waits for a lookup
 // that no replay requested so far can answer.
 func (c *Client) needsLookup(i int) bool {
-	for _, s := range c.subs {
+	for _, s := range c.live() {
 		if s.sess == i && s.lookup && !s.asked && !s.done {
 			return true
 		}
@@ -64,7 +64,7 @@ func (c *Client) notification(m *acp.Message) {
 // against this approach.
 func (c *Client) resolveLookups(i int) {
 	sess := c.sessions[i]
-	for _, s := range c.subs {
+	for _, s := range c.live() {
 		if s.sess != i || !s.asked || s.done {
 			continue
 		}

@@ -23,9 +23,14 @@ type Client struct {
 
 	sessions []*clientSession
 	subs     []*submission
-	timers   map[int]timer
-	nextTmr  int
-	out      []Output
+	// pending are the unresolved submissions among subs, in order (live
+	// drops the resolved; resolvedPending counts those it still holds):
+	// what the hot paths read.
+	pending         []*submission
+	resolvedPending int
+	timers          map[int]timer
+	nextTmr         int
+	out             []Output
 
 	// justDone are the submissions resolved by the current step: their
 	// outcomes are among the step's outputs, which the host has not applied
@@ -36,8 +41,10 @@ type Client struct {
 	// message belongs to, as far as the Client knows: from responses and
 	// from lookups. A lookup never claims a message attributed to another.
 	attributed map[string]string
-	// keys are every key the Client made, with its session (persisted).
-	keys []SavedKey
+	// keys are every key the Client made, with its session (persisted);
+	// keySet holds the same keys, to look one up.
+	keys   []SavedKey
+	keySet map[SavedKey]struct{}
 	// cancels counts the user's cancels by $/cancel_request, naming each
 	// one's draw.
 	cancels int
@@ -58,6 +65,8 @@ type clientSession struct {
 	// cancelOnStall counts the user's cancels waiting for a prompt of the
 	// session to stall (Cancel).
 	cancelOnStall int
+	// unresolved counts the session's submissions without an outcome.
+	unresolved int
 	// parentKeys, for a fork the user made, are the keys its parent had
 	// bound when the fork was asked for (forkKeys): a submission in the
 	// fork sometimes reuses one (Submit).
@@ -126,6 +135,10 @@ type submission struct {
 	inserted bool   // done with a messageId: its key is bound
 	inflight acp.ID // the newest outstanding attempt, "" when none
 	attempts int
+	// timeouts counts its attempts that went unanswered on a live
+	// connection: each one doubles the wait for the next (promptWait), and
+	// PromptTimeouts of them end the Client's patience (stop).
+	timeouts int
 	at       time.Duration // when the user submitted it (Env.Now)
 	// lookup: an attempt may have been inserted without the Client learning
 	// it; a Lookup Client searches the session's replay before resending.
@@ -133,6 +146,9 @@ type submission struct {
 	// had inserted by the time the attempt was given up (an older replay
 	// may predate the insertion).
 	lookup, asked bool
+	// waiting: the window held it back (it is not among its session's
+	// oldest pending); admit sends it once it is.
+	waiting bool
 	// stray: an attempt went out on a connection the Client abandoned while
 	// it stayed open (FreshConnection); it may still be inserted.
 	stray bool
@@ -172,7 +188,13 @@ func New(cfg Config, env Env) *Client {
 	if cfg.BackoffCap <= 0 {
 		cfg.BackoffCap = DefaultBackoffCap
 	}
-	c := &Client{cfg: cfg, env: env, reqs: map[acp.ID]request{}, timers: map[int]timer{}, attributed: map[string]string{}}
+	if cfg.Window <= 0 {
+		cfg.Window = DefaultWindow
+	}
+	if cfg.PromptTimeouts <= 0 {
+		cfg.PromptTimeouts = DefaultPromptTimeouts
+	}
+	c := &Client{cfg: cfg, env: env, reqs: map[acp.ID]request{}, timers: map[int]timer{}, attributed: map[string]string{}, keySet: map[SavedKey]struct{}{}}
 	for range cfg.Sessions {
 		c.sessions = append(c.sessions, &clientSession{})
 	}
@@ -228,6 +250,9 @@ func (c *Client) requestAs(r request, method string, params any) acp.ID {
 }
 
 func (c *Client) outcome(s *submission, outcome, messageID string) {
+	if !s.done {
+		c.resolved(s)
+	}
 	s.done = true
 	s.inserted = outcome == traces.OutcomeInserted
 	s.inflight = ""
@@ -237,11 +262,18 @@ func (c *Client) outcome(s *submission, outcome, messageID string) {
 		c.forkWhenAnswered(s.sess)
 	}
 	c.out = append(c.out, Output{Kind: OutOutcome, Sub: s.id, Outcome: outcome, MessageID: messageID})
+	c.admit(s.sess)
 }
 
 // attribute notes that message messageID of session number sess belongs to
 // submission sub.
+//
+// Only a Lookup Client reads these (claim); the others keep none, since
+// saving them at every Client restart grew with every message of the run.
 func (c *Client) attribute(sess int, messageID, sub string) {
+	if !c.cfg.Policy.Lookup {
+		return
+	}
 	if id := c.sessions[sess].id; id != "" && messageID != "" {
 		c.attributed[id+"\x00"+messageID] = sub
 	}
@@ -252,10 +284,10 @@ func (c *Client) attribute(sess int, messageID, sub string) {
 func (c *Client) Start() []Output {
 	if c.cfg.Policy.NewKeyAfterRestart {
 		// The bug: what Restore brought back is sent again under new keys.
-		for _, s := range c.subs {
+		for _, s := range c.live() {
 			if !s.done && s.key != "" && s.attempts > 0 {
 				s.key = c.env.NewID()
-				c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+				c.madeKey(s.sess, s.key)
 			}
 		}
 	}
@@ -265,7 +297,7 @@ func (c *Client) Start() []Output {
 
 // Pending reports whether some submission has no outcome yet.
 func (c *Client) Pending() bool {
-	for _, s := range c.subs {
+	for _, s := range c.live() {
 		if !s.done {
 			return true
 		}

@@ -56,7 +56,10 @@ func TestOneCodePointKeysStayUniqueInASession(t *testing.T) {
 	h.ready()
 	seen := map[string]bool{}
 	for i := range 20 {
-		_, _, key, _ := promptOf(t, onlyPrompt(t, h.submit(string(rune('a'+i)), "text", 0)))
+		p := onlyPrompt(t, h.submit(string(rune('a'+i)), "text", 0))
+		_, _, key, _ := promptOf(t, p)
+		// Answered, so the next one goes out at once (the Client's window).
+		h.receive(acp.Result(p.msg.ID, acp.PromptResult{MessageID: "m-" + string(rune('a'+i))}))
 		if seen[key] {
 			t.Fatalf("submission %d: key %q made twice in one session", i, key)
 		}
@@ -104,7 +107,7 @@ func twoAttempts(t *testing.T, h *harness) (older, newer sent) {
 	h.ready()
 	o := h.submit("sub-1", "hi", 0)
 	older = onlyPrompt(t, o)
-	newer = onlyPrompt(t, h.fire(h.timerAfter(o, timeout)))
+	newer = onlyPrompt(t, h.fire(h.promptTimer(o)))
 	return older, newer
 }
 
@@ -169,7 +172,7 @@ func TestCancelWaitsForAStalledPrompt(t *testing.T) {
 	if len(w.notes) != 0 || len(w.timers) != 1 {
 		t.Fatalf("a waiting user's cancel: %+v, want only a timer", w.all)
 	}
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	retry := onlyPrompt(t, o)
 	if got := onlyCancel(t, o); got != retry.msg.ID {
 		t.Errorf("the stall's cancel names %s, want the new attempt %s", got, retry.msg.ID)

@@ -73,7 +73,7 @@ func (c *Client) Persisted() Saved {
 		s.Sessions = append(s.Sessions, sess.id)
 		s.ParentKeys = append(s.ParentKeys, slices.Clone(sess.parentKeys))
 	}
-	s.Keys = slices.Clone(c.keys)
+	s.Keys = slices.Clip(c.keys) // only ever appended to: no copy needed
 	for _, sub := range c.subs {
 		if sub.done && !c.resolvedNow(sub) {
 			continue
@@ -118,13 +118,18 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 			c.sessions[i].parentKeys = slices.Clone(s.ParentKeys[i])
 		}
 	}
-	c.keys = slices.Clone(s.Keys)
+	c.keys = slices.Clip(s.Keys) // appended to by this Client only after a copy
+	for _, k := range s.Keys {
+		c.keySet[k] = struct{}{}
+	}
 	for _, m := range s.Attributed {
 		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
 	}
 	for _, ss := range s.Subs {
 		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, nullKey: ss.NullKey, attempts: ss.Attempts, at: ss.At, stray: ss.Stray}
 		c.subs = append(c.subs, sub)
+		c.queued(sub)
+		sub.waiting = true // nothing of it is out on a connection yet
 		switch {
 		case sub.attempts == 0:
 		case !cfg.Policy.Resend:

@@ -124,12 +124,12 @@ func TestBoundedGivesUpAfterMaxAttempts(t *testing.T) {
 				t.Fatal("bounded sent no key")
 			}
 			for attempt := 2; attempt <= want; attempt++ {
-				o = h.fire(h.timerAfter(o, timeout))
+				o = h.fire(h.promptTimer(o))
 				if _, _, k, _ := promptOf(t, onlyPrompt(t, o)); k != key {
 					t.Fatalf("attempt %d with key %q, want %q", attempt, k, key)
 				}
 			}
-			o = h.fire(h.timerAfter(o, timeout))
+			o = h.fire(h.promptTimer(o))
 			if len(o.sends) != 0 {
 				t.Fatalf("attempt %d sent: %v", want+1, o.methods())
 			}
@@ -166,12 +166,12 @@ func TestStaleShowsAnOldPromptInsteadOfResending(t *testing.T) {
 	o := h.submit("sub-1", "hi", 0)
 	_, _, key, _ := promptOf(t, onlyPrompt(t, o))
 	clk.now = 250 * time.Millisecond
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	if _, _, k, _ := promptOf(t, onlyPrompt(t, o)); k != key {
 		t.Fatalf("young resend with key %q, want %q", k, key)
 	}
 	clk.now = client.DefaultStaleAfter
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	if len(o.sends) != 0 {
 		t.Fatalf("stale prompt resent: %v", o.methods())
 	}
@@ -226,7 +226,7 @@ func TestLookupFindsItsMessageInTheReplay(t *testing.T) {
 	if _, _, _, keyed := promptOf(t, onlyPrompt(t, o)); keyed {
 		t.Fatal("lookup sent a key")
 	}
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	if len(o.sends) != 1 || !replaysFromStart(resumeOf(t, o.sends[0])) || resumeOf(t, o.sends[0]).SessionID != "S0" {
 		t.Fatalf("after the timeout: %v, want one session/resume of S0 with replayFrom start", o.methods())
 	}
@@ -262,7 +262,7 @@ func TestLookupResendsWhenTheReplayLacksIt(t *testing.T) {
 	h := newHarness(t, policy(t, "lookup"), 1)
 	h.ready()
 	o := h.submit("sub-1", "fix it", 0)
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	h.receive(userMessage("S0", "m0", "something else"))
 	o = h.receive(acp.Result(o.sends[0].msg.ID, struct{}{}))
 	p := onlyPrompt(t, o)
@@ -282,13 +282,13 @@ func TestLookupNeverClaimsAnotherSubmissionsMessage(t *testing.T) {
 	a := onlyPrompt(t, h.submit("a", "same", 0))
 	h.receive(acp.Result(a.msg.ID, acp.PromptResult{MessageID: "m1"}))
 	o := h.submit("b", "same", 0)
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	h.receive(userMessage("S0", "m1", "same"))
 	o = h.receive(acp.Result(o.sends[0].msg.ID, struct{}{}))
 	if len(o.outcomes) != 0 || len(o.sends) != 1 {
 		t.Fatalf("lookup with only a's message: %+v, want a resend", o.all)
 	}
-	o = h.fire(h.timerAfter(o, timeout))
+	o = h.fire(h.promptTimer(o))
 	h.receive(userMessage("S0", "m1", "same"))
 	h.receive(userMessage("S0", "m2", "same"))
 	o = h.receive(acp.Result(o.sends[0].msg.ID, struct{}{}))
@@ -316,8 +316,8 @@ func TestLookupUsesAReplayNewerThanTheTimeout(t *testing.T) {
 	h.ready()
 	oa := h.submit("a", "one", 0)
 	ob := h.submit("b", "two", 0)
-	first := h.fire(h.timerAfter(oa, timeout)).sends[0]
-	if o := h.fire(h.timerAfter(ob, timeout)); len(o.all) != 0 {
+	first := h.fire(h.promptTimer(oa)).sends[0]
+	if o := h.fire(h.promptTimer(ob)); len(o.all) != 0 {
 		t.Fatalf("b's timeout during a's lookup: %+v, want to wait", o.all)
 	}
 	h.receive(userMessage("S0", "m1", "one"))

@@ -5,6 +5,7 @@ package client
 
 import (
 	"strconv"
+	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
@@ -19,6 +20,12 @@ func (c *Client) stop(s *submission) bool {
 		return s.done
 	}
 	p := c.cfg.Policy
+	if s.timeouts >= c.cfg.PromptTimeouts {
+		// Patience is over whatever the policy: the user is told the truth,
+		// that the Agent may or may not have taken it.
+		c.outcome(s, traces.OutcomeUnknown, "")
+		return true
+	}
 	if p.Bounded && s.attempts >= c.cfg.MaxAttempts || p.ShowStale && c.now()-s.at >= c.cfg.StaleAfter {
 		if p.GiveUpSilently {
 			c.outcome(s, traces.OutcomeAbandoned, "") // the bug: the user is told nothing
@@ -28,6 +35,16 @@ func (c *Client) stop(s *submission) bool {
 		return true
 	}
 	return false
+}
+
+// promptWait is how long the Client waits for the answer to s's next
+// attempt: Timeout, doubled for each attempt of s that went unanswered on a
+// live connection, up to promptWaitDoublings doublings. An Agent holding
+// the prompt behind other work answers every attempt when it inserts it,
+// so resending at a fixed pace only piles attempts onto a busy Agent, and
+// the more prompts wait the more it piles (the retry storm of issue 18).
+func (c *Client) promptWait(s *submission) time.Duration {
+	return c.cfg.Timeout << min(s.timeouts, promptWaitDoublings)
 }
 
 // send sends s's next attempt unless the policy stops here.
@@ -42,7 +59,7 @@ func (c *Client) sendPrompt(s *submission, early bool) {
 	p := acp.PromptParams{SessionID: sess.id, Prompt: []acp.ContentBlock{acp.Text(s.text)}}
 	if s.key != "" && s.attempts > 0 && c.cfg.Policy.NewKeyPerAttempt {
 		s.key = c.env.NewID() // the bug: a resend is a new submission to the Agent
-		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+		c.madeKey(s.sess, s.key)
 	}
 	switch {
 	case s.key != "":
@@ -52,7 +69,7 @@ func (c *Client) sendPrompt(s *submission, early bool) {
 	}
 	s.inflight = c.requestAs(request{kind: reqPrompt, sess: s.sess, sub: s, early: early}, acp.MethodSessionPrompt, p)
 	s.attempts++
-	c.setTimer(timer{kind: timerTimeout, sub: s, attempt: s.attempts}, Output{After: c.cfg.Timeout})
+	c.setTimer(timer{kind: timerTimeout, sub: s, attempt: s.attempts}, Output{After: c.promptWait(s)})
 	c.stalled(s)
 }
 

@@ -62,7 +62,7 @@ func (c *Client) setupErrorAnswered(i int) {
 // fail at once.
 func (c *Client) setupGiveUp(i int) {
 	c.sessions[i].gaveUp = true
-	for _, sub := range c.subs {
+	for _, sub := range c.live() {
 		if sub.sess == i && !sub.done {
 			c.giveUpOn(sub)
 		}

@@ -34,16 +34,19 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 				s.key = k // the bug: the previous submission's key
 			}
 		}
-		c.keys = append(c.keys, SavedKey{Session: s.sess, Key: s.key})
+		c.madeKey(s.sess, s.key)
 	} else {
 		s.nullKey = c.draw(sub+"/key-form", nullKeyOneIn) == 0
 	}
 	c.subs = append(c.subs, s)
+	c.queued(s)
 	switch sess := c.sessions[s.sess]; {
 	case sess.gaveUp:
 		c.giveUpOn(s) // the session cannot be set up: nothing of it is sent
-	case sess.state == sessReady:
+	case sess.state == sessReady && c.inWindow(s):
 		c.send(s)
+	default:
+		s.waiting = true // sessionReady or admit sends it
 	}
 	return c.flush()
 }
@@ -87,7 +90,7 @@ func (c *Client) Cancel(sess int, viaRequest bool) []Output {
 // cancelOldest cancels the newest attempt of session sess's oldest pending
 // prompt.
 func (c *Client) cancelOldest(sess int) {
-	for _, sub := range c.subs {
+	for _, sub := range c.live() {
 		if sub.sess == sess && !sub.done && sub.inflight != "" {
 			c.cancelAttempt(sub.inflight)
 			return

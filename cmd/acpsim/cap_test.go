@@ -5,19 +5,22 @@ import (
 	"testing"
 )
 
-// A run that hits its cap gets no verdict it could not read: `run
-// --prompts 2000` is cut in chaos, `--timeout 1ns` never goes quiet; both
-// exit 3 with what they could not judge named, never 1 with lost or
-// unresolved; judge says the same of their traces. A known-bad Agent cut
-// the same way still fails on what the frames and the transcripts it read
-// show.
+// A run that hits its cap gets no verdict it could not read: with
+// `--timeout 1ns` a run never goes quiet (its Clients ask again for their
+// sessions faster than any answer comes), whether it is asked for 2,000
+// prompts (cut in chaos) or 3; both exit 3 with what they could not judge
+// named, never 1 with lost or unresolved; judge says the same of their
+// traces. A known-bad Agent cut the same way (ignore-key inserting every
+// retry of a 3 ms timeout) still fails on what the frames and the
+// transcripts it read show. The cap grows with the prompts asked, so a
+// plain run of 2,000 prompts is no longer cut at all (issue 18).
 func TestARunThatHitsItsCapIsInconclusiveNotFailed(t *testing.T) {
 	t.Chdir(t.TempDir())
 	for _, tc := range []struct {
 		args []string
 		why  string // an inconclusive reason the report names
 	}{
-		{[]string{"--prompts", "2000"}, "never got an outcome: "},
+		{[]string{"--timeout", "1ns", "--prompts", "2000"}, "never got an outcome: "},
 		{[]string{"--timeout", "1ns", "--prompts", "3"}, "never got an outcome: no prompt request was ever sent; the run hit its cap while it was still pending"},
 	} {
 		for _, cmd := range [][]string{append([]string{"run", "--trace", "cap.ndjson"}, tc.args...), {"judge", "cap.ndjson"}} {
@@ -37,7 +40,7 @@ func TestARunThatHitsItsCapIsInconclusiveNotFailed(t *testing.T) {
 			}
 		}
 	}
-	code, out, _ := run(t, "run", "--agent", "ignore-key", "--prompts", "2000")
+	code, out, _ := run(t, "run", "--agent", "ignore-key", "--timeout", "3ms", "--prompts", "2000")
 	if code != exitAnomaly || !strings.Contains(out, "- duplicate: ") || !strings.Contains(out, "end cap, INCONCLUSIVE") {
 		t.Fatalf("ignore-key cut at its cap: exit %d, want %d with duplicates\n%s", code, exitAnomaly, end(out))
 	}

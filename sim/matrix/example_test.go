@@ -34,8 +34,8 @@ func ExampleRun() {
 	}
 	// Output:
 	// none   duplicate ·    lost 50%  any 50%
-	//   lost: acpsim run --seed 15 --link=stdio --policy=none, shrunk to 2 fault(s), 2 prompt(s)
-	// naive  duplicate 85%  lost ·    any 85%
-	//   duplicate: acpsim run --seed 15 --link=stdio --policy=naive, shrunk to 1 fault(s), 1 prompt(s)
+	//   lost: acpsim run --seed 13 --link=stdio --policy=none, shrunk to 2 fault(s), 5 prompt(s)
+	// naive  duplicate 80%  lost ·    any 80%
+	//   duplicate: acpsim run --seed 1 --link=stdio --policy=naive, shrunk to 1 fault(s), 1 prompt(s)
 	// keyed  duplicate ·    lost ·    any ·
 }

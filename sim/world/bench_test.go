@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/sim/bench"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // BenchmarkSeed measures whole ten-prompt seeds with the default faults on,
@@ -95,4 +96,36 @@ func judgeSeeds(b *testing.B, cfg Config, judge func(*Runner, Config) (*Verdict,
 		seen(v)
 	}
 	return (bench.CPUTime() - cpu0).Seconds()
+}
+
+// BenchmarkRunPrompts is `acpsim run --prompts N` at its defaults (seed 1,
+// the trace kept, judged as it runs) at 2,000 and 20,000 prompts: the CPU
+// time of the whole run, the events each prompt took and whether the run
+// stopped at its cap (capped 1) instead of finishing its work. make bench
+// prints the ratio of the two runs' CPU time: at most 15 for ten times the
+// prompts (issue 18, where a fixed cap stopped both runs at the same
+// 254,118 events, and without it 20,000 prompts took 75× the time).
+func BenchmarkRunPrompts(b *testing.B) {
+	for _, prompts := range []int{2000, 20000} {
+		b.Run("prompts="+strconv.Itoa(prompts), func(b *testing.B) {
+			cfg := DefaultConfig()
+			cfg.Prompts = prompts
+			events, capped := 0, 0
+			cpu0 := bench.CPUTime()
+			for b.Loop() {
+				v, err := Judge(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				events += v.Result.Events
+				if v.Report.End == traces.EndCap {
+					capped++
+				}
+			}
+			cpu := (bench.CPUTime() - cpu0).Seconds()
+			b.ReportMetric(cpu/float64(b.N), "cpu-s/run")
+			b.ReportMetric(float64(events)/float64(b.N*prompts), "events/prompt")
+			b.ReportMetric(float64(capped)/float64(b.N), "capped")
+		})
+	}
 }

@@ -8,8 +8,8 @@ import (
 // MaxUserEvents bounds a run's users' events in all: every Client's prompts,
 // cancels, closes and forks. The scenario is drawn whole before the run
 // starts, so its size is memory whether or not the run gets to it (measured:
-// about 4.5 KB a prompt; 100,000 prompts took 0.8 GB and 9 s), and a run
-// stops at its cap of 200,000 events a few thousand prompts in. Unbounded,
+// about 4.5 KB a prompt), and a run that does its prompts holds its trace:
+// 20,000 prompts took 600 MB and 7 s of CPU, so 100,000 take about 3 GB. Unbounded,
 // `run --prompts 100000000` ran out of memory.
 const MaxUserEvents = 100_000
 
@@ -43,7 +43,7 @@ var perClientLimits = []struct {
 	limit int64
 	why   string
 }{
-	{usersEvents, MaxUserEvents, "every Client's users' events are drawn before the run starts, about 4.5 KB a prompt, and a run stops at its cap of 200,000 events a few thousand prompts in"},
+	{usersEvents, MaxUserEvents, "every Client's users' events are drawn before the run starts, and a run holds its trace: 20,000 prompts took 600 MB, so 100,000 take about 3 GB"},
 	{"sessions", MaxUserEvents, "every session is set up before its Client's first prompt: 100,000 took 0.5 GB and spent the run's event cap on set-up"},
 }
 
@@ -55,7 +55,7 @@ var bounds = []bound{
 	{name: "sessions", field: "sessions", get: func(c *Config) int { return c.Sessions }, min: 1, max: 1000, atLeast: "at least 1", perClient: "sessions",
 		why: "per Client, each set up before its first prompt: with 100,000 the run spent its event cap on set-up and judged nothing"},
 	{name: "prompts", field: "prompts", get: func(c *Config) int { return c.Prompts }, min: 0, max: MaxUserEvents, atLeast: "0 or more", perClient: usersEvents,
-		why: "every prompt is drawn before the run starts, about 4.5 KB each, and a run stops at its cap of 200,000 events a few thousand prompts in"},
+		why: "every prompt is drawn before the run starts, and a run holds its trace: 20,000 prompts took 600 MB, so 100,000 take about 3 GB"},
 	{name: "cancels", field: "actions", get: func(c *Config) int { return c.Cancels }, min: 0, max: MaxUserEvents, atLeast: "0 or more", perClient: usersEvents,
 		why: "every user's action is drawn before the run starts: 10,000,000 took 3.1 GB"},
 	{name: "closes", field: "actions", get: func(c *Config) int { return c.Closes }, min: 0, max: MaxUserEvents, atLeast: "0 or more", perClient: usersEvents,

@@ -42,7 +42,7 @@ func capped(t *testing.T, cfg Config, maxEvents int) *properties.Report {
 func TestARunCutInChaosIsObservedAndInconclusive(t *testing.T) {
 	for seed := uint64(1); seed <= 4; seed++ {
 		cfg := DefaultConfig()
-		cfg.Seed, cfg.Prompts = seed, 200
+		cfg.Seed, cfg.Prompts = seed, 400
 		rep := capped(t, cfg, 3000)
 		if len(rep.Anomalies) > 0 {
 			t.Fatalf("seed %d: the reference Agent cut at its cap shows %v: %s", seed, kinds(rep), rep.Anomalies[0].Explanation)
@@ -87,7 +87,7 @@ func TestKnownBadAgentsAreCaughtWhenCut(t *testing.T) {
 		caught := 0
 		for seed := uint64(1); seed <= 3; seed++ {
 			cfg := DefaultConfig()
-			cfg.Seed, cfg.Prompts = seed, 200
+			cfg.Seed, cfg.Prompts = seed, 400
 			cfg.UseAgent(tc.agent)
 			rep := capped(t, cfg, 3000)
 			for _, a := range rep.Anomalies {
@@ -103,5 +103,39 @@ func TestKnownBadAgentsAreCaughtWhenCut(t *testing.T) {
 		if caught == 0 {
 			t.Errorf("%s cut at its cap: no %s in 3 seeds", tc.agent, tc.kind)
 		}
+	}
+}
+
+// The cap a run gets unless told is sized to the work asked, so a run of
+// many prompts is not cut for being long: a fixed 200,000 events stopped
+// every run of more than about 2,000 prompts at its cap, whatever it did
+// (issue 18). An explicit MaxEvents is kept as given.
+func TestTheDefaultCapGrowsWithThePromptsAsked(t *testing.T) {
+	for _, tc := range []struct {
+		prompts, clients, maxEvents, want int
+	}{
+		{10, 1, 0, minEventCap},
+		{2000, 1, 0, 200000},
+		{20000, 1, 0, 2000000},
+		{20000, 3, 0, 6000000},
+		{20000, 1, 5000, 5000},
+	} {
+		cfg := DefaultConfig()
+		cfg.Prompts, cfg.Clients, cfg.MaxEvents = tc.prompts, tc.clients, tc.maxEvents
+		if err := cfg.Validate(); err != nil {
+			t.Fatal(err)
+		}
+		if got := cfg.EventCap(); got != tc.want {
+			t.Errorf("%d prompts × %d Clients, MaxEvents %d: cap %d, want %d", tc.prompts, tc.clients, tc.maxEvents, got, tc.want)
+		}
+	}
+	cfg := DefaultConfig()
+	cfg.Prompts = 20000
+	if d := cfg.healFor(); d < 20000*healPerPrompt {
+		t.Errorf("20,000 prompts heal for %v: too short to work off a backlog", d)
+	}
+	cfg.MaxEvents = 999
+	if cfg.Validate() == nil {
+		t.Error("MaxEvents 999 validated")
 	}
 }

@@ -87,10 +87,11 @@ type Config struct {
 	// sets or clears it).
 	Impatient time.Duration
 	ChaosFor  time.Duration // chaos lasts this long after the last submission
-	HealCap   time.Duration // the heal phase gives up after this much virtual time
+	HealCap   time.Duration // the heal phase gives up after this much virtual time (more for many prompts: healFor)
 	// MaxEvents stops a run that never goes quiet: its chaos at most, and
 	// then the heal and the observer each get a quarter of it again (so a
-	// run cut in chaos still has its transcripts read).
+	// run cut in chaos still has its transcripts read). 0 sizes it to the
+	// work asked (EventCap).
 	MaxEvents int
 	// Skip names users' events the run leaves out: a submission ("s3"), a
 	// Client's action ("c1:cancel#0"), or a whole Client's users ("c2").
@@ -128,8 +129,41 @@ func DefaultConfig() Config {
 		MaxGap:      120 * time.Millisecond,
 		ChaosFor:    2 * time.Second,
 		HealCap:     60 * time.Second,
-		MaxEvents:   200000,
 	}
+}
+
+// The event cap a run gets unless told (Config.MaxEvents 0): eventsPerPrompt
+// for each prompt of each Client, and never less than minEventCap. A run
+// that keeps up takes 15 to 40 events per prompt (BenchmarkSeedPrompts), so
+// the cap stops only a run that has stopped making progress, however many
+// prompts it was asked for; a fixed count cut every run of more than a few
+// thousand prompts short, whatever it did (issue 18).
+const (
+	eventsPerPrompt = 100
+	minEventCap     = 200000
+)
+
+// healPerPrompt is the virtual time the heal phase may take per prompt of a
+// Client beyond HealCap (healFor): a long run at the default pace ends its
+// chaos with a backlog the Agent works off one turn (3 chunks 20 ms apart)
+// at a time, so a fixed HealCap cut every run of more than a few thousand
+// prompts short.
+const healPerPrompt = 100 * time.Millisecond
+
+// healFor is how long the heal phase and the observer may each run: HealCap,
+// or healPerPrompt per prompt of each Client when that is longer (the
+// Clients' Agents work in parallel).
+func (c *Config) healFor() time.Duration {
+	return max(c.HealCap, time.Duration(c.Prompts)*healPerPrompt)
+}
+
+// EventCap is the run's cap on events: MaxEvents, or when that is 0 one
+// sized to the prompts asked of all Clients.
+func (c *Config) EventCap() int {
+	if c.MaxEvents > 0 {
+		return c.MaxEvents
+	}
+	return max(minEventCap, eventsPerPrompt*(c.Prompts+c.Cancels+c.Closes+c.Forks)*c.Clients)
 }
 
 // Validate reports the first setting a run cannot use, naming it.
@@ -204,8 +238,8 @@ func (c *Config) checkTiming() error {
 		return fmt.Errorf("nodes %d: several nodes need a remote link (--link http or ws)", c.Nodes)
 	case c.MaxAttempts < 0 || c.StaleAfter < 0:
 		return fmt.Errorf("max attempts %d, stale after %v: expected 0 (default) or more", c.MaxAttempts, c.StaleAfter)
-	case c.MaxEvents < 1000:
-		return fmt.Errorf("max events %d: expected at least 1000", c.MaxEvents)
+	case c.MaxEvents != 0 && c.MaxEvents < 1000:
+		return fmt.Errorf("max events %d: expected 0 (sized to the prompts) or at least 1000", c.MaxEvents)
 	}
 	return nil
 }

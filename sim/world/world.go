@@ -239,7 +239,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	// until nothing is left to do. Chaos cut at the cap stops the users too:
 	// what they submitted is healed and read back, what they had still to
 	// type never is.
-	w.budget = cfg.MaxEvents
+	w.budget = cfg.EventCap()
 	w.loop.RunUntil(last+cfg.ChaosFor, w.overBudget)
 	end := traces.EndQuiet
 	if w.overBudget() {
@@ -249,7 +249,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	w.healing = true
 	w.Record(traces.Event{Kind: traces.KindHeal})
 	w.allowance()
-	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != traces.EndQuiet {
+	if e := w.runQuiet(w.loop.Now() + cfg.healFor()); e != traces.EndQuiet {
 		end = e
 	}
 
@@ -267,7 +267,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		w.observe(an)
 	}
 	w.allowance()
-	if e := w.runQuiet(w.loop.Now() + cfg.HealCap); e != traces.EndQuiet {
+	if e := w.runQuiet(w.loop.Now() + cfg.healFor()); e != traces.EndQuiet {
 		end = e
 	}
 	w.Record(traces.Event{Kind: traces.KindEnd, Note: end})
@@ -288,11 +288,12 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 func (w *world) overBudget() bool { return w.events >= w.budget }
 
 // allowance gives the next phase (heal, observer) its events: it may run
-// up to the run's MaxEvents as the chaos may, and when the phases before it
-// spent them, a quarter of MaxEvents of its own. A run that stays within
-// MaxEvents never meets the allowance.
+// up to the run's cap as the chaos may, and when the phases before it
+// spent them, a quarter of the cap of its own. A run that stays within
+// its cap never meets the allowance.
 func (w *world) allowance() {
-	w.budget = max(w.cfg.MaxEvents, w.events+w.cfg.MaxEvents/4)
+	limit := w.cfg.EventCap()
+	w.budget = max(limit, w.events+limit/4)
 }
 
 // runQuiet runs until no event is left ("quiet") or the cap is hit ("cap").

@@ -17,6 +17,30 @@ type Disk struct {
 	sessIdx  map[string]int
 	messages map[string][]Message
 	bindings map[[2]string]Binding
+
+	// versions stamps each session's messages with the clock at their
+	// last change (Version); the clock never goes back, not even when a
+	// crash rebuilds the disk.
+	versions map[string]uint64
+	clock    uint64
+	// undo holds, for each unsynced batch, how to take it back without
+	// replaying the whole log (nil: a batch only a replay can undo).
+	undo []*undoRec
+}
+
+// undoRec is what one batch changed, as far as Crash needs to take it back:
+// the sessions it wrote (with their records before, or none), how many
+// messages each session had, the bindings it added.
+type undoRec struct {
+	sessions []prevSession
+	msgLens  map[string]int
+	bindings [][2]string
+}
+
+type prevSession struct {
+	id      string
+	rec     Session
+	existed bool
 }
 
 // NewDisk returns an empty disk.
@@ -31,6 +55,18 @@ func (d *Disk) reset() {
 	d.sessIdx = map[string]int{}
 	d.messages = map[string][]Message{}
 	d.bindings = map[[2]string]Binding{}
+	d.versions = map[string]uint64{}
+}
+
+// Version is a stamp of session's messages: equal stamps, equal messages.
+// An Agent process that knows its copy matches one stamp need not compare
+// the messages again to know they are unchanged (a resume of a long
+// session read all of them each time).
+func (d *Disk) Version(session string) uint64 { return d.versions[session] }
+
+func (d *Disk) touch(session string) {
+	d.clock++
+	d.versions[session] = d.clock
 }
 
 // Commit implements Store.
@@ -57,8 +93,56 @@ func (d *Disk) Commit(b Batch) error {
 	b.Delete = slices.Clone(b.Delete)
 	b.Forget = slices.Clone(b.Forget)
 	d.log = append(d.log, b)
+	d.undo = append(d.undo, d.undoOf(b))
 	d.apply(b)
 	return nil
+}
+
+// undoOf records what b will change, before it is applied; nil when b
+// deletes or forgets (Crash then replays the log).
+func (d *Disk) undoOf(b Batch) *undoRec {
+	if len(b.Delete) > 0 || len(b.Forget) > 0 {
+		return nil
+	}
+	u := &undoRec{msgLens: map[string]int{}}
+	for _, s := range b.Sessions {
+		p := prevSession{id: s.ID}
+		if i, ok := d.sessIdx[s.ID]; ok {
+			p.rec, p.existed = d.sessions[i], true
+		}
+		u.sessions = append(u.sessions, p)
+	}
+	for _, m := range b.Messages {
+		if _, ok := u.msgLens[m.Session]; !ok {
+			u.msgLens[m.Session] = len(d.messages[m.Session])
+		}
+	}
+	for _, k := range b.Bindings {
+		u.bindings = append(u.bindings, [2]string{k.Session, k.Key})
+	}
+	return u
+}
+
+// revert takes back a batch recorded by undoOf, the newest applied.
+func (d *Disk) revert(u *undoRec) {
+	for id, n := range u.msgLens {
+		// Clipped: a process holding the longer slice keeps its elements.
+		d.messages[id] = slices.Clip(d.messages[id][:n])
+		d.touch(id)
+	}
+	for _, k := range u.bindings {
+		delete(d.bindings, k)
+	}
+	for i := len(u.sessions) - 1; i >= 0; i-- {
+		p := u.sessions[i]
+		switch {
+		case p.existed:
+			d.sessions[d.sessIdx[p.id]] = p.rec
+		default: // added by the batch, so the newest of them
+			d.sessions = d.sessions[:len(d.sessions)-1]
+			delete(d.sessIdx, p.id)
+		}
+	}
 }
 
 func (d *Disk) apply(b Batch) {
@@ -72,6 +156,7 @@ func (d *Disk) apply(b Batch) {
 	}
 	for _, m := range b.Messages {
 		d.messages[m.Session] = append(d.messages[m.Session], m)
+		d.touch(m.Session)
 	}
 	for _, k := range b.Bindings {
 		d.bindings[[2]string{k.Session, k.Key}] = k
@@ -87,6 +172,7 @@ func (d *Disk) apply(b Batch) {
 					delete(d.bindings, [2]string{m.Session, msgs[i].Key})
 				}
 				d.messages[m.Session] = append(msgs[:i:i], msgs[i+1:]...)
+				d.touch(m.Session)
 				break
 			}
 		}
@@ -104,6 +190,7 @@ func (d *Disk) deleteSession(id string) {
 		d.sessIdx[d.sessions[j].ID] = j
 	}
 	delete(d.messages, id)
+	d.touch(id)
 	for k := range d.bindings { // deleting only: the order cannot show
 		if k[0] == id {
 			delete(d.bindings, k)
@@ -112,7 +199,11 @@ func (d *Disk) deleteSession(id string) {
 }
 
 // Sync implements Store.
-func (d *Disk) Sync() { d.synced = len(d.log) }
+func (d *Disk) Sync() {
+	d.synced = len(d.log)
+	clear(d.undo)
+	d.undo = d.undo[:0]
+}
 
 // Unsynced is the number of committed batches a crash could lose.
 func (d *Disk) Unsynced() int { return len(d.log) - d.synced }
@@ -121,14 +212,26 @@ func (d *Disk) Unsynced() int { return len(d.log) - d.synced }
 // unsynced batches are gone, otherwise the OS had flushed them.
 func (d *Disk) Crash(lose bool) {
 	if !lose || d.synced == len(d.log) {
-		d.synced = len(d.log)
+		d.Sync()
 		return
 	}
-	d.log = d.log[:d.synced]
-	d.reset()
-	for _, b := range d.log {
-		d.apply(b)
+	if !slices.Contains(d.undo, nil) {
+		// Taking back the few unsynced batches, not replaying every
+		// synced one: a long run crashes often, and its log is long.
+		for i := len(d.undo) - 1; i >= 0; i-- {
+			d.revert(d.undo[i])
+		}
+	} else {
+		d.reset()
+		for _, b := range d.log[:d.synced] {
+			d.apply(b)
+		}
+		for id := range d.messages { // deleting only: the order cannot show
+			d.touch(id)
+		}
 	}
+	d.log = d.log[:d.synced]
+	d.Sync()
 }
 
 // Sessions implements Store.

@@ -104,14 +104,15 @@ func (d *driver) start() {
 	}
 }
 
-// timeout fires every prompt timeout pending now, in id order. The due ids
+// timeout fires every prompt timeout pending now (Timeout, or a multiple
+// of it once earlier attempts timed out), in id order. The due ids
 // are taken before any fires: a timer a retry sets while the map is being
 // ranged over would otherwise fire in the same pass or not, as Go's map
 // iteration happens to go.
 func (d *driver) timeout() {
 	var due []int
 	for id, after := range d.timers {
-		if after == timeout {
+		if after >= timeout && after%timeout == 0 {
 			due = append(due, id)
 		}
 	}
