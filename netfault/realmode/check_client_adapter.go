@@ -7,8 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
-	"syscall"
 
 	"github.com/acpsim/acpsim/properties/clientcheck"
 )
@@ -17,7 +15,7 @@ import (
 // (so a kill takes the Agent process it spawned along), its stdout read
 // line by line into lines, closed at EOF.
 type adapterProc struct {
-	cmd    *exec.Cmd
+	child  *child
 	in     io.WriteCloser
 	lines  chan adapterLine
 	stderr stderrBuf
@@ -32,11 +30,12 @@ type adapterLine struct {
 
 func startAdapter(argv, env []string) (*adapterProc, error) {
 	a := &adapterProc{lines: make(chan adapterLine, 64)}
-	cmd, in, out, err := startPiped(argv, env, &a.stderr, true)
+	c, in, err := startChild(argv, env, &a.stderr, true)
 	if err != nil {
 		return nil, err
 	}
-	a.cmd, a.in = cmd, in
+	a.child, a.in = c, in
+	out := c.out
 	go func() {
 		defer close(a.lines)
 		br := bufio.NewReaderSize(out, 64<<10)
@@ -68,7 +67,7 @@ func (a *adapterProc) closeInput() { a.in.Close() }
 // Its lines up to its death are still to be read from lines.
 func (a *adapterProc) kill() {
 	a.killed = true
-	syscall.Kill(-a.cmd.Process.Pid, syscall.SIGKILL)
+	a.child.kill()
 }
 
 // abandon kills the adapter and drops what it printed: the seed is over.
@@ -84,17 +83,18 @@ func (a *adapterProc) abandon() {
 func (a *adapterProc) wait() {
 	if !a.waited {
 		a.waited = true
-		a.cmd.Wait()
+		_ = a.child.wait()
 	}
 }
 
-func (a *adapterProc) exitCode() int { return a.cmd.ProcessState.ExitCode() }
+// exitCode is the adapter's, once waited for.
+func (a *adapterProc) exitCode() int { return a.child.cmd.ProcessState.ExitCode() }
 
 func (a *adapterProc) status() string {
-	if a.cmd.ProcessState == nil {
-		return "running"
+	if s := a.child.status(); s != "" {
+		return s
 	}
-	return a.cmd.ProcessState.String()
+	return "running"
 }
 
 // parseTold reads one outcome line of the contract.

@@ -6,9 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os/exec"
 	"sync"
-	"syscall"
 )
 
 // MaxLine bounds one line an Agent writes on stdout. A longer one ends the
@@ -24,12 +22,12 @@ const sendQueue = 1024
 var ErrNotReading = errors.New("the Agent is not reading its stdin")
 
 // Process is an Agent started as a child process, speaking ndjson on its
-// stdin and stdout: a Conn over stdio. It runs in its own process group so
-// that a SIGKILL reaches whatever it started (a shell wrapper's children
-// would otherwise keep stdout open).
+// stdin and stdout: a Conn over stdio. It runs in its own process group,
+// and what it starts is killed with it (see child): a shell wrapper's
+// children would otherwise keep stdout open.
 type Process struct {
 	name   string
-	cmd    *exec.Cmd
+	child  *child
 	stdin  io.WriteCloser
 	frames chan []byte
 	sendq  chan []byte
@@ -49,49 +47,15 @@ func StartProcess(name string, argv, env []string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no Agent command")
 	}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	p := &Process{name: name, cmd: cmd, frames: make(chan []byte, 64), sendq: make(chan []byte, sendQueue), exited: make(chan struct{})}
-	cmd.Stderr = &p.stderr
-	stdin, err := cmd.StdinPipe()
+	p := &Process{name: name, frames: make(chan []byte, 64), sendq: make(chan []byte, sendQueue), exited: make(chan struct{})}
+	c, stdin, err := startChild(argv, env, &p.stderr, true)
 	if err != nil {
 		return nil, err
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	p.stdin = stdin
+	p.child, p.stdin = c, stdin
 	go p.write()
-	go p.read(stdout)
+	go p.read(c.out)
 	return p, nil
-}
-
-// startPiped starts argv with its stdin and stdout as pipes and its stderr
-// to stderr; in a process group of its own when ownGroup, so a SIGKILL of
-// that group reaches whatever it started.
-func startPiped(argv, env []string, stderr io.Writer, ownGroup bool) (*exec.Cmd, io.WriteCloser, io.ReadCloser, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env, cmd.Stderr = env, stderr
-	if ownGroup {
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	}
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, nil, nil, err
-	}
-	return cmd, stdin, stdout, nil
 }
 
 // Name implements Conn.
@@ -135,15 +99,8 @@ func (p *Process) Close() error {
 	return nil
 }
 
-// Kill sends SIGKILL to the child's process group.
-func (p *Process) Kill() {
-	select {
-	case <-p.exited:
-		return // reaped: its pid may belong to another process by now
-	default:
-	}
-	_ = syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
-}
+// Kill sends SIGKILL to the child, its process group and what it started.
+func (p *Process) Kill() { p.child.kill() }
 
 // Exited is closed once the child has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -200,13 +157,10 @@ func (p *Process) read(stdout io.Reader) {
 	if end != nil {
 		p.Kill() // it cannot be understood any more; don't leave it running
 	}
-	// Wait only after stdout is drained (os/exec's rule); a child that
-	// closed stdout but lives on is waited for until it is killed.
-	werr := p.cmd.Wait()
-	p.status = "exit status 0"
-	if werr != nil {
-		p.status = werr.Error()
-	}
+	// Once the process is gone, a reader still waiting on stdout waits for
+	// something it left behind: wait ends that wait (see child).
+	_ = p.child.wait()
+	p.status = p.child.status()
 	p.mu.Lock()
 	if end == nil {
 		end = fmt.Errorf("the Agent process ended (%s)", p.status)

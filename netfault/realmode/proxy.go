@@ -58,7 +58,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	// No process group of its own: the Agent stays in the proxy's, so a
 	// SIGKILL to that group (acpsim check's kill of the proxy it started in
 	// place of the Agent) kills the Agent too, as a crash of the host would.
-	cmd, stdin, stdout, err := startPiped(cfg.Agent, cfg.Env, cfg.Err, false)
+	c, stdin, err := startChild(cfg.Agent, cfg.Env, cfg.Err, false)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
@@ -66,7 +66,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	defer close(done)
 	toAgent := make(chan []byte, sendQueue)
 	go writeLines(stdin, toAgent)
-	fromClient, fromAgent := readLines(cfg.In, done), readLines(stdout, done)
+	fromClient, fromAgent := readLines(cfg.In, done), readLines(c.out, done)
 	fired := make(chan int)
 
 	inner := &pipeAgent{q: toAgent}
@@ -122,7 +122,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		}
 	}
 	inner.close() // the Agent is gone: the writer drains and closes its stdin
-	return exitCode(cmd.Wait())
+	return exitCode(c.wait())
 }
 
 // exitCode is a waited-for child's exit code, 128+n when signal n ended it

@@ -77,11 +77,11 @@ func Tap(cfg TapConfig) (int, error) {
 		return 0, err
 	}
 	defer rec.close()
-	cmd, stdin, stdout, err := startPiped(cfg.Agent, cfg.Env, cfg.Err, true)
+	c, stdin, err := startChild(cfg.Agent, cfg.Env, cfg.Err, true)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
-	inj := newTapInjector(cfg.Faults, rec, cmd.Process.Pid)
+	inj := newTapInjector(cfg.Faults, rec, c.kill)
 	go func() { // the Client's frames: forwarded until the Client closes its side
 		br := bufio.NewReaderSize(cfg.In, 64<<10)
 		for {
@@ -100,7 +100,7 @@ func Tap(cfg TapConfig) (int, error) {
 		}
 		stdin.Close()
 	}()
-	br := bufio.NewReaderSize(stdout, 64<<10)
+	br := bufio.NewReaderSize(c.out, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && inj.passA2C(line) {
@@ -110,7 +110,7 @@ func Tap(cfg TapConfig) (int, error) {
 			break
 		}
 	}
-	werr := cmd.Wait()
+	werr := c.wait()
 	code, note := 0, "exit"
 	var ee *exec.ExitError
 	switch {

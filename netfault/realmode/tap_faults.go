@@ -9,8 +9,6 @@ import (
 	"math/rand/v2"
 	"os"
 
-	"syscall"
-
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -21,14 +19,14 @@ import (
 type tapInjector struct {
 	f       TapFaults
 	rec     *tapRecorder
-	pgid    int
+	kill    func() // SIGKILL to the Agent and what it started
 	rng     *rand.Rand
 	prompts map[acp.ID]bool // session/prompt requests passed to the Agent, not answered
 	dead    bool
 }
 
-func newTapInjector(f TapFaults, rec *tapRecorder, pgid int) *tapInjector {
-	return &tapInjector{f: f, rec: rec, pgid: pgid, rng: rand.New(rand.NewPCG(f.Seed, uint64(rec.n))), prompts: map[acp.ID]bool{}}
+func newTapInjector(f TapFaults, rec *tapRecorder, kill func()) *tapInjector {
+	return &tapInjector{f: f, rec: rec, kill: kill, rng: rand.New(rand.NewPCG(f.Seed, uint64(rec.n))), prompts: map[acp.ID]bool{}}
 }
 
 func (t *tapInjector) on() bool { return t.f.Kill > 0 || t.f.Cut > 0 }
@@ -83,7 +81,7 @@ func (t *tapInjector) passA2C(line []byte) bool {
 
 func (t *tapInjector) killLocked(where string) {
 	t.dead = true
-	syscall.Kill(-t.pgid, syscall.SIGKILL)
+	t.kill()
 	t.rec.addLocked(traces.Event{Kind: traces.KindKill, From: t.rec.proc, Note: where})
 }
 

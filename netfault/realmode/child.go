@@ -1,0 +1,251 @@
+// An Agent (or adapter) started as a child process, such that nothing it
+// starts outlives it and no wait on it hangs: its own process group, its
+// descendants found again through a mark in their environment, and its
+// output pipes ours to close once it is gone.
+
+package realmode
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// spawnedVar marks the environment of every process a child starts, with
+// one token per acpsim child it descends from: a descendant that left the
+// process group (setsid) and whose parent died is still found by it.
+const spawnedVar = "ACPSIM_SPAWNED_BY"
+
+var childSeq atomic.Uint64
+
+// child is a started process. Its stdout (and stderr, when that is not a
+// file) are pipes of ours rather than os/exec's, so that its Wait does not
+// wait for a grandchild that holds them: once the child is reaped, its
+// leftovers are killed, and a pipe still held open by one we could not
+// reach is closed from our side.
+type child struct {
+	cmd      *exec.Cmd
+	token    string
+	ownGroup bool
+	out      *outPipe
+	errOut   *outPipe // nil: stderr went straight to a file
+	copied   chan struct{}
+	gone     chan struct{} // closed once the process is reaped
+	reaped   chan struct{} // closed once reaped and its pipes done with
+	werr     error
+}
+
+// startChild starts argv with env (nil: this process's environment), its
+// stdin a pipe returned, its stdout read through c.out, its stderr to
+// stderr. In a process group of its own when ownGroup.
+func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io.WriteCloser, error) {
+	if len(argv) == 0 {
+		return nil, nil, errors.New("no command")
+	}
+	c := &child{token: fmt.Sprintf("%d.%d", os.Getpid(), childSeq.Add(1)), ownGroup: ownGroup,
+		copied: make(chan struct{}), gone: make(chan struct{}), reaped: make(chan struct{})}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = markEnv(env, c.token)
+	if ownGroup {
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, err
+	}
+	cmd.Stdout = outW
+	var errW *os.File
+	switch w := stderr.(type) {
+	case nil:
+	case *os.File:
+		cmd.Stderr = w
+	default:
+		var errR *os.File
+		if errR, errW, err = os.Pipe(); err != nil {
+			outR.Close()
+			outW.Close()
+			return nil, nil, err
+		}
+		cmd.Stderr = errW
+		c.errOut = &outPipe{f: errR}
+	}
+	err = cmd.Start()
+	outW.Close() // the child's copies are what keep them open now
+	if errW != nil {
+		errW.Close()
+	}
+	if err != nil {
+		outR.Close()
+		if c.errOut != nil {
+			c.errOut.f.Close()
+		}
+		return nil, nil, err
+	}
+	c.cmd, c.out = cmd, &outPipe{f: outR}
+	if c.errOut != nil {
+		go func() {
+			_, _ = io.Copy(stderr, c.errOut)
+			close(c.copied)
+		}()
+	} else {
+		close(c.copied)
+	}
+	go c.reap()
+	return c, stdin, nil
+}
+
+// markEnv is env with this child's token added to spawnedVar.
+func markEnv(env []string, token string) []string {
+	if env == nil {
+		env = os.Environ()
+	}
+	out := make([]string, 0, len(env)+1)
+	marks := token
+	for _, kv := range env {
+		if v, ok := strings.CutPrefix(kv, spawnedVar+"="); ok {
+			marks = v + " " + token // descended from an acpsim child too: keep its mark
+			continue
+		}
+		out = append(out, kv)
+	}
+	return append(out, spawnedVar+"="+marks)
+}
+
+// hasMark says whether an environment (NUL-separated, as /proc gives it)
+// carries token.
+func hasMark(environ []byte, token string) bool {
+	for _, kv := range strings.Split(string(environ), "\x00") {
+		if v, ok := strings.CutPrefix(kv, spawnedVar+"="); ok {
+			for _, t := range strings.Fields(v) {
+				if t == token {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+func (c *child) reap() {
+	c.werr = c.cmd.Wait()
+	close(c.gone)
+	killSpawned(c.token, 0) // what it left running: nothing of it outlives it
+	reapedAt := time.Now()
+	for pending := []*outPipe{c.out, c.errOut}; ; time.Sleep(20 * time.Millisecond) {
+		left := pending[:0]
+		for _, p := range pending {
+			if p != nil && !p.release(reapedAt) {
+				left = append(left, p)
+			}
+		}
+		if pending = left; len(pending) == 0 {
+			break
+		}
+	}
+	<-c.copied
+	close(c.reaped)
+}
+
+// kill sends SIGKILL to the child, its process group and every process
+// descended from it that can still be found.
+func (c *child) kill() {
+	select {
+	case <-c.gone:
+		killSpawned(c.token, 0) // its pid may belong to another process by now
+		return
+	default:
+	}
+	pid := c.cmd.Process.Pid
+	if c.ownGroup {
+		_ = syscall.Kill(-pid, syscall.SIGKILL)
+	}
+	killSpawned(c.token, pid)
+	_ = c.cmd.Process.Kill()
+}
+
+// wait says the caller is done reading stdout, and waits until the child is
+// reaped and its pipes closed; the error is exec's Wait's.
+func (c *child) wait() error {
+	_ = c.out.Close()
+	<-c.reaped
+	return c.werr
+}
+
+// status says how the child ended ("exit status 1", "signal: killed"); ""
+// while it runs.
+func (c *child) status() string {
+	select {
+	case <-c.reaped:
+		return c.cmd.ProcessState.String()
+	default:
+		return ""
+	}
+}
+
+// outPipe is the read end of a child's output pipe. It knows whether its
+// reader is waiting on it: once the child is reaped, a reader waiting on
+// an empty pipe waits for a process the child left behind, which may never
+// close it.
+type outPipe struct {
+	f            *os.File
+	mu           sync.Mutex
+	blockedSince time.Time // zero: not in Read
+	ended        bool      // end of file seen, or closed
+}
+
+func (p *outPipe) Read(b []byte) (int, error) {
+	p.mu.Lock()
+	if p.ended {
+		p.mu.Unlock()
+		return 0, io.EOF
+	}
+	p.blockedSince = time.Now()
+	p.mu.Unlock()
+	n, err := p.f.Read(b)
+	p.mu.Lock()
+	p.blockedSince = time.Time{}
+	if err != nil {
+		p.ended = true
+	}
+	p.mu.Unlock()
+	if errors.Is(err, os.ErrClosed) {
+		err = io.EOF // closed by us: the child is gone, so is what it wrote
+	}
+	return n, err
+}
+
+// Close ends reading: a Read after it sees end of file.
+func (p *outPipe) Close() error {
+	p.mu.Lock()
+	p.ended = true
+	p.mu.Unlock()
+	return p.f.Close()
+}
+
+// release closes the pipe once it is done with, or once its reader has
+// waited on it for a while after the child was reaped (so nothing the child
+// itself wrote is left in it); true when closed.
+func (p *outPipe) release(reapedAt time.Time) bool {
+	p.mu.Lock()
+	since := p.blockedSince
+	if since.Before(reapedAt) {
+		since = reapedAt
+	}
+	done := p.ended || (!p.blockedSince.IsZero() && time.Since(since) > 100*time.Millisecond)
+	p.mu.Unlock()
+	if done {
+		_ = p.f.Close() // closing twice is harmless: os.File says so
+	}
+	return done
+}

@@ -1,0 +1,82 @@
+package realmode
+
+import (
+	"bytes"
+	"os"
+	"strconv"
+	"syscall"
+)
+
+// killSpawned sends SIGKILL to every process carrying token in its
+// environment and, when root is not 0, to every descendant of root (which
+// finds those that cleared their environment, while their parents live).
+// It repeats until a look finds nothing new: one that forked as it was
+// being killed is found the next time.
+func killSpawned(token string, root int) {
+	killed := map[int]bool{}
+	for range 5 {
+		found := false
+		for _, pid := range spawned(token, root) {
+			if !killed[pid] {
+				killed[pid], found = true, true
+				_ = syscall.Kill(pid, syscall.SIGKILL)
+			}
+		}
+		if !found {
+			return
+		}
+	}
+}
+
+// spawned lists the live processes /proc shows carrying token, or
+// descending from root.
+func spawned(token string, root int) []int {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	self := os.Getpid()
+	children := map[int][]int{}
+	var out []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		ppid, live := procParent(pid)
+		if !live {
+			continue
+		}
+		children[ppid] = append(children[ppid], pid)
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, token) {
+			out = append(out, pid)
+		}
+	}
+	if root > 0 {
+		for queue := children[root]; len(queue) > 0; queue = queue[1:] {
+			out = append(out, queue[0])
+			queue = append(queue, children[queue[0]]...)
+		}
+	}
+	return out
+}
+
+// procParent reads a process's parent from /proc/PID/stat; live is false
+// for a process that is gone or a zombie (dead, only not yet reaped).
+func procParent(pid int) (ppid int, live bool) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, false
+	}
+	f := bytes.Fields(b[i+1:])
+	if len(f) < 2 || string(f[0]) == "Z" {
+		return 0, false
+	}
+	ppid, err = strconv.Atoi(string(f[1]))
+	return ppid, err == nil
+}
