@@ -138,3 +138,34 @@ func TestVersionNamesTheCommitAndAModifiedTree(t *testing.T) {
 		t.Errorf("without build info: got %q, want %q", got, want)
 	}
 }
+
+// --proxy names what the proxies do: with no proxy it would test nothing
+// while seeming to, so every command with the flag refuses it (exit 2, one
+// line), given on the command line or as its twin.
+func TestProxyModeWithoutProxiesIsRefused(t *testing.T) {
+	t.Chdir(t.TempDir()) // a failing run writes acpsim-failures/ here
+	const want = "acpsim: --proxy strip-key needs --proxies 1 or more (--proxies is 0)\n"
+	n := 0
+	for _, c := range commands(t) {
+		if c.Flags().Lookup("proxy") == nil {
+			continue
+		}
+		n++
+		for _, twin := range []bool{false, true} {
+			args := []string{c.Name(), "--proxy", "strip-key"}
+			if twin {
+				t.Setenv("ACPSIM_PROXY", "strip-key")
+				args = args[:1]
+			}
+			if code, stdout, stderr := run(t, args...); code != exitUsage || stderr != want || stdout != "" {
+				t.Errorf("acpsim %s (twin %v): exit %d, stderr %q, want 2 and %q", strings.Join(args, " "), twin, code, stderr, want)
+			}
+		}
+	}
+	if n < 3 { // run, swarm, explore
+		t.Fatalf("%d commands have --proxy, want run, swarm and explore at least", n)
+	}
+	if code, _, stderr := run(t, "run", "--proxies", "1", "--proxy", "strip-key", "--prompts", "2"); code == exitUsage {
+		t.Errorf("--proxies 1 --proxy strip-key refused: %s", stderr)
+	}
+}

@@ -102,6 +102,7 @@ type simFlags struct {
 	sticky, fresh              bool
 	proxies                    int
 	proxyMode                  string
+	proxyFlag                  *pflag.Flag // to tell a --proxy given from its default
 	skip                       []string
 	sessionContract            string
 	sessionFlags               sessionFlags
@@ -119,7 +120,8 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&s.link, "link", "stdio", "transport: stdio, http (Streamable HTTP), ws (WebSocket) or mixed (Clients take them in turn)")
 	fs.IntVar(&s.nodes, "nodes", 1, "Agent nodes sharing one store behind a remote endpoint (--link http or ws)")
 	fs.IntVar(&s.proxies, "proxies", 0, "proxies between each Client and its Agent (each rewrites JSON-RPC ids)")
-	fs.StringVar(&s.proxyMode, "proxy", proxy.Honest, "what the proxies do (acpsim help proxies)")
+	fs.StringVar(&s.proxyMode, "proxy", proxy.Honest, "what the proxies do (acpsim help proxies); needs --proxies 1 or more")
+	s.proxyFlag = fs.Lookup("proxy")
 	fs.BoolVar(&s.fresh, "fresh-connection", false, "ws: a Client whose prompt times out opens a new connection, leaving the old one open")
 	fs.BoolVar(&s.sticky, "sticky", false, "route a Client back to the node of its last connection while that node lives")
 	fs.IntVar(&s.cancels, "cancels", 0, "per Client: how often its user cancels")
@@ -147,6 +149,10 @@ func (s *simFlags) config() (world.Config, error) {
 	cfg.CancelBy = by
 	cfg.Link, cfg.Nodes, cfg.Sticky, cfg.FreshConnection = s.link, s.nodes, s.sticky, s.fresh
 	cfg.Proxies, cfg.ProxyMode = s.proxies, s.proxyMode
+	if s.proxyFlag.Changed && s.proxies < 1 {
+		// A mode for no proxy would test nothing while seeming to.
+		return cfg, fmt.Errorf("--proxy %s needs --proxies 1 or more (--proxies is %d)", s.proxyMode, s.proxies)
+	}
 	cfg.Skip = s.skip
 	cfg.EnableLinkFaults()
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
