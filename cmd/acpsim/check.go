@@ -96,7 +96,9 @@ trace: --schedule TRACE re-drives a run with the same faults at the same
 frames as closely as the Agent's timing allows.
 
 Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
-2 bad usage (or the command cannot be started); 3 inconclusive.`,
+2 bad usage (or the command cannot be started); 3 inconclusive; 130 (SIGINT)
+or 143 (SIGTERM) interrupted: the Agent processes killed, with what they
+started, and the scratch directories removed.`,
 		Example: `  acpsim check -- acpsim agent
   acpsim check --seeds 200 -- acpsim agent --store /tmp/agent
   acpsim check --seeds 100 --jobs 8 -- acpsim agent

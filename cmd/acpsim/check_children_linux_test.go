@@ -2,11 +2,14 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -59,5 +62,53 @@ func TestCheckEndsWhenTheAgentLeavesASetsidChildHoldingStdout(t *testing.T) {
 	}
 	if live := running(t, pids, 2); len(live) > 0 {
 		t.Errorf("still running after check: %v", live)
+	}
+}
+
+// An interrupted check (SIGINT, SIGTERM) kills its Agent processes, leaves
+// no scratch directory in $TMPDIR, and exits at once with the shell's code.
+func TestAnInterruptedCheckLeavesNoScratchDirectoryAndNoAgent(t *testing.T) {
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+	}{{syscall.SIGINT, exitInterrupted}, {syscall.SIGTERM, exitTerminated}} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			tmp, pids := t.TempDir(), filepath.Join(t.TempDir(), "pids")
+			agent := fmt.Sprintf(`echo $$ >> %s; exec %s agent`, pids, os.Args[0])
+			cmd := exec.Command(os.Args[0], "check", "--seeds", "4", "--jobs", "2", "--", "sh", "-c", agent)
+			cmd.Dir = t.TempDir()
+			cmd.Env = append(os.Environ(), "ACPSIM_TEST_AS_MAIN=1", "TMPDIR="+tmp)
+			var stderr bytes.Buffer
+			cmd.Stderr = &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for n := 0; n < 2; time.Sleep(20 * time.Millisecond) { // Agents up, seeds under way
+				b, _ := os.ReadFile(pids)
+				n = len(strings.Fields(string(b)))
+			}
+			time.Sleep(300 * time.Millisecond)
+			sent := time.Now()
+			cmd.Process.Signal(c.sig)
+			err := cmd.Wait()
+			took := time.Since(sent)
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != c.code {
+				t.Fatalf("%v; want exit %d: %s", err, c.code, stderr.String())
+			}
+			if !strings.Contains(stderr.String(), "scratch directories removed") {
+				t.Errorf("stderr does not say what it did: %q", stderr.String())
+			}
+			if took > 5*time.Second {
+				t.Errorf("exited %v after the signal, want promptly", took)
+			}
+			if left, _ := os.ReadDir(tmp); len(left) > 0 {
+				t.Errorf("$TMPDIR holds %v after check", left)
+			}
+			b, _ := os.ReadFile(pids)
+			if live := running(t, pids, len(strings.Fields(string(b)))); len(live) > 0 {
+				t.Errorf("Agent processes still running after check: %v", live)
+			}
+		})
 	}
 }

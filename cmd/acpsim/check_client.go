@@ -64,7 +64,9 @@ view read it) with the command that reruns the seed.
 
 Exit codes: 0 every seed passed; 1 a seed failed, or the adapter broke the
 contract (a line that is not an outcome, an exit before its input ended,
-no exit after it); 2 bad usage (or the adapter cannot be started).`,
+no exit after it); 2 bad usage (or the adapter cannot be started); 130
+(SIGINT) or 143 (SIGTERM) interrupted: the adapter processes killed and the
+scratch directory removed.`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
   acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs     # no keys: exit 1
   acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter
@@ -147,11 +149,12 @@ func rerunClient(cmd *cobra.Command, args []string) func(seed uint64) string {
 
 func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, seeds, jobs int, rerun func(uint64) string) error {
 	out := cmd.OutOrStdout()
-	scratch, err := os.MkdirTemp("", "acpsim-check-client-")
+	defer exitOnInterrupt(cmd.ErrOrStderr(), "check-client")()
+	scratch, err := makeScratch("acpsim-check-client-")
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(scratch)
+	defer removeScratch(scratch)
 	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g\n\n",
 		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart)
 

@@ -66,6 +66,7 @@ type checkTally struct {
 // draw, when set, is the base of each seed's user action draw.
 func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, first uint64, seeds, jobs int, traceDir string, show int, draw *users.Actions) error {
 	out := cmd.OutOrStdout()
+	defer exitOnInterrupt(cmd.ErrOrStderr(), "check")()
 	target := strings.Join(agentWords, " ")
 	if via, _ := cmd.Flags().GetString("via"); via != "" {
 		target += " via " + via
@@ -274,11 +275,11 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 		flags = strings.TrimSpace(flags + " --actions=off" + actionArgs(d.Actions))
 		acts = &d
 	}
-	scratch, err := os.MkdirTemp("", fmt.Sprintf("acpsim-check-%d-", seed))
+	scratch, err := makeScratch(fmt.Sprintf("acpsim-check-%d-", seed))
 	if err != nil {
 		return checkSeed{}, err
 	}
-	defer os.RemoveAll(scratch)
+	defer removeScratch(scratch)
 	cfg.Seed = seed
 	env := cfg.Env
 	if env == nil {

@@ -58,7 +58,8 @@ kill the Agent need --restart CMD.
 
 Exit codes: 0 every case that applies passed; 1 a case failed, or nothing
 answers at --url; 2 bad usage (or the command cannot be started); 3 no case
-applies, so nothing was judged.`,
+applies, so nothing was judged; 130 (SIGINT) or 143 (SIGTERM) interrupted: the
+Agent processes killed and the scratch directories removed.`,
 		Example: `  acpsim conform -- acpsim agent
   acpsim conform --junit conform.xml -- ./my-agent --flag
   acpsim conform --run '^rfd-' -- node interop/keyed-agent.mjs
@@ -106,6 +107,7 @@ applies, so nothing was judged.`,
 				cfg.Agent = resolveAgent(args)
 				target = shell.Join(args)
 			}
+			defer exitOnInterrupt(cmd.ErrOrStderr(), "conform")()
 			return runConform(cmd.OutOrStdout(), cfg, conformReport{target: target, contract: suite.Contract{Sessions: contract}, verbose: verbose}, cases, format, junit)
 		},
 	}
@@ -157,7 +159,7 @@ func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, ca
 	}
 	var results []conformResult
 	for _, c := range cases {
-		scratch, err := os.MkdirTemp("", "acpsim-conform-"+c.ID+"-")
+		scratch, err := makeScratch("acpsim-conform-" + c.ID + "-")
 		if err != nil {
 			return err
 		}
@@ -165,7 +167,7 @@ func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, ca
 		cc.Env = append(os.Environ(), storeEnv+"="+scratch)
 		start := time.Now()
 		v, err := realmode.Conform(cc, c)
-		os.RemoveAll(scratch)
+		removeScratch(scratch)
 		if err != nil {
 			return err
 		}

@@ -4,7 +4,8 @@
 // that every submission is inserted at most once and never silently lost.
 //
 // Exit codes: 0 every property held; 1 a property failed; 2 bad usage or bad
-// input; 3 inconclusive (a run hit its cap: no anomaly, but not all judged).
+// input; 3 inconclusive (a run hit its cap: no anomaly, but not all judged);
+// 130 and 143 check, check-client or conform interrupted (interrupt.go).
 package main
 
 import (

@@ -32,7 +32,8 @@ ACPSIM_FAULT_RATES. A flag on the command line wins over its twin.
 
 Exit codes: 0 all properties hold, 1 a property failed, 2 bad usage or input,
 3 inconclusive (a run hit its cap: no anomaly in what it did, but not all of it
-could be judged).`,
+could be judged); 130 or 143 check, check-client or conform interrupted by
+SIGINT or SIGTERM (its processes killed, its scratch directories removed).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Version:       versionLine(),

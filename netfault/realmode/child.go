@@ -25,6 +25,42 @@ const spawnedVar = "ACPSIM_SPAWNED_BY"
 
 var childSeq atomic.Uint64
 
+// running are the children not yet reaped, for KillAll.
+var running struct {
+	mu      sync.Mutex
+	m       map[*child]bool
+	stopped bool // KillAll was called: no more starts
+}
+
+// ErrStopped is the error of a start after KillAll.
+var ErrStopped = errors.New("acpsim is stopping: no more processes are started")
+
+// KillAll kills every process this package started that still runs, and
+// what they started, and waits (a while) until they are gone; a start
+// after it fails (ErrStopped), so a run that restarts its killed Agent
+// does not outlive it. An interrupted command then leaves nothing running
+// and may remove what they wrote to.
+func KillAll() {
+	running.mu.Lock()
+	running.stopped = true
+	var cs []*child
+	for c := range running.m {
+		cs = append(cs, c)
+	}
+	running.mu.Unlock()
+	for _, c := range cs {
+		c.kill()
+	}
+	limit := time.After(2 * time.Second)
+	for _, c := range cs {
+		select {
+		case <-c.swept:
+		case <-limit:
+			return
+		}
+	}
+}
+
 // child is a started process. Its stdout (and stderr, when that is not a
 // file) are pipes of ours rather than os/exec's, so that its Wait does not
 // wait for a grandchild that holds them: once the child is reaped, its
@@ -38,6 +74,7 @@ type child struct {
 	errOut   *outPipe // nil: stderr went straight to a file
 	copied   chan struct{}
 	gone     chan struct{} // closed once the process is reaped
+	swept    chan struct{} // closed once what it left running is killed too
 	reaped   chan struct{} // closed once reaped and its pipes done with
 	werr     error
 }
@@ -50,7 +87,7 @@ func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io
 		return nil, nil, errors.New("no command")
 	}
 	c := &child{token: fmt.Sprintf("%d.%d", os.Getpid(), childSeq.Add(1)), ownGroup: ownGroup,
-		copied: make(chan struct{}), gone: make(chan struct{}), reaped: make(chan struct{})}
+		copied: make(chan struct{}), gone: make(chan struct{}), swept: make(chan struct{}), reaped: make(chan struct{})}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = markEnv(env, c.token)
 	if ownGroup {
@@ -80,7 +117,17 @@ func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io
 		cmd.Stderr = errW
 		c.errOut = &outPipe{f: errR}
 	}
-	err = cmd.Start()
+	running.mu.Lock()
+	if err = ErrStopped; !running.stopped {
+		err = cmd.Start()
+	}
+	if err == nil {
+		if running.m == nil {
+			running.m = map[*child]bool{}
+		}
+		running.m[c] = true
+	}
+	running.mu.Unlock()
 	outW.Close() // the child's copies are what keep them open now
 	if errW != nil {
 		errW.Close()
@@ -141,6 +188,10 @@ func (c *child) reap() {
 	c.werr = c.cmd.Wait()
 	close(c.gone)
 	killSpawned(c.token, 0) // what it left running: nothing of it outlives it
+	running.mu.Lock()
+	delete(running.m, c)
+	running.mu.Unlock()
+	close(c.swept)
 	reapedAt := time.Now()
 	for pending := []*outPipe{c.out, c.errOut}; ; time.Sleep(20 * time.Millisecond) {
 		left := pending[:0]
