@@ -69,6 +69,7 @@ func KillAll() {
 type child struct {
 	cmd      *exec.Cmd
 	token    string
+	pipes    []string // its output pipes as /proc names them: a holder is its own
 	ownGroup bool
 	out      *outPipe
 	errOut   *outPipe // nil: stderr went straight to a file
@@ -140,7 +141,9 @@ func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io
 		return nil, nil, err
 	}
 	c.cmd, c.out = cmd, &outPipe{f: outR}
+	c.pipes = append(c.pipes, pipeName(outR))
 	if c.errOut != nil {
+		c.pipes = append(c.pipes, pipeName(c.errOut.f))
 		go func() {
 			_, _ = io.Copy(stderr, c.errOut)
 			close(c.copied)
@@ -187,7 +190,7 @@ func hasMark(environ []byte, token string) bool {
 func (c *child) reap() {
 	c.werr = c.cmd.Wait()
 	close(c.gone)
-	killSpawned(c.token, 0) // what it left running: nothing of it outlives it
+	killSpawned(c, 0) // what it left running: nothing of it outlives it
 	running.mu.Lock()
 	delete(running.m, c)
 	running.mu.Unlock()
@@ -213,7 +216,7 @@ func (c *child) reap() {
 func (c *child) kill() {
 	select {
 	case <-c.gone:
-		killSpawned(c.token, 0) // its pid may belong to another process by now
+		killSpawned(c, 0) // its pid may belong to another process by now
 		return
 	default:
 	}
@@ -221,7 +224,7 @@ func (c *child) kill() {
 	if c.ownGroup {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
-	killSpawned(c.token, pid)
+	killSpawned(c, pid)
 	_ = c.cmd.Process.Kill()
 }
 

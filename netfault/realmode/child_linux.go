@@ -3,20 +3,22 @@ package realmode
 import (
 	"bytes"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 )
 
-// killSpawned sends SIGKILL to every process carrying token in its
-// environment and, when root is not 0, to every descendant of root (which
-// finds those that cleared their environment, while their parents live).
-// It repeats until a look finds nothing new: one that forked as it was
-// being killed is found the next time.
-func killSpawned(token string, root int) {
+// killSpawned sends SIGKILL to every process carrying c's token in its
+// environment or holding one of its output pipes and, when root is not 0,
+// to every descendant of root (which finds those that cleared their
+// environment and closed the pipes, while their parents live). It repeats
+// until a look finds nothing new: one that forked as it was being killed is
+// found the next time.
+func killSpawned(c *child, root int) {
 	killed := map[int]bool{}
 	for range 5 {
 		found := false
-		for _, pid := range spawned(token, root) {
+		for _, pid := range spawned(c, root) {
 			if !killed[pid] {
 				killed[pid], found = true, true
 				_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -28,9 +30,9 @@ func killSpawned(token string, root int) {
 	}
 }
 
-// spawned lists the live processes /proc shows carrying token, or
-// descending from root.
-func spawned(token string, root int) []int {
+// spawned lists the live processes /proc shows carrying c's token or
+// holding its pipes, or descending from root.
+func spawned(c *child, root int) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -48,7 +50,7 @@ func spawned(token string, root int) []int {
 			continue
 		}
 		children[ppid] = append(children[ppid], pid)
-		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, token) {
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, c.token) || holdsPipe(e.Name(), c.pipes) {
 			out = append(out, pid)
 		}
 	}
@@ -79,4 +81,31 @@ func procParent(pid int) (ppid int, live bool) {
 	}
 	ppid, err = strconv.Atoi(string(f[1]))
 	return ppid, err == nil
+}
+
+// holdsPipe says whether process pid has one of pipes open.
+func holdsPipe(pid string, pipes []string) bool {
+	fds, err := os.ReadDir("/proc/" + pid + "/fd")
+	if err != nil {
+		return false
+	}
+	for _, fd := range fds {
+		if link, err := os.Readlink("/proc/" + pid + "/fd/" + fd.Name()); err == nil && slices.Contains(pipes, link) {
+			return true
+		}
+	}
+	return false
+}
+
+// pipeName is how /proc names the pipe f is an end of ("pipe:[1234]").
+func pipeName(f *os.File) string {
+	fi, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return ""
+	}
+	return "pipe:[" + strconv.FormatUint(st.Ino, 10) + "]"
 }

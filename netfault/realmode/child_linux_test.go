@@ -45,8 +45,9 @@ func alive(t *testing.T, file string, want int) []int {
 
 // An Agent that leaves a child holding its stdout still gets its verdict
 // within the start timeout, and nothing it started outlives the run: the
-// child in a session of its own, one that cleared its environment too, and
-// one whose parent (the Agent) exited.
+// child in a session of its own, one that cleared its environment too (found
+// as the Agent's descendant, or as a holder of its stdout once the Agent
+// exited), and one whose parent (the Agent) exited.
 func TestCheckEndsAndLeavesNoChildWhenTheAgentLeavesOneHoldingStdout(t *testing.T) {
 	noLeaks(t)
 	for _, c := range []struct {
@@ -55,6 +56,7 @@ func TestCheckEndsAndLeavesNoChildWhenTheAgentLeavesOneHoldingStdout(t *testing.
 		{"never answers", "", "exec sleep 1000", BrokenNoAnswer},
 		{"env cleared, never answers", "env -i", "exec sleep 1000", BrokenNoAnswer},
 		{"exits", "", "while [ $(wc -l < PIDS) -lt 2 ]; do sleep 0.05; done; exit 0", BrokenExitedAtStart},
+		{"env cleared, exits", "env -i", "while [ $(wc -l < PIDS) -lt 2 ]; do sleep 0.05; done; exit 0", BrokenExitedAtStart},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			pids := filepath.Join(t.TempDir(), "pids")

@@ -2,7 +2,11 @@
 
 package realmode
 
+import "os"
+
 // killSpawned has no /proc to look in here: a child's process group is
 // killed (by its caller), and a descendant that left the group survives.
 // Its pipes are closed all the same, so no wait hangs on it.
-func killSpawned(token string, root int) {}
+func killSpawned(c *child, root int) {}
+
+func pipeName(f *os.File) string { return "" }
