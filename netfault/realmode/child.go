@@ -190,16 +190,19 @@ func hasMark(environ []byte, token string) bool {
 func (c *child) reap() {
 	c.werr = c.cmd.Wait()
 	close(c.gone)
-	killSpawned(c, 0) // what it left running: nothing of it outlives it
+	killSpawned(c, 0, false) // what it left running: nothing of it outlives it
 	running.mu.Lock()
 	delete(running.m, c)
 	running.mu.Unlock()
 	close(c.swept)
 	reapedAt := time.Now()
+	// A pipe still held is held by a leftover that dropped the token: look
+	// for its holders (a slower look, so only then), once.
+	holders := sync.OnceFunc(func() { killSpawned(c, 0, true) })
 	for pending := []*outPipe{c.out, c.errOut}; ; time.Sleep(20 * time.Millisecond) {
 		left := pending[:0]
 		for _, p := range pending {
-			if p != nil && !p.release(reapedAt) {
+			if p != nil && !p.release(reapedAt, holders) {
 				left = append(left, p)
 			}
 		}
@@ -216,7 +219,7 @@ func (c *child) reap() {
 func (c *child) kill() {
 	select {
 	case <-c.gone:
-		killSpawned(c, 0) // its pid may belong to another process by now
+		killSpawned(c, 0, false) // its pid may belong to another process by now
 		return
 	default:
 	}
@@ -224,7 +227,7 @@ func (c *child) kill() {
 	if c.ownGroup {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
-	killSpawned(c, pid)
+	killSpawned(c, pid, false)
 	_ = c.cmd.Process.Kill()
 }
 
@@ -289,15 +292,21 @@ func (p *outPipe) Close() error {
 
 // release closes the pipe once it is done with, or once its reader has
 // waited on it for a while after the child was reaped (so nothing the child
-// itself wrote is left in it); true when closed.
-func (p *outPipe) release(reapedAt time.Time) bool {
+// itself wrote is left in it: a leftover holds it), after calling stuck;
+// true when closed.
+func (p *outPipe) release(reapedAt time.Time, stuck func()) bool {
 	p.mu.Lock()
 	since := p.blockedSince
 	if since.Before(reapedAt) {
 		since = reapedAt
 	}
-	done := p.ended || (!p.blockedSince.IsZero() && time.Since(since) > 100*time.Millisecond)
+	ended := p.ended
+	held := !ended && !p.blockedSince.IsZero() && time.Since(since) > 100*time.Millisecond
 	p.mu.Unlock()
+	if held {
+		stuck()
+	}
+	done := ended || held
 	if done {
 		_ = p.f.Close() // closing twice is harmless: os.File says so
 	}

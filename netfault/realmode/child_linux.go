@@ -9,16 +9,16 @@ import (
 )
 
 // killSpawned sends SIGKILL to every process carrying c's token in its
-// environment or holding one of its output pipes and, when root is not 0,
-// to every descendant of root (which finds those that cleared their
-// environment and closed the pipes, while their parents live). It repeats
-// until a look finds nothing new: one that forked as it was being killed is
-// found the next time.
-func killSpawned(c *child, root int) {
+// environment (or, with holders, holding one of its output pipes) and, when
+// root is not 0, to every descendant of root (which finds those that
+// cleared their environment, while their parents live). It repeats until a
+// look finds nothing new: one that forked as it was being killed is found
+// the next time.
+func killSpawned(c *child, root int, holders bool) {
 	killed := map[int]bool{}
 	for range 5 {
 		found := false
-		for _, pid := range spawned(c, root) {
+		for _, pid := range spawned(c, root, holders) {
 			if !killed[pid] {
 				killed[pid], found = true, true
 				_ = syscall.Kill(pid, syscall.SIGKILL)
@@ -30,9 +30,9 @@ func killSpawned(c *child, root int) {
 	}
 }
 
-// spawned lists the live processes /proc shows carrying c's token or
-// holding its pipes, or descending from root.
-func spawned(c *child, root int) []int {
+// spawned lists the live processes /proc shows carrying c's token (or,
+// with holders, holding its pipes), or descending from root.
+func spawned(c *child, root int, holders bool) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -50,7 +50,7 @@ func spawned(c *child, root int) []int {
 			continue
 		}
 		children[ppid] = append(children[ppid], pid)
-		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, c.token) || holdsPipe(e.Name(), c.pipes) {
+		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, c.token) || holders && holdsPipe(e.Name(), c.pipes) {
 			out = append(out, pid)
 		}
 	}

@@ -7,6 +7,6 @@ import "os"
 // killSpawned has no /proc to look in here: a child's process group is
 // killed (by its caller), and a descendant that left the group survives.
 // Its pipes are closed all the same, so no wait hangs on it.
-func killSpawned(c *child, root int) {}
+func killSpawned(c *child, root int, holders bool) {}
 
 func pipeName(f *os.File) string { return "" }
