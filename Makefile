@@ -32,7 +32,7 @@ race:
 # acpsim judge's decoding goroutine.
 race-real:
 	$(GO) test -race -count=1 ./netfault/realmode/
-	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote|CheckJobs|JudgeReadsAhead|JudgeAgreesWithRun|CheckClientPassesTheKeyed|CheckClientBroken|TwoTapsShareATrace|TapKills|CheckEndsWhen' ./cmd/acpsim/
+	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote|CheckJobs|JudgeReadsAhead|JudgeAgreesWithRun|CheckClientPassesTheKeyed|CheckClientBroken|TwoTapsShareATrace|TapKills|CheckEndsWhen|AnInterruptedCheck' ./cmd/acpsim/
 
 run:
 	$(GO) run ./cmd/acpsim run
