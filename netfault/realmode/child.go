@@ -6,6 +6,7 @@
 package realmode
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -116,7 +117,7 @@ func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io
 			return nil, nil, err
 		}
 		cmd.Stderr = errW
-		c.errOut = &outPipe{f: errR}
+		c.errOut = newOutPipe(errR)
 	}
 	running.mu.Lock()
 	if err = ErrStopped; !running.stopped {
@@ -140,7 +141,7 @@ func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io
 		}
 		return nil, nil, err
 	}
-	c.cmd, c.out = cmd, &outPipe{f: outR}
+	c.cmd, c.out = cmd, newOutPipe(outR)
 	c.pipes = append(c.pipes, pipeName(outR))
 	if c.errOut != nil {
 		c.pipes = append(c.pipes, pipeName(c.errOut.f))
@@ -175,6 +176,9 @@ func markEnv(env []string, token string) []string {
 // hasMark says whether an environment (NUL-separated, as /proc gives it)
 // carries token.
 func hasMark(environ []byte, token string) bool {
+	if !bytes.Contains(environ, []byte(token)) {
+		return false // most processes: no need to split their environment
+	}
 	for _, kv := range strings.Split(string(environ), "\x00") {
 		if v, ok := strings.CutPrefix(kv, spawnedVar+"="); ok {
 			for _, t := range strings.Fields(v) {
@@ -190,27 +194,24 @@ func hasMark(environ []byte, token string) bool {
 func (c *child) reap() {
 	c.werr = c.cmd.Wait()
 	close(c.gone)
-	killSpawned(c, 0, false) // what it left running: nothing of it outlives it
-	running.mu.Lock()
-	delete(running.m, c)
-	running.mu.Unlock()
-	close(c.swept)
+	go func() { // alongside the pipes' end: the common end, at once, waits for no look
+		killSpawned(c, 0, false) // what it left running: nothing of it outlives it
+		running.mu.Lock()
+		delete(running.m, c)
+		running.mu.Unlock()
+		close(c.swept)
+	}()
 	reapedAt := time.Now()
 	// A pipe still held is held by a leftover that dropped the token: look
 	// for its holders (a slower look, so only then), once.
 	holders := sync.OnceFunc(func() { killSpawned(c, 0, true) })
-	for pending := []*outPipe{c.out, c.errOut}; ; time.Sleep(20 * time.Millisecond) {
-		left := pending[:0]
-		for _, p := range pending {
-			if p != nil && !p.release(reapedAt, holders) {
-				left = append(left, p)
-			}
-		}
-		if pending = left; len(pending) == 0 {
-			break
+	for _, p := range []*outPipe{c.out, c.errOut} {
+		if p != nil {
+			p.release(reapedAt, holders)
 		}
 	}
 	<-c.copied
+	<-c.swept
 	close(c.reaped)
 }
 
@@ -256,26 +257,30 @@ func (c *child) status() string {
 // close it.
 type outPipe struct {
 	f            *os.File
+	ended        chan struct{} // closed at end of file, or by Close
+	end          sync.Once
 	mu           sync.Mutex
 	blockedSince time.Time // zero: not in Read
-	ended        bool      // end of file seen, or closed
 }
 
+func newOutPipe(f *os.File) *outPipe { return &outPipe{f: f, ended: make(chan struct{})} }
+
 func (p *outPipe) Read(b []byte) (int, error) {
-	p.mu.Lock()
-	if p.ended {
-		p.mu.Unlock()
+	select {
+	case <-p.ended:
 		return 0, io.EOF
+	default:
 	}
+	p.mu.Lock()
 	p.blockedSince = time.Now()
 	p.mu.Unlock()
 	n, err := p.f.Read(b)
 	p.mu.Lock()
 	p.blockedSince = time.Time{}
-	if err != nil {
-		p.ended = true
-	}
 	p.mu.Unlock()
+	if err != nil {
+		p.end.Do(func() { close(p.ended) })
+	}
 	if errors.Is(err, os.ErrClosed) {
 		err = io.EOF // closed by us: the child is gone, so is what it wrote
 	}
@@ -284,31 +289,34 @@ func (p *outPipe) Read(b []byte) (int, error) {
 
 // Close ends reading: a Read after it sees end of file.
 func (p *outPipe) Close() error {
-	p.mu.Lock()
-	p.ended = true
-	p.mu.Unlock()
+	p.end.Do(func() { close(p.ended) })
 	return p.f.Close()
 }
 
 // release closes the pipe once it is done with, or once its reader has
 // waited on it for a while after the child was reaped (so nothing the child
-// itself wrote is left in it: a leftover holds it), after calling stuck;
-// true when closed.
-func (p *outPipe) release(reapedAt time.Time, stuck func()) bool {
-	p.mu.Lock()
-	since := p.blockedSince
-	if since.Before(reapedAt) {
-		since = reapedAt
+// itself wrote is left in it: a leftover holds it), after calling stuck.
+func (p *outPipe) release(reapedAt time.Time, stuck func()) {
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		select {
+		case <-p.ended:
+			_ = p.f.Close() // closing twice is harmless: os.File says so
+			return
+		case <-tick.C:
+		}
+		p.mu.Lock()
+		since := p.blockedSince
+		if since.Before(reapedAt) {
+			since = reapedAt
+		}
+		held := !p.blockedSince.IsZero() && time.Since(since) > 100*time.Millisecond
+		p.mu.Unlock()
+		if held {
+			stuck()
+			_ = p.Close()
+			return
+		}
 	}
-	ended := p.ended
-	held := !ended && !p.blockedSince.IsZero() && time.Since(since) > 100*time.Millisecond
-	p.mu.Unlock()
-	if held {
-		stuck()
-	}
-	done := ended || held
-	if done {
-		_ = p.f.Close() // closing twice is harmless: os.File says so
-	}
-	return done
 }

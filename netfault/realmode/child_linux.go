@@ -45,11 +45,13 @@ func spawned(c *child, root int, holders bool) []int {
 		if err != nil || pid == self {
 			continue
 		}
-		ppid, live := procParent(pid)
-		if !live {
-			continue
+		if root > 0 { // a zombie, gone from the tree, has neither environment nor files
+			ppid, live := procParent(pid)
+			if !live {
+				continue
+			}
+			children[ppid] = append(children[ppid], pid)
 		}
-		children[ppid] = append(children[ppid], pid)
 		if env, err := os.ReadFile("/proc/" + e.Name() + "/environ"); err == nil && hasMark(env, c.token) || holders && holdsPipe(e.Name(), c.pipes) {
 			out = append(out, pid)
 		}
