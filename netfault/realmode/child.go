@@ -225,10 +225,10 @@ func (c *child) kill() {
 	default:
 	}
 	pid := c.cmd.Process.Pid
+	killSpawned(c, pid, false) // first, while its tree holds together
 	if c.ownGroup {
 		_ = syscall.Kill(-pid, syscall.SIGKILL)
 	}
-	killSpawned(c, pid, false)
 	_ = c.cmd.Process.Kill()
 }
 
