@@ -35,6 +35,13 @@ const live = new Map(); // session id → what this process does in it (never st
 const arrivals = new Map();
 // cancels: session id → session/cancel and session/close read so far.
 const cancels = new Map();
+// keyCancels: session id and key → $/cancel_request read so far naming a
+// prompt of that key; promptKeys: JSON-RPC id of a prompt read → its session
+// id and key. A cancel naming a retry withdraws the original too when one
+// read brings both: the SDK aborts only the named request's signal, before
+// the original's handler has run.
+const keyCancels = new Map();
+const promptKeys = new Map();
 
 function runtime(id) {
   if (!live.has(id)) live.set(id, { id, rec: sessions.get(id), running: false, timer: null, held: [], reply: null, unechoed: new Set() });
@@ -246,6 +253,11 @@ const app = acp
     if ((cancels.get(params.sessionId) ?? 0) > arrival.cancels) {
       throw acp.RequestError.requestCancelled(undefined, "cancelled by session/cancel or session/close");
     }
+    // A $/cancel_request naming another request of this key, read after
+    // this prompt (in the same read): it withdrew this one too.
+    if (arrival.sk && (keyCancels.get(arrival.sk) ?? 0) > arrival.keyCancels) {
+      throw acp.RequestError.requestCancelled(undefined, "cancelled by $/cancel_request for a request of its key");
+    }
     if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
     // A retry of a prompt still held is answered when the original is.
     const pending = key === null ? undefined : s.held.find((h) => h.key === key);
@@ -263,7 +275,14 @@ const app = acp
 const conn = serveStdio(app, (m) => {
   const sessionId = m.params?.sessionId;
   if (m.method === "session/prompt" && "id" in m) {
-    arrivals.set(m.id, { key: m.params?.idempotencyKey ?? null, cancels: cancels.get(sessionId) ?? 0 });
+    const key = m.params?.idempotencyKey ?? null;
+    const sk = typeof key === "string" ? JSON.stringify([sessionId, key]) : null;
+    arrivals.set(m.id, { key, cancels: cancels.get(sessionId) ?? 0, sk, keyCancels: sk ? keyCancels.get(sk) ?? 0 : 0 });
+    if (sk) promptKeys.set(m.id, sk);
+  }
+  if (m.method === "$/cancel_request") {
+    const sk = promptKeys.get(m.params?.requestId);
+    if (sk) keyCancels.set(sk, (keyCancels.get(sk) ?? 0) + 1);
   }
   if (m.method === "session/cancel" || m.method === "session/close") cancels.set(sessionId, (cancels.get(sessionId) ?? 0) + 1);
 });

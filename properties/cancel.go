@@ -68,8 +68,27 @@ func readCancel(method, params string) *cancelRec {
 }
 
 // waiting reports whether a cancel catches r: not answered, not withdrawn
-// yet.
-func (r *reqRec) waiting() bool { return len(r.resps) == 0 && r.cancel == nil }
+// yet, and not a retry of a prompt already inserted (the RFD: a cancel
+// "withdraws a prompt that is not inserted yet"; a retry of an inserted
+// one is answered its messageId, cancel or not).
+func (r *reqRec) waiting() bool { return len(r.resps) == 0 && r.cancel == nil && !r.promptInserted() }
+
+// promptInserted reports whether a success response with a messageId was
+// sent, by now, to a request of r's keyed submission in r's session: the
+// checker reads events in order, so "by now" is before the cancel being
+// delivered.
+func (r *reqRec) promptInserted() bool {
+	s := r.sub
+	if s == nil || !s.keyed || r.keyState != keyValid || r.key != s.key {
+		return false
+	}
+	for _, a := range s.answers {
+		if a.session == r.session {
+			return true
+		}
+	}
+	return false
+}
 
 // trackPending files a delivered prompt where a cancel finds it: on its link
 // and session's list, and on its session and key's list. The lists are
@@ -114,8 +133,8 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 			}
 			return false
 		})
-		if named == nil || named.method != acp.MethodSessionPrompt {
-			return // answered already (the cancel is ignored), or not a prompt
+		if named == nil || named.method != acp.MethodSessionPrompt || named.promptInserted() {
+			return // answered already (the cancel is ignored), not a prompt, or inserted
 		}
 		cr.named = named
 		if named.cancel == nil {

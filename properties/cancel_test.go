@@ -104,6 +104,8 @@ func TestCancelHealthy(t *testing.T) {
 		{"the key resent after its withdrawal is a new prompt", keyedCancel("resend", false)},
 		{"$/cancel_request names an id of another link", keyedCancel("insert", true)},
 		{"withdrawn on both links", keyedCancel("withdraw", false)},
+		{"session/cancel after the prompt was inserted: its retry answered M1", retryOfInsertedCancelled("cancel")},
+		{"$/cancel_request naming the retry of an inserted prompt", retryOfInsertedCancelled("request")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -315,3 +315,30 @@ func killedThenCancelled() *tb {
 	b.finish("quiet", L2, Obs2)
 	return b
 }
+
+// retryOfInsertedCancelled: s1's first request is inserted and answered M1;
+// a retry of it (same key) is still pending when a cancel is delivered
+// (session/cancel, or $/cancel_request naming the retry). The prompt was
+// inserted before the cancel, so the cancel withdraws nothing (the RFD: it
+// "withdraws a prompt that is not inserted yet") and the retry's M1 is right.
+func retryOfInsertedCancelled(how string) *tb {
+	b := newTB("all")
+	b.connect(L1)
+	b.submit("c1", "s1", text)
+	id1 := b.prompt(L1, "s1", S1, text, K1)
+	b.insert(S1, "M1", text)
+	b.answer(L1, id1, "M1")
+	b.userMsg(L1, S1, "M1", text)
+	id2 := b.prompt(L1, "s1", S1, text, K1)
+	frame := cancelFrame(S1)
+	if how == "request" {
+		frame = cancelRequestFrame(id2)
+	}
+	b.c2a(L1, frame, "")
+	b.answer(L1, id2, "M1")
+	b.turn(L1, S1, "O1")
+	b.outcome("c1", "s1", traces.OutcomeInserted, "M1")
+	b.observe("a1#1", sess{S1, []msg{{id: "M1", text: text}}})
+	b.finish("quiet", L1, Obs1)
+	return b
+}

@@ -15,9 +15,10 @@ import (
 // timingFigures are the parts of check's report that depend on the OS's
 // timing, not on the seed: how many Agent processes a seed took and how
 // many events its trace has, how long the run took, the fault tally, how
-// many restarts the sessions survived, and which of a seed's first Agent
-// processes was the first to show it broken.
-var timingFigures = regexp.MustCompile(` · \d+ Agent processes: .*| in \d[^:]*:|^faults injected/asked: .*| \(\d+ restarts?\)|a1#\d+`)
+// many restarts the sessions survived, how many sessions there were (a fork
+// asked for while the Client is reconnecting is not made), and which of a
+// seed's first Agent processes was the first to show it broken.
+var timingFigures = regexp.MustCompile(` · \d+ Agent processes: .*| in \d[^:]*:|^faults injected/asked: .*| \(\d+ restarts?\)|a1#\d+|of \d+ sessions \d+ survived`)
 
 // verdicts is check's report without its timing figures and without the
 // header line, which names the Agent's command.
