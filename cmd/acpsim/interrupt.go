@@ -7,6 +7,7 @@ import (
 	"os/signal"
 	"sync"
 	"syscall"
+	"time"
 
 	"github.com/acpsim/acpsim/netfault/realmode"
 )
@@ -41,11 +42,27 @@ func makeScratch(pattern string) (string, error) {
 	return dir, nil
 }
 
+// removeScratch removes dir under the lock: an interrupt arriving meanwhile
+// waits, and does not exit half way through the removal.
 func removeScratch(dir string) {
 	scratchDirs.mu.Lock()
+	defer scratchDirs.mu.Unlock()
 	delete(scratchDirs.dirs, dir)
-	scratchDirs.mu.Unlock()
 	_ = os.RemoveAll(dir)
+}
+
+// removeAllSettled removes dir, again while an Agent killed a moment ago
+// may still be writing its last files into it (SIGKILL is delivered, not
+// waited for), for up to a second.
+func removeAllSettled(dir string) {
+	for range 50 {
+		if os.RemoveAll(dir) == nil {
+			if _, err := os.Stat(dir); os.IsNotExist(err) {
+				return
+			}
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }
 
 // exitOnInterrupt makes SIGINT and SIGTERM, until stop is called, kill
@@ -64,7 +81,7 @@ func exitOnInterrupt(stderr io.Writer, name string) (stop func()) {
 			realmode.KillAll()
 			scratchDirs.mu.Lock() // held to the exit: no seed makes another
 			for dir := range scratchDirs.dirs {
-				_ = os.RemoveAll(dir)
+				removeAllSettled(dir)
 			}
 			code := exitInterrupted
 			if sig == syscall.SIGTERM {
