@@ -274,22 +274,7 @@ func (c *Client) openSession(i int, s *clientSession) {
 // first; the others are waiting, for admit.
 func (c *Client) sessionReady(i int) {
 	c.sessions[i].state = sessReady
-	n := 0
-	for _, s := range c.live() {
-		if s.sess != i || s.done {
-			continue
-		}
-		if s.inflight == "" {
-			s.waiting = false
-			c.send(s)
-			if s.done {
-				continue // the policy gave up on it: the next one moves up
-			}
-		}
-		if n++; n >= c.cfg.Window {
-			return
-		}
-	}
+	c.sendWindow(i, false)
 }
 
 // abandonConnection leaves the current connection open but unused and asks

@@ -66,12 +66,19 @@ func (c *Client) admit(i int) {
 	if !c.ready || c.conn == "" || c.sessions[i].state != sessReady {
 		return
 	}
+	c.sendWindow(i, true)
+}
+
+// sendWindow sends, oldest first, the prompts of session i its window
+// holds that are not in flight: only those held back (waiting) for admit,
+// all of them for a session just ready.
+func (c *Client) sendWindow(i int, heldBackOnly bool) {
 	n := 0
 	for _, s := range c.live() {
 		if s.sess != i || s.done {
 			continue
 		}
-		if s.waiting && s.inflight == "" {
+		if s.inflight == "" && (s.waiting || !heldBackOnly) {
 			s.waiting = false
 			c.send(s)
 			if s.done {
