@@ -171,7 +171,7 @@ func (d *driver) restartRemote(l *rlink, why string) {
 		cmd.Env = append(os.Environ(), cmd.Env...)
 	}
 	go func() {
-		out, err := cmd.CombinedOutput()
+		out, err := runRestart(cmd)
 		d.post(func() {
 			d.restarting = false
 			for _, cn := range d.clients {

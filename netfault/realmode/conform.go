@@ -227,7 +227,7 @@ func (r *conformRun) kill() error {
 		env = os.Environ()
 	}
 	cmd.Env = append(append([]string{}, env...), "ACPSIM_NODE=0", "ACPSIM_URL="+r.cfg.URL)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	if out, err := runRestart(cmd); err != nil {
 		return fmt.Errorf("--restart %q: %v: %s", r.cfg.Restart, err, lastLine(strings.TrimSpace(string(out))))
 	}
 	return nil
