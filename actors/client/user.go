@@ -156,35 +156,31 @@ func (c *Client) Fork(sess int) []Output {
 	if c.conn == "" || s.state != sessReady {
 		return nil
 	}
-	if len(c.boundKeys(sess)) == 0 && c.pendingIn(sess) {
+	keys := c.boundKeys(sess)
+	if len(keys) == 0 && s.unresolved > 0 {
 		s.forksWaiting++
 		return nil
 	}
-	c.fork(sess)
+	c.fork(sess, keys)
 	return c.flush()
 }
 
-func (c *Client) fork(sess int) {
-	c.requestAs(request{kind: reqFork, sess: sess, forkKeys: c.boundKeys(sess)}, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: c.sessions[sess].id, Cwd: c.cfg.Cwd})
+// fork asks for a fork of session sess, whose bound keys are keys.
+func (c *Client) fork(sess int, keys []string) {
+	c.requestAs(request{kind: reqFork, sess: sess, forkKeys: keys}, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: c.sessions[sess].id, Cwd: c.cfg.Cwd})
 }
 
 // forkWhenAnswered makes the forks of session sess that waited for an
 // answered prompt (Fork), now that one is.
 func (c *Client) forkWhenAnswered(sess int) {
 	s := c.sessions[sess]
+	if s.forksWaiting == 0 {
+		return
+	}
+	keys := c.boundKeys(sess)
 	for ; s.forksWaiting > 0 && c.conn != "" && s.state == sessReady; s.forksWaiting-- {
-		c.fork(sess)
+		c.fork(sess, keys)
 	}
-}
-
-// pendingIn says whether a submission to session sess has no outcome yet.
-func (c *Client) pendingIn(sess int) bool {
-	for _, s := range c.subs {
-		if s.sess == sess && !s.done {
-			return true
-		}
-	}
-	return false
 }
 
 // boundKeys are the keys of session sess's submissions the Agent answered
