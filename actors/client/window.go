@@ -7,7 +7,7 @@
 
 package client
 
-// DefaultWindow is Config.Window's default: a session's two oldest pending
+// DefaultWindow is Config.Window's default: a session's four oldest pending
 // prompts are out at once, so the Agent still holds one behind running
 // work (busy hold, a retry of a held prompt, a cancel of it), while what
 // the user typed beyond them waits in the Client.
