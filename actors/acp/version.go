@@ -1,0 +1,59 @@
+package acp
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// The protocol version a peer speaks, read from its initialize request's
+// params or its answer's result. acpsim's checks cover ACP v2 and the RFD;
+// a peer that speaks v1 (most published software today) is told so in one
+// line, never judged by rules it does not claim to follow.
+
+// PeerVersion is what an initialize params or result says of its sender.
+type PeerVersion struct {
+	// Version is the protocolVersion it names (0 when absent or not a number).
+	Version int64
+	// V1 is set when it reads as ACP v1: protocolVersion 1, or v1's field
+	// names (clientCapabilities / agentCapabilities, clientInfo /
+	// agentInfo) without v2's (capabilities, info).
+	V1 bool
+	// Why says what showed it, e.g. `protocolVersion 1` or
+	// `"agentCapabilities" and no "capabilities" (v1 field names)`.
+	Why string
+}
+
+// ReadPeerVersion reads an initialize request's params or an initialize
+// response's result. Anything that is not a JSON object gives the zero
+// PeerVersion: whether a frame is well formed is not this function's to say.
+func ReadPeerVersion(raw []byte) PeerVersion {
+	var f map[string]json.RawMessage
+	if json.Unmarshal(raw, &f) != nil {
+		return PeerVersion{}
+	}
+	var p PeerVersion
+	var n json.Number
+	if v, ok := f["protocolVersion"]; ok && len(v) > 0 && v[0] != '"' && json.Unmarshal(v, &n) == nil {
+		p.Version, _ = n.Int64()
+	}
+	if p.Version == 1 {
+		p.V1, p.Why = true, "protocolVersion 1"
+		return p
+	}
+	_, caps := f["capabilities"]
+	_, info := f["info"]
+	for _, v1 := range []string{"agentCapabilities", "clientCapabilities", "agentInfo", "clientInfo"} {
+		if _, ok := f[v1]; ok && !caps && !info {
+			p.V1, p.Why = true, fmt.Sprintf("%q and no \"capabilities\" or \"info\" (v1 field names)", v1)
+			return p
+		}
+	}
+	return p
+}
+
+// V1Line is the one line every real-mode command prints for a peer that
+// speaks ACP v1, after "the Agent" or "the Client": what showed it and why
+// nothing was judged.
+func (p PeerVersion) V1Line(who string) string {
+	return fmt.Sprintf("%s speaks ACP v1 (%s): acpsim's checks cover ACP v2 and the idempotency RFD, which v1 does not have; nothing judged", who, p.Why)
+}
