@@ -76,6 +76,7 @@ func (c *checker) finish() *Report {
 	c.judgeRework()
 	c.judgeLeaks()
 	c.judgeReplies()
+	c.accounts()
 
 	for _, s := range c.order {
 		for _, r := range s.reqs {

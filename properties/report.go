@@ -109,6 +109,9 @@ type Report struct {
 	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
 	// a trace acpsim tap recorded), so the report can say so.
 	NotJudged []string `json:",omitempty"`
+	// Accounts say, for duplicate, lost, phantom and unresolved, how many
+	// submissions each was judged for and why not the rest (Verdict).
+	Accounts []Account `json:",omitempty"`
 
 	// ab is how the report cuts its ids (cutIDs), so the table cuts them
 	// as its prose did.

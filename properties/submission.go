@@ -29,6 +29,9 @@ type subState struct {
 	kinds     []string
 	// unjudged: the run stopped before s could be judged (Report.Unjudged).
 	unjudged bool
+	// loss is whether the lost rule applied to s and could be judged
+	// (Report.Accounts).
+	loss lossJudgement
 }
 
 // namedCount counts per session or per process; a submission touches few of

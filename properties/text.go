@@ -53,8 +53,29 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "stats: %d submissions, %d prompt requests, %d frames; responses lost after insertion %d, retries from binding %d, retries while pending %d, retries after restart %d, keys forgotten by contract %d; end %s\n",
 		st.Submissions, st.Prompts, st.Frames, st.RespLostAfterInsert, st.RetriesFromBinding, st.RetriesWhilePending, st.RetriesAfterRestart, st.ExpectedForgotten, end)
 	fmt.Fprintf(w, "session contract: %s\n", r.Sessions.Line())
+	r.writeAccounts(w)
 	if len(r.NotJudged) > 0 {
 		fmt.Fprintf(w, "not judged on a tap's trace (they need the user's outcomes and the final transcript, which a tap does not see): %s\n", strings.Join(r.NotJudged, ", "))
+	}
+}
+
+// writeAccounts prints, when some property could not be judged for every
+// submission it applies to, the account of each: a report that judged
+// everything says nothing more (its PASS line names what it judged).
+func (r *Report) writeAccounts(w io.Writer) {
+	if r.NothingJudged != "" || len(r.NotJudged) > 0 {
+		return // said already, in one line
+	}
+	complete := true
+	for _, a := range r.Accounts {
+		complete = complete && a.Complete()
+	}
+	if complete {
+		return
+	}
+	fmt.Fprintln(w, "judged:")
+	for _, a := range r.Accounts {
+		fmt.Fprintf(w, "  %s\n", a.Line())
 	}
 }
 

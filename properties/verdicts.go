@@ -28,8 +28,17 @@ func (c *checker) judgeSub(s *subState) {
 	// session as session-lost by the durable one).
 	switch s.outcome {
 	case traces.OutcomeInserted:
-		if S, ok, cands := c.outcomeSession(s); !ok && !c.mayLack(s, cands...) && !c.allGone(cands) && !c.uncheckable(s, cands) {
+		s.loss = lossJudged
+		S, ok, cands := c.outcomeSession(s)
+		switch {
+		case ok || c.mayLack(s, cands...):
+		case c.allGone(cands):
+			s.loss = lossSessionGone
+		case c.uncheckable(s, cands):
+			s.loss = lossSetupFailed
+		default:
 			if U, why := c.unread(cands); why != "" {
+				s.loss = lossStopped
 				c.unreadLost(s, U, why)
 				break
 			}
@@ -38,8 +47,16 @@ func (c *checker) judgeSub(s *subState) {
 				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev), c.retainedWhy(s, S))
 		}
 	case traces.OutcomeAbandoned:
-		if !s.ambiguous && len(s.msgs) == 0 && c.mustRetain(s) && !c.allGone(s.sessions) && !c.uncheckable(s, s.sessions) {
+		s.loss = lossJudged
+		switch {
+		case s.ambiguous || len(s.msgs) > 0 || !c.mustRetain(s):
+		case c.allGone(s.sessions):
+			s.loss = lossSessionGone
+		case c.uncheckable(s, s.sessions):
+			s.loss = lossSetupFailed
+		default:
 			if U, why := c.unread(s.sessions); why != "" {
+				s.loss = lossStopped
 				c.unreadLost(s, U, why)
 				break
 			}

@@ -60,6 +60,7 @@ type checkTally struct {
 	faults               map[string]*sim.KindCount
 	broken, inconclusive int
 	contracts            contractTally
+	accounts             accountTally
 	actionClasses        []actionClassTotal // nil with --actions off
 }
 
@@ -169,6 +170,14 @@ func (t *checkTally) add(s *checkSeed) error {
 	case s.report.Inconclusive:
 		status = fmt.Sprintf("inconclusive (hit --cap; %d submission(s) not judged)", len(s.report.Unjudged))
 		t.inconclusive++
+	default:
+		if v, line := s.report.Verdict(); v == properties.VerdictInconclusive {
+			status = "inconclusive: " + strings.TrimPrefix(line, "INCONCLUSIVE: ")
+			t.inconclusive++
+		}
+	}
+	if s.res.Broken == nil {
+		t.accounts.add(s.report)
 	}
 	if status != "pass" {
 		t.failed = append(t.failed, *s)
@@ -216,6 +225,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	writeFaults(out, t.faultTally())
 	writeActionClasses(out, t.actionClasses)
 	t.contracts.write(out)
+	t.accounts.write(out)
 	for i, s := range t.failed {
 		if i == show {
 			break
@@ -228,7 +238,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	case t.inconclusive > 0:
 		return exitError{exitInconclusive}
 	}
-	fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")
+	fmt.Fprintln(out, t.accounts.pass())
 	return nil
 }
 
@@ -338,7 +348,8 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 // as the seed is reported, so a seed after the one that stopped the run
 // leaves no file.
 func saveCheckTrace(s *checkSeed, traceDir string) error {
-	failing := s.res.Broken != nil || !s.report.OK() || s.report.Inconclusive
+	verdict, _ := s.report.Verdict()
+	failing := s.res.Broken != nil || verdict != properties.VerdictPass
 	var f *os.File
 	var err error
 	switch {

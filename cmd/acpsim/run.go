@@ -93,15 +93,12 @@ no file is ever overwritten) and prints where.`,
 
 // verdict prints the last line of a run and turns it into the exit code.
 func verdict(out io.Writer, rep *properties.Report, rerun string, tracePath func() string) error {
-	switch ok := rep.OK(); {
-	case ok && rep.NothingJudged != "":
-		fmt.Fprintf(out, "INCONCLUSIVE: nothing judged: %s; no verdict is a pass without a submission\n", rep.NothingJudged)
+	switch v, line := rep.Verdict(); v {
+	case properties.VerdictInconclusive:
+		fmt.Fprintln(out, line)
 		return exitError{exitInconclusive}
-	case ok && rep.Inconclusive:
-		fmt.Fprintln(out, "INCONCLUSIVE: the run stopped at its cap before it was done: no anomaly in what it did, and what it could not finish has no verdict")
-		return exitError{exitInconclusive}
-	case ok:
-		fmt.Fprintln(out, "PASS: every submission inserted at most once and never silently lost")
+	case properties.VerdictPass:
+		fmt.Fprintln(out, line)
 		return nil
 	}
 	if rerun == "" { // a trace no command made (acpsim tap's): nothing to rerun

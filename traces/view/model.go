@@ -224,7 +224,8 @@ func verdict(rep *properties.Report) string {
 		if rep.Inconclusive {
 			return fmt.Sprintf("inconclusive: the run stopped at its cap before it was done; no anomaly found, %d submission(s) not judged", len(rep.Unjudged))
 		}
-		return "PASS: every submission inserted at most once and never silently lost"
+		_, line := rep.Verdict()
+		return line
 	}
 	n := map[string]int{}
 	var kinds []string

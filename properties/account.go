@@ -1,0 +1,233 @@
+package properties
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// A verdict is an account: for each property the headline names, how many
+// submissions it could be judged for, and why not the rest. A report with
+// no anomaly is a pass only for what was judged: a run where never silently
+// lost could be judged for none of the submissions it applies to (an Agent
+// whose sessions died with their processes, none read before) is
+// inconclusive, not a pass (Report.Verdict).
+
+// lossJudgement is whether the lost rule applied to a submission and,
+// when it did, whether the frames could judge it.
+type lossJudgement int
+
+const (
+	// lossNotApplicable: the user was told failed or unknown, or nothing
+	// was judged yet.
+	lossNotApplicable lossJudgement = iota
+	lossJudged
+	lossSessionGone
+	lossSetupFailed
+	lossStopped
+)
+
+// lossWhy tells why a submission's loss could not be judged.
+var lossWhy = map[lossJudgement]string{
+	lossSessionGone: "their session ended with its Agent process (the process contract) and no transcript of it was read while the process lived",
+	lossSetupFailed: "their session could not be set up again (setup-failed), so its transcript could not be read",
+	lossStopped:     "the run stopped before their session's transcript was read",
+}
+
+// tapWhy is why a tap's trace judges no outcome and no transcript.
+const tapWhy = "a tap sees the frames only: no user's outcome and no final transcript"
+
+// Account is how much of the run one property was judged for.
+type Account struct {
+	// Property is an anomaly kind (Duplicate, Lost, Phantom, Unresolved).
+	Property string
+	// Of counts the submissions the property applies to; Judged those it
+	// was judged for in full; Partly those judged on part of the evidence
+	// (a duplicate from the Agent's answers, without a transcript).
+	Of, Judged, Partly int
+	// NotJudged are the rest, grouped by why, the largest group first.
+	NotJudged []NotJudged `json:",omitempty"`
+}
+
+// NotJudged is a group of submissions a property could not be judged for.
+type NotJudged struct {
+	N   int
+	Why string
+}
+
+// Line is the account for people, e.g. "lost: judged for 6 of 10
+// submissions; 4 not judged: their session ended with …".
+func (a Account) Line() string {
+	if a.Of == 0 {
+		return fmt.Sprintf("%s: not applicable (%s)", a.Property, notApplicable[a.Property])
+	}
+	s := fmt.Sprintf("%s: judged for %d of %s", a.Property, a.Judged, plural(a.Of, "submission"))
+	if a.Partly > 0 {
+		s += fmt.Sprintf("; %d from the Agent's answers only (no transcript of their session was read)", a.Partly)
+	}
+	for _, n := range a.NotJudged {
+		s += fmt.Sprintf("; %d not judged: %s", n.N, n.Why)
+	}
+	return s
+}
+
+// Complete reports whether a was judged for every submission it applies to.
+func (a Account) Complete() bool { return a.Judged == a.Of }
+
+// notApplicable says why a property applied to no submission.
+var notApplicable = map[string]string{
+	Duplicate:  "no submission",
+	Lost:       "no user was told inserted, or nothing",
+	Phantom:    "no user was told failed",
+	Unresolved: "no submission",
+}
+
+// accounts fills Report.Accounts once every submission is judged.
+func (c *checker) accounts() {
+	tap := c.h.Observed == traces.ObservedAtTap
+	dup := Account{Property: Duplicate}
+	lost := Account{Property: Lost}
+	phantom := Account{Property: Phantom}
+	unresolved := Account{Property: Unresolved}
+	not := map[*Account]map[string]int{}
+	skip := func(a *Account, why string) {
+		if not[a] == nil {
+			not[a] = map[string]int{}
+		}
+		not[a][why]++
+	}
+	for _, s := range c.order {
+		read := c.transcriptRead(s)
+		dup.Of++
+		switch {
+		case read || s.delivered() == 0:
+			dup.Judged++
+		default:
+			dup.Partly++
+		}
+		switch {
+		case tap:
+			lost.Of++
+			skip(&lost, tapWhy)
+		case s.loss == lossJudged:
+			lost.Of++
+			lost.Judged++
+		case s.loss != lossNotApplicable:
+			lost.Of++
+			skip(&lost, lossWhy[s.loss])
+		case s.unjudged && s.nOutcomes == 0:
+			lost.Of++
+			skip(&lost, "they had no outcome when the run stopped")
+		}
+		if s.outcome == traces.OutcomeFailed || tap {
+			phantom.Of++
+			switch {
+			case tap:
+				skip(&phantom, tapWhy)
+			case read:
+				phantom.Judged++
+			default:
+				skip(&phantom, "no transcript of their session was read")
+			}
+		}
+		unresolved.Of++
+		switch {
+		case tap:
+			skip(&unresolved, tapWhy)
+		case s.unjudged && s.nOutcomes == 0:
+			skip(&unresolved, "the run stopped while they were pending")
+		default:
+			unresolved.Judged++
+		}
+	}
+	for _, a := range []*Account{&dup, &lost, &phantom, &unresolved} {
+		for why, n := range not[a] {
+			a.NotJudged = append(a.NotJudged, NotJudged{N: n, Why: why})
+		}
+		sort.Slice(a.NotJudged, func(i, j int) bool {
+			x, y := a.NotJudged[i], a.NotJudged[j]
+			return x.N > y.N || x.N == y.N && x.Why < y.Why
+		})
+		c.rep.Accounts = append(c.rep.Accounts, *a)
+	}
+}
+
+// transcriptRead reports whether the final transcript of a session s was
+// sent in was read.
+func (c *checker) transcriptRead(s *subState) bool {
+	for _, S := range s.sessions {
+		if c.final[S] != nil {
+			return true
+		}
+	}
+	return false
+}
+
+func (s *subState) delivered() int {
+	n := 0
+	for _, r := range s.reqs {
+		if r.delivered {
+			n++
+		}
+	}
+	return n
+}
+
+// Account returns the report's account of property kind (zero when the
+// report has none).
+func (r *Report) Account(kind string) Account {
+	for _, a := range r.Accounts {
+		if a.Property == kind {
+			return a
+		}
+	}
+	return Account{Property: kind}
+}
+
+// Verdict values (Report.Verdict).
+const (
+	VerdictPass         = "pass"
+	VerdictFail         = "fail"
+	VerdictInconclusive = "inconclusive"
+)
+
+// Verdict is the report's verdict and its one line: FAIL when an anomaly
+// was found; INCONCLUSIVE when nothing was judged, the run stopped before
+// it was done, or never silently lost could be judged for none of the
+// submissions it applies to; otherwise PASS, naming only what was judged.
+func (r *Report) Verdict() (verdict, line string) {
+	if !r.OK() {
+		return VerdictFail, "FAIL"
+	}
+	if r.NothingJudged != "" {
+		return VerdictInconclusive, "INCONCLUSIVE: nothing judged: " + r.NothingJudged + "; no verdict is a pass without a submission"
+	}
+	if r.Inconclusive {
+		return VerdictInconclusive, "INCONCLUSIVE: the run stopped at its cap before it was done: no anomaly in what it did, and what it could not finish has no verdict"
+	}
+	tap := len(r.NotJudged) > 0
+	lost, dup := r.Account(Lost), r.Account(Duplicate)
+	if !tap && lost.Of > 0 && lost.Judged == 0 {
+		why := "no transcript was read"
+		if len(lost.NotJudged) > 0 {
+			why = lost.NotJudged[0].Why
+		}
+		return VerdictInconclusive, fmt.Sprintf("INCONCLUSIVE: never silently lost could be judged for none of the %s it applies to: %s", plural(lost.Of, "submission"), why)
+	}
+	if tap {
+		return VerdictPass, fmt.Sprintf("PASS on the frames only: no submission answered as two insertions, no wrong id, key leak or bad reply (not judged on a tap's trace: %s)", strings.Join(r.NotJudged, ", "))
+	}
+	if lost.Complete() && dup.Complete() {
+		return VerdictPass, "PASS: every submission inserted at most once and never silently lost"
+	}
+	var parts []string
+	if !dup.Complete() {
+		parts = append(parts, fmt.Sprintf("at most once judged against a transcript for %d of %d submissions, from the Agent's answers for %d", dup.Judged, dup.Of, dup.Partly))
+	}
+	if !lost.Complete() {
+		parts = append(parts, fmt.Sprintf("never silently lost judged for %d of %d", lost.Judged, lost.Of))
+	}
+	return VerdictPass, "PASS on what was judged: no submission inserted twice or silently lost (" + strings.Join(parts, "; ") + ")"
+}
