@@ -24,6 +24,12 @@ import { openStore, sendUpdate, serveStdio, storeDir } from "./agent-common.mjs"
 const CHUNKS = 2; // agent_message_chunks per turn
 const CHUNK_MS = 10;
 
+// --bug NAME (repeatable) makes this Agent known-bad on purpose, for the
+// tests that a checker fails it: replay-nothing (session/resume answers
+// success but replays nothing: it compares replayFrom with the string
+// "start", not its type), close-deletes (session/close forgets the session,
+// so a later session/resume in the same process answers -32002).
+const bugs = new Set(process.argv.flatMap((a, i) => (process.argv[i - 1] === "--bug" ? [a] : [])));
 const store = openStore(storeDir());
 // id → { id, cwd, messages: [{ id, role: "user"|"agent", content }], keys: Map key → messageId }
 const sessions = store.sessions;
@@ -199,7 +205,8 @@ const app = acp
     active.add(params.sessionId);
     const s = runtime(params.sessionId);
     const sent = [];
-    for (const m of params.replayFrom ? s.rec.messages : []) {
+    const replay = bugs.has("replay-nothing") ? params.replayFrom === "start" : params.replayFrom;
+    for (const m of replay ? s.rec.messages : []) {
       s.unechoed.delete(m.id);
       const updates = m.role === "user" ? userChunks(m) : [{ sessionUpdate: "agent_message", messageId: m.id, content: m.content }];
       updates.forEach((u) => sent.push(sendUpdate(conn, s.id, u)));
@@ -225,6 +232,7 @@ const app = acp
       stop(runtime(params.sessionId), "cancelled by session/close");
       active.delete(params.sessionId);
     }
+    if (bugs.has("close-deletes")) sessions.delete(params.sessionId);
     return {}; // closing what is not active succeeds too
   })
   .onNotification("session/cancel", ({ params }) => {

@@ -214,6 +214,11 @@ func (c *checker) step(e *traces.Event) {
 		s := c.sub(e.Sub, e.Client)
 		s.submitSeq, s.text, s.textFromSubmit = e.Seq, c.own(e.Text), true
 	case traces.KindSend:
+		if e.Note == traces.NoteObserve {
+			// The observer took over a Client's live connection: what
+			// follows on it is its reading (traces.NoteObserve).
+			c.link(e.Link).observer = true
+		}
 		c.send(e)
 	case traces.KindDeliver, traces.KindDrop:
 		c.arrive(e)

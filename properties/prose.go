@@ -215,6 +215,9 @@ func (c *checker) transcriptOf(s *subState, S, want string, ev *evs) string {
 		ids = append(ids, id)
 	}
 	head := fmt.Sprintf("the final transcript of session %s (read on %s at %s)", short(S), t.link, ms(t.t))
+	if len(t.msgs) == 0 && c.sessRecs[S] != nil && c.sessRecs[S].prompted {
+		head += `, in which the Agent replayed no user message at all although it had answered prompts in the session (does its session/resume replay the history when asked with "replayFrom": {"type": "start"}?),`
+	}
 	switch {
 	case want != "":
 		if len(ids) == 0 {

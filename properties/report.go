@@ -172,6 +172,9 @@ type SessionContract struct {
 	// had; Survived those a second process had too; Vanished those a
 	// process started after every one that had them did not know.
 	Sessions, Survived, Vanished int
+	// VanishedAlive counts the sessions a process forgot while it lived
+	// (each a session-lost under any contract), not among Vanished.
+	VanishedAlive int
 	// Restarts counts Agent processes started after another process of
 	// their Agent had ended.
 	Restarts int

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -193,6 +194,23 @@ type sessionVerdict struct {
 	used, survived    int
 	restarts          int
 	vanished          map[string]sessSeen // session → the process that did not know it
+	// alive are the vanished sessions the very process that had them
+	// forgot while it lived: no restart explains them.
+	alive []string
+}
+
+// goneAlive finds a process that had s and later said it did not know it
+// (its session/resume answered -32002): s vanished while that process
+// lived, which no session contract allows.
+func (s *sessRec) goneAlive() (had, unknown sessSeen, ok bool) {
+	for _, u := range s.unknown {
+		for _, h := range s.had {
+			if h.proc == u.proc && h.seq < u.seq {
+				return h, u, true
+			}
+		}
+	}
+	return sessSeen{}, sessSeen{}, false
 }
 
 // judgeSessions decides the session contract and, under durable, reports
@@ -226,7 +244,16 @@ func (c *checker) judgeSessions() {
 				s.unknown = append(s.unknown, sessSeen{p.name, p.listedSeq, p.listT, "did not name it in the observer's session/list"})
 			}
 		}
-		if u, ok := c.gone(s); ok {
+		if h, u, ok := s.goneAlive(); ok {
+			v.vanished[s.id] = u
+			v.alive = append(v.alive, s.id)
+			if s.prompted {
+				ev := &evs{}
+				ev.add(h.seq, u.seq)
+				c.add(SessionLost, nil, s.id, ev, "session %s vanished while its Agent process lived: %s %s at %s, then %s; no contract lets a living process forget a session it answered prompts in (ACP v2: session/close frees a session's resources, and a later session/resume restores it).",
+					short(s.id), h.proc, h.how, ms(h.t), u.how)
+			}
+		} else if u, ok := c.gone(s); ok {
 			v.vanished[s.id] = u
 		}
 	}
@@ -243,7 +270,7 @@ func (c *checker) judgeSessions() {
 	}
 	for _, s := range c.sessRecOrder {
 		u, ok := v.vanished[s.id]
-		if !ok || !s.prompted {
+		if !ok || !s.prompted || slices.Contains(v.alive, s.id) {
 			continue
 		}
 		last := s.lastAns
@@ -308,7 +335,7 @@ func (c *checker) allGone(sessions []string) bool {
 
 // report fills the report's session contract.
 func (v *sessionVerdict) report() SessionContract {
-	sc := SessionContract{Requested: v.requested, Chosen: v.chosen, Sessions: v.used, Survived: v.survived, Restarts: v.restarts, Vanished: len(v.vanished)}
+	sc := SessionContract{Requested: v.requested, Chosen: v.chosen, Sessions: v.used, Survived: v.survived, Restarts: v.restarts, Vanished: len(v.vanished) - len(v.alive), VanishedAlive: len(v.alive)}
 	what := "sessions live with their process"
 	if v.chosen == traces.SessionsDurable {
 		what = "sessions outlive their process"
@@ -321,6 +348,9 @@ func (v *sessionVerdict) report() SessionContract {
 		sc.Why = "sessions must survive restarts (as asked); " + survived
 	default:
 		sc.Why = "sessions live with their process (as asked); " + survived
+	}
+	if len(v.alive) > 0 {
+		sc.Why += fmt.Sprintf("; %s vanished while the process that had it lived, which no contract explains", plural(len(v.alive), "session"))
 	}
 	return sc
 }

@@ -178,6 +178,12 @@ const (
 // refusal instead; a malformed frame without the note is a problem.
 const NoteProbe = "probe"
 
+// NoteObserve is the note of a send event by which the checker's observer
+// takes over a Client's live connection, to read the transcripts an Agent
+// process holds in memory before it ends: from that frame on, the
+// connection is the observer's.
+const NoteObserve = "observe"
+
 // Sources of fault decisions in the header.
 const (
 	SourceSeed     = "seed"

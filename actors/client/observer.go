@@ -2,6 +2,7 @@ package client
 
 import (
 	"encoding/json"
+	"strconv"
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -26,6 +27,8 @@ type Observer struct {
 	// Only, when set, limits the reading to the sessions it accepts: a real
 	// Agent's store may also hold sessions of other runs.
 	Only func(sessionID string) bool
+	// idPrefix, when set, makes its request ids strings (ReadLive).
+	idPrefix string
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
@@ -49,6 +52,9 @@ const maxRetries = 5
 func (o *Observer) request(tag, method string, params any) {
 	o.nextReq++
 	id := acp.NumID(o.nextReq)
+	if o.idPrefix != "" {
+		id = acp.StrID(o.idPrefix + strconv.FormatInt(o.nextReq, 10))
+	}
 	o.reqs[id] = obsReq{tag, method, params}
 	o.open++
 	o.out = append(o.out, Output{Kind: OutSend, Conn: o.conn, Frame: acp.Request(id, method, params)})
@@ -68,6 +74,25 @@ func (o *Observer) Connected(conn string) []Output {
 		Info:            acp.Implementation{Name: "acpsim-observer", Version: "0"},
 		Capabilities:    json.RawMessage(`{}`),
 	})
+	return o.flush()
+}
+
+// ReadLive starts reading on conn, a connection a Client opened and
+// initialized whose Agent process still runs: an Agent that keeps its
+// sessions in memory can show their transcripts only there, before the
+// process ends ("session/resume of an active session synchronizes it
+// again", RFD). It resumes each of sessions with replay from the start
+// (no initialize, no list: the Client did the one, and the process may
+// know sessions of other Clients), and probes malformed keys after, as
+// Connected does. Its request ids are strings made of idPrefix and a
+// count, so none repeats an id the Client sent on conn.
+func (o *Observer) ReadLive(conn, idPrefix string, sessions []string) []Output {
+	o.conn, o.idPrefix = conn, idPrefix
+	for _, s := range sessions {
+		o.request(s, acp.MethodSessionResume, acp.ResumeSessionParams{
+			SessionID: s, Cwd: o.cwd, ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart},
+		})
+	}
 	return o.flush()
 }
 

@@ -15,6 +15,7 @@ type contractTally struct {
 	requested                             string
 	seeds                                 map[string]int // chosen contract → seeds
 	sessions, survived, vanished, restart int
+	vanishedAlive                         int
 }
 
 func (t *contractTally) add(sc properties.SessionContract) {
@@ -26,6 +27,7 @@ func (t *contractTally) add(sc properties.SessionContract) {
 	t.sessions += sc.Sessions
 	t.survived += sc.Survived
 	t.vanished += sc.Vanished
+	t.vanishedAlive += sc.VanishedAlive
 	t.restart += sc.Restarts
 }
 
@@ -58,6 +60,10 @@ func (t *contractTally) write(out io.Writer) {
 	}
 	// A session can survive one restart and vanish after a later one, so
 	// the two counts may add up to more than the sessions.
-	fmt.Fprintf(out, "session contract: %s: of %d sessions %d survived a restart and %d vanished after one (%d %s): %s\n",
-		head, t.sessions, t.survived, t.vanished, t.restart, plural(t.restart, "restart"), what)
+	alive := ""
+	if t.vanishedAlive > 0 {
+		alive = fmt.Sprintf("; %d vanished while the process that had it lived, which no contract explains (session-lost)", t.vanishedAlive)
+	}
+	fmt.Fprintf(out, "session contract: %s: of %d sessions %d survived a restart and %d vanished after one (%d %s): %s%s\n",
+		head, t.sessions, t.survived, t.vanished, t.restart, plural(t.restart, "restart"), what, alive)
 }

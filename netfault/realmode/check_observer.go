@@ -4,6 +4,7 @@
 package realmode
 
 import (
+	"slices"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/client"
@@ -67,5 +68,66 @@ func (d *driver) applyObserver(l *rlink, outs []client.Output, try int) {
 				}
 			}
 		}
+	}
+}
+
+// liveIDPrefix starts the ids of the observer's requests on a Client's
+// live connection: strings, where the Clients number theirs.
+const liveIDPrefix = "acpsim-observer-"
+
+// had notes that l's Agent process has session id for l's Client.
+func (l *rlink) had(id string) {
+	if !slices.Contains(l.sessions, id) {
+		l.sessions = append(l.sessions, id)
+	}
+}
+
+// readLive starts, on every Client connection whose Agent process still
+// runs, an observer that reads back the sessions that process made or
+// resumed, before the connection is closed and the process ends: an Agent
+// that keeps sessions in memory shows them nowhere else. Its first frame
+// on a connection is noted traces.NoteObserve, which hands the connection
+// to the observer in the checker's eyes. It reports whether any read
+// started; done runs once every one has finished (or StartTimeout passed).
+func (d *driver) readLive(done func()) bool {
+	if len(d.cfg.URLs) > 0 {
+		return false // a new connection reaches the same server process
+	}
+	var reading []*rlink
+	for _, l := range d.links {
+		if !l.alive || l.cn == nil || l.proc == nil || !l.initAnswered || len(l.sessions) == 0 || l.proc.Status() != "" {
+			continue
+		}
+		l.live = client.NewObserver("/")
+		d.applyLive(l, l.live.ReadLive(l.name, liveIDPrefix, l.sessions))
+		reading = append(reading, l)
+	}
+	if len(reading) == 0 {
+		return false
+	}
+	until := time.Now().Add(d.cfg.StartTimeout)
+	d.phase = func() {
+		for _, l := range reading {
+			if l.alive && !l.live.Done() && time.Now().Before(until) {
+				return
+			}
+		}
+		if time.Since(d.lastActivity) >= d.cfg.Timeout || time.Now().After(until) {
+			done()
+		}
+	}
+	return true
+}
+
+func (d *driver) applyLive(l *rlink, outs []client.Output) {
+	for _, o := range outs {
+		if o.Kind != client.OutSend {
+			continue // a hang-up: the reading of l is over
+		}
+		note := traces.NoteObserve
+		if o.Probe {
+			note = traces.NoteProbe
+		}
+		d.c2a(l, o.Frame, "", note)
 	}
 }

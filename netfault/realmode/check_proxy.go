@@ -41,6 +41,12 @@ type rlink struct {
 	sentInit      []byte
 	lastA2C       []byte // the last line the Agent wrote, for a hung Agent's verdict
 	linesA2C      int
+	// sessions are those the Agent process behind l made or resumed for
+	// its Client on l (resuming: by request id, until answered); live, once
+	// the Clients stop, is the observer reading them on l (readLive).
+	sessions []string
+	resuming map[acp.ID]string
+	live     *client.Observer
 }
 
 type rframe struct {
@@ -82,6 +88,15 @@ func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
 			if e.Msg.Method == acp.MethodInitialize {
 				l.initID, l.sentInit = e.Msg.ID, frame
 				d.after(d.cfg.StartTimeout, func() { d.initTimeout(l) })
+			}
+			if e.Msg.Method == acp.MethodSessionResume && l.live == nil {
+				var p acp.ResumeSessionParams
+				if json.Unmarshal(e.Msg.Params, &p) == nil && p.SessionID != "" {
+					if l.resuming == nil {
+						l.resuming = map[acp.ID]string{}
+					}
+					l.resuming[e.Msg.ID] = p.SessionID
+				}
 			}
 			prompt = prompt || e.Msg.Method == acp.MethodSessionPrompt
 		}
@@ -131,7 +146,13 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 			var res acp.NewSessionResult
 			if e.Msg.Error == nil && json.Unmarshal(e.Msg.Result, &res) == nil && res.SessionID != "" {
 				d.sessions[res.SessionID] = true
+				l.had(res.SessionID)
 			}
+		case acp.MethodSessionResume:
+			if id, ok := l.resuming[e.Msg.ID]; ok && e.Msg.Error == nil {
+				l.had(id)
+			}
+			delete(l.resuming, e.Msg.ID)
 		}
 	}
 	l.seq[dirA2C]++
@@ -223,6 +244,8 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 	}
 	d.event(traces.KindDeliver, l, dir, f, "")
 	switch {
+	case l.live != nil:
+		d.applyLive(l, l.live.Receive(l.name, f.bytes))
 	case l.cn == nil:
 		d.applyObserver(l, d.observer.Receive(l.name, f.bytes), 0)
 	case l.cn.c == l.c:

@@ -252,8 +252,16 @@ func (d *driver) busy() bool {
 func (d *driver) stopClients() {
 	d.stopping = true
 	if d.capped { // the observer's own allowance: it starts a fresh Agent
-		d.deadline = time.Now().Add(d.cfg.Cap/4 + d.cfg.StartTimeout)
+		d.deadline = time.Now().Add(d.cfg.Cap/4 + 2*d.cfg.StartTimeout)
 	}
+	if !d.readLive(d.closeClients) {
+		d.closeClients()
+	}
+}
+
+// closeClients closes every connection; once every Agent process has
+// exited, the observer starts a fresh one and reads the transcripts.
+func (d *driver) closeClients() {
 	for _, l := range d.links {
 		if l.alive {
 			d.endLink(l, "close", false)
