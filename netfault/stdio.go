@@ -79,6 +79,11 @@ func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub, "") }
 // send event carries traces.NoteProbe.
 func (p *Pipe) SendProbeToAgent(b []byte) { p.send(c2a, b, "", traces.NoteProbe) }
 
+// SendObserveToAgent writes a frame of the checker's observer on a Client's
+// live pipe: its send event carries traces.NoteObserve, which hands the
+// pipe to the observer in the checker's eyes.
+func (p *Pipe) SendObserveToAgent(b []byte) { p.send(c2a, b, "", traces.NoteObserve) }
+
 // SendToClient writes an Agent frame.
 func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "", "") }
 

@@ -199,11 +199,35 @@ type sessionVerdict struct {
 	alive []string
 }
 
+// readBefore reports whether session S's final transcript, if any, was
+// read from a process that started before p: then p's list lacking S says
+// S vanished after the reading (a transcript read on a Client's live
+// connection, then a fresh process that does not know it). A transcript
+// read from p or later leaves p's list to say nothing (an observer cut
+// short before it read S).
+func (c *checker) readBefore(S string, p *procRec) bool {
+	t := c.final[S]
+	if t == nil {
+		return true
+	}
+	l := c.links[t.link]
+	if l == nil {
+		return false
+	}
+	from := c.procs[l.agent]
+	return from != nil && from.start < p.start
+}
+
 // goneAlive finds a process that had s and later said it did not know it
 // (its session/resume answered -32002): s vanished while that process
-// lived, which no session contract allows.
-func (s *sessRec) goneAlive() (had, unknown sessSeen, ok bool) {
+// lived, which no session contract allows. Only a name the trace shows to
+// be one process counts (a1#3, not an endpoint such as a remote a1 whose
+// server may have restarted in between).
+func (c *checker) goneAlive(s *sessRec) (had, unknown sessSeen, ok bool) {
 	for _, u := range s.unknown {
+		if c.procs[u.proc] == nil {
+			continue
+		}
 		for _, h := range s.had {
 			if h.proc == u.proc && h.seq < u.seq {
 				return h, u, true
@@ -240,11 +264,11 @@ func (c *checker) judgeSessions() {
 		// Agent's list says nothing of s (its own observer may have been
 		// cut short at the cap before it read s).
 		for _, p := range c.procOrder {
-			if p.listed && !p.lists[s.id] && c.final[s.id] == nil && s.hadIn(agentOf(p.name)) {
+			if p.listed && !p.lists[s.id] && c.readBefore(s.id, p) && s.hadIn(agentOf(p.name)) {
 				s.unknown = append(s.unknown, sessSeen{p.name, p.listedSeq, p.listT, "did not name it in the observer's session/list"})
 			}
 		}
-		if h, u, ok := s.goneAlive(); ok {
+		if h, u, ok := c.goneAlive(s); ok {
 			v.vanished[s.id] = u
 			v.alive = append(v.alive, s.id)
 			if s.prompted {

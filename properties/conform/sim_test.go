@@ -121,7 +121,9 @@ func TestEveryFrameOfEverySimulatedRunConforms(t *testing.T) {
 						continue
 					}
 					n++
-					sentAsProbe := e.From == traces.Observer && strings.Contains(e.Frame, "acpsim probe: this key is malformed")
+					// The observer's, on its own connection or on a
+					// Client's it read live (traces.NoteObserve).
+					sentAsProbe := e.Dir == traces.ClientToAgent && strings.Contains(e.Frame, "acpsim probe: this key is malformed")
 					if noted := e.Note == traces.NoteProbe; noted != sentAsProbe {
 						t.Errorf("seed %d seq %d: noted as a probe %v, sent as one %v: %s", log.Header.Seed, e.Seq, noted, sentAsProbe, e.Frame)
 					}

@@ -49,3 +49,44 @@ func (w *world) observeTry(an *agentNode, try int) {
 	w.applyAgent(p, p.m.Connect(pipe.Name))
 	apply(obs.Connected(pipe.Name))
 }
+
+// liveIDPrefix starts the ids of the observer's requests on a Client's
+// live pipe: strings, where the Clients number theirs.
+const liveIDPrefix = "acpsim-observer-"
+
+// readLive starts, on every stdio Client's pipe still up after the heal,
+// an observer that reads back the Client's sessions before the pipe closes
+// and its Agent process ends: an Agent that keeps sessions in memory
+// (--sessions-in memory) shows them nowhere else, and acpsim check reads
+// the same way (realmode). The Client hears nothing of it: it is done.
+func (w *world) readLive() {
+	for _, cn := range w.clients {
+		if cn.c == nil || cn.link != LinkStdio || cn.pipe == nil || !cn.pipe.Alive() {
+			continue
+		}
+		var sessions []string
+		for _, s := range cn.c.Persisted().Sessions {
+			if s != "" {
+				sessions = append(sessions, s)
+			}
+		}
+		if len(sessions) == 0 {
+			continue
+		}
+		obs := client.NewObserver("/")
+		pipe := cn.pipe
+		apply := func(outs []client.Output) {
+			for _, o := range outs {
+				switch {
+				case o.Kind != client.OutSend:
+				case o.Probe:
+					pipe.SendProbeToAgent(o.Frame)
+				default:
+					pipe.SendObserveToAgent(o.Frame)
+				}
+			}
+		}
+		pipe.ToClient = func(b []byte) { apply(obs.Receive(pipe.Name, b)) }
+		apply(obs.ReadLive(pipe.Name, liveIDPrefix, sessions))
+	}
+}

@@ -253,9 +253,15 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		end = e
 	}
 
-	// The observer reads the final transcript from a fresh Agent process,
-	// with an allowance of its own: a run cut at its cap still has its
-	// transcripts read, and its Clients, done, take none of it.
+	// The observer reads what the live Agent processes hold on the stdio
+	// Clients' pipes, then the final transcript from a fresh Agent
+	// process, with an allowance of its own: a run cut at its cap still
+	// has its transcripts read, and its Clients, done, take none of it.
+	w.readLive()
+	w.allowance()
+	if e := w.runQuiet(w.loop.Now() + cfg.healFor()); e != traces.EndQuiet {
+		end = e
+	}
 	w.stopNodes()
 	for _, cn := range w.clients {
 		if cn.pipe != nil && cn.pipe.Alive() {
