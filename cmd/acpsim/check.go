@@ -168,6 +168,7 @@ started, and the scratch directories removed.`,
 				}
 				cfg.Agent = resolveAgent(argv)
 				cfg.Env = append(os.Environ(), env)
+				cfg.Via = via
 			}
 			for _, u := range cfg.URLs {
 				if err := checkAgentURL(u); err != nil {
@@ -277,8 +278,7 @@ func anomalyKinds(r *properties.Report) []string {
 func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "\n── seed %d ──\n", s.seed)
 	if b := s.res.Broken; b != nil {
-		fmt.Fprintf(out, "the Agent (%s) is broken: %s\n", b.Process, b.Detail)
-		writeStderr(out, b.Stderr, b.StderrLines, "the trace's kill event holds all of it")
+		writeBroken(out, b)
 	} else {
 		s.report.WriteText(out)
 		byseq := map[int64]*traces.Event{}

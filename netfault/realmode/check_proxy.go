@@ -41,6 +41,7 @@ type rlink struct {
 	sentInit      []byte
 	lastA2C       []byte // the last line the Agent wrote, for a hung Agent's verdict
 	linesA2C      int
+	newAnswered   int // session/new answers the Agent wrote (check_setup.go)
 }
 
 type rframe struct {
@@ -82,6 +83,9 @@ func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
 			if e.Msg.Method == acp.MethodInitialize {
 				l.initID, l.sentInit = e.Msg.ID, frame
 				d.after(d.cfg.StartTimeout, func() { d.initTimeout(l) })
+			}
+			if e.Msg.Method == acp.MethodSessionNew {
+				d.sessionNewSent(l)
 			}
 			prompt = prompt || e.Msg.Method == acp.MethodSessionPrompt
 		}
