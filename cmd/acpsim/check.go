@@ -75,9 +75,12 @@ changes idempotencyKey shows as duplicates and bad replies.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
-answers an id it was never sent, nothing answers at --url for
---start-timeout) gets a verdict in plain words and exit 1; one that exited
-shows the end of its stderr, and the trace keeps all of it. A failing
+answers session/new without a sessionId or not at all, answers an id it was
+never sent, nothing answers at --url for --start-timeout) gets a verdict in
+plain words and exit 1 (under --via: a broken path, the proxy or the Agent
+behind it); one that exited shows the end of its stderr, and the trace keeps
+all of it. An Agent that answers initialize in ACP v1 stops the run with one
+line saying so: these checks cover v2 and the RFD, so exit 3. A failing
 seed's trace goes to acpsim-failures/check-RUNID-seed-N.ndjson (RUNID: when
 the run started, UTC); no file is ever overwritten.
 
