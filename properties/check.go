@@ -158,6 +158,8 @@ type checker struct {
 	setupOrder []*setupGroup
 	healSeq    int64
 
+	version versionState // what the initialize frames showed (version.go)
+
 	endSeq int64
 	out    []anomaly
 	views  []msgView // scratch for parse

@@ -91,6 +91,7 @@ func (c *checker) send(e *traces.Event) {
 			c.keys.addFrameKeys(e.Frame)
 		}
 	}
+	c.readVersion(l, d, e.Frame)
 	f := c.parse(l, d, e, true)
 	l.q[d].push(f)
 }

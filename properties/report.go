@@ -106,6 +106,10 @@ type Report struct {
 	// NothingJudged says why the report judged no submission at all; such
 	// a report is inconclusive, never a pass.
 	NothingJudged string `json:",omitempty"`
+	// PeerV1, when set, is the one line saying a peer of the trace speaks
+	// ACP v1 (acp.PeerVersion.V1Line, version.go): the properties are v2's
+	// and the RFD's, so the report is inconclusive, neither PASS nor FAIL.
+	PeerV1 string `json:",omitempty"`
 	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
 	// a trace acpsim tap recorded), so the report can say so.
 	NotJudged []string `json:",omitempty"`

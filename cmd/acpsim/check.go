@@ -75,9 +75,12 @@ changes idempotencyKey shows as duplicates and bad replies.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
-answers an id it was never sent, nothing answers at --url for
---start-timeout) gets a verdict in plain words and exit 1; one that exited
-shows the end of its stderr, and the trace keeps all of it. A failing
+answers session/new without a sessionId or not at all, answers an id it was
+never sent, nothing answers at --url for --start-timeout) gets a verdict in
+plain words and exit 1 (under --via: a broken path, the proxy or the Agent
+behind it); one that exited shows the end of its stderr, and the trace keeps
+all of it. An Agent that answers initialize in ACP v1 stops the run with one
+line saying so: these checks cover v2 and the RFD, so exit 3. A failing
 seed's trace goes to acpsim-failures/check-RUNID-seed-N.ndjson (RUNID: when
 the run started, UTC); no file is ever overwritten.
 
@@ -168,6 +171,7 @@ started, and the scratch directories removed.`,
 				}
 				cfg.Agent = resolveAgent(argv)
 				cfg.Env = append(os.Environ(), env)
+				cfg.Via = via
 			}
 			for _, u := range cfg.URLs {
 				if err := checkAgentURL(u); err != nil {
@@ -277,8 +281,7 @@ func anomalyKinds(r *properties.Report) []string {
 func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "\n── seed %d ──\n", s.seed)
 	if b := s.res.Broken; b != nil {
-		fmt.Fprintf(out, "the Agent (%s) is broken: %s\n", b.Process, b.Detail)
-		writeStderr(out, b.Stderr, b.StderrLines, "the trace's kill event holds all of it")
+		writeBroken(out, b)
 	} else {
 		s.report.WriteText(out)
 		byseq := map[int64]*traces.Event{}

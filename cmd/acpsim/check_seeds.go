@@ -129,7 +129,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 				runErr, ended = o.err, true
 				stop(next)
 			case o.seed.res.Broken != nil:
-				fmt.Fprintf(out, "stopped after seed %d: the Agent cannot be talked to, so later seeds would say the same\n", o.seed.seed)
+				fmt.Fprintf(out, "stopped after seed %d: %s\n", o.seed.seed, brokenStop(o.seed.res.Broken))
 				ended = true
 			}
 		}
@@ -157,8 +157,12 @@ func (t *checkTally) add(s *checkSeed) error {
 	status := "pass"
 	switch {
 	case s.res.Broken != nil:
-		status = "BROKEN AGENT: " + s.res.Broken.Detail
-		t.broken++
+		var v1 bool
+		if status, v1 = brokenStatus(s.res.Broken); v1 {
+			t.inconclusive++
+		} else {
+			t.broken++
+		}
 	case !s.report.OK():
 		status = "FAIL: " + strings.Join(anomalyKinds(s.report), ", ")
 		for _, k := range anomalyKinds(s.report) {

@@ -58,6 +58,11 @@ type CheckConfig struct {
 	// Contract is what the Agent promises about retention (the checker's
 	// default, "all", for an Agent that keeps every message).
 	Contract traces.Contract
+	// Via is the command of a proxy started in front of the Agent (acpsim
+	// check --via; Agent is then its command): verdicts on what the path
+	// does name the proxy or the Agent behind it, which acpsim cannot tell
+	// apart.
+	Via string
 	// Command is the command line that reruns this run, and AgentLabel how
 	// the trace header names the Agent (default: its argv joined by spaces).
 	Command, AgentLabel string

@@ -92,7 +92,7 @@ func (d *driver) agentEnded(l *rlink) {
 	}
 	if !l.initAnswered && l.cutBy == "" && !l.killed && d.broken == nil && l.proc != nil {
 		d.broken = &BrokenAgent{Kind: BrokenExitedAtStart, Process: l.agent,
-			Detail: fmt.Sprintf("the Agent exited before it answered initialize (%s)", strings.TrimPrefix(note, "exited: ")),
+			Detail: fmt.Sprintf("%s exited before it answered initialize (%s)", d.peer(), strings.TrimPrefix(note, "exited: ")),
 			Stderr: excerpt, StderrLines: lines}
 	}
 	if !l.alive {

@@ -25,6 +25,9 @@ type BrokenAgent struct {
 	Stderr []string
 	// StderrLines counts the non-empty lines it wrote on stderr.
 	StderrLines int
+	// Path is set under --via: the Agent acpsim started is a proxy, and
+	// what broke is the proxy or the Agent behind it.
+	Path bool
 }
 
 func (b *BrokenAgent) Error() string { return b.Detail }
@@ -39,6 +42,15 @@ const (
 	BrokenUnknownID     = "unknown-id"
 	BrokenStdin         = "not-reading"
 	BrokenUnreachable   = "unreachable"
+	// Set-up that never completes (check_setup.go): session/new answered
+	// without a sessionId, or not answered at all.
+	BrokenNoSessionID    = "session-new-without-id"
+	BrokenSessionNoReply = "session-new-no-answer"
+	// BrokenSpeaksV1 is no fault of the Agent: it answered initialize in
+	// ACP v1, which these checks do not cover. The run stops as for a
+	// broken Agent (later seeds would say the same), and its verdict is
+	// inconclusive, its Detail the one line acp.PeerVersion.V1Line.
+	BrokenSpeaksV1 = "speaks-v1"
 )
 
 // brokenFrame checks what no Agent may write on stdout: not JSON, not
@@ -47,9 +59,9 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 	b := &BrokenAgent{Process: l.agent}
 	for _, e := range line.Entries {
 		if e.Err != nil {
-			b.Kind, b.Detail = BrokenNotJSONRPC, fmt.Sprintf("the Agent wrote %s on stdout, which is not a JSON-RPC 2.0 message (%v); stdout must carry only ACP messages", quote(frame), e.Err.Message)
+			b.Kind, b.Detail = BrokenNotJSONRPC, fmt.Sprintf("%s wrote %s on stdout, which is not a JSON-RPC 2.0 message (%v); stdout must carry only ACP messages", d.peer(), quote(frame), e.Err.Message)
 			if e.Err.Code == acp.CodeParseError {
-				b.Kind, b.Detail = BrokenNotJSON, fmt.Sprintf("the Agent wrote %s on stdout, which is not JSON; stdout must carry only ACP messages (logs go to stderr)", quote(frame))
+				b.Kind, b.Detail = BrokenNotJSON, fmt.Sprintf("%s wrote %s on stdout, which is not JSON; stdout must carry only ACP messages (logs go to stderr)", d.peer(), quote(frame))
 			}
 			return b
 		}
@@ -58,7 +70,7 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 		}
 		m, ok := l.methods[e.Msg.ID]
 		if !ok {
-			b.Kind, b.Detail = BrokenUnknownID, fmt.Sprintf("the Agent answered request id %s, which this connection never sent: %s", e.Msg.ID, quote(frame))
+			b.Kind, b.Detail = BrokenUnknownID, fmt.Sprintf("%s answered request id %s, which this connection never sent: %s", d.peer(), e.Msg.ID, quote(frame))
 			return b
 		}
 		if m == acp.MethodInitialize {
@@ -67,7 +79,17 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 				l.cn.unreachableSince = time.Time{}
 			}
 			if e.Msg.Error != nil {
-				b.Kind, b.Detail = BrokenInitError, fmt.Sprintf("the Agent answered initialize with error %d %q", e.Msg.Error.Code, e.Msg.Error.Message)
+				b.Kind, b.Detail = BrokenInitError, fmt.Sprintf("%s answered initialize with error %d %q", d.peer(), e.Msg.Error.Code, e.Msg.Error.Message)
+				return b
+			}
+			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 {
+				b.Kind, b.Detail = BrokenSpeaksV1, v.V1Line(d.peer())
+				return b
+			}
+		}
+		if m == acp.MethodSessionNew {
+			if why := d.sessionNewAnswered(l, &e.Msg); why != "" {
+				b.Kind, b.Detail = BrokenNoSessionID, why+": "+quote(frame)
 				return b
 			}
 		}
@@ -100,5 +122,5 @@ func (d *driver) initTimeout(l *rlink) {
 		}
 	}
 	d.broken = &BrokenAgent{Kind: BrokenNoAnswer, Process: l.agent,
-		Detail: fmt.Sprintf("the Agent did not answer initialize within %v; %s", d.cfg.StartTimeout, wrote)}
+		Detail: fmt.Sprintf("%s did not answer initialize within %v; %s", d.peer(), d.cfg.StartTimeout, wrote)}
 }

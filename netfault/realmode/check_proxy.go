@@ -44,9 +44,10 @@ type rlink struct {
 	// sessions are those the Agent process behind l made or resumed for
 	// its Client on l (resuming: by request id, until answered); live, once
 	// the Clients stop, is the observer reading them on l (readLive).
-	sessions []string
-	resuming map[acp.ID]string
-	live     *client.Observer
+	sessions    []string
+	resuming    map[acp.ID]string
+	live        *client.Observer
+	newAnswered int // session/new answers the Agent wrote (check_setup.go)
 }
 
 type rframe struct {
@@ -97,6 +98,9 @@ func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
 					}
 					l.resuming[e.Msg.ID] = p.SessionID
 				}
+			}
+			if e.Msg.Method == acp.MethodSessionNew {
+				d.sessionNewSent(l)
 			}
 			prompt = prompt || e.Msg.Method == acp.MethodSessionPrompt
 		}

@@ -182,6 +182,9 @@ func (d *driver) run() (*CheckResult, error) {
 			d.finish(traces.EndCap)
 		}
 	}
+	if d.broken != nil {
+		d.broken.Path = d.cfg.Via != ""
+	}
 	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
 }
 

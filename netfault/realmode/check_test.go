@@ -56,6 +56,10 @@ func TestCheckStopsAtABrokenAgentAndLeavesNothingRunning(t *testing.T) {
 		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}'; sleep 10`}, BrokenInitError},
 		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":"1","result":{}}'; sleep 10`}, BrokenUnknownID},
 		{[]string{"sleep", "10"}, BrokenNoAnswer},
+		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'; sleep 10`}, BrokenSpeaksV1},
+		{[]string{"sh", "-c", v2Init + `read l; echo '{"jsonrpc":"2.0","id":2,"result":{"cwd":"/"}}'; sleep 10`}, BrokenNoSessionID},
+		{[]string{"sh", "-c", v2Init + `read l; echo '{"jsonrpc":"2.0","id":2,"result":{"sessionId":""}}'; sleep 10`}, BrokenNoSessionID},
+		{[]string{"sh", "-c", v2Init + `sleep 10`}, BrokenSessionNoReply},
 	}
 	for _, c := range cases {
 		cfg := checkConfig(1)
@@ -91,3 +95,7 @@ func TestProcessRefusesAnEndlessLine(t *testing.T) {
 	}
 	<-p.Exited() // killed, not left running
 }
+
+// v2Init is a shell Agent's answer to the first request, initialize, in ACP
+// v2: what it does next is the case.
+const v2Init = `read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"capabilities":{},"info":{"name":"sh","version":"1"}}}'; `

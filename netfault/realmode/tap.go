@@ -77,7 +77,8 @@ func Tap(cfg TapConfig) (int, error) {
 		return 0, err
 	}
 	defer rec.close()
-	c, stdin, err := startChild(cfg.Agent, cfg.Env, cfg.Err, true)
+	stderr := sharedStderr(cfg.Err)
+	c, stdin, err := startChild(cfg.Agent, cfg.Env, stderr, true)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
@@ -100,10 +101,12 @@ func Tap(cfg TapConfig) (int, error) {
 		}
 		stdin.Close()
 	}()
+	v1 := tapV1{w: stderr}
 	br := bufio.NewReaderSize(c.out, 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && inj.passA2C(line) {
+			v1.read(line)
 			cfg.Out.Write(line) // a Client gone away is the Agent's to notice
 		}
 		if err != nil {

@@ -1,0 +1,150 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// testdataPath is a file of testdata/ as an absolute path: checkRun runs
+// in a directory of its own.
+func testdataPath(t *testing.T, name string) string {
+	t.Helper()
+	p, err := filepath.Abs(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A --via proxy that forwards nothing and echoes every request's params as
+// its result answers session/new without a sessionId: a broken path,
+// within the start timeout, and never the PASS it got before (with no
+// session/prompt in the trace).
+func TestCheckThroughAnEchoingProxyIsABrokenPathWithinStartTimeout(t *testing.T) {
+	requireNode(t)
+	via := "node " + testdataPath(t, "echo-proxy.mjs") + " {agent}"
+	dir := filepath.Join(t.TempDir(), "traces")
+	start := time.Now()
+	out, code := checkRun(t, "--seeds", "3", "--trace-dir", dir, "--via", via, "--", "self", "agent")
+	took := time.Since(start)
+	if code != exitAnomaly || strings.Contains(out, "PASS") ||
+		!strings.Contains(out, "seed 1: BROKEN PATH: the proxy or the Agent behind it answered session/new without a sessionId") ||
+		!strings.Contains(out, "stopped after seed 1") || strings.Contains(out, "seed 2:") {
+		t.Fatalf("exit %d, want 1 with a broken path naming session/new without sessionId on seed 1, and no later seed:\n%s", code, out)
+	}
+	if took > 10*time.Second { // --start-timeout 5s (measured: 1s); --cap 60s
+		t.Errorf("the verdict took %v, want it within the start timeout, far from the cap", took)
+	}
+	for _, log := range readTraces(t, dir) {
+		for _, e := range log.Events {
+			if strings.Contains(e.Frame, `"method":"session/prompt"`) {
+				t.Fatalf("a session/prompt went out with no session made: %s", e.Frame)
+			}
+		}
+	}
+}
+
+// An Agent that answers initialize and then nothing: session/new never
+// answered is a broken Agent once --start-timeout has passed.
+func TestCheckAnAgentThatNeverAnswersSessionNewIsBrokenWithinStartTimeout(t *testing.T) {
+	requireNode(t)
+	start := time.Now()
+	out, code := checkRun(t, "--seeds", "2", "--start-timeout", "2s", "--", "node", testdataPath(t, "silent-after-initialize.mjs"))
+	took := time.Since(start)
+	if code != exitAnomaly || strings.Contains(out, "PASS") ||
+		!strings.Contains(out, "seed 1: BROKEN AGENT: the Agent answered initialize but no session/new on that connection within 2s") {
+		t.Fatalf("exit %d, want 1 with a broken Agent that never answered session/new:\n%s", code, out)
+	}
+	if took > 6*time.Second { // --start-timeout 2s (Node may take one to answer initialize on a busy machine); --cap 60s
+		t.Errorf("the verdict took %v, want about the 2s start timeout", took)
+	}
+}
+
+// The reference Agent answers every session/new: no set-up verdict, even
+// when the proxy loses many of its answers (the Client asks again on the
+// same connection) or kills it mid-set-up.
+func TestCheckAnAgentThatAnswersSessionNewIsNotCalledBroken(t *testing.T) {
+	out, code := checkRun(t, "--seeds", "4", "--fault-rates", "drop=0.3,kill=0.1", "--", "self", "agent")
+	if code != exitOK || strings.Contains(out, "BROKEN") {
+		t.Fatalf("exit %d, want 0 and no broken Agent:\n%s", code, out)
+	}
+}
+
+// The V1 line of interop/v1-agent.mjs, which answers protocolVersion 1.
+var v1AgentLine = acp.ReadPeerVersion([]byte(`{"protocolVersion":1}`)).V1Line("the Agent")
+
+// An ACP v1 Agent: check stops at once with one line, inconclusive (exit
+// 3), no FAIL citing rules it does not claim and no later seed; judge and
+// view on its trace say the same instead of PASS.
+func TestCheckJudgeAndViewSayAV1AgentSpeaksV1(t *testing.T) {
+	requireNode(t)
+	dir := filepath.Join(t.TempDir(), "traces")
+	out, code := checkRun(t, "--seeds", "3", "--trace-dir", dir, "--", "node", filepath.Join(interopDir, "v1-agent.mjs"))
+	if code != exitInconclusive || strings.Count(out, "speaks ACP v1") != 1 || !strings.Contains(out, "seed 1: "+v1AgentLine) ||
+		strings.Contains(out, "FAIL") || strings.Contains(out, "PASS") || strings.Contains(out, "setup-failed") ||
+		strings.Contains(out, "BROKEN") || strings.Contains(out, "seed 2:") || !strings.Contains(out, "0 broken Agent, 1 inconclusive") {
+		t.Fatalf("exit %d, want 3 with the one v1 line on seed 1, nothing else judged and no later seed:\n%s", code, out)
+	}
+	trace := filepath.Join(dir, "check-seed-1.ndjson")
+	judged, code := acpsimRun(t, "judge", trace)
+	if code != exitInconclusive || !strings.Contains(judged, "\n"+v1AgentLine+"\n") || strings.Contains(judged, "PASS") {
+		t.Fatalf("judge: exit %d, want 3 with the v1 line:\n%s", code, judged)
+	}
+	page := filepath.Join(t.TempDir(), "v.html")
+	viewed, code := acpsimRun(t, "view", trace, "-o", page)
+	if code != exitOK || !strings.Contains(viewed, "inconclusive: "+v1AgentLine) {
+		t.Fatalf("view: exit %d, want its verdict to be the v1 line:\n%s", code, viewed)
+	}
+}
+
+// acpsim tap in front of a v1 Agent passes the session through and says
+// once on stderr that the Agent speaks v1, however often it answers so;
+// judge on the tap's trace exits 3 with the line.
+func TestTapSaysOnceThatItsAgentSpeaksV1(t *testing.T) {
+	requireNode(t)
+	trace := filepath.Join(t.TempDir(), "tap.ndjson")
+	cmd := exec.Command(acpsim(t), "tap", "--trace", trace, "--", "node", filepath.Join(interopDir, "v1-agent.mjs"))
+	init := `{"jsonrpc":"2.0","id":%d,"method":"initialize","params":{"protocolVersion":2,"capabilities":{},"info":{"name":"c","version":"1"}}}`
+	cmd.Stdin = strings.NewReader(strings.ReplaceAll(init, "%d", "1") + "\n" + strings.ReplaceAll(init, "%d", "2") + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tap: %v\n%s", err, stderr.String())
+	}
+	if n := strings.Count(stdout.String(), `"protocolVersion":1`); n != 2 {
+		t.Fatalf("the Client got %d v1 answers, want both passed through:\n%s", n, stdout.String())
+	}
+	if got := stderr.String(); got != "acpsim tap: "+v1AgentLine+"\n" {
+		t.Fatalf("tap's stderr %q, want the v1 line once", got)
+	}
+	if log, err := traces.ReadFile(trace); err != nil || log.Header.Observed != traces.ObservedAtTap {
+		t.Fatalf("the tap's trace: %v", err)
+	}
+	judged, code := acpsimRun(t, "judge", trace)
+	if code != exitInconclusive || !strings.Contains(judged, v1AgentLine) {
+		t.Fatalf("judge of the tap's trace: exit %d, want 3 with the v1 line:\n%s", code, judged)
+	}
+}
+
+// A v2 Agent behind the tap: nothing said on stderr.
+func TestTapSaysNothingOfAV2Agent(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "tap.ndjson")
+	cmd := exec.Command(acpsim(t), "tap", "--trace", trace, "--", os.Args[0], "agent")
+	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":2,"capabilities":{},"info":{"name":"c","version":"1"}}}` + "\n")
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("tap: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stdout.String(), `"protocolVersion":2`) || strings.Contains(stderr.String(), "v1") {
+		t.Fatalf("stdout %q, stderr %q: want the v2 answer and no v1 line", stdout.String(), stderr.String())
+	}
+}

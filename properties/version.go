@@ -1,0 +1,59 @@
+package properties
+
+import (
+	"strings"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// The protocol version of a trace's peers. acpsim's properties are ACP v2's
+// and the idempotency RFD's; a trace whose Agent answered initialize in ACP
+// v1 (or whose Client asked in v1's shape) holds a conversation those rules
+// do not apply to, so the report says so in one line (Report.PeerV1) and a
+// reader of it (judge, view) gives no PASS and no FAIL.
+
+// versionState is what the initialize frames of the trace showed so far.
+type versionState struct {
+	// initIDs are, per link, the ids of the initialize requests the Client
+	// side sent: their answers are the Agent's initialize results.
+	initIDs map[string][]acp.ID
+}
+
+// readVersion reads a sent frame that may be an initialize request or
+// answer. Only frames naming protocolVersion are parsed (both v1 and v2
+// require it in initialize, both ways), so the other frames cost a scan.
+func (c *checker) readVersion(l *linkState, d int, frame string) {
+	if c.rep.PeerV1 != "" || !strings.Contains(frame, "protocolVersion") {
+		return
+	}
+	for _, e := range acp.ParseLine([]byte(frame)).Entries {
+		if e.Err != nil {
+			continue
+		}
+		switch {
+		case d == c2a && e.Msg.Kind() == acp.KindRequest && e.Msg.Method == acp.MethodInitialize:
+			if c.version.initIDs == nil {
+				c.version.initIDs = map[string][]acp.ID{}
+			}
+			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], e.Msg.ID)
+			if v := acp.ReadPeerVersion(e.Msg.Params); v.V1 {
+				c.rep.PeerV1 = v.V1Line("the Client")
+				return
+			}
+		case d == a2c && e.Msg.Kind() == acp.KindResponse && e.Msg.Error == nil && c.isInitID(l.name, e.Msg.ID):
+			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 {
+				c.rep.PeerV1 = v.V1Line("the Agent")
+				return
+			}
+		}
+	}
+}
+
+func (c *checker) isInitID(link string, id acp.ID) bool {
+	for _, x := range c.version.initIDs[link] {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
