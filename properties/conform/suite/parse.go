@@ -76,6 +76,13 @@ func Parse(name, text string) (*Case, error) {
 		case "quote":
 			quote = append(quote, rest)
 			continue
+		case "requires":
+			r, err := parseRequirement(rest)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+			}
+			c.Requires = append(c.Requires, r)
+			continue
 		}
 		s, err := parseDirective(n, line)
 		if err != nil {

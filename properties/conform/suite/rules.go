@@ -37,6 +37,9 @@ func init() {
 		"turns":     expectTurns,
 		"resumed":   expectResumed,
 		"announced": expectAnnounced,
+		// baselines
+		"initialized": expectInitialized,
+		"turn":        expectTurn,
 	}
 }
 
@@ -47,9 +50,12 @@ var judgesAnswers = map[string]bool{"error": true, "resumed": true}
 
 func expectOK(e *Exec, s step, reqs []*request) outcome {
 	for _, r := range reqs {
-		if !r.ok() || r.method == acp.MethodSessionPrompt && r.messageID() == "" {
+		if !r.ok() || r.method == acp.MethodSessionPrompt && r.messageID() == "" || r.method == acp.MethodSessionNew && r.sessionID() == "" {
 			what := r.answerText()
-			if r.ok() {
+			switch {
+			case r.ok() && r.method == acp.MethodSessionNew:
+				what = "answered without a sessionId at #" + strconv.Itoa(r.answer.N)
+			case r.ok():
 				what = "answered without a messageId at #" + strconv.Itoa(r.answer.N)
 			}
 			return broken(r.frames(), "%s was %s; it must succeed", r.describe(), what)
@@ -84,12 +90,17 @@ func expectSameID(e *Exec, s step, reqs []*request) outcome {
 	}
 	for _, r := range reqs[1:] {
 		if r.messageID() != first.messageID() {
-			return broken(append(first.frames(), r.frames()...),
+			o := broken(append(first.frames(), r.frames()...),
 				"%s, a retry with the same key, was %s; it must get the original's messageId %q (%s)",
 				r.describe(), r.answerText(), first.messageID(), first.label)
+			o.keyJudged = r.answer != nil
+			o.keyIgnored = r.messageID() != ""
+			return o
 		}
 	}
-	return holds()
+	o := holds()
+	o.keyJudged = true
+	return o
 }
 
 func expectFresh(e *Exec, s step, reqs []*request) outcome {
@@ -263,6 +274,9 @@ func expectTurns(e *Exec, s step, _ []*request) outcome {
 }
 
 func frameNumbers(fs []*Frame) string {
+	if len(fs) == 0 {
+		return "no frame"
+	}
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, "#"+strconv.Itoa(f.N))

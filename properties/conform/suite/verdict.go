@@ -4,6 +4,7 @@ package suite
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -19,6 +20,9 @@ const (
 	// NA: the case does not apply to this Agent, as what it did shows
 	// (it rejects busy prompts, keeps sessions in memory, cannot fork).
 	NA Status = "n/a"
+	// Blocked: a baseline the case needs did not pass (BlockedBy names
+	// it), so the case was not run; its own verdict is unknown.
+	Blocked Status = "blocked"
 )
 
 // Verdict is the judgement of one run of a case.
@@ -40,6 +44,17 @@ type Verdict struct {
 	// vanished says how the session was found missing (the resume and its
 	// answer), when Sessions is Vanished.
 	vanished string
+	// BlockedBy is the failed baseline that blocked the case.
+	BlockedBy string
+	// NotJudged lists the parts of the case left unjudged because the
+	// baseline they stand on did not pass (the rest was judged).
+	NotJudged []string
+	// Peer is what the Agent's first initialize answer says of the
+	// protocol version it speaks.
+	Peer acp.PeerVersion
+	// keyRetries counts the keyed retries judged; keyIgnored those
+	// answered as a new prompt (a new messageId), for KeyDiagnosis.
+	keyRetries, keyIgnored int
 }
 
 // Rule is where the rule v checks comes from and its sentence: the case's,
@@ -63,6 +78,9 @@ type outcome struct {
 	// fate and vanished: what a session needs rule saw (contract.go).
 	fate     SessionFate
 	vanished string
+	// keyJudged: a same-id rule read a retry's answer; keyIgnored: the
+	// retry was answered as a new prompt, with a new messageId.
+	keyJudged, keyIgnored bool
 }
 
 func holds() outcome { return outcome{held: true} }
@@ -76,7 +94,8 @@ type rule func(e *Exec, s step, reqs []*request) outcome
 
 // Verdict judges the run. Call it once Next has returned ActDone.
 func (e *Exec) Verdict() Verdict {
-	v := Verdict{Case: e.c, Status: Pass}
+	v := Verdict{Case: e.c, Status: Pass, Peer: e.peer()}
+	defer func() { v.Frames = distinct(v.Frames) }()
 	if e.na != "" {
 		v.Status, v.Why = NA, e.na
 		return v
@@ -92,6 +111,10 @@ func (e *Exec) Verdict() Verdict {
 		}
 		if s.cmd != "needs" {
 			continue
+		}
+		if sk, ok := e.skipped(s); ok {
+			v.Status, v.Why, v.BlockedBy = Blocked, sk.Why, sk.By
+			return v
 		}
 		o := e.check(s)
 		if o.fate > v.Sessions {
@@ -121,17 +144,52 @@ func (e *Exec) Verdict() Verdict {
 			fail(broken(r.frames(), "%s: %s", r.describe(), r.answerText()))
 		}
 	}
+	judged, blockedWhy := 0, ""
 	for _, s := range e.c.steps {
-		if s.cmd == "expect" {
-			if o := e.check(s); !o.held {
-				fail(o)
+		if s.cmd != "expect" {
+			continue
+		}
+		if sk, ok := e.skipped(s); ok {
+			v.NotJudged = append(v.NotJudged, fmt.Sprintf("expect %s: %s", strings.Join(s.pos, " "), sk.Why))
+			if v.BlockedBy == "" {
+				v.BlockedBy, blockedWhy = sk.By, sk.Why
 			}
+			continue
+		}
+		judged++
+		o := e.check(s)
+		if o.keyJudged {
+			v.keyRetries++
+		}
+		if o.keyIgnored {
+			v.keyIgnored++
+		}
+		if !o.held {
+			fail(o)
 		}
 	}
-	if len(whys) > 0 {
+	switch {
+	case len(whys) > 0:
 		v.Status, v.Why = Fail, strings.Join(whys, "; ")
+	case judged == 0 && len(v.NotJudged) > 0:
+		v.Status, v.Why, v.NotJudged = Blocked, blockedWhy, nil
 	}
 	return v
+}
+
+// distinct keeps the first of each frame, in the order of the log: a
+// frame two rules cite is shown once.
+func distinct(fs []*Frame) []*Frame {
+	seen := map[*Frame]bool{}
+	var out []*Frame
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
 }
 
 func (e *Exec) check(s step) outcome {
