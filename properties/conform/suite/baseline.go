@@ -142,7 +142,7 @@ func blockedBy(v Verdict) string {
 	if v.Status == Blocked {
 		return v.Why
 	}
-	return fmt.Sprintf("blocked by %s (%s): %s", v.Case.ID, v.Case.Title, v.Why)
+	return fmt.Sprintf("blocked by %s: %s", v.Case.ID, v.Why)
 }
 
 // MissingBaselines says in plain words which baselines did not pass and

@@ -49,6 +49,8 @@ type Verdict struct {
 	// NotJudged lists the parts of the case left unjudged because the
 	// baseline they stand on did not pass (the rest was judged).
 	NotJudged []string
+	// Log is every frame and event of the run, for a trace.
+	Log []*Frame
 	// Peer is what the Agent's first initialize answer says of the
 	// protocol version it speaks.
 	Peer acp.PeerVersion
@@ -94,7 +96,7 @@ type rule func(e *Exec, s step, reqs []*request) outcome
 
 // Verdict judges the run. Call it once Next has returned ActDone.
 func (e *Exec) Verdict() Verdict {
-	v := Verdict{Case: e.c, Status: Pass, Peer: e.peer()}
+	v := Verdict{Case: e.c, Status: Pass, Peer: e.peer(), Log: e.log}
 	defer func() { v.Frames = distinct(v.Frames) }()
 	if e.na != "" {
 		v.Status, v.Why = NA, e.na
@@ -144,15 +146,15 @@ func (e *Exec) Verdict() Verdict {
 			fail(broken(r.frames(), "%s: %s", r.describe(), r.answerText()))
 		}
 	}
-	judged, blockedWhy := 0, ""
+	judged, by, blockedWhy := 0, "", ""
 	for _, s := range e.c.steps {
 		if s.cmd != "expect" {
 			continue
 		}
 		if sk, ok := e.skipped(s); ok {
-			v.NotJudged = append(v.NotJudged, fmt.Sprintf("expect %s: %s", strings.Join(s.pos, " "), sk.Why))
-			if v.BlockedBy == "" {
-				v.BlockedBy, blockedWhy = sk.By, sk.Why
+			v.NotJudged = append(v.NotJudged, fmt.Sprintf("expect %s: needs %s, which did not pass", s.text(), sk.By))
+			if by == "" {
+				by, blockedWhy = sk.By, sk.Why
 			}
 			continue
 		}
@@ -168,11 +170,16 @@ func (e *Exec) Verdict() Verdict {
 			fail(o)
 		}
 	}
+	if e.c.IsBaseline() && len(whys) > 1 {
+		// A baseline's first failure is what blocks the cases on it; the
+		// rest follow from it (a resume refused has no replay to read).
+		whys = whys[:1]
+	}
 	switch {
 	case len(whys) > 0:
 		v.Status, v.Why = Fail, strings.Join(whys, "; ")
 	case judged == 0 && len(v.NotJudged) > 0:
-		v.Status, v.Why, v.NotJudged = Blocked, blockedWhy, nil
+		v.Status, v.Why, v.BlockedBy, v.NotJudged = Blocked, blockedWhy, by, nil
 	}
 	return v
 }
