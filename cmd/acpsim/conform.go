@@ -69,10 +69,12 @@ beside the verdicts: it does not by itself change the exit code.
 An Agent whose initialize answer says it speaks ACP v1 gets one line
 saying so and exit 3: no case is run beyond initialize.
 
-Exit codes: 0 every case that applies passed; 1 a case failed, or nothing
-answers at --url; 2 bad usage (or the command cannot be started); 3 no case
-applies, so nothing was judged, or the Agent speaks ACP v1; 130 (SIGINT) or 143 (SIGTERM) interrupted: the
-Agent processes killed and the scratch directories removed.`,
+Exit codes: 0 every case that applies passed (a blocked case is neither a
+pass nor a failure); 1 a case failed, or nothing answers at --url; 2 bad
+usage (or the command cannot be started); 3 no case applies, so nothing was
+judged, or the Agent speaks ACP v1; 130 (SIGINT) or 143 (SIGTERM)
+interrupted: the Agent processes killed and the scratch directories
+removed.`,
 		Example: `  acpsim conform -- acpsim agent
   acpsim conform --junit conform.xml -- ./my-agent --flag
   acpsim conform --run '^rfd-' -- node interop/keyed-agent.mjs
@@ -148,4 +150,3 @@ func caseIDs(cs []*suite.Case) string {
 	}
 	return strings.Join(ids, " ")
 }
-
