@@ -228,3 +228,31 @@ func (e *Exec) peer() acp.PeerVersion {
 	}
 	return acp.PeerVersion{}
 }
+
+// answerOnly are the needs rules that read nothing but the answers of the
+// requests they name: once those are in, whether the case applies is known.
+var answerOnly = map[string]bool{"stored-session": true, "resumable": true, "ok": true, "error": true}
+
+// decidedNotToApply: some needs rule that reads only answers already has
+// them all and does not hold, so the case is n/a whatever follows; it is
+// kept in e.decided, for Verdict to judge first.
+func (e *Exec) decidedNotToApply() bool {
+	for _, s := range e.c.steps {
+		if s.cmd != "needs" || !answerOnly[s.pos[0]] {
+			continue
+		}
+		if _, skipped := e.skipped(s); skipped {
+			continue
+		}
+		all := true
+		for _, l := range s.pos[1:] {
+			r := e.reqs[l]
+			all = all && r != nil && (r.answer != nil || r.lost != "")
+		}
+		if all && !e.check(s).held {
+			e.decided = &s
+			return true
+		}
+	}
+	return false
+}

@@ -132,6 +132,9 @@ type Exec struct {
 	pendingInit string
 	// skip: labels and rules standing on a baseline that did not pass.
 	skip map[string]Skip
+	// decided is the needs rule that showed, mid-run, that the case does
+	// not apply; the run stopped there.
+	decided *step
 }
 
 // NewExec starts a run of c.
@@ -168,6 +171,11 @@ func (e *Exec) Next() Action {
 		return a
 	}
 	for e.pc < len(e.c.steps) && e.na == "" {
+		if e.decidedNotToApply() {
+			// The rest of the script would only wait on a case that does not apply.
+			e.pc = len(e.c.steps)
+			break
+		}
 		s := e.c.steps[e.pc]
 		e.pc++
 		if e.skips(s) {

@@ -105,7 +105,11 @@ func (e *Exec) Verdict() Verdict {
 	// A set-up request a needs or an answer-judging expect names is judged
 	// by that rule; any other that failed fails the case.
 	covered := map[string]bool{}
-	for _, s := range e.c.steps {
+	needs := e.c.steps
+	if e.decided != nil {
+		needs = []step{*e.decided} // the rest of the script never ran
+	}
+	for _, s := range needs {
 		if s.cmd == "needs" || s.cmd == "expect" && judgesAnswers[s.pos[0]] {
 			for _, l := range s.pos[1:] {
 				covered[l] = true
