@@ -62,7 +62,7 @@ type junitSkipped struct {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 func writeJUnit(path string, rep conformReport) error {
-	t := tally(rep.results)
+	t := tally(rep.results, true)
 	fail, skipped := t.fail, t.na+t.blocked
 	var total time.Duration
 	s := junitSuite{Name: "acpsim conform", Tests: len(rep.results), Failures: fail, Skipped: skipped,

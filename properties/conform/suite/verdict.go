@@ -49,6 +49,8 @@ type Verdict struct {
 	// NotJudged lists the parts of the case left unjudged because the
 	// baseline they stand on did not pass (the rest was judged).
 	NotJudged []string
+	// TimedOut: some wait of the run ended on the answer timeout.
+	TimedOut bool
 	// Log is every frame and event of the run, for a trace.
 	Log []*Frame
 	// Peer is what the Agent's first initialize answer says of the
@@ -95,8 +97,8 @@ func broken(frames []*Frame, format string, args ...any) outcome {
 type rule func(e *Exec, s step, reqs []*request) outcome
 
 // Verdict judges the run. Call it once Next has returned ActDone.
-func (e *Exec) Verdict() Verdict {
-	v := Verdict{Case: e.c, Status: Pass, Peer: e.peer(), Log: e.log}
+func (e *Exec) Verdict() (v Verdict) {
+	v = Verdict{Case: e.c, Status: Pass, Peer: e.peer(), Log: e.log, TimedOut: len(e.timeouts) > 0}
 	defer func() { v.Frames = distinct(v.Frames) }()
 	if e.na != "" {
 		v.Status, v.Why = NA, e.na
