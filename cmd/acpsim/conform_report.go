@@ -266,6 +266,8 @@ func writeConformTable(out io.Writer, rep conformReport) {
 	fmt.Fprintf(out, "session contract: %s (%s)\n", rep.contract.Sessions, rep.contract.Why)
 	fmt.Fprintln(out, rep.schemaLine())
 	switch {
+	case all.fail > 0 && all.fail > t.fail:
+		fmt.Fprintf(out, "FAIL: %d case(s) broke the rule they check, and %d baseline(s) failed\n", t.fail, all.fail-t.fail)
 	case all.fail > 0:
 		fmt.Fprintf(out, "FAIL: %d case(s) broke the rule they check\n", all.fail)
 	case t.pass == 0:

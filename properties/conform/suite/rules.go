@@ -58,6 +58,9 @@ func expectOK(e *Exec, s step, reqs []*request) outcome {
 			case r.ok():
 				what = "answered without a messageId at #" + strconv.Itoa(r.answer.N)
 			}
+			if er := r.err(); er != nil && er.Code == acp.CodeMethodNotFound {
+				return broken(r.frames(), "the Agent does not offer %s: %s was %s", r.method, r.describe(), what)
+			}
 			return broken(r.frames(), "%s was %s; it must succeed", r.describe(), what)
 		}
 	}
