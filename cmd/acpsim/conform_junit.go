@@ -12,7 +12,8 @@ import (
 
 // JUnit XML as CI systems read it (the Ant/Surefire schema): one testsuite
 // with one testcase per case; a failure's text is the explanation, the
-// rule and the frames; a case that does not apply is skipped with why.
+// rule and the frames; a case that does not apply, or that a failed
+// baseline blocked, is skipped with why.
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
@@ -61,9 +62,10 @@ type junitSkipped struct {
 func seconds(d time.Duration) string { return fmt.Sprintf("%.3f", d.Seconds()) }
 
 func writeJUnit(path string, rep conformReport) error {
-	_, fail, na := tally(rep.results)
+	t := tally(rep.results, true)
+	fail, skipped := t.fail, t.na+t.blocked
 	var total time.Duration
-	s := junitSuite{Name: "acpsim conform", Tests: len(rep.results), Failures: fail, Skipped: na,
+	s := junitSuite{Name: "acpsim conform", Tests: len(rep.results), Failures: fail, Skipped: skipped,
 		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"),
 		Props:     []junitProp{{"agent", rep.target}, {"sessionContract", rep.contract.Sessions}, {"sessionContractWhy", rep.contract.Why}}}
 	for _, r := range rep.results {
@@ -78,14 +80,19 @@ func writeJUnit(path string, rep conformReport) error {
 			if lines := frameLines(v); len(lines) > 0 {
 				text += "\nframes:\n  " + strings.Join(lines, "\n  ") + "\n"
 			}
+			for _, n := range v.NotJudged {
+				text += "\nnot judged: " + n
+			}
 			tc.Failure = &junitFailure{Message: v.Why, Type: "conformance", Text: text}
 		case suite.NA:
 			tc.Skipped = &junitSkipped{Message: "n/a: " + v.Why}
+		case suite.Blocked:
+			tc.Skipped = &junitSkipped{Message: v.Why} // "blocked by baseline-…: …"
 		}
 		s.Cases = append(s.Cases, tc)
 	}
 	s.Time = seconds(total)
-	doc := junitSuites{Name: "acpsim conform", Tests: s.Tests, Failures: fail, Skipped: na, Time: s.Time, Suites: []junitSuite{s}}
+	doc := junitSuites{Name: "acpsim conform", Tests: s.Tests, Failures: fail, Skipped: skipped, Time: s.Time, Suites: []junitSuite{s}}
 	b, err := xml.MarshalIndent(doc, "", "  ")
 	if err != nil {
 		return err

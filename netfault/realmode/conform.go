@@ -37,6 +37,9 @@ type ConformConfig struct {
 	// Settle is the quiet period after which the Agent is taken to have
 	// finished what it does on its own.
 	Settle time.Duration
+	// Skip are the parts of the case that stand on a baseline that did not
+	// pass (suite.Plan): not run, not judged.
+	Skip map[string]suite.Skip
 }
 
 // DefaultConformConfig has the default timeouts.
@@ -69,6 +72,7 @@ func Conform(cfg ConformConfig, c *suite.Case) (suite.Verdict, error) {
 		return suite.Verdict{}, ErrNoAgent
 	}
 	r := &conformRun{cfg: cfg, e: suite.NewExec(c), conns: map[string]Conn{}, events: make(chan conformEvent, 256), done: make(chan struct{})}
+	r.e.Skip(cfg.Skip)
 	defer r.stop()
 	for {
 		r.drain()

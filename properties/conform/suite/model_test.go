@@ -112,7 +112,13 @@ func (md *model) fire() bool {
 // runModel runs c against a fresh installation of the named model Agent,
 // reached over stdio or remotely.
 func runModel(c *suite.Case, name string, knobs agent.Knobs, stdio bool) suite.Verdict {
-	md := &model{name: name, knobs: knobs, stdio: stdio, disk: store.NewDisk(), procs: map[string]agent.Machine{}, e: suite.NewExec(c)}
+	return runModelExec(suite.NewExec(c), name, knobs, stdio)
+}
+
+// runModelExec runs e (which may skip parts of its case) against the model.
+func runModelExec(e *suite.Exec, name string, knobs agent.Knobs, stdio bool) suite.Verdict {
+	c := e.Case()
+	md := &model{name: name, knobs: knobs, stdio: stdio, disk: store.NewDisk(), procs: map[string]agent.Machine{}, e: e}
 	if !stdio {
 		md.remote = md.start()
 	}

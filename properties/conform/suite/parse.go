@@ -7,6 +7,7 @@ package suite
 
 import (
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 )
@@ -23,6 +24,20 @@ type step struct {
 }
 
 func (s step) arg(name string) string { return s.args[name] }
+
+// text is the step's words after its command, as a report quotes them.
+func (s step) text() string {
+	words := append([]string{}, s.pos...)
+	names := make([]string, 0, len(s.args))
+	for n := range s.args {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		words = append(words, n+"="+s.args[n])
+	}
+	return strings.Join(words, " ")
+}
 
 // directives lists every command with the arguments it takes; Parse
 // refuses anything else, so a typo in a case file is caught by go test.
@@ -75,6 +90,13 @@ func Parse(name, text string) (*Case, error) {
 			continue
 		case "quote":
 			quote = append(quote, rest)
+			continue
+		case "requires":
+			r, err := parseRequirement(rest)
+			if err != nil {
+				return nil, fmt.Errorf("%s:%d: %v", name, n, err)
+			}
+			c.Requires = append(c.Requires, r)
 			continue
 		}
 		s, err := parseDirective(n, line)

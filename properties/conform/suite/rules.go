@@ -37,20 +37,29 @@ func init() {
 		"turns":     expectTurns,
 		"resumed":   expectResumed,
 		"announced": expectAnnounced,
+		// baselines
+		"initialized": expectInitialized,
+		"turn":        expectTurn,
 	}
 }
 
 // judgesAnswers are the expect rules that judge a request's answer
 // whatever it is, an error included: a set-up request they name is theirs
 // to judge, not failed for its error.
-var judgesAnswers = map[string]bool{"error": true, "resumed": true}
+var judgesAnswers = map[string]bool{"error": true, "resumed": true, "ok": true, "initialized": true, "turn": true}
 
 func expectOK(e *Exec, s step, reqs []*request) outcome {
 	for _, r := range reqs {
-		if !r.ok() || r.method == acp.MethodSessionPrompt && r.messageID() == "" {
+		if !r.ok() || r.method == acp.MethodSessionPrompt && r.messageID() == "" || r.method == acp.MethodSessionNew && r.sessionID() == "" {
 			what := r.answerText()
-			if r.ok() {
+			switch {
+			case r.ok() && r.method == acp.MethodSessionNew:
+				what = "answered without a sessionId at #" + strconv.Itoa(r.answer.N)
+			case r.ok():
 				what = "answered without a messageId at #" + strconv.Itoa(r.answer.N)
+			}
+			if er := r.err(); er != nil && er.Code == acp.CodeMethodNotFound {
+				return broken(r.frames(), "the Agent does not offer %s: %s was %s", r.method, r.describe(), what)
 			}
 			return broken(r.frames(), "%s was %s; it must succeed", r.describe(), what)
 		}
@@ -84,12 +93,17 @@ func expectSameID(e *Exec, s step, reqs []*request) outcome {
 	}
 	for _, r := range reqs[1:] {
 		if r.messageID() != first.messageID() {
-			return broken(append(first.frames(), r.frames()...),
+			o := broken(append(first.frames(), r.frames()...),
 				"%s, a retry with the same key, was %s; it must get the original's messageId %q (%s)",
 				r.describe(), r.answerText(), first.messageID(), first.label)
+			o.keyJudged = r.answer != nil
+			o.keyIgnored = r.messageID() != ""
+			return o
 		}
 	}
-	return holds()
+	o := holds()
+	o.keyJudged = true
+	return o
 }
 
 func expectFresh(e *Exec, s step, reqs []*request) outcome {
@@ -263,6 +277,9 @@ func expectTurns(e *Exec, s step, _ []*request) outcome {
 }
 
 func frameNumbers(fs []*Frame) string {
+	if len(fs) == 0 {
+		return "no frame"
+	}
 	var parts []string
 	for _, f := range fs {
 		parts = append(parts, "#"+strconv.Itoa(f.N))

@@ -38,8 +38,10 @@ type Case struct {
 	// Quote is the sentence the case checks, verbatim from Source.
 	Quote string
 	// File is the case's file under testdata/.
-	File  string
-	steps []step
+	File string
+	// Requires are the baseline cases it needs (its requires lines).
+	Requires []Requirement
+	steps    []step
 }
 
 var (
@@ -79,7 +81,7 @@ func load(fsys fs.FS) ([]*Case, error) {
 		out = append(out, c)
 	}
 	sort.SliceStable(out, func(i, j int) bool { return less(out[i].ID, out[j].ID) })
-	return out, nil
+	return out, checkRequirements(out)
 }
 
 // groupOrder puts the RFD's traces first, then the key rules, the privacy
@@ -88,6 +90,10 @@ var groupOrder = []string{"rfd", "key", "private", "reuse", "cancel", "close", "
 
 // less orders ids by group, then by number.
 func less(a, b string) bool {
+	ba, bb := indexOf(baselineOrder, a), indexOf(baselineOrder, b)
+	if ba != bb {
+		return ba < bb
+	}
 	ga, na := splitID(a)
 	gb, nb := splitID(b)
 	ia, ib := indexOf(groupOrder, ga), indexOf(groupOrder, gb)

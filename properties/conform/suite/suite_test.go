@@ -43,6 +43,9 @@ func TestTheSuiteHasTheRFDTracesAndTwentyCases(t *testing.T) {
 	if len(cs) < 20 {
 		t.Fatalf("%d cases, want at least 20", len(cs))
 	}
+	for len(cs) > 0 && cs[0].IsBaseline() {
+		cs = cs[1:]
+	}
 	for i := 1; i <= 7; i++ {
 		id := "rfd-" + string(rune('0'+i))
 		if cs[i-1].ID != id {

@@ -4,6 +4,7 @@ package suite
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -19,6 +20,9 @@ const (
 	// NA: the case does not apply to this Agent, as what it did shows
 	// (it rejects busy prompts, keeps sessions in memory, cannot fork).
 	NA Status = "n/a"
+	// Blocked: a baseline the case needs did not pass (BlockedBy names
+	// it), so the case was not run; its own verdict is unknown.
+	Blocked Status = "blocked"
 )
 
 // Verdict is the judgement of one run of a case.
@@ -40,6 +44,21 @@ type Verdict struct {
 	// vanished says how the session was found missing (the resume and its
 	// answer), when Sessions is Vanished.
 	vanished string
+	// BlockedBy is the failed baseline that blocked the case.
+	BlockedBy string
+	// NotJudged lists the parts of the case left unjudged because the
+	// baseline they stand on did not pass (the rest was judged).
+	NotJudged []string
+	// TimedOut: some wait of the run ended on the answer timeout.
+	TimedOut bool
+	// Log is every frame and event of the run, for a trace.
+	Log []*Frame
+	// Peer is what the Agent's first initialize answer says of the
+	// protocol version it speaks.
+	Peer acp.PeerVersion
+	// keyRetries counts the keyed retries judged; keyIgnored those
+	// answered as a new prompt (a new messageId), for KeyDiagnosis.
+	keyRetries, keyIgnored int
 }
 
 // Rule is where the rule v checks comes from and its sentence: the case's,
@@ -63,6 +82,9 @@ type outcome struct {
 	// fate and vanished: what a session needs rule saw (contract.go).
 	fate     SessionFate
 	vanished string
+	// keyJudged: a same-id rule read a retry's answer; keyIgnored: the
+	// retry was answered as a new prompt, with a new messageId.
+	keyJudged, keyIgnored bool
 }
 
 func holds() outcome { return outcome{held: true} }
@@ -75,8 +97,9 @@ func broken(frames []*Frame, format string, args ...any) outcome {
 type rule func(e *Exec, s step, reqs []*request) outcome
 
 // Verdict judges the run. Call it once Next has returned ActDone.
-func (e *Exec) Verdict() Verdict {
-	v := Verdict{Case: e.c, Status: Pass}
+func (e *Exec) Verdict() (v Verdict) {
+	v = Verdict{Case: e.c, Status: Pass, Peer: e.peer(), Log: e.log, TimedOut: len(e.timeouts) > 0}
+	defer func() { v.Frames = distinct(v.Frames) }()
 	if e.na != "" {
 		v.Status, v.Why = NA, e.na
 		return v
@@ -84,7 +107,11 @@ func (e *Exec) Verdict() Verdict {
 	// A set-up request a needs or an answer-judging expect names is judged
 	// by that rule; any other that failed fails the case.
 	covered := map[string]bool{}
-	for _, s := range e.c.steps {
+	needs := e.c.steps
+	if e.decided != nil {
+		needs = []step{*e.decided} // the rest of the script never ran
+	}
+	for _, s := range needs {
 		if s.cmd == "needs" || s.cmd == "expect" && judgesAnswers[s.pos[0]] {
 			for _, l := range s.pos[1:] {
 				covered[l] = true
@@ -92,6 +119,10 @@ func (e *Exec) Verdict() Verdict {
 		}
 		if s.cmd != "needs" {
 			continue
+		}
+		if sk, ok := e.skipped(s); ok {
+			v.Status, v.Why, v.BlockedBy = Blocked, sk.Why, sk.By
+			return v
 		}
 		o := e.check(s)
 		if o.fate > v.Sessions {
@@ -121,17 +152,57 @@ func (e *Exec) Verdict() Verdict {
 			fail(broken(r.frames(), "%s: %s", r.describe(), r.answerText()))
 		}
 	}
+	judged, by, blockedWhy := 0, "", ""
 	for _, s := range e.c.steps {
-		if s.cmd == "expect" {
-			if o := e.check(s); !o.held {
-				fail(o)
+		if s.cmd != "expect" {
+			continue
+		}
+		if sk, ok := e.skipped(s); ok {
+			v.NotJudged = append(v.NotJudged, fmt.Sprintf("expect %s: needs %s, which did not pass", s.text(), sk.By))
+			if by == "" {
+				by, blockedWhy = sk.By, sk.Why
 			}
+			continue
+		}
+		judged++
+		o := e.check(s)
+		if o.keyJudged {
+			v.keyRetries++
+		}
+		if o.keyIgnored {
+			v.keyIgnored++
+		}
+		if !o.held {
+			fail(o)
 		}
 	}
-	if len(whys) > 0 {
+	if e.c.IsBaseline() && len(whys) > 1 {
+		// A baseline's first failure is what blocks the cases on it; the
+		// rest follow from it (a resume refused has no replay to read).
+		whys = whys[:1]
+	}
+	switch {
+	case len(whys) > 0:
 		v.Status, v.Why = Fail, strings.Join(whys, "; ")
+	case judged == 0 && len(v.NotJudged) > 0:
+		v.Status, v.Why, v.BlockedBy, v.NotJudged = Blocked, blockedWhy, by, nil
 	}
 	return v
+}
+
+// distinct keeps the first of each frame, in the order of the log: a
+// frame two rules cite is shown once.
+func distinct(fs []*Frame) []*Frame {
+	seen := map[*Frame]bool{}
+	var out []*Frame
+	for _, f := range fs {
+		if !seen[f] {
+			seen[f] = true
+			out = append(out, f)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].N < out[j].N })
+	return out
 }
 
 func (e *Exec) check(s step) outcome {
