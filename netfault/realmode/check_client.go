@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
@@ -41,6 +42,11 @@ type ClientCheck struct {
 	// once its input ended; RestartWait the wait for the pending
 	// submission's outcome after a restart.
 	Settle, RestartWait time.Duration
+	// StartTimeout bounds the wait for the Client's session to be set up
+	// on the wire (a session/new answered) after a submission: a Client
+	// stuck behind something that hangs ends its seed in plain words then,
+	// not at --settle per submission.
+	StartTimeout time.Duration
 	// ReadStore reads the user messages of every session in the Agent's
 	// store file (acpsim agent --db). The caller opens the database:
 	// realmode links none, so that its fuzz build instruments no SQLite.
@@ -56,6 +62,16 @@ type ClientSeed struct {
 	Broken string
 	// Stderr is the adapter's last stderr lines, shown with Broken.
 	Stderr string
+	// Inconclusive says why the seed judged nothing ("" if it judged):
+	// the Client speaks ACP v1, sent no session/prompt, or its session was
+	// never set up within StartTimeout.
+	Inconclusive string
+	// V1 is set when the Client's initialize reads as ACP v1.
+	V1 *acp.PeerVersion
+	// Setup is how far the Client got towards its first prompt; Cover
+	// what the judge could judge.
+	Setup clientcheck.Setup
+	Cover clientcheck.Coverage
 	// Notes are what the seed saw that is not a verdict: outcomes that
 	// did not come within Settle.
 	Notes []string
@@ -120,7 +136,19 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	}
 	d.readTrace()
 	d.readTranscript(db)
-	if res.Broken == "" {
+	res.Setup, res.Cover = clientcheck.ReadSetup(h.Frames), clientcheck.Cover(h)
+	switch {
+	case res.Broken != "":
+	case res.Setup.Peer.V1:
+		res.V1 = &res.Setup.Peer
+		res.Inconclusive = res.Setup.Peer.V1Line("the Client")
+	case d.stalled != "":
+		res.Inconclusive = d.stalled
+	case res.Setup.Prompts == 0:
+		// Nothing sent, nothing inserted: what the user was told proves
+		// nothing of the Client's handling of prompts.
+		res.Inconclusive = res.Setup.Why()
+	default:
 		res.Anomalies = clientcheck.Check(h)
 	}
 	return res
@@ -134,6 +162,12 @@ type clientDriver struct {
 	h     *clientcheck.History
 	known map[string]bool
 	a     *adapterProc
+	// sentAt is when the pending submission was sent; ready is set once
+	// the trace showed the Client's session set up; stalled says why the
+	// seed ended for want of it.
+	sentAt  time.Time
+	ready   bool
+	stalled string
 	// attemptsSeen counts, per text, the trace's mentions awaitAttempt
 	// has seen, so a repeated text waits for its own attempt.
 	attemptsSeen map[string]int
@@ -147,6 +181,7 @@ func (d *clientDriver) run(restartAfter []time.Duration) {
 	}
 	defer func() { d.res.Stderr = d.a.stderr.String() }()
 	for i, s := range d.h.Subs {
+		d.sentAt = time.Now()
 		if !d.send(fmt.Sprintf(`{"submit":%s,"id":%q}`, strconv.Quote(s.Text), s.ID)) {
 			return
 		}
@@ -223,6 +258,10 @@ func (d *clientDriver) send(line string) bool {
 // or wait passes (false); ok is false once the seed cannot go on.
 func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 	timeout := time.After(wait)
+	var stall <-chan time.Time
+	if !d.ready && d.c.StartTimeout > 0 {
+		stall = time.After(time.Until(d.sentAt.Add(d.c.StartTimeout)))
+	}
 	before := len(d.h.Told)
 	for {
 		for _, t := range d.h.Told[before:] {
@@ -241,6 +280,13 @@ func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 			if !d.line(line) {
 				return false, false
 			}
+		case <-stall:
+			if stage, stuck := d.setupStalled(); stuck {
+				d.a.abandon()
+				d.stalled = stage
+				return false, false
+			}
+			stall = nil
 		case <-timeout:
 			return false, true
 		}
@@ -336,8 +382,7 @@ func (d *clientDriver) readTrace() {
 				d.h.Frames = d.h.Frames[:n-1]
 			}
 		case traces.KindSend:
-			conn, _ := strconv.Atoi(e.Link[strings.LastIndexByte(e.Link, '#')+1:])
-			d.h.Frames = append(d.h.Frames, clientcheck.Frame{Conn: conn, Dir: e.Dir, Bytes: []byte(e.Frame), Seq: e.Seq})
+			d.h.Frames = append(d.h.Frames, frameOf(e))
 			if e.Dir == traces.ClientToAgent && strings.Contains(e.Frame, `"session/prompt"`) {
 				d.res.Attempts++
 			}
