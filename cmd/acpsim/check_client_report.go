@@ -160,7 +160,9 @@ func (run *clientRun) add(r *clientSeedReport) {
 		if r.V1 != nil && run.v1 == "" {
 			run.v1 = r.Inconclusive
 		}
-		if run.firstWhy == "" {
+		if run.firstWhy == "" && r.V1 != nil {
+			run.firstWhy = "the Client speaks ACP v1"
+		} else if run.firstWhy == "" {
 			run.firstWhy = r.Inconclusive
 		}
 	}

@@ -202,10 +202,12 @@ func (d *clientDriver) run(restartAfter []time.Duration) {
 			d.a.kill()
 			d.drain()
 			d.res.Restarts++
-			if d.a, err = startAdapter(d.c.Client, append(d.env, "ACPSIM_RESTARTED=1")); err != nil {
+			next, err := startAdapter(d.c.Client, append(d.env, "ACPSIM_RESTARTED=1"))
+			if err != nil { // the killed one stays d.a: its stderr is the seed's
 				d.res.Broken = fmt.Sprintf("cannot restart the adapter: %v", err)
 				return
 			}
+			d.a = next
 			if !d.send(`{"restart":true}`) {
 				return
 			}
