@@ -88,16 +88,16 @@ func ReadSetup(frames []Frame) Setup {
 	switch {
 	case len(frames) == 0:
 		s.Stage = "no frame reached the Agent: the Client never spoke to $ACPSIM_AGENT"
-	case !initSeen:
-		s.Stage = "it sent no initialize"
 	case s.Peer.V1:
 		s.Stage = "it speaks ACP v1 (" + s.Peer.Why + ")"
+	case s.SessionReady:
+		s.Stage = "its session was set up, but it never prompted"
+	case !initSeen:
+		s.Stage = "it sent no initialize"
 	case initAnswer == "":
 		s.Stage = fmt.Sprintf("its initialize (%s) was never answered", asks)
 	case initAnswer != "ok":
 		s.Stage = fmt.Sprintf("the Agent refused its initialize (%s): %s", asks, initAnswer)
-	case s.SessionReady:
-		s.Stage = "its session was set up, but it never prompted"
 	case !newSeen:
 		s.Stage = "initialize answered, but no session/new reached the Agent"
 	case newAnswer == "":
