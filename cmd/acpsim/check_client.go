@@ -58,17 +58,39 @@ phantom, unresolved, wrong-id) and its key discipline from its frames
 (key-changed, key-reused, key-malformed, unkeyed-resend,
 resend-before-resume), each anomaly with the RFD sentence it breaks. A
 failing seed's trace goes to acpsim-failures/ (acpsim judge and acpsim
-view read it) with the command that reruns the seed.
+view read it) with the command that reruns the seed. Every outcome the
+adapter tells is judged, not only the last: a failed told for a message
+that was inserted is a phantom whatever it told after.
 
-Exit codes: 0 every seed passed; 1 a seed failed, or the adapter broke the
-contract (a line that is not an outcome, an exit before its input ended,
-no exit after it); 2 bad usage (or the adapter cannot be started); 130
-(SIGINT) or 143 (SIGTERM) interrupted: the adapter processes killed and the
-scratch directory removed.`,
+A verdict is an account: each seed and the run say on how many
+submissions the outcomes were judged (those the Client sent as
+session/prompt) and the keys on resend (those it sent more than once), and
+the PASS line names only what was judged. A seed in which the Client sent
+no session/prompt, whose initialize reads as ACP v1, or whose session/new
+nothing answered within --start-timeout judged nothing: it is inconclusive,
+with the one line the frames show (the initialize refused and the version
+asked, session/new never answered, ...).
+
+Every frame the Client sent and received is validated against the ACP v2
+schema as acpsim lint does; the count is printed with the acpsim lint
+command for the traces kept. A schema problem is a finding beside the
+verdict: it does not change the exit code. --junit FILE writes the report as
+JUnit XML: a testcase per seed (a failure holds the anomalies and the
+rerun command, an inconclusive seed is skipped with why, what was judged and
+not as properties).
+
+Exit codes: 0 every seed passed and judged its outcomes; 1 a seed failed, or
+the adapter broke the contract (a line that is not an outcome, an exit
+before its input ended, no exit after it); 2 bad usage (or the adapter
+cannot be started); 3 inconclusive: a seed judged nothing (the Client speaks
+ACP v1, sent no prompt, or its session was never set up), and none failed;
+130 (SIGINT) or 143 (SIGTERM) interrupted: the adapter processes killed, the
+scratch directory removed, and no verdict for the seeds cut short.`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
   acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs     # no keys: exit 1
   acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter
-  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs   # exit 1`,
+  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs   # exit 1
+  acpsim check-client --junit check-client.xml -- ./my-adapter   # JUnit for CI`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("no Client adapter: give its command after --, e.g. acpsim check-client -- node interop/keyed-client-adapter.mjs")
@@ -127,7 +149,7 @@ scratch directory removed.`,
 	f.StringVar(&agentFlags, "agent-flags", "", "more flags for the reference Agent (acpsim agent), e.g. '--agent ignore-key' to see a known-bad Agent through the Client's eyes")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
 	f.DurationVar(&cfg.RestartWait, "restart-wait", cfg.RestartWait, "how long a restarted adapter may take to tell the pending submission's outcome before the next one is submitted")
-	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long a submission may wait for the Client's session to be set up on the wire (a session/new answered) before the seed ends, judging nothing")
+	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long a submission may wait for a session/new answered on the wire before its seed ends, judging nothing")
 	f.StringVar(&junit, "junit", "", "also write the report as JUnit XML to FILE: a testcase per seed, inconclusive seeds skipped with why")
 	return cmd
 }
