@@ -162,10 +162,10 @@ type clientDriver struct {
 	h     *clientcheck.History
 	known map[string]bool
 	a     *adapterProc
-	// sentAt is when the pending submission was sent; ready is set once
-	// the trace showed the Client's session set up; stalled says why the
-	// seed ended for want of it.
-	sentAt  time.Time
+	// initAt is when the trace was first seen to hold an answer to the
+	// Client's initialize; ready is set once it showed the Client's session
+	// set up; stalled says why the seed ended for want of it.
+	initAt  time.Time
 	ready   bool
 	stalled string
 	// attemptsSeen counts, per text, the trace's mentions awaitAttempt
@@ -181,7 +181,6 @@ func (d *clientDriver) run(restartAfter []time.Duration) {
 	}
 	defer func() { d.res.Stderr = d.a.stderr.String() }()
 	for i, s := range d.h.Subs {
-		d.sentAt = time.Now()
 		if !d.send(fmt.Sprintf(`{"submit":%s,"id":%q}`, strconv.Quote(s.Text), s.ID)) {
 			return
 		}
@@ -262,7 +261,9 @@ func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 	timeout := time.After(wait)
 	var stall <-chan time.Time
 	if !d.ready && d.c.StartTimeout > 0 {
-		stall = time.After(time.Until(d.sentAt.Add(d.c.StartTimeout)))
+		poll := time.NewTicker(stallPoll)
+		defer poll.Stop()
+		stall = poll.C
 	}
 	before := len(d.h.Told)
 	for {
@@ -288,7 +289,9 @@ func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 				d.stalled = stage
 				return false, false
 			}
-			stall = nil
+			if d.ready {
+				stall = nil
+			}
 		case <-timeout:
 			return false, true
 		}
@@ -304,6 +307,13 @@ func (d *clientDriver) awaitAttempt(s clientcheck.Submission, wait time.Duration
 		if n := promptsWith(d.res.Trace, needle); n > d.attemptsSeen[s.Text] {
 			d.attemptsSeen[s.Text] = n
 			return false, true
+		}
+		if !d.ready && d.c.StartTimeout > 0 {
+			if stage, stuck := d.setupStalled(); stuck {
+				d.a.abandon()
+				d.stalled = stage
+				return false, false
+			}
 		}
 		if told, ok := d.await(s.ID, 20*time.Millisecond); told || !ok {
 			return told, ok

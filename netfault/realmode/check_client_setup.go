@@ -7,23 +7,39 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 )
 
-// setupStalled reads the trace written so far, once the pending
-// submission waited StartTimeout: stuck is set, with the one line saying
-// where the set-up stopped, when the Client's session is not set up on
-// the wire yet. A Client that got past session/new is never stalled here
-// again (its slow turns are --settle's).
+// stallPoll is how often a submission waiting on a Client whose session
+// is not set up yet looks at the trace.
+const stallPoll = 200 * time.Millisecond
+
+// setupStalled reads the trace written so far: stuck is set, with the one
+// line saying where the set-up stopped, once StartTimeout passed since the
+// trace first showed initialize answered and the Client's session is still
+// not set up on the wire. The clock starts at that answer, not at the
+// submission: a Client slow to start (a loaded machine, a runtime to boot)
+// is not stuck, and one that never spoke waits --settle as before. A
+// Client that got past session/new is never stalled here again (its slow
+// turns are --settle's).
 func (d *clientDriver) setupStalled() (stage string, stuck bool) {
 	s := clientcheck.ReadSetup(liveFrames(d.res.Trace))
-	if s.SessionReady {
+	switch {
+	case s.SessionReady:
 		d.ready = true
 		return "", false
+	case !s.Initialized:
+		return "", false
+	case d.initAt.IsZero():
+		d.initAt = time.Now()
 	}
-	return fmt.Sprintf("nothing answered the Client's session/new within --start-timeout %v, so nothing was judged: %s", d.c.StartTimeout, s.Stage), true
+	if time.Since(d.initAt) < d.c.StartTimeout {
+		return "", false
+	}
+	return fmt.Sprintf("nothing answered the Client's session/new within --start-timeout %v of the answer to its initialize, so nothing was judged: %s", d.c.StartTimeout, s.Stage), true
 }
 
 // liveFrames reads the frames of a trace the tap is still writing: a line

@@ -19,6 +19,9 @@ type Setup struct {
 	// SessionReady is set once a session/new was answered with a
 	// sessionId, or a session/resume or session/load answered at all.
 	SessionReady bool
+	// Initialized is set once an initialize of the Client was answered,
+	// with a result or an error.
+	Initialized bool
 	// Stage says, in plain words, the furthest step of the set-up the
 	// frames show and what went wrong there; Why() puts it in a sentence.
 	Stage string
@@ -62,6 +65,7 @@ func ReadSetup(frames []Frame) Setup {
 			case f.Dir == "a2c" && m.Kind() == acp.KindResponse:
 				switch asked[f.Conn][id] {
 				case acp.MethodInitialize:
+					s.Initialized = true
 					if initAnswer == "" || m.Error == nil {
 						initAnswer = answerOf(m)
 					}
