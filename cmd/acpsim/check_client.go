@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -36,10 +34,10 @@ var clientFaults = []struct {
 
 func newCheckClientCmd() *cobra.Command {
 	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, Settle: 30 * time.Second, RestartWait: 5 * time.Second,
-		ReadStore: readStoreTranscript}
+		StartTimeout: 10 * time.Second, ReadStore: readStoreTranscript}
 	var seeds, jobs int
 	var first uint64
-	var faults, agentFlags string
+	var faults, agentFlags, junit string
 	cmd := &cobra.Command{
 		Use:   "check-client [flags] -- CLIENT-ADAPTER [ARGS...]",
 		Short: "Check a real ACP Client: acpsim plays its user and its Agent, under chaos, and judges it from the wire",
@@ -60,17 +58,39 @@ phantom, unresolved, wrong-id) and its key discipline from its frames
 (key-changed, key-reused, key-malformed, unkeyed-resend,
 resend-before-resume), each anomaly with the RFD sentence it breaks. A
 failing seed's trace goes to acpsim-failures/ (acpsim judge and acpsim
-view read it) with the command that reruns the seed.
+view read it) with the command that reruns the seed. Every outcome the
+adapter tells is judged, not only the last: a failed told for a message
+that was inserted is a phantom whatever it told after.
 
-Exit codes: 0 every seed passed; 1 a seed failed, or the adapter broke the
-contract (a line that is not an outcome, an exit before its input ended,
-no exit after it); 2 bad usage (or the adapter cannot be started); 130
-(SIGINT) or 143 (SIGTERM) interrupted: the adapter processes killed and the
-scratch directory removed.`,
+A verdict is an account: each seed and the run say on how many
+submissions the outcomes were judged (those the Client sent as
+session/prompt) and the keys on resend (those it sent more than once), and
+the PASS line names only what was judged. A seed in which the Client sent
+no session/prompt, whose initialize reads as ACP v1, or whose session/new
+nothing answered within --start-timeout judged nothing: it is inconclusive,
+with the one line the frames show (the initialize refused and the version
+asked, session/new never answered, ...).
+
+Every frame the Client sent and received is validated against the ACP v2
+schema as acpsim lint does; the count is printed with the acpsim lint
+command for the traces kept. A schema problem is a finding beside the
+verdict: it does not change the exit code. --junit FILE writes the report as
+JUnit XML: a testcase per seed (a failure holds the anomalies and the
+rerun command, an inconclusive seed is skipped with why, what was judged and
+not as properties).
+
+Exit codes: 0 every seed passed and judged its outcomes; 1 a seed failed, or
+the adapter broke the contract (a line that is not an outcome, an exit
+before its input ended, no exit after it); 2 bad usage (or the adapter
+cannot be started); 3 inconclusive: a seed judged nothing (the Client speaks
+ACP v1, sent no prompt, or its session was never set up), and none failed;
+130 (SIGINT) or 143 (SIGTERM) interrupted: the adapter processes killed, the
+scratch directory removed, and no verdict for the seeds cut short.`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs
   acpsim check-client --seeds 20 -- node interop/sdk-client-adapter.mjs     # no keys: exit 1
   acpsim check-client --fault-rates kill=0.5,client-restart=0 -- ./my-adapter
-  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs   # exit 1`,
+  acpsim check-client --agent-flags '--agent ignore-key' -- node interop/keyed-client-adapter.mjs   # exit 1
+  acpsim check-client --junit check-client.xml -- ./my-adapter   # JUnit for CI`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				return errors.New("no Client adapter: give its command after --, e.g. acpsim check-client -- node interop/keyed-client-adapter.mjs")
@@ -90,8 +110,8 @@ scratch directory removed.`,
 				return fmt.Errorf("--jobs %d: expected 0 (the default) or more", jobs)
 			case !(cfg.Repeat >= 0 && cfg.Repeat <= 1):
 				return fmt.Errorf("--repeats %g: expected a number between 0 and 1", cfg.Repeat)
-			case cfg.Settle <= 0 || cfg.RestartWait <= 0:
-				return errors.New("--settle and --restart-wait must be positive")
+			case cfg.Settle <= 0 || cfg.RestartWait <= 0 || cfg.StartTimeout <= 0:
+				return errors.New("--settle, --restart-wait and --start-timeout must be positive")
 			}
 			base := map[string]float64{}
 			for _, f := range clientFaults {
@@ -116,7 +136,7 @@ scratch directory removed.`,
 				return fmt.Errorf("cannot start the adapter: %v", err)
 			}
 			cfg.Self, cfg.Client = self, args
-			return runCheckClient(cmd, cfg, first, seeds, jobs, rerunClient(cmd, args))
+			return runCheckClient(cmd, cfg, first, seeds, jobs, rerunClient(cmd, args), junit)
 		},
 	}
 	f := cmd.Flags()
@@ -129,6 +149,8 @@ scratch directory removed.`,
 	f.StringVar(&agentFlags, "agent-flags", "", "more flags for the reference Agent (acpsim agent), e.g. '--agent ignore-key' to see a known-bad Agent through the Client's eyes")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
 	f.DurationVar(&cfg.RestartWait, "restart-wait", cfg.RestartWait, "how long a restarted adapter may take to tell the pending submission's outcome before the next one is submitted")
+	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long a submission may wait for a session/new answered on the wire before its seed ends, judging nothing")
+	f.StringVar(&junit, "junit", "", "also write the report as JUnit XML to FILE: a testcase per seed, inconclusive seeds skipped with why")
 	return cmd
 }
 
@@ -137,7 +159,7 @@ scratch directory removed.`,
 func rerunClient(cmd *cobra.Command, args []string) func(seed uint64) string {
 	var flags []string
 	cmd.Flags().Visit(func(f *pflag.Flag) {
-		if f.Name != "seeds" && f.Name != "first-seed" && f.Name != "jobs" {
+		if f.Name != "seeds" && f.Name != "first-seed" && f.Name != "jobs" && f.Name != "junit" {
 			flags = append(flags, "--"+f.Name+"="+f.Value.String())
 		}
 	})
@@ -147,7 +169,7 @@ func rerunClient(cmd *cobra.Command, args []string) func(seed uint64) string {
 	}
 }
 
-func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, seeds, jobs int, rerun func(uint64) string) error {
+func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, seeds, jobs int, rerun func(uint64) string, junit string) error {
 	out := cmd.OutOrStdout()
 	defer exitOnInterrupt(cmd.ErrOrStderr(), "check-client")()
 	scratch, err := makeScratch("acpsim-check-client-")
@@ -178,86 +200,46 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 			}()
 		}
 	}()
-	failed, broken := 0, 0
-	perKind := map[string]int{}
+	run := clientRun{seeds: seeds, perKind: map[string]int{}}
+	var reports []clientSeedReport
+	start := time.Now()
 	for i := range seeds {
-		r := <-results[i]
+		r := clientSeedReport{ClientSeed: <-results[i]}
+		if realmode.Stopping() {
+			// An interrupt killed the adapters: this seed, and every one
+			// after it, was cut short and proves nothing. The interrupt
+			// handler exits with its own code.
+			time.Sleep(time.Minute)
+			return exitError{exitInterrupted}
+		}
+		r.lintSeed()
+		r.rerun = rerun(r.Seed)
+		if r.Failed() || r.Inconclusive != "" || r.schemaClient+r.schemaAgent > 0 {
+			r.kept = keepClientTrace(&r.ClientSeed)
+		}
 		printClientSeed(out, &r)
-		if !r.Failed() {
-			continue
-		}
-		failed++
-		if r.Broken != "" {
-			broken++
-		}
-		seen := map[string]bool{}
-		for _, a := range r.Anomalies {
-			if !seen[a.Kind] {
-				seen[a.Kind] = true
-				perKind[a.Kind]++
-			}
-		}
-		if failed == 1 {
+		if r.Failed() && run.failed == 0 {
 			printClientFailure(out, &r)
 		}
-		if kept := keepClientTrace(&r); kept != "" {
-			fmt.Fprintf(out, "  trace: %s (acpsim judge, acpsim view)\n", kept)
-		}
-		fmt.Fprintf(out, "  rerun: %s\n", rerun(r.Seed))
-	}
-	fmt.Fprintln(out)
-	if failed == 0 {
-		fmt.Fprintf(out, "PASS: %d seeds; every submission inserted at most once, never silently lost, and keyed as the RFD asks\n", seeds)
-		return nil
-	}
-	var kinds []string
-	for _, k := range clientcheck.Kinds {
-		if perKind[k] > 0 {
-			kinds = append(kinds, fmt.Sprintf("%s in %d", k, perKind[k]))
-		}
-	}
-	if broken > 0 {
-		kinds = append(kinds, fmt.Sprintf("a broken adapter in %d", broken))
-	}
-	fmt.Fprintf(out, "FAIL: %d of %d seeds (%s)\n", failed, seeds, strings.Join(kinds, ", "))
-	return exitError{1}
-}
-
-func printClientSeed(w io.Writer, r *realmode.ClientSeed) {
-	verdict := "PASS"
-	switch {
-	case r.Broken != "":
-		verdict = "FAIL broken adapter"
-	case len(r.Anomalies) > 0:
-		var kinds []string
-		for _, a := range r.Anomalies {
-			if !contains(kinds, a.Kind) {
-				kinds = append(kinds, a.Kind)
+		if r.Failed() || r.Inconclusive != "" {
+			if r.kept != "" {
+				fmt.Fprintf(out, "  trace: %s (acpsim judge, acpsim view)\n", r.kept)
 			}
+			fmt.Fprintf(out, "  rerun: %s\n", r.rerun)
 		}
-		verdict = "FAIL " + strings.Join(kinds, ", ")
+		run.add(&r)
+		reports = append(reports, r)
 	}
-	fmt.Fprintf(w, "seed %-4d %s · %d submissions, %d outcomes told, %d prompt attempts, %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
-		r.Seed, verdict, r.Submissions, r.Told, r.Attempts, r.Agents, r.Kills, r.Cuts, r.Restarts)
-	for _, n := range r.Notes {
-		fmt.Fprintf(w, "  note: %s\n", n)
-	}
-}
-
-// printClientFailure explains the first failing seed in full.
-func printClientFailure(w io.Writer, r *realmode.ClientSeed) {
-	if r.Broken != "" {
-		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
-		_, lines, total := realmode.StderrExcerpt(r.Stderr)
-		writeStderr(w, lines, total, "")
-	}
-	for _, a := range r.Anomalies {
-		sub := ""
-		if a.Sub != "" {
-			sub = " " + a.Sub
+	code := run.finish(out)
+	if junit != "" {
+		if err := writeClientJUnit(junit, cfg, reports, time.Since(start)); err != nil {
+			return fmt.Errorf("--junit: %v", err)
 		}
-		fmt.Fprintf(w, "  %s%s: %s\n    RFD: %s\n", a.Kind, sub, a.Explanation, a.Rule())
 	}
+	if code != 0 {
+		return exitError{code}
+	}
+	return nil
 }
 
 // keepClientTrace copies a failing seed's trace to acpsim-failures/, named

@@ -8,13 +8,16 @@ import (
 )
 
 // checkClientRun runs acpsim check-client with the adapter interop/NAME
-// (node) in a fresh directory, so acpsim-failures/ lands there.
+// (node; "NAME ARG..." gives it arguments) in a fresh directory, so
+// acpsim-failures/ lands there.
 func checkClientRun(t *testing.T, adapter string, args ...string) (string, int) {
 	t.Helper()
 	requireNode(t)
 	acpsim(t) // the test binary plays acpsim for the tap and the Agent
 	t.Chdir(t.TempDir())
-	args = append(append([]string{"check-client"}, args...), "--", "node", filepath.Join(interopDir, adapter))
+	name, adapterArgs, _ := strings.Cut(adapter, " ")
+	args = append(append([]string{"check-client"}, args...), "--", "node", filepath.Join(interopDir, name))
+	args = append(args, strings.Fields(adapterArgs)...)
 	return acpsimRun(t, args...)
 }
 

@@ -17,6 +17,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
@@ -41,6 +42,11 @@ type ClientCheck struct {
 	// once its input ended; RestartWait the wait for the pending
 	// submission's outcome after a restart.
 	Settle, RestartWait time.Duration
+	// StartTimeout bounds the wait for the Client's session to be set up
+	// on the wire (a session/new answered) after a submission: a Client
+	// stuck behind something that hangs ends its seed in plain words then,
+	// not at --settle per submission.
+	StartTimeout time.Duration
 	// ReadStore reads the user messages of every session in the Agent's
 	// store file (acpsim agent --db). The caller opens the database:
 	// realmode links none, so that its fuzz build instruments no SQLite.
@@ -56,6 +62,16 @@ type ClientSeed struct {
 	Broken string
 	// Stderr is the adapter's last stderr lines, shown with Broken.
 	Stderr string
+	// Inconclusive says why the seed judged nothing ("" if it judged):
+	// the Client speaks ACP v1, sent no session/prompt, or its session was
+	// never set up within StartTimeout.
+	Inconclusive string
+	// V1 is set when the Client's initialize reads as ACP v1.
+	V1 *acp.PeerVersion
+	// Setup is how far the Client got towards its first prompt; Cover
+	// what the judge could judge.
+	Setup clientcheck.Setup
+	Cover clientcheck.Coverage
 	// Notes are what the seed saw that is not a verdict: outcomes that
 	// did not come within Settle.
 	Notes []string
@@ -120,7 +136,19 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	}
 	d.readTrace()
 	d.readTranscript(db)
-	if res.Broken == "" {
+	res.Setup, res.Cover = clientcheck.ReadSetup(h.Frames), clientcheck.Cover(h)
+	switch {
+	case res.Broken != "":
+	case res.Setup.Peer.V1:
+		res.V1 = &res.Setup.Peer
+		res.Inconclusive = res.Setup.Peer.V1Line("the Client")
+	case d.stalled != "":
+		res.Inconclusive = d.stalled
+	case res.Setup.Prompts == 0:
+		// Nothing sent, nothing inserted: what the user was told proves
+		// nothing of the Client's handling of prompts.
+		res.Inconclusive = res.Setup.Why()
+	default:
 		res.Anomalies = clientcheck.Check(h)
 	}
 	return res
@@ -134,6 +162,12 @@ type clientDriver struct {
 	h     *clientcheck.History
 	known map[string]bool
 	a     *adapterProc
+	// initAt is when the trace was first seen to hold an answer to the
+	// Client's initialize; ready is set once it showed the Client's session
+	// set up; stalled says why the seed ended for want of it.
+	initAt  time.Time
+	ready   bool
+	stalled string
 	// attemptsSeen counts, per text, the trace's mentions awaitAttempt
 	// has seen, so a repeated text waits for its own attempt.
 	attemptsSeen map[string]int
@@ -167,10 +201,12 @@ func (d *clientDriver) run(restartAfter []time.Duration) {
 			d.a.kill()
 			d.drain()
 			d.res.Restarts++
-			if d.a, err = startAdapter(d.c.Client, append(d.env, "ACPSIM_RESTARTED=1")); err != nil {
+			next, err := startAdapter(d.c.Client, append(d.env, "ACPSIM_RESTARTED=1"))
+			if err != nil { // the killed one stays d.a: its stderr is the seed's
 				d.res.Broken = fmt.Sprintf("cannot restart the adapter: %v", err)
 				return
 			}
+			d.a = next
 			if !d.send(`{"restart":true}`) {
 				return
 			}
@@ -223,6 +259,12 @@ func (d *clientDriver) send(line string) bool {
 // or wait passes (false); ok is false once the seed cannot go on.
 func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 	timeout := time.After(wait)
+	var stall <-chan time.Time
+	if !d.ready && d.c.StartTimeout > 0 {
+		poll := time.NewTicker(stallPoll)
+		defer poll.Stop()
+		stall = poll.C
+	}
 	before := len(d.h.Told)
 	for {
 		for _, t := range d.h.Told[before:] {
@@ -241,6 +283,15 @@ func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 			if !d.line(line) {
 				return false, false
 			}
+		case <-stall:
+			if stage, stuck := d.setupStalled(); stuck {
+				d.a.abandon()
+				d.stalled = stage
+				return false, false
+			}
+			if d.ready {
+				stall = nil
+			}
 		case <-timeout:
 			return false, true
 		}
@@ -256,6 +307,13 @@ func (d *clientDriver) awaitAttempt(s clientcheck.Submission, wait time.Duration
 		if n := promptsWith(d.res.Trace, needle); n > d.attemptsSeen[s.Text] {
 			d.attemptsSeen[s.Text] = n
 			return false, true
+		}
+		if !d.ready && d.c.StartTimeout > 0 {
+			if stage, stuck := d.setupStalled(); stuck {
+				d.a.abandon()
+				d.stalled = stage
+				return false, false
+			}
 		}
 		if told, ok := d.await(s.ID, 20*time.Millisecond); told || !ok {
 			return told, ok
@@ -336,8 +394,7 @@ func (d *clientDriver) readTrace() {
 				d.h.Frames = d.h.Frames[:n-1]
 			}
 		case traces.KindSend:
-			conn, _ := strconv.Atoi(e.Link[strings.LastIndexByte(e.Link, '#')+1:])
-			d.h.Frames = append(d.h.Frames, clientcheck.Frame{Conn: conn, Dir: e.Dir, Bytes: []byte(e.Frame), Seq: e.Seq})
+			d.h.Frames = append(d.h.Frames, frameOf(e))
 			if e.Dir == traces.ClientToAgent && strings.Contains(e.Frame, `"session/prompt"`) {
 				d.res.Attempts++
 			}

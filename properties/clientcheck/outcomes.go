@@ -7,10 +7,41 @@ import (
 	"github.com/acpsim/acpsim/properties"
 )
 
+// toldOf is every outcome told per submission, in the order told: the
+// user saw each one, so each is judged, not only the last. Telling the
+// same outcome again (an adapter restarted before it forgot the input)
+// adds nothing.
+func toldOf(h History) map[string][]Told {
+	out := map[string][]Told{}
+	for _, t := range h.Told {
+		seen := false
+		for _, u := range out[t.ID] {
+			seen = seen || (u.Outcome == t.Outcome && u.MessageID == t.MessageID)
+		}
+		if !seen {
+			out[t.ID] = append(out[t.ID], t)
+		}
+	}
+	return out
+}
+
+// firstOf is the first outcome of the kind told, and whether there is one.
+func firstOf(ts []Told, outcome string) (Told, bool) {
+	for _, t := range ts {
+		if t.Outcome == outcome {
+			return t, true
+		}
+	}
+	return Told{}, false
+}
+
 // judgeOutcomes holds what the user was told against the final transcript,
 // text by text: a text submitted n times may be in it at most n times, and
-// each submission told inserted(M) must find M holding its text.
+// each submission told inserted(M) must find M holding its text. A
+// submission told failed at any point whose message is in the transcript
+// is a phantom, whatever it was told after.
 func judgeOutcomes(h History) []Anomaly {
+	told := toldOf(h)
 	last := map[string]Told{}
 	for _, t := range h.Told {
 		last[t.ID] = t
@@ -41,35 +72,37 @@ func judgeOutcomes(h History) []Anomaly {
 		matched, unknown, silent := 0, 0, []Submission{}
 		var failed []Submission
 		for _, s := range subs {
-			told, ok := last[s.ID]
+			fail, everFailed := firstOf(told[s.ID], Failed)
+			var inserted []Told
+			for _, o := range told[s.ID] {
+				if o.Outcome == Inserted {
+					inserted = append(inserted, o)
+				}
+			}
 			switch {
-			case !ok:
+			case len(told[s.ID]) == 0:
 				silent = append(silent, s)
-			case told.Outcome == Unknown:
-				unknown++
-			case told.Outcome == Failed:
-				failed = append(failed, s)
-			case told.Outcome == Inserted:
-				m, in := byID[told.MessageID]
-				if first, dup := toldID[told.MessageID]; dup && told.MessageID != "" {
-					out = append(out, Anomaly{Kind: properties.WrongID, Sub: s.ID, Explanation: fmt.Sprintf(
-						"%s (%q) was told inserted as %s, the messageId %s was told already", s.ID, t, short(told.MessageID), first)})
-					continue
+			case len(inserted) > 0:
+				in := false
+				for i, o := range inserted {
+					ok, a := judgeInserted(s, t, o, i, inserted, byID, msgs, toldID)
+					in = in || ok
+					if a != nil {
+						out = append(out, *a)
+					}
 				}
-				toldID[told.MessageID] = s.ID
-				switch {
-				case in && m.Text == t:
+				if in {
 					matched++
-				case in:
-					out = append(out, Anomaly{Kind: properties.WrongID, Sub: s.ID, Explanation: fmt.Sprintf(
-						"%s (%q) was told inserted as %s, but that message's text is %q", s.ID, t, short(told.MessageID), m.Text)})
-				case len(msgs) == 0:
-					out = append(out, Anomaly{Kind: properties.Lost, Sub: s.ID, Explanation: fmt.Sprintf(
-						"%s (%q) was told inserted as %s (adapter line %d), and no message of the final transcript holds its text", s.ID, t, short(told.MessageID), told.Line)})
-				default:
-					out = append(out, Anomaly{Kind: properties.WrongID, Sub: s.ID, Explanation: fmt.Sprintf(
-						"%s (%q) was told inserted as %s, which is not in the final transcript; its text is there as %s", s.ID, t, short(told.MessageID), messages(msgs))})
 				}
+				if in && everFailed {
+					out = append(out, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
+						"%s (%q) was told failed (%s, adapter line %d) and inserted as %s (adapter line %d): the user saw it fail, yet the final transcript holds it",
+						s.ID, t, clip(fail.Error), fail.Line, short(inserted[0].MessageID), inserted[0].Line)})
+				}
+			case everFailed:
+				failed = append(failed, s)
+			default:
+				unknown++
 			}
 		}
 		// Messages of the text no inserted outcome accounts for: the
@@ -90,9 +123,13 @@ func judgeOutcomes(h History) []Anomaly {
 				break
 			}
 			spare--
-			told := last[s.ID]
+			fail, _ := firstOf(told[s.ID], Failed)
+			after := ""
+			if l := last[s.ID]; l.Outcome != Failed {
+				after = fmt.Sprintf(", then %s (adapter line %d)", l.Outcome, l.Line)
+			}
 			out = append(out, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
-				"%s (%q) was told failed (%s, adapter line %d), yet the final transcript holds it: %s", s.ID, t, clip(told.Error), told.Line, messages(msgs))})
+				"%s (%q) was told failed (%s, adapter line %d)%s, yet the final transcript holds it: %s", s.ID, t, clip(fail.Error), fail.Line, after, messages(msgs))})
 		}
 	}
 	return out
@@ -120,4 +157,31 @@ func toldAll(subs []Submission, last map[string]Told) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// judgeInserted judges the i-th distinct inserted(M) told for s, of text
+// t: whether it holds (M is s's message), or the anomaly it is.
+func judgeInserted(s Submission, t string, o Told, i int, inserted []Told, byID map[string]Message, msgs []Message, toldID map[string]string) (bool, *Anomaly) {
+	wrong := func(format string, args ...any) (bool, *Anomaly) {
+		return false, &Anomaly{Kind: properties.WrongID, Sub: s.ID, Explanation: fmt.Sprintf(format, args...)}
+	}
+	if first, dup := toldID[o.MessageID]; dup && first != s.ID {
+		return wrong("%s (%q) was told inserted as %s, the messageId %s was told already", s.ID, t, short(o.MessageID), first)
+	}
+	toldID[o.MessageID] = s.ID
+	m, in := byID[o.MessageID]
+	switch {
+	case in && m.Text == t && i > 0:
+		return wrong("%s (%q) was told inserted as %s (adapter line %d), then as %s (adapter line %d): one submission, two messages",
+			s.ID, t, short(inserted[0].MessageID), inserted[0].Line, short(o.MessageID), o.Line)
+	case in && m.Text == t:
+		return true, nil
+	case in:
+		return wrong("%s (%q) was told inserted as %s, but that message's text is %q", s.ID, t, short(o.MessageID), m.Text)
+	case len(msgs) == 0:
+		return false, &Anomaly{Kind: properties.Lost, Sub: s.ID, Explanation: fmt.Sprintf(
+			"%s (%q) was told inserted as %s (adapter line %d), and no message of the final transcript holds its text", s.ID, t, short(o.MessageID), o.Line)}
+	default:
+		return wrong("%s (%q) was told inserted as %s, which is not in the final transcript; its text is there as %s", s.ID, t, short(o.MessageID), messages(msgs))
+	}
 }

@@ -1,0 +1,236 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/properties/clientcheck"
+	"github.com/acpsim/acpsim/properties/conform"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Property groups of check-client's account: what each judges, and on
+// which submissions it can be judged.
+const (
+	outcomeProps = "outcomes (duplicate, lost, phantom, unresolved, wrong-id)"
+	resendProps  = "keys on resend (key-changed, unkeyed-resend, resend-before-resume)"
+)
+
+// clientSeedReport is one seed as check-client reports it: the seed's
+// result and what the report adds (its verdict, schema findings, the
+// trace kept).
+type clientSeedReport struct {
+	realmode.ClientSeed
+	// schemaClient and schemaAgent count the lint problems (acpsim lint)
+	// of the frames the Client sent and of those it received.
+	schemaClient, schemaAgent, frames int
+	// kept is the trace copied to acpsim-failures/ ("" if none).
+	kept  string
+	rerun string
+}
+
+// verdict is the seed's: PASS, INCONCLUSIVE, or FAIL with the kinds.
+func (r *clientSeedReport) verdict() string {
+	switch {
+	case r.Broken != "":
+		return "FAIL broken adapter"
+	case len(r.Anomalies) > 0:
+		var kinds []string
+		for _, a := range r.Anomalies {
+			if !contains(kinds, a.Kind) {
+				kinds = append(kinds, a.Kind)
+			}
+		}
+		return "FAIL " + strings.Join(kinds, ", ")
+	case r.Inconclusive != "":
+		return "INCONCLUSIVE"
+	}
+	return "PASS"
+}
+
+// lintSeed validates every frame of the seed's trace against the ACP v2
+// schema, as acpsim lint does.
+func (r *clientSeedReport) lintSeed() {
+	log, err := traces.ReadFile(r.Trace)
+	if err != nil {
+		return
+	}
+	for _, e := range log.Events {
+		if e.Kind == traces.KindSend {
+			r.frames++
+		}
+	}
+	for _, p := range conform.Trace(log.Events) {
+		if p.Dir == traces.ClientToAgent {
+			r.schemaClient++
+		} else {
+			r.schemaAgent++
+		}
+	}
+}
+
+// judgedLine is the seed's account: what was judged on how many of its
+// submissions.
+func judgedLine(c clientcheck.Coverage) string {
+	return fmt.Sprintf("judged: outcomes on %d of %d submissions, keys on resend on %d", c.Outcomes, c.Subs, c.Resent)
+}
+
+func printClientSeed(w io.Writer, r *clientSeedReport) {
+	fmt.Fprintf(w, "seed %-4d %s · %d submissions, %d outcomes told, %d prompt attempts, %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
+		r.Seed, r.verdict(), r.Submissions, r.Told, r.Attempts, r.Agents, r.Kills, r.Cuts, r.Restarts)
+	switch {
+	case r.Broken != "":
+	case r.Inconclusive != "" && r.V1 == nil:
+		fmt.Fprintf(w, "  why: %s\n", r.Inconclusive)
+	case r.Inconclusive != "":
+		fmt.Fprintln(w, "  why: the Client speaks ACP v1 (see below)")
+	default:
+		fmt.Fprintf(w, "  %s\n", judgedLine(r.Cover))
+	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
+	if n := r.schemaClient + r.schemaAgent; n > 0 {
+		fmt.Fprintf(w, "  schema: %d %s (%d in frames the Client sent, %d in frames it received): acpsim lint %s\n",
+			n, plural(n, "problem"), r.schemaClient, r.schemaAgent, orTrace(r.kept))
+	}
+}
+
+// orTrace names the kept trace, or says none could be kept.
+func orTrace(kept string) string {
+	if kept == "" {
+		return "(the trace could not be kept)"
+	}
+	return kept
+}
+
+// printClientFailure explains the first failing seed in full.
+func printClientFailure(w io.Writer, r *clientSeedReport) {
+	if r.Broken != "" {
+		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
+		_, lines, total := realmode.StderrExcerpt(r.Stderr)
+		writeStderr(w, lines, total, "")
+	}
+	for _, a := range r.Anomalies {
+		sub := ""
+		if a.Sub != "" {
+			sub = " " + a.Sub
+		}
+		fmt.Fprintf(w, "  %s%s: %s\n    RFD: %s\n", a.Kind, sub, a.Explanation, a.Rule())
+	}
+}
+
+// clientRun tallies a run's seeds for its closing lines.
+type clientRun struct {
+	seeds, failed, broken, inconclusive int
+	perKind                             map[string]int
+	cover                               clientcheck.Coverage
+	v1                                  string // the one line for a v1 Client, once
+	firstWhy                            string // the first inconclusive seed's reason
+	schema, schemaSeeds, frames         int
+	schemaTraces                        []string
+}
+
+func (run *clientRun) add(r *clientSeedReport) {
+	run.frames += r.frames
+	if n := r.schemaClient + r.schemaAgent; n > 0 {
+		run.schema += n
+		run.schemaSeeds++
+		if r.kept != "" {
+			run.schemaTraces = append(run.schemaTraces, r.kept)
+		}
+	}
+	switch {
+	case r.Broken != "" || len(r.Anomalies) > 0:
+		run.failed++
+		if r.Broken != "" {
+			run.broken++
+		}
+		seen := map[string]bool{}
+		for _, a := range r.Anomalies {
+			if !seen[a.Kind] {
+				seen[a.Kind] = true
+				run.perKind[a.Kind]++
+			}
+		}
+	case r.Inconclusive != "":
+		run.inconclusive++
+		if r.V1 != nil && run.v1 == "" {
+			run.v1 = r.Inconclusive
+		}
+		if run.firstWhy == "" && r.V1 != nil {
+			run.firstWhy = "the Client speaks ACP v1"
+		} else if run.firstWhy == "" {
+			run.firstWhy = r.Inconclusive
+		}
+	}
+	if r.Broken == "" && r.Inconclusive == "" {
+		run.cover = run.cover.Add(r.Cover)
+	}
+}
+
+// finish prints the run's account and verdict, and returns its exit code:
+// 0 only when every seed passed and the outcomes were judged at all.
+func (run *clientRun) finish(w io.Writer) int {
+	c := run.cover
+	fmt.Fprintln(w)
+	if c.Subs > 0 {
+		fmt.Fprintf(w, "judged: %s on %d of %d submissions of the judged seeds", outcomeProps, c.Outcomes, c.Subs)
+		if n := c.Subs - c.Outcomes; n > 0 {
+			fmt.Fprintf(w, "; %d never sent as session/prompt", n)
+		}
+		fmt.Fprintf(w, "\n        %s on %d", resendProps, c.Resent)
+		if c.Resent == 0 {
+			fmt.Fprint(w, ": not judged, the Client resent no prompt")
+		} else {
+			fmt.Fprintf(w, "; %d were sent once, nothing to compare", c.Outcomes-c.Resent)
+		}
+		fmt.Fprintln(w)
+	}
+	if run.inconclusive > 0 {
+		fmt.Fprintf(w, "not judged: %d of %d seeds (%s)\n", run.inconclusive, run.seeds, run.firstWhy)
+	}
+	run.printSchema(w)
+	var kinds []string
+	for _, k := range clientcheck.Kinds {
+		if run.perKind[k] > 0 {
+			kinds = append(kinds, fmt.Sprintf("%s in %d", k, run.perKind[k]))
+		}
+	}
+	if run.broken > 0 {
+		kinds = append(kinds, fmt.Sprintf("a broken adapter in %d", run.broken))
+	}
+	switch {
+	case run.failed > 0:
+		fmt.Fprintf(w, "FAIL: %d of %d seeds (%s)\n", run.failed, run.seeds, strings.Join(kinds, ", "))
+		return exitAnomaly
+	case run.v1 != "":
+		fmt.Fprintln(w, run.v1)
+		return exitInconclusive
+	case run.inconclusive > 0 || c.Outcomes == 0:
+		fmt.Fprintf(w, "INCONCLUSIVE: %d of %d seeds judged nothing, %d passed: %s\n", run.inconclusive, run.seeds, run.seeds-run.inconclusive, run.firstWhy)
+		return exitInconclusive
+	}
+	line := fmt.Sprintf("PASS: %d seeds; every submission the Client sent was inserted at most once and never silently lost, and every outcome told was true", run.seeds)
+	if c.Resent > 0 {
+		line += fmt.Sprintf("; its %d resent %s keyed as the RFD asks", c.Resent, plural(c.Resent, "submission"))
+	}
+	fmt.Fprintln(w, line)
+	return 0
+}
+
+// printSchema is the run's one schema line: a finding beside the verdict.
+func (run *clientRun) printSchema(w io.Writer) {
+	if run.schema == 0 {
+		fmt.Fprintf(w, "schema: the %d frames conform to the ACP v2 schema (acpsim lint)\n", run.frames)
+		return
+	}
+	cmd := "acpsim lint " + strings.Join(run.schemaTraces, " ")
+	if len(run.schemaTraces) > 3 {
+		cmd = "acpsim lint " + failuresDir + "/check-client-" + runID() + "-seed-*.ndjson"
+	}
+	fmt.Fprintf(w, "schema: %d %s in %d of %d seeds' frames (beside the verdict, not part of it): %s\n",
+		run.schema, plural(run.schema, "problem"), run.schemaSeeds, run.seeds, cmd)
+}

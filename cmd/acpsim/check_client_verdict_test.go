@@ -1,0 +1,151 @@
+package main
+
+import (
+	"encoding/xml"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// noFaults runs a bad adapter's seeds as they are: its own fault, no other.
+var noFaults = []string{"--prompts", "3", "--fault-rates", "kill=0,cut=0,client-restart=0"}
+
+func badClientRun(t *testing.T, mode string, args ...string) (string, int) {
+	t.Helper()
+	return checkClientRun(t, "bad-client-adapter.mjs "+mode, append(append([]string{}, noFaults...), args...)...)
+}
+
+// A Client that sets up its session and never sends a prompt judged
+// nothing: not a pass, and the report says why in one line.
+func TestCheckClientNeverPromptingIsNotAPass(t *testing.T) {
+	out, code := badClientRun(t, "no-prompt", "--seeds", "2")
+	if code != exitInconclusive || strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d, want 3 and no PASS:\n%s", code, out)
+	}
+	if !strings.Contains(out, "INCONCLUSIVE: 2 of 2 seeds judged nothing, 0 passed: the Client sent no session/prompt: its session was set up, but it never prompted") {
+		t.Fatalf("no one-line reason:\n%s", out)
+	}
+}
+
+// A Client that asks for ACP v1 in its initialize (as acpx does) is told
+// so once, and judged on nothing.
+func TestCheckClientSaysOnceThatAV1ClientSpeaksV1(t *testing.T) {
+	out, code := badClientRun(t, "v1", "--seeds", "2")
+	if code != exitInconclusive || strings.Contains(out, "PASS") {
+		t.Fatalf("exit %d, want 3:\n%s", code, out)
+	}
+	if n := strings.Count(out, "the Client speaks ACP v1 (protocolVersion 1): acpsim's checks cover ACP v2"); n != 1 {
+		t.Fatalf("the v1 line printed %d times, want once:\n%s", n, out)
+	}
+	// Its v1 initialize breaks the v2 schema: counted beside the verdict,
+	// with a lint command that works on the trace kept.
+	m := regexp.MustCompile(`schema: 2 problems in 2 of 2 seeds' frames \(beside the verdict, not part of it\): acpsim lint (\S+) (\S+)\n`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no schema line with the lint command:\n%s", out)
+	}
+	if lout, lcode := acpsimRun(t, "lint", m[1]); lcode != 1 || !strings.Contains(lout, "schema") {
+		t.Fatalf("acpsim lint %s: exit %d, want 1 with the schema problem:\n%s", m[1], lcode, lout)
+	}
+}
+
+// A Client stuck after initialize (behind a proxy that hangs) ends each
+// seed at --start-timeout, saying nothing answered its session/new.
+func TestCheckClientStuckAfterInitializeEndsWithinTheStartTimeout(t *testing.T) {
+	start := time.Now()
+	out, code := badClientRun(t, "stuck", "--seeds", "2", "--jobs", "2", "--start-timeout", "2s")
+	if took := time.Since(start); took > 15*time.Second {
+		t.Errorf("took %v, want about --start-timeout 2s", took)
+	}
+	if code != exitInconclusive || !strings.Contains(out, "nothing answered the Client's session/new within --start-timeout 2s") ||
+		!strings.Contains(out, "initialize answered, but no session/new reached the Agent") {
+		t.Fatalf("exit %d, want 3 saying nothing answered session/new:\n%s", code, out)
+	}
+}
+
+// An adapter that tells failed, then unknown, for a message the Agent
+// inserted: the user saw a failure that was none. Every outcome is judged.
+func TestCheckClientFailedThenUnknownIsAPhantom(t *testing.T) {
+	out, code := badClientRun(t, "failed-then-unknown", "--seeds", "1")
+	if code != exitAnomaly || !strings.Contains(out, "FAIL phantom") || !strings.Contains(out, "then unknown (adapter line 2), yet the final transcript holds it") {
+		t.Fatalf("exit %d, want 1 and phantom:\n%s", code, out)
+	}
+}
+
+// The keyed Client's report accounts for what it judged.
+func TestCheckClientPassSaysWhatItJudged(t *testing.T) {
+	out, code := checkClientRun(t, "keyed-client-adapter.mjs", "--seeds", "2", "--first-seed", "2", "--fault-rates", "kill=0.4,client-restart=0")
+	if code != 0 || !regexp.MustCompile(`judged: outcomes \(duplicate, lost, phantom, unresolved, wrong-id\) on 10 of 10 submissions`).MatchString(out) ||
+		!strings.Contains(out, "schema: the ") || !strings.Contains(out, "PASS: 2 seeds") {
+		t.Fatalf("exit %d, want 0 with the account:\n%s", code, out)
+	}
+}
+
+// junitReport is what a CI's parser reads of check-client --junit.
+type junitReport struct {
+	Suites []struct {
+		Tests   int `xml:"tests,attr"`
+		Skipped int `xml:"skipped,attr"`
+		Cases   []struct {
+			Name  string `xml:"name,attr"`
+			Props []struct {
+				Name  string `xml:"name,attr"`
+				Value string `xml:"value,attr"`
+			} `xml:"properties>property"`
+			Failure *struct {
+				Message string `xml:"message,attr"`
+				Text    string `xml:",chardata"`
+			} `xml:"failure"`
+			Skipped *struct {
+				Message string `xml:"message,attr"`
+			} `xml:"skipped"`
+		} `xml:"testcase"`
+	} `xml:"testsuite"`
+}
+
+func readJUnitReport(t *testing.T, path string) junitReport {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var r junitReport
+	if err := xml.Unmarshal(b, &r); err != nil || len(r.Suites) != 1 {
+		t.Fatalf("%s does not parse as one JUnit testsuite (%v):\n%s", path, err, b)
+	}
+	return r
+}
+
+// check-client --junit: a testcase per seed, a failure with the anomaly
+// and the rerun command, an inconclusive seed skipped with why.
+func TestCheckClientJUnit(t *testing.T) {
+	xmlPath := filepath.Join(t.TempDir(), "r.xml")
+	if _, code := badClientRun(t, "failed-then-unknown", "--seeds", "2", "--junit", xmlPath); code != exitAnomaly {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	r := readJUnitReport(t, xmlPath)
+	s := r.Suites[0]
+	if s.Tests != 2 || len(s.Cases) != 2 || s.Cases[0].Name != "seed 1" {
+		t.Fatalf("want 2 testcases, seed 1 first: %+v", s)
+	}
+	for _, c := range s.Cases {
+		if c.Failure == nil || !strings.Contains(c.Failure.Text, "phantom") || !strings.Contains(c.Failure.Text, "rerun: acpsim check-client --seeds=1") {
+			t.Errorf("%s: want a failure with the phantom and the rerun: %+v", c.Name, c.Failure)
+		}
+		if len(c.Props) == 0 || !strings.HasPrefix(c.Props[0].Name, "judged: outcomes") {
+			t.Errorf("%s: want what was judged as properties: %+v", c.Name, c.Props)
+		}
+	}
+	if _, code := badClientRun(t, "no-prompt", "--seeds", "2", "--junit", xmlPath); code != exitInconclusive {
+		t.Fatalf("exit %d, want 3", code)
+	}
+	s = readJUnitReport(t, xmlPath).Suites[0]
+	if s.Skipped != 2 || len(s.Cases) != 2 || s.Cases[1].Skipped == nil || !strings.Contains(s.Cases[1].Skipped.Message, "the Client sent no session/prompt") {
+		t.Fatalf("want 2 skipped testcases saying why: %+v", s)
+	}
+	if p := s.Cases[1].Props; len(p) == 0 || !strings.HasPrefix(p[0].Name, "not judged: outcomes") {
+		t.Fatalf("want the not-judged properties: %+v", p)
+	}
+}
