@@ -230,6 +230,7 @@ started, and the scratch directories removed.`,
 	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that restarts the Agent at $ACPSIM_URL (--url number $ACPSIM_NODE), returning once it serves")
 	f.StringVar(&schedule, "schedule", "", "re-drive the run of this trace: its seed and the proxy's recorded choices")
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
+	f.String("junit", "", "also write the report as JUnit XML to this file: a testcase per seed (failed: anomalies; error: broken Agent; skipped: inconclusive)")
 	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
 	withCatalogues(cmd, "policies")

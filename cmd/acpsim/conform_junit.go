@@ -46,6 +46,10 @@ type junitCase struct {
 	Time      string        `xml:"time,attr"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	// Error: the test could not run (check: the Agent is broken); Props:
+	// what the case's report says besides its verdict (check: per seed).
+	Error *junitFailure `xml:"error,omitempty"`
+	Props []junitProp   `xml:"properties>property,omitempty"`
 }
 
 type junitFailure struct {
