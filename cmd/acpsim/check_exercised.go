@@ -198,9 +198,9 @@ func classesOnWire(events []traces.Event) map[string]*classUse {
 // it was on in, those whose wire shows it exercised, those that failed,
 // and why it was not exercised where it was on.
 type checkClassTotal struct {
-	class                string
+	class                 string
 	on, exercised, failed int
-	why                  map[string]int
+	why                   map[string]int
 }
 
 // add folds in a seed that had the class on.
