@@ -200,18 +200,21 @@ func classesOnWire(events []traces.Event) map[string]*classUse {
 type checkClassTotal struct {
 	class                 string
 	on, exercised, failed int
+	ran                   int // seeds on whose Agent was not broken
 	why                   map[string]int
 }
 
-// add folds in a seed that had the class on.
-func (c *checkClassTotal) add(u *classUse, failed bool) {
+// add folds in a seed that had the class on. A seed whose Agent is broken
+// ran no action: it says nothing of why the class was not exercised.
+func (c *checkClassTotal) add(u *classUse, failed, broken bool) {
 	c.on++
 	if failed {
 		c.failed++
 	}
-	if u == nil {
+	if u == nil || broken {
 		return
 	}
+	c.ran++
 	if u.exercised > 0 {
 		c.exercised++
 		return
@@ -265,17 +268,18 @@ func writeCheckActionClasses(out io.Writer, classes []checkClassTotal) {
 		fmt.Fprintf(out, "  %-15s %-53s %6d %9d %7d\n", c.class, ac.Doc, c.on, c.exercised, c.failed)
 	}
 	for _, c := range classes {
-		if c.on > 0 && c.exercised == 0 {
+		if c.ran > 0 && c.exercised == 0 {
 			fmt.Fprintf(out, "  not exercised: %s\n", c.notExercised())
 		}
 	}
 }
 
-// unexercised names the classes on in some seeds but exercised in none.
+// unexercised names the classes on in some seeds that ran but exercised in
+// none.
 func unexercised(classes []checkClassTotal) []string {
 	var out []string
 	for _, c := range classes {
-		if c.on > 0 && c.exercised == 0 {
+		if c.ran > 0 && c.exercised == 0 {
 			out = append(out, c.class)
 		}
 	}

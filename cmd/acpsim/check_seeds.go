@@ -194,7 +194,7 @@ func (t *checkTally) add(s *checkSeed) error {
 	}
 	actions := ""
 	if s.actions != nil {
-		t.countActions(s.actions.On, s.wire, s.res.Broken != nil || !s.report.OK())
+		t.countActions(s.actions.On, s.wire, s.res.Broken != nil, !s.report.OK())
 		actions = " · actions: none"
 		if len(s.actions.On) > 0 {
 			actions = " · actions: " + strings.Join(s.actions.On, ", ")
@@ -377,10 +377,10 @@ func saveCheckTrace(s *checkSeed, traceDir string) error {
 }
 
 // countActions adds a seed's action classes to the summary's lines.
-func (t *checkTally) countActions(on []string, wire map[string]*classUse, failed bool) {
+func (t *checkTally) countActions(on []string, wire map[string]*classUse, broken, failed bool) {
 	for i := range t.actionClasses {
 		if c := &t.actionClasses[i]; slices.Contains(on, c.class) {
-			c.add(wire[c.class], failed)
+			c.add(wire[c.class], broken || failed, broken)
 		}
 	}
 }
