@@ -20,7 +20,7 @@ import (
 // classUse is what a seed's wire shows of one action class.
 type classUse struct {
 	// exercised counts the actions that reached the Agent in a state where
-	// they do what the class is for (see classExercisedWhen).
+	// they do what the class is for (check --help says which).
 	exercised int
 	// why counts, for the attempts that did not, the reason in words
 	// ("session/fork answered -32601").
@@ -32,16 +32,6 @@ func (u *classUse) miss(why string) {
 		u.why = map[string]int{}
 	}
 	u.why[why]++
-}
-
-// classExercisedWhen says, per class, when the wire shows it exercised: the
-// report's help and the words a summary uses.
-var classExercisedWhen = map[string]string{
-	"cancel-request": "a $/cancel_request named a request still pending",
-	"session-cancel": "a session/cancel came while a prompt of its session was pending",
-	"close-resume":   "a session/close was answered and the session resumed after it",
-	"fork":           "a session/fork got a success answer",
-	"impatient":      "a prompt was sent again while its first attempt was still pending",
 }
 
 // classNoneReached is why a class was not exercised when none of its
