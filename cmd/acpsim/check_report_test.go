@@ -51,12 +51,18 @@ func TestCheckReportsForksNotExercisedWhenTheAgentRefusesThem(t *testing.T) {
 	args := append([]string{"--seeds", fmt.Sprint(seeds), "--"}, rewriteAgent(t, "refuse-fork")...)
 	out, code := checkRun(t, args...)
 	row := regexp.MustCompile(`(?m)^  fork +session/fork.* +(\d+) +(\d+) +(\d+)$`).FindStringSubmatch(out)
-	if code != 0 || row == nil || row[1] != fmt.Sprint(on) || row[2] != "0" {
-		t.Fatalf("exit %d, fork row %q: want exit 0 and fork on in %d seeds, exercised in 0:\n%s", code, row, on, out)
+	if row == nil || row[1] != fmt.Sprint(on) || row[2] != "0" {
+		t.Fatalf("exit %d, fork row %q: want fork on in %d seeds, exercised in 0:\n%s", code, row, on, out)
 	}
 	want := fmt.Sprintf("  not exercised: fork: on in %d seeds, exercised in 0: session/fork answered -32601", on)
-	if !strings.Contains(out, want) || !strings.Contains(out, "PASS: every submission inserted at most once and never silently lost; not exercised: fork") {
-		t.Fatalf("want %q and a PASS line saying forks were not exercised:\n%s", want, out)
+	if !strings.Contains(out, want) {
+		t.Fatalf("want %q:\n%s", want, out)
+	}
+	// Refusing forks is no anomaly, but on a loaded machine a real-time
+	// run may show another (a cancel that met the prompt): then the run is
+	// no PASS at all, else the PASS says forks were not exercised.
+	if pass := strings.Contains(out, "PASS:"); code != 0 && pass || code == 0 && !strings.Contains(out, "PASS: every submission inserted at most once and never silently lost; not exercised: fork") {
+		t.Fatalf("exit %d: want a PASS only with exit 0, saying forks were not exercised:\n%s", code, out)
 	}
 
 	out, code = checkRun(t, "--seeds", fmt.Sprint(seeds), "--", "self", "agent")
