@@ -54,9 +54,17 @@ switches cancel by $/cancel_request, cancel by session/cancel,
 close-and-resume and fork on or off and draws how often each user does
 those on (1 … 2× the base: --cancels, --closes, --forks when given, else
 6, 2, 2); each seed's line names its classes, the summary counts per class
-the seeds it was on in and the failing ones, and a seed's rerun command
-states what it drew (--actions=off --cancels=N …). --actions=off: the count
-flags as given (none by default).
+the seeds it was on in, those whose trace shows it exercised and the
+failing ones, and a seed's rerun command states what it drew
+(--actions=off --cancels=N …). --actions=off: the count flags as given
+(none by default). Exercised is what reached the Agent, not what was
+drawn: a session/fork answered with a success; a session/cancel while a
+prompt of its session was pending; a $/cancel_request naming a pending
+request; a session/close answered, then the session resumed; a prompt
+sent again while its first attempt was pending (impatient). A class on in
+some seeds but exercised in none gets a line with the most common reason
+("fork: on in 8 seeds, exercised in 0: session/fork answered -32601, all
+12 times"), and the PASS line says it was not exercised.
 
 Sessions: an Agent may keep them in memory (ACP v2 notes, T3b: its next
 process answers session/resume -32002 and the Client starts a new session).
@@ -84,6 +92,22 @@ line saying so: these checks cover v2 and the RFD, so exit 3. A failing
 seed's trace goes to acpsim-failures/check-RUNID-seed-N.ndjson (RUNID: when
 the run started, UTC); no file is ever overwritten.
 
+Schema: every frame of every seed is checked as acpsim lint checks it (the
+official ACP v2 schema, the RFD's idempotencyKey rules; the observer's
+probes, noted "probe", are malformed on purpose and allowed). One line
+counts the frames with problems and the seeds they are in, and gives the
+acpsim lint command that lists them (a seed with schema problems has its
+trace written as a failing seed's). A schema problem is a finding beside
+the verdict: it does not by itself fail the run or change the exit code,
+as loss and duplicates are judged from what the frames say.
+
+--junit FILE also writes the report as JUnit XML: a testcase per seed
+reported; a failing seed's failure text is its report (anomalies, trace
+excerpts, rerun and re-drive commands); an inconclusive seed is skipped
+with why; a broken Agent is an error. Each testcase's properties say what
+its report says besides the verdict: the session contract, the action
+classes on, exercised and not exercised, the frames with schema problems.
+
 Seeds run side by side (--jobs, default one per core: a seed mostly waits
 on real-time timeouts), each with its own scratch directory and Agent
 processes. Every seed's line is printed in seed order once it and the
@@ -109,6 +133,7 @@ started, and the scratch directories removed.`,
   acpsim check --session-contract durable -- acpsim agent --sessions-in memory    # session-lost: exit 1
   acpsim check --policy naive -- node interop/keyless-agent.mjs                   # duplicates: exit 1
   acpsim check --via 'acpsim proxy' -- acpsim agent
+  acpsim check --junit acpsim-check.xml -- acpsim agent                           # for a CI
   acpsim check --schedule acpsim-failures/check-20261204T152824-seed-4.ndjson -- acpsim agent`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
@@ -234,6 +259,7 @@ started, and the scratch directories removed.`,
 	f.StringVar(&cfg.Restart, "restart", "", "remote: shell command that restarts the Agent at $ACPSIM_URL (--url number $ACPSIM_NODE), returning once it serves")
 	f.StringVar(&schedule, "schedule", "", "re-drive the run of this trace: its seed and the proxy's recorded choices")
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
+	f.String("junit", "", "also write the report as JUnit XML here: a testcase per seed (failure, error: broken Agent, skipped: inconclusive)")
 	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
 	withCatalogues(cmd, "policies")

@@ -38,6 +38,11 @@ type checkSeed struct {
 	redrive               func(trace string) string
 	// actions is what the seed's action draw gave (nil with --actions off).
 	actions *users.ActionDraw
+	// wire is what the trace shows each action class did; lint, the
+	// frames that break the ACP v2 schema or the RFD's key rules.
+	wire map[string]*classUse
+	lint seedLint
+	took time.Duration // how long the seed ran, for --junit
 }
 
 // checkOutcome is what running one seed gave: a verdict, or why acpsim
@@ -61,7 +66,9 @@ type checkTally struct {
 	broken, inconclusive int
 	contracts            contractTally
 	accounts             accountTally
-	actionClasses        []actionClassTotal // nil with --actions off
+	actionClasses        []checkClassTotal // nil with --actions off
+	lint                 lintTally
+	junit                *checkJUnit // nil without --junit
 }
 
 // draw, when set, is the base of each seed's user action draw.
@@ -76,13 +83,16 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 		target = strings.Join(cfg.URLs, " ")
 	}
 	mode := ""
-	skip := []string{"seeds", "first-seed", "jobs", "trace-dir", "show", "schedule", "url", "restart"}
+	skip := []string{"seeds", "first-seed", "jobs", "trace-dir", "junit", "show", "schedule", "url", "restart"}
 	t := &checkTally{out: out, remote: len(cfg.URLs) > 0, traceDir: traceDir, kinds: map[string]int{}, faults: map[string]*sim.KindCount{}}
+	if path, _ := cmd.Flags().GetString("junit"); path != "" {
+		t.junit = &checkJUnit{path: path, target: target}
+	}
 	if draw != nil {
 		mode = " · action classes"
 		skip = append(skip, actionFlags...) // each seed's rerun states its own
 		for _, c := range users.PresentActionClasses(*draw) {
-			t.actionClasses = append(t.actionClasses, actionClassTotal{class: c})
+			t.actionClasses = append(t.actionClasses, checkClassTotal{class: c})
 		}
 	}
 	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts%s\n",
@@ -137,7 +147,11 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 	if runErr != nil {
 		return runErr
 	}
-	return t.summary(start, show)
+	verdict := t.summary(start, show)
+	if err := t.junit.write(); err != nil {
+		return err
+	}
+	return verdict
 }
 
 // add reports one seed: its trace written, its verdict line printed, its
@@ -147,6 +161,8 @@ func (t *checkTally) add(s *checkSeed) error {
 		return err
 	}
 	t.reported++
+	t.lint.add(s)
+	t.junit.add(s)
 	for _, f := range s.res.Faults {
 		if t.faults[f.Kind] == nil {
 			t.faults[f.Kind] = &sim.KindCount{Kind: f.Kind}
@@ -191,7 +207,7 @@ func (t *checkTally) add(s *checkSeed) error {
 	}
 	actions := ""
 	if s.actions != nil {
-		t.countActions(s.actions.On, s.res.Broken != nil || !s.report.OK())
+		t.countActions(s.actions.On, s.wire, s.res.Broken != nil, !s.report.OK())
 		actions = " · actions: none"
 		if len(s.actions.On) > 0 {
 			actions = " · actions: " + strings.Join(s.actions.On, ", ")
@@ -227,9 +243,10 @@ func (t *checkTally) summary(start time.Time, show int) error {
 		fmt.Fprintf(out, "traces of the failing seeds: %s\n", strings.Join(t.written, " "))
 	}
 	writeFaults(out, t.faultTally())
-	writeActionClasses(out, t.actionClasses)
+	writeCheckActionClasses(out, t.actionClasses)
 	t.contracts.write(out)
 	t.accounts.write(out)
+	t.lint.write(out)
 	for i, s := range t.failed {
 		if i == show {
 			break
@@ -242,7 +259,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	case t.inconclusive > 0:
 		return exitError{exitInconclusive}
 	}
-	fmt.Fprintln(out, t.accounts.pass())
+	fmt.Fprintln(out, t.accounts.pass()+notExercisedNote(t.actionClasses))
 	return nil
 }
 
@@ -279,6 +296,7 @@ func (t *checkTally) faultTally() []sim.KindCount {
 // draw, when set, is the base of the seed's user action draw: the actions
 // drawn are stated in its rerun command with --actions=off.
 func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, flags string, draw *users.Actions) (checkSeed, error) {
+	started := time.Now()
 	var acts *users.ActionDraw
 	if draw != nil {
 		d := users.DrawActionsOn(seed, *draw, checkActionOn)
@@ -320,6 +338,8 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 		return checkSeed{}, err
 	}
 	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events), actions: acts}
+	s.wire, s.lint = classesOnWire(res.Log.Events), lintSeed(res.Log.Events)
+	s.took = time.Since(started)
 	s.redrive = func(trace string) string {
 		return fmt.Sprintf("acpsim check --schedule %s%s%s", shell.Quote(trace), flags, target)
 	}
@@ -353,7 +373,7 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 // leaves no file.
 func saveCheckTrace(s *checkSeed, traceDir string) error {
 	verdict, _ := s.report.Verdict()
-	failing := s.res.Broken != nil || verdict != properties.VerdictPass
+	failing := s.res.Broken != nil || verdict != properties.VerdictPass || s.lint.frames > 0 // lint needs the file
 	var f *os.File
 	var err error
 	switch {
@@ -372,13 +392,10 @@ func saveCheckTrace(s *checkSeed, traceDir string) error {
 }
 
 // countActions adds a seed's action classes to the summary's lines.
-func (t *checkTally) countActions(on []string, failed bool) {
+func (t *checkTally) countActions(on []string, wire map[string]*classUse, broken, failed bool) {
 	for i := range t.actionClasses {
-		if slices.Contains(on, t.actionClasses[i].class) {
-			t.actionClasses[i].on++
-			if failed {
-				t.actionClasses[i].failed++
-			}
+		if c := &t.actionClasses[i]; slices.Contains(on, c.class) {
+			c.add(wire[c.class], broken || failed, broken)
 		}
 	}
 }

@@ -48,6 +48,9 @@ type junitCase struct {
 	Props     []junitProp   `xml:"properties>property,omitempty"`
 	Failure   *junitFailure `xml:"failure,omitempty"`
 	Skipped   *junitSkipped `xml:"skipped,omitempty"`
+	// Error: the test could not run (check: the Agent is broken); Props:
+	// what the case's report says besides its verdict (check: per seed).
+	Error *junitFailure `xml:"error,omitempty"`
 }
 
 type junitFailure struct {

@@ -169,3 +169,23 @@ func TestProxyModeWithoutProxiesIsRefused(t *testing.T) {
 		t.Errorf("--proxies 1 --proxy strip-key refused: %s", stderr)
 	}
 }
+
+// An unknown flag's hint names the help of the command it was given to,
+// where that command's flags are listed: acpsim check --junt x points at
+// acpsim check --help, not the root's.
+func TestUnknownFlagHintNamesTheSubcommandsHelp(t *testing.T) {
+	paths := []string{"acpsim"}
+	for _, c := range newRoot().Commands() {
+		if !c.DisableFlagParsing {
+			paths = append(paths, c.CommandPath())
+		}
+	}
+	for _, path := range paths {
+		args := append(strings.Fields(path)[1:], "--junt", "x")
+		code, _, errOut := run(t, args...)
+		want := "run '" + path + " --help'"
+		if code != exitUsage || !strings.Contains(errOut, "unknown flag: --junt") || !strings.Contains(errOut, want) {
+			t.Errorf("%s --junt x: exit %d, stderr %q; expected exit 2, the unknown flag and %q", path, code, errOut, want)
+		}
+	}
+}

@@ -39,8 +39,10 @@ SIGINT or SIGTERM (its processes killed, its scratch directories removed).`,
 		Version:       versionLine(),
 	}
 	root.SetVersionTemplate("{{.Version}}\n")
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return fmt.Errorf("%v (see acpsim --help)", err)
+	// The hint names the help of the command the flag was given to: its flags
+	// are listed there, not in the root's.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%v (run '%s --help')", err, c.CommandPath())
 	})
 	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newCheckClientCmd(), newProxyCmd(), newVersionCmd())
 	root.AddCommand(catalogueTopics()...)

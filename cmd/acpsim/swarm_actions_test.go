@@ -13,11 +13,12 @@ import (
 	"github.com/acpsim/acpsim/sim/world"
 )
 
-// actionLines reads a summary's user action lines: class → on, failed.
+// actionLines reads a summary's user action lines: class → on, failed
+// (check's lines have an exercised column between them).
 func actionLines(t *testing.T, out string) map[string][2]int {
 	t.Helper()
 	got := map[string][2]int{}
-	for _, m := range regexp.MustCompile(`(?m)^  ([a-z-]+) +.+? +(\d+) +(\d+)$`).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z-]+) +.+? +(\d+)(?: +\d+)? +(\d+)$`).FindAllStringSubmatch(out, -1) {
 		if _, ok := users.ActionClassOf(m[1]); ok {
 			var on, failed int
 			fmt.Sscan(m[2], &on)
