@@ -271,12 +271,10 @@ func (c *checker) judgeSessions() {
 		if h, u, ok := c.goneAlive(s); ok {
 			v.vanished[s.id] = u
 			v.alive = append(v.alive, s.id)
-			if s.prompted {
-				ev := &evs{}
-				ev.add(h.seq, u.seq)
-				c.add(SessionLost, nil, s.id, ev, "session %s vanished while its Agent process lived: %s %s at %s, then %s; no contract lets a living process forget a session it answered prompts in (ACP v2: session/close frees a session's resources, and a later session/resume restores it).",
-					short(s.id), h.proc, h.how, ms(h.t), u.how)
-			}
+			ev := &evs{}
+			ev.add(h.seq, u.seq)
+			c.add(SessionLost, nil, s.id, ev, "session %s vanished while its Agent process lived: %s %s at %s, then %s; no contract lets a living process forget a session (ACP v2: session/close frees a session's resources, and a later session/resume restores it).",
+				short(s.id), h.proc, h.how, ms(h.t), u.how)
 		} else if u, ok := c.gone(s); ok {
 			v.vanished[s.id] = u
 		}

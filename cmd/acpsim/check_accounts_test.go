@@ -24,8 +24,15 @@ func checkInMemory(t *testing.T, seeds int, agentArgs ...string) (string, int) {
 	requireNode(t)
 	bin := acpsim(t)
 	args := append([]string{"check", "--seeds", strconv.Itoa(seeds), "--", "env", "ACPSIM_STORE=", "node", filepath.Join(interopDir, "keyed-agent.mjs")}, agentArgs...)
+	return execIn(t, t.TempDir(), bin, args...)
+}
+
+// execIn runs bin with args in dir (a failing seed's trace goes to
+// dir/acpsim-failures) and gives its output and exit code.
+func execIn(t *testing.T, dir, bin string, args ...string) (string, int) {
+	t.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Dir = t.TempDir()
+	cmd.Dir = dir
 	out, err := cmd.CombinedOutput()
 	code := 0
 	if ee, ok := err.(*exec.ExitError); ok {

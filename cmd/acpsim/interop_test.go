@@ -513,17 +513,7 @@ func TestAcpsimCheckSDKAgents(t *testing.T) {
 	requireNode(t)
 	bin := acpsim(t)
 	check := func(t *testing.T, seeds int, script string) (string, int) {
-		abs := filepath.Join(interopDir, script)
-		cmd := exec.Command(bin, "check", "--seeds", fmt.Sprint(seeds), "--", "node", abs)
-		cmd.Dir = t.TempDir() // failing seeds' traces go to ./acpsim-failures
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+		return execIn(t, t.TempDir(), bin, "check", "--seeds", fmt.Sprint(seeds), "--", "node", filepath.Join(interopDir, script))
 	}
 	t.Run("keyed passes", func(t *testing.T) {
 		out, code := check(t, 4, "keyed-agent.mjs")

@@ -121,28 +121,30 @@ func TestLintOfASimulatedRun(t *testing.T) {
 		}
 	}
 
-	// The probes without their note: four frames malformed for all lint knows.
+	// The probes without their note: eight frames malformed for all lint knows.
 	clean := filepath.Join(dir, "stdio-1.ndjson")
 	b, err := os.ReadFile(clean)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := bytes.Count(b, []byte(`,"note":"probe"`)); n != 4 {
-		t.Fatalf("%d probe notes in %s, want 4", n, clean)
+	// Four from the observer reading the Client's live pipe, four from
+	// the fresh process it reads after.
+	if n := bytes.Count(b, []byte(`,"note":"probe"`)); n != 8 {
+		t.Fatalf("%d probe notes in %s, want 8", n, clean)
 	}
 	unnoted := filepath.Join(dir, "unnoted.ndjson")
 	if err := os.WriteFile(unnoted, bytes.ReplaceAll(b, []byte(`,"note":"probe"`), nil), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	code, out, _ := run(t, "lint", unnoted)
-	if code != exitAnomaly || !strings.Contains(out, "FAIL: 4 problems (schema 4)") || strings.Count(out, "(at /params/idempotencyKey)") != 4 {
+	if code != exitAnomaly || !strings.Contains(out, "FAIL: 8 problems (schema 8)") || strings.Count(out, "(at /params/idempotencyKey)") != 8 {
 		t.Errorf("probes without their note: exit %d, output:\n%s", code, out)
 	}
 
 	lenient := filepath.Join(dir, "lenient.ndjson")
 	run(t, "run", "--seed", "3", "--agent", "lenient-key", "--trace", lenient)
 	code, out, _ = run(t, "lint", lenient)
-	if code != exitAnomaly || !strings.Contains(out, "FAIL: 4 problems (probe 4)") || !strings.Contains(out, "with a result: the Agent accepted it") {
+	if code != exitAnomaly || !strings.Contains(out, "FAIL: 8 problems (probe 8)") || !strings.Contains(out, "with a result: the Agent accepted it") {
 		t.Errorf("lenient-key: exit %d, output:\n%s", code, out)
 	}
 }
