@@ -206,8 +206,11 @@ func (t *checkTally) add(s *checkSeed) error {
 		}
 	}
 	actions := ""
-	if s.actions != nil {
+	// A v1 Agent's seed ran no class: it is not counted as one failing.
+	if s.actions != nil && (s.res.Broken == nil || s.res.Broken.Kind != realmode.BrokenSpeaksV1) {
 		t.countActions(s.actions.On, s.wire, s.res.Broken != nil, !s.report.OK())
+	}
+	if s.actions != nil {
 		actions = " · actions: none"
 		if len(s.actions.On) > 0 {
 			actions = " · actions: " + strings.Join(s.actions.On, ", ")
