@@ -264,6 +264,10 @@ const app = acp
     // A $/cancel_request naming another request of this key, read after
     // this prompt (in the same read): it withdrew this one too.
     if (arrival.sk && (keyCancels.get(arrival.sk) ?? 0) > arrival.keyCancels) {
+      // It withdraws every pending request of the key (RFD), the original
+      // still held too, not only this one.
+      const held = s && key !== null ? s.held.find((h) => h.key === key) : undefined;
+      if (held) withdraw(s, held, "cancelled by $/cancel_request for a request of its key");
       throw acp.RequestError.requestCancelled(undefined, "cancelled by $/cancel_request for a request of its key");
     }
     if (!s) throw acp.RequestError.sessionNotFound(params.sessionId);
