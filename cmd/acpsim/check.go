@@ -118,6 +118,16 @@ seeds are not started and only seeds up to the broken one are reported.
 Against --url with --restart seeds run one at a time: a restart of the
 remote Agent would break the other seeds' connections.
 
+A verdict is an account: the summary's "judged:" lines say, for duplicate,
+lost, phantom and unresolved, how many submissions each was judged for and
+why not the rest. Before a Client's connection closes, the observer reads
+each session its Agent process holds on that live connection (a
+session/resume with replay), so an Agent that keeps sessions in memory is
+judged for them; what died with a killed process is "not judged", never a
+pass. A seed where never silently lost could be judged for none of its
+submissions is inconclusive (exit 3); a PASS that could not judge all says
+"PASS on what was judged" with the counts.
+
 The OS is not deterministic, but every choice the proxy made is in the
 trace: --schedule TRACE re-drives a run with the same faults at the same
 frames as closely as the Agent's timing allows.
