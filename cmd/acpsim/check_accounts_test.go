@@ -23,7 +23,9 @@ func checkInMemory(t *testing.T, seeds int, checkArgs []string, agentArgs ...str
 	t.Helper()
 	requireNode(t)
 	bin := acpsim(t)
-	args := append([]string{"check", "--seeds", strconv.Itoa(seeds)}, checkArgs...)
+	// A Node Agent answers initialize in about a second alone, in more than
+	// the default 5 s beside the other tests' processes on two cores.
+	args := append([]string{"check", "--seeds", strconv.Itoa(seeds), "--start-timeout", "30s"}, checkArgs...)
 	args = append(append(args, "--", "env", "ACPSIM_STORE=", "node", filepath.Join(interopDir, "keyed-agent.mjs")), agentArgs...)
 	return execIn(t, t.TempDir(), bin, args...)
 }

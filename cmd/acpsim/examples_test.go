@@ -79,7 +79,7 @@ var exampleNotRun = []struct{ match, why string }{
 // exampleOverrides shrink the examples of a command, by its name: flags
 // put after the example's own (the last of a flag wins), before any "--".
 var exampleOverrides = map[string]struct{ flags, why string }{
-	"check":        {"--seeds 6", "real Agent processes in real time: a seed takes about a second; --keys memory first duplicates at seed 4"},
+	"check":        {"--seeds 6 --start-timeout 30s", "real Agent processes in real time: a seed takes about a second; --keys memory first duplicates at seed 4; a Node Agent takes a second to answer initialize alone, and more than the default 5 s beside the other tests' processes on two cores"},
 	"check-client": {"--seeds 2", "real Node processes in real time, restarted often"},
 	"conform":      {"--run '^rfd-[12]$'", "30 cases, each starting Agent processes in real time; rfd-2 is the one --keys memory fails"},
 	"matrix":       {"--seeds 2 --shrink 0", "every policy against every design over every link: 200 seeds and their shrinking take minutes"},

@@ -513,7 +513,7 @@ func TestAcpsimCheckSDKAgents(t *testing.T) {
 	requireNode(t)
 	bin := acpsim(t)
 	check := func(t *testing.T, seeds int, script string) (string, int) {
-		return execIn(t, t.TempDir(), bin, "check", "--seeds", fmt.Sprint(seeds), "--", "node", filepath.Join(interopDir, script))
+		return execIn(t, t.TempDir(), bin, "check", "--seeds", fmt.Sprint(seeds), "--start-timeout", "30s", "--", "node", filepath.Join(interopDir, script))
 	}
 	t.Run("keyed passes", func(t *testing.T) {
 		out, code := check(t, 4, "keyed-agent.mjs")
