@@ -8,7 +8,23 @@ BENCHCOUNT ?= 6
 
 .PHONY: test lint unit race race-real bench bench-quick run
 
-test: lint unit race-real fuzz
+test: deps lint unit race-real fuzz
+
+# What the tests need beyond Go and Node, installed when missing so that
+# make test runs on a bare Debian machine: the interop tests' npm packages
+# (interop/node_modules, from the committed lockfile) and Debian's
+# chromium, in which traces/view renders its page headless. As root (CI)
+# apt-get installs it; otherwise through sudo, and a machine with neither
+# is told what to install.
+.PHONY: deps chromium
+deps: interop/node_modules chromium
+
+chromium:
+	@if command -v chromium >/dev/null 2>&1; then exit 0; fi; \
+	echo "make test: installing Debian's chromium (the view's headless test renders in it)"; \
+	if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y --no-install-recommends chromium; \
+	elif command -v sudo >/dev/null 2>&1; then sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium; \
+	else echo "make test: chromium is missing and neither root nor sudo is here: install Debian's chromium package, then run make test again"; exit 1; fi
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
