@@ -27,6 +27,9 @@ func textCells(t *testing.T, out string) map[string]map[string]string {
 			link, cols = f[1], nil
 		case link != "" && len(f) > 2 && f[0] == "policy" && f[1] == "agent":
 			cols = f[2:]
+			for i := range cols {
+				cols[i] = strings.TrimSuffix(cols[i], "†") // a checker's limit, shown apart
+			}
 		case cols != nil && len(f) == len(cols)+2 && strings.HasPrefix(line, "  "):
 			row := map[string]string{}
 			for i, c := range cols {
@@ -68,7 +71,11 @@ func TestMatrixJSONHasTheTablesNumbers(t *testing.T) {
 			t.Fatalf("no table row for %s/%s/%s:\n%s", r.Link, r.Policy, r.Design, text)
 		}
 		for _, k := range properties.Kinds {
-			if got, want := row[k], matrix.Percent(r.Failing[k], r.Seeds); got != want {
+			got, shown := row[k]
+			if !shown {
+				got = "·" // a column no seed of any row showed is left out
+			}
+			if want := matrix.Percent(r.Failing[k], r.Seeds); got != want {
 				t.Errorf("%s/%s/%s %s: table %q, JSON %d of %d (%s)", r.Link, r.Policy, r.Design, k, got, r.Failing[k], r.Seeds, want)
 			}
 		}

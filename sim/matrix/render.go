@@ -6,8 +6,11 @@ import (
 	"html"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/acpsim/acpsim/properties"
 )
 
 // Percent renders the fraction n/of of a cell: "·" for none, "<1%" for a
@@ -31,13 +34,68 @@ func Percent(n, of int) string {
 // anomaly.
 const AnyColumn = "any"
 
-// cells are a row's rendered cells: one per kind, then any.
-func (r *Report) cells(row *Row) []string {
-	out := make([]string, 0, len(r.Kinds)+1)
+// checkerLimits are the kinds that say what the checker could not settle
+// (two same-text submissions the frames cannot tell apart), not what a
+// policy or a design did: the tables show them after any, apart.
+var checkerLimits = []string{properties.Unattributable}
+
+// columns are the kinds the tables show: those some seed of some row showed
+// (a column empty on every link says nothing), the checker's limits apart;
+// none lists the kinds no seed showed.
+func (r *Report) columns() (shown, limits, none []string) {
 	for _, k := range r.Kinds {
+		seen := false
+		for i := range r.Rows {
+			seen = seen || r.Rows[i].Failing[k] > 0
+		}
+		switch {
+		case !seen:
+			none = append(none, k)
+		case slices.Contains(checkerLimits, k):
+			limits = append(limits, k)
+		default:
+			shown = append(shown, k)
+		}
+	}
+	return shown, limits, none
+}
+
+// header is a table's kind columns: the shown kinds, any, then the
+// checker's limits marked with a dagger (limitNote).
+func (r *Report) header() []string {
+	shown, limits, _ := r.columns()
+	out := append(slices.Clone(shown), AnyColumn)
+	for _, k := range limits {
+		out = append(out, k+"†")
+	}
+	return out
+}
+
+// cells are a row's rendered cells, in header's order.
+func (r *Report) cells(row *Row) []string {
+	shown, limits, _ := r.columns()
+	out := make([]string, 0, len(shown)+len(limits)+1)
+	for _, k := range shown {
 		out = append(out, Percent(row.Failing[k], row.Seeds))
 	}
-	return append(out, Percent(row.Failed, row.Seeds))
+	out = append(out, Percent(row.Failed, row.Seeds))
+	for _, k := range limits {
+		out = append(out, Percent(row.Failing[k], row.Seeds))
+	}
+	return out
+}
+
+// limitNote explains the columns left out and the checker's limits.
+func (r *Report) limitNote() []string {
+	_, limits, none := r.columns()
+	var out []string
+	if len(none) > 0 {
+		out = append(out, "no seed showed "+strings.Join(none, ", ")+" (columns left out)")
+	}
+	if len(limits) > 0 {
+		out = append(out, "† a limit of the checker, not an anomaly a policy causes: same-text submissions the frames cannot tell apart (any counts them too)")
+	}
+	return out
 }
 
 func (r *Report) rowsOf(link string) []*Row {
@@ -99,7 +157,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(w, "\nlink %s\n", link)
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "  policy\tagent\t%s\t%s\n", strings.Join(r.Kinds, "\t"), AnyColumn)
+		fmt.Fprintf(tw, "  policy\tagent\t%s\n", strings.Join(r.header(), "\t"))
 		for _, row := range rows {
 			fmt.Fprintf(tw, "  %s\t%s\t%s\n", row.Policy, row.Design, strings.Join(r.cells(row), "\t"))
 		}
@@ -128,6 +186,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 		}
 	}
+	if notes := r.limitNote(); len(notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range notes {
+			fmt.Fprintln(w, n)
+		}
+	}
 	if hint {
 		fmt.Fprintln(w, "\n(--traces DIR writes each counterexample's trace; acpsim replay reruns it as shrunk, which the run command alone cannot)")
 	}
@@ -151,8 +215,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		if len(rows) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "\n### link %s\n\n| policy | agent | %s | %s |\n|---|---|%s\n", link, strings.Join(r.Kinds, " | "), AnyColumn,
-			strings.Repeat("---:|", len(r.Kinds)+1))
+		fmt.Fprintf(w, "\n### link %s\n\n| policy | agent | %s |\n|---|---|%s\n", link, strings.Join(r.header(), " | "),
+			strings.Repeat("---:|", len(r.header())))
 		for _, row := range rows {
 			fmt.Fprintf(w, "| %s | %s | %s |\n", row.Policy, row.Design, strings.Join(r.cells(row), " | "))
 		}
@@ -172,6 +236,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				fmt.Fprintln(w)
 			}
 		}
+	}
+	for _, n := range r.limitNote() {
+		fmt.Fprintf(w, "\n%s\n", n)
 	}
 	fmt.Fprintf(w, "\n### Agent designs\n\n| agent | flags | links | why |\n|---|---|---|---|\n")
 	for _, d := range r.Designs {
