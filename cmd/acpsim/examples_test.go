@@ -50,6 +50,11 @@ type example struct {
 	line  string // as written
 	cmd   string // as run: acpsim for go run, placeholders replaced
 	exit  int
+	// shown is the output a README console block shows under it
+	// (examples_output_test.go); overridden: the test runs it with other
+	// flags, so that output is another run's.
+	shown      []string
+	overridden bool
 }
 
 // exampleGroup is the examples that run in order in one directory.
@@ -84,7 +89,6 @@ var exampleOverrides = map[string]struct{ flags, why string }{
 	"conform":      {"--run '^rfd-[12]$'", "30 cases, each starting Agent processes in real time; rfd-2 is the one --keys memory fails"},
 	"matrix":       {"--seeds 2 --shrink 0", "every policy against every design over every link: 200 seeds and their shrinking take minutes"},
 	"mutants":      {"--runs 1", "every mutant five times takes CPU-seconds; once still catches each"},
-	"swarm":        {"--seeds 200", "2,000 seeds take a few CPU-seconds each time"},
 }
 
 // override applies exampleOverrides to cmd, an acpsim command line.
@@ -171,7 +175,9 @@ func parseExample(where, line string) (example, bool) {
 	for _, p := range examplePlaceholders {
 		e.cmd = strings.ReplaceAll(e.cmd, p.placeholder, p.stand)
 	}
+	before := e.cmd
 	e.cmd = override(e.cmd)
+	e.overridden = e.cmd != before
 	return e, true
 }
 
@@ -186,11 +192,13 @@ func readmeExamples(t *testing.T) []exampleGroup {
 	var out []exampleGroup
 	var g *exampleGroup
 	in, lang := false, ""
+	shownBy := -1 // the example whose output a console block's next lines show
 	for i, line := range strings.Split(string(b), "\n") {
 		if m := fenceStart.FindStringSubmatch(line); m != nil {
 			if in = !in; in {
 				lang = m[1]
 				g = &exampleGroup{name: fmt.Sprintf("README.md:%d", i+1)}
+				shownBy = -1
 			} else if len(g.examples) > 0 {
 				out = append(out, *g)
 			}
@@ -204,13 +212,18 @@ func readmeExamples(t *testing.T) []exampleGroup {
 		case "console":
 			var ok bool
 			if line, ok = strings.CutPrefix(line, "$ "); !ok {
-				continue // output
+				if shownBy >= 0 {
+					g.examples[shownBy].shown = append(g.examples[shownBy].shown, line) // its output
+				}
+				continue
 			}
+			shownBy = -1 // until this line proves an acpsim command
 		default:
 			continue
 		}
 		if e, ok := parseExample(fmt.Sprintf("README.md:%d", i+1), line); ok {
 			g.examples = append(g.examples, e)
+			shownBy = len(g.examples) - 1
 		}
 	}
 	return out
@@ -319,6 +332,7 @@ func runExampleGroup(t *testing.T, bin string, g exampleGroup) {
 			t.Errorf("%s: %s\n  exit %d, but the example claims %d (a trailing comment \"exit N\", else 0); output ends:\n%s", e.where, e.line, code, e.exit, outputEnd(out, 15))
 		default:
 			t.Logf("%s: exit %d in %s: %s", e.where, code, took, e.line)
+			compareShownOutput(t, e, out)
 		}
 	}
 }
