@@ -224,11 +224,13 @@ func TestModelOfADuplicate(t *testing.T) {
 }
 
 // Frames whose text is a prompt, a response, an update or a batch get short
-// labels; a key that is not a string is not shown as one.
+// labels; a prompt's names its session and the first 12 characters of its
+// key; a key that is not a string is not shown as one.
 func TestFrameLabels(t *testing.T) {
 	for _, tc := range []struct{ frame, label, class, msg, key string }{
-		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":"k-123456789"}}`, "session/prompt #4 key k-123456…", "prompt", "", "k-123456789"},
-		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":5}}`, "session/prompt #4 key ", "prompt", "", ""},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":"k-123456789"}}`, "session/prompt #4 key k-123456789 session S", "prompt", "", "k-123456789"},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"663bc778-b265-4695","prompt":[],"idempotencyKey":"😃😃😌😏😃😁😋😁😐😊😍😄😂😐😄"}}`, "session/prompt #4 key 😃😃😌😏😃😁😋😁😐😊😍😄… session 663bc778…", "prompt", "", "😃😃😌😏😃😁😋😁😐😊😍😄😂😐😄"},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":5}}`, "session/prompt #4 key  session S", "prompt", "", ""},
 		{`{"jsonrpc":"2.0","id":4,"result":{"messageId":"0123456789abcdef"}}`, "result #4 messageId 01234567…", "response", "0123456789abcdef", ""},
 		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"bad"}}`, `error #"x" -32602`, "response", "", ""},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"user_message","messageId":"m1"}}}`, "update user_message m1", "user-message", "m1", ""},
