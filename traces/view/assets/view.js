@@ -7,7 +7,13 @@
   'use strict';
   var M = JSON.parse(document.getElementById('model').textContent);
   var NS = 'http://www.w3.org/2000/svg';
-  var ROW = 18, LANE = 104, TIMEW = 92, ANOMW = 30, COL = 15;
+  // The seq column ends at SEQW, the time column at TIMEW: apart, so a long
+  // seq never runs into a long time.
+  var ROW = 18, SEQW = 44, TIMEW = 118, ANOMW = 30, COL = 15;
+  // Lanes share the width the side panel leaves, down to LANE_MIN apart
+  // (narrower, the diagram scrolls sideways); RIGHT is kept right of the
+  // last lane for the labels that lane flips to its left.
+  var LANE_MAX = 104, LANE_MIN = 52, RIGHT = 24;
 
   function svg(name, attrs, parent) {
     var e = document.createElementNS(NS, name);
@@ -29,6 +35,9 @@
     return t;
   }
   function short(s) { return s.length > 9 ? s.slice(0, 8) + '…' : s; }
+  // keyPrefix cuts a key as the arrows' labels do (12 characters, not
+  // UTF-16 units, so an emoji is never split).
+  function keyPrefix(k) { var c = Array.from(k); return c.length > 12 ? c.slice(0, 12).join('') + '…' : k; }
 
   // seq → row index, so a frame finds the row of its other half.
   var rowOf = {};
@@ -57,11 +66,14 @@
     bars.push({ s: s, lo: lo, hi: hi, col: c });
   });
   var GUT = TIMEW + ANOMW; // the gutter's left edge: time, then the anomaly column
-  var X0 = GUT + colEnd.length * COL + 14 + LANE / 2;
+  var GUTR = GUT + colEnd.length * COL + 14; // right of the gutter's bars
+  var avail = document.getElementById('diagram-wrap').clientWidth;
+  var LANE = Math.max(LANE_MIN, Math.min(LANE_MAX, (avail - GUTR - RIGHT) / Math.max(M.lanes.length - 0.5, 1)));
+  var X0 = GUTR + LANE / 2;
   function lx(i) { return X0 + i * LANE; }
   function ry(i) { return 16 + i * ROW + ROW / 2; } // room above the first row for a bar's label
   var lastX = lx(Math.max(M.lanes.length - 1, 0));
-  var width = lastX + LANE / 2 + 200, height = ry(M.rows.length) + 10;
+  var width = Math.max(lastX + RIGHT, avail), height = ry(M.rows.length) + 10;
 
   // Header: run, verdict, window.
   var run = document.getElementById('run');
@@ -76,10 +88,17 @@
   // Lane heads stick to the top of the scrolling diagram.
   var heads = document.getElementById('lane-heads');
   heads.style.width = width + 'px';
-  html('div', 'time', 'seq · time', heads);
+  html('div', 'seq', 'seq', heads).style.width = SEQW - 8 + 'px';
+  html('div', 'time', 'time', heads).style.width = TIMEW - 6 + 'px';
+  html('div', 'bars', 'submissions', heads).style.left = GUT + 'px';
+  // Narrow lanes alternate their heads between two rows, so long names
+  // (observer:a1#5) do not overlap.
+  var stagger = LANE < 96;
   M.lanes.forEach(function (l, i) {
-    var d = html('div', 'k-' + l.kind, l.name, heads);
+    var d = html('div', 'k-' + l.kind + (stagger && i % 2 ? ' low' : ''), l.name, heads);
     d.style.left = lx(i) + 'px';
+    if (l.kind === 'link') d.style.zIndex = 0; // a process or Client's name wins an overlap
+    if (i === M.lanes.length - 1 && i > 0) d.classList.add('last');
     d.setAttribute('data-lane', l.name);
   });
 
@@ -173,7 +192,7 @@
       // Under the lanes and bars, which would be cut by it otherwise.
       bands[i] = svg('rect', { x: 0, y: y - ROW / 2, width: width, height: ROW, 'class': 'anom-band' }, bg);
     }
-    text(g, 6, y, String(r.seq), 'time-text');
+    text(g, SEQW - 8, y, String(r.seq), 'time-text', 'end');
     text(g, TIMEW - 6, y, r.time, 'time-text', 'end');
 
     var x = r.lane >= 0 ? lx(r.lane) : X0, lblX = x + 10, anchor = null;
@@ -213,10 +232,12 @@
       lblX = X0;
     } else {
       mark(g, r, x, y);
+      // The last lane's labels go to its left: right of it the page ends.
+      if (r.lane === M.lanes.length - 1 && M.lanes.length > 1) { lblX = x - 12; anchor = 'end'; }
     }
     if (kinds.length && r.lane >= 0) svg('circle', { cx: x, cy: y, r: 9, 'class': 'ring' }, g);
     if (lblX != null) text(g, r.lane < 0 ? lblX + 4 : lblX, y, r.label, 'lbl', anchor);
-    var tip = r.label;
+    var tip = r.label + (r.key ? '\nkey ' + r.key : '');
     (r.anoms || []).forEach(function (a) { tip += '\n\n' + M.anomalies[a].kind + ': ' + M.anomalies[a].explanation; });
     svg('title', {}, g).textContent = tip;
     g.addEventListener('click', function () { select(i); });
@@ -298,7 +319,9 @@
   groups.forEach(function (gr) {
     var box = html('div', 'group', null, subsEl);
     if (gr.key) box.setAttribute('data-key', gr.key);
-    html('div', 'key', gr.key ? 'key ' + gr.key : 'no key', box);
+    // A key can be hundreds of characters (emoji): its prefix, whole on hover.
+    var kd = html('div', 'key', gr.key ? 'key ' + keyPrefix(gr.key) : 'no key', box);
+    if (gr.key) kd.title = gr.key;
     gr.subs.forEach(function (s) {
       var d = html('div', 'sub', null, box);
       d.setAttribute('data-submission', s.sub);
