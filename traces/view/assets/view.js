@@ -336,11 +336,22 @@
     });
   });
   var legend = document.getElementById('legend');
+  // Every colour the diagram uses is named here: a swatch (a class of
+  // view.css) or a symbol in its colour, then what it means.
+  html('span', 'legend-note', 'outcome told to the user (colours the bars, prompt arrows and chips):', legend);
   M.legend.forEach(function (l) { html('span', 'chip ' + l.class, l.text, legend); });
-  [['✕', 'kill / drop'], ['▶', 'process start'], ['◆', 'insert'], ['⚡', 'fault decision'], ['■', 'outcome told'], ['▬', 'pink row: cited by an anomaly']].forEach(function (p) {
+  [['sw bar', '', 'bar at the left: a submission, from its first prompt to the outcome told (tick: an attempt; dot: named later)'],
+    ['sw head-client', 'c1', 'Client lane'], ['sw head-agent', 'a1#1', 'Agent process lane'],
+    ['sw lane-link', '', 'link lane (connection)'], ['sw arrow-other', '', 'other frame'],
+    ['sw arrow-cut', '', 'other half cut by the window, or lost'],
+    ['sym fault', '✕', 'kill / drop'], ['sym fault', '⚡', 'fault decision'], ['sym start', '▶', 'process start'],
+    ['sym', '◆', 'insert'], ['sym', '■', 'outcome told'],
+    ['sym band', '▬', 'pink row: cited by an anomaly'], ['sym anomaly', '◯', 'ring: evidence of the focused anomaly'],
+    ['sym anomaly', '[', 'red bracket: the copies of a duplicate']
+  ].forEach(function (p) {
     var s = html('span', '', null, legend);
-    html('span', p[0] === '▬' ? 'sym band' : 'sym', p[0], s);
-    s.appendChild(document.createTextNode(' ' + p[1]));
+    html('span', p[0], p[1], s);
+    s.appendChild(document.createTextNode(' ' + p[2]));
   });
 
   // Open on the first anomaly: its evidence highlighted and scrolled into view.
