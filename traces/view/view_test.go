@@ -398,10 +398,11 @@ func TestDroppedResponseIsAFaultOfItsSubmission(t *testing.T) {
 // duplicate, rendered by headless Chromium, marks after its script ran the
 // two insertions of the one submission and the lost response between them.
 // dumpDOM writes page to path, loads it in headless Chromium and returns
-// the DOM after the page's script ran, failing the test unless the script
+// the DOM after the page's script ran (chromiumFlags such as
+// --window-size go before --dump-dom), failing the test unless the script
 // got to its end (it marks <body data-ready>). Chromium missing is a
 // failure, not a skip: the assertions would silently not run.
-func dumpDOM(t *testing.T, page, path string) string {
+func dumpDOM(t *testing.T, page, path string, chromiumFlags ...string) string {
 	t.Helper()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -417,8 +418,9 @@ func dumpDOM(t *testing.T, page, path string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
-		"--user-data-dir="+filepath.Join(t.TempDir(), "profile"), "--dump-dom", "file://"+abs)
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu",
+		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile")}, chromiumFlags...)
+	cmd := exec.CommandContext(ctx, chromium, append(args, "--dump-dom", "file://"+abs)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {

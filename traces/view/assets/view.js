@@ -121,7 +121,7 @@
   M.lanes.forEach(function (l, i) {
     svg('line', { x1: lx(i), x2: lx(i), y1: 0, y2: height, 'class': 'lane-ghost' }, lanesG);
     if (span[i][0] >= 0) {
-      svg('line', { x1: lx(i), x2: lx(i), y1: ry(span[i][0]) - 6, y2: ry(span[i][1]) + 6, 'class': 'lane-line k-' + l.kind }, lanesG);
+      svg('line', { x1: lx(i), x2: lx(i), y1: ry(span[i][0]) - 6, y2: ry(span[i][1]) + 6, 'class': 'lane-line k-' + l.kind, 'data-lane': l.name }, lanesG);
     }
   });
 
