@@ -130,3 +130,40 @@ func boxOf(t *testing.T, e map[string]string) [4]float64 {
 	}
 	return b
 }
+
+// The seq and time columns stay apart however long both get (issue 28:
+// seq 265 at 1213.741 ms read "2651213.741ms"): a trace of 12,000 events
+// over 120 s, its last rows measured in the browser.
+func TestChromiumKeepsSeqAndTimeApart(t *testing.T) {
+	l := &traces.Log{Header: traces.Header{Format: 1, Contract: traces.Contract{Retention: "all"}}}
+	for i := range 12000 {
+		l.Append(traces.Event{Kind: traces.KindTimer, To: "c1", Note: "tick", T: int64(i)*10_000 + 1_741})
+	}
+	// A submission never told: its anomaly puts the window at the end.
+	l.Append(traces.Event{Kind: traces.KindSubmit, Client: "c1", Sub: "s1", Text: "hi", T: 120_001_741})
+	l.Append(traces.Event{Kind: traces.KindEnd, Note: "quiet", T: 120_002_741})
+	page := render(t, l, Options{Name: "long.ndjson", MaxEvents: 40})
+	clash := `<script>(function () {
+  document.querySelectorAll('.ev[data-seq]').forEach(function (g) {
+    var cols = g.querySelectorAll('.time-text'), a = cols[0].getBoundingClientRect(), b = cols[1].getBoundingClientRect();
+    g.setAttribute('data-apart', a.right + 2 <= b.left ? 'yes' : 'no ' + cols[0].textContent + ' ' + cols[1].textContent + ' at x ' + [a.left, a.right, b.left, b.right].map(Math.round).join(' '));
+  });
+})();</script>`
+	page = strings.Replace(page, "</body>", clash+"</body>", 1)
+	measured := 0
+	for _, e := range elements(dumpDOM(t, page, filepath.Join(t.TempDir(), "long.html"))) {
+		if e["data-apart"] == "" {
+			continue
+		}
+		measured++
+		if seqOf(t, e) < 10000 {
+			t.Errorf("seq %s measured: the window should show the trace's end", e["data-seq"])
+		}
+		if e["data-apart"] != "yes" {
+			t.Errorf("seq %s: its seq and time run together (%s)", e["data-seq"], e["data-apart"])
+		}
+	}
+	if measured == 0 {
+		t.Fatalf("no event rows measured")
+	}
+}

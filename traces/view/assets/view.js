@@ -7,9 +7,17 @@
   'use strict';
   var M = JSON.parse(document.getElementById('model').textContent);
   var NS = 'http://www.w3.org/2000/svg';
-  // The seq column ends at SEQW, the time column at TIMEW: apart, so a long
-  // seq never runs into a long time.
-  var ROW = 18, SEQW = 44, TIMEW = 118, ANOMW = 30, COL = 15;
+  var ROW = 18, ANOMW = 30, COL = 15;
+  // The seq column ends at SEQW, the time column at TIMEW, each as wide as
+  // its longest text (about 7 px a digit at 10 px), so a long seq never runs
+  // into a long time.
+  var seqLen = 1, timeLen = 4;
+  M.rows.forEach(function (r) {
+    if (r.cut) return;
+    seqLen = Math.max(seqLen, String(r.seq).length);
+    timeLen = Math.max(timeLen, r.time.length);
+  });
+  var SEQW = 14 + 7 * seqLen, TIMEW = SEQW + 12 + 7 * timeLen;
   // Lanes share the width the side panel leaves, down to LANE_MIN apart
   // (narrower, the diagram scrolls sideways); RIGHT is kept right of the
   // last lane for the labels that lane flips to its left.
