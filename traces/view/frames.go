@@ -22,6 +22,7 @@ type frame struct {
 	update  string // params.update.sessionUpdate
 	state   string // params.update.state
 	key     string // params.idempotencyKey when it is a string
+	session string // params.sessionId
 	hasKey  bool
 }
 
@@ -44,8 +45,9 @@ func parseFrame(s string) frame {
 			Message string `json:"message"`
 		} `json:"error"`
 		Params struct {
-			Key    json.RawMessage `json:"idempotencyKey"`
-			Update struct {
+			Session string          `json:"sessionId"`
+			Key     json.RawMessage `json:"idempotencyKey"`
+			Update  struct {
 				Kind      string `json:"sessionUpdate"`
 				MessageID string `json:"messageId"`
 				State     string `json:"state"`
@@ -76,6 +78,7 @@ func parseFrame(s string) frame {
 		f.hasKey = true
 		_ = json.Unmarshal(raw.Params.Key, &f.key) // a malformed key (a number, an object) stays ""
 	}
+	f.session = raw.Params.Session
 	f.update, f.state = raw.Params.Update.Kind, raw.Params.Update.State
 	if f.update == "user_message" {
 		f.msg = raw.Params.Update.MessageID
@@ -93,7 +96,12 @@ func frameLabel(f frame) (label, class string) {
 	case f.method == "session/prompt":
 		l := "session/prompt #" + f.id
 		if f.hasKey {
-			l += " key " + short(f.key)
+			l += " key " + keyPrefix(f.key)
+		}
+		// The same key in two sessions is a different submission: the
+		// session beside the key tells them apart at a glance.
+		if f.session != "" {
+			l += " session " + short(f.session)
 		}
 		return l, "prompt"
 	case f.method == "session/update":

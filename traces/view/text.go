@@ -36,3 +36,13 @@ func clip(s string, n int) string {
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// keyPrefix cuts an idempotency key to a prefix long enough to tell keys
+// apart by eye; the page shows the whole key on hover.
+func keyPrefix(key string) string {
+	const keep = 12
+	if r := []rune(key); len(r) > keep {
+		return string(r[:keep]) + "…"
+	}
+	return key
+}

@@ -224,11 +224,13 @@ func TestModelOfADuplicate(t *testing.T) {
 }
 
 // Frames whose text is a prompt, a response, an update or a batch get short
-// labels; a key that is not a string is not shown as one.
+// labels; a prompt's names its session and the first 12 characters of its
+// key; a key that is not a string is not shown as one.
 func TestFrameLabels(t *testing.T) {
 	for _, tc := range []struct{ frame, label, class, msg, key string }{
-		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":"k-123456789"}}`, "session/prompt #4 key k-123456…", "prompt", "", "k-123456789"},
-		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":5}}`, "session/prompt #4 key ", "prompt", "", ""},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":"k-123456789"}}`, "session/prompt #4 key k-123456789 session S", "prompt", "", "k-123456789"},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"663bc778-b265-4695","prompt":[],"idempotencyKey":"😃😃😌😏😃😁😋😁😐😊😍😄😂😐😄"}}`, "session/prompt #4 key 😃😃😌😏😃😁😋😁😐😊😍😄… session 663bc778…", "prompt", "", "😃😃😌😏😃😁😋😁😐😊😍😄😂😐😄"},
+		{`{"jsonrpc":"2.0","id":4,"method":"session/prompt","params":{"sessionId":"S","prompt":[],"idempotencyKey":5}}`, "session/prompt #4 key  session S", "prompt", "", ""},
 		{`{"jsonrpc":"2.0","id":4,"result":{"messageId":"0123456789abcdef"}}`, "result #4 messageId 01234567…", "response", "0123456789abcdef", ""},
 		{`{"jsonrpc":"2.0","id":"x","error":{"code":-32602,"message":"bad"}}`, `error #"x" -32602`, "response", "", ""},
 		{`{"jsonrpc":"2.0","method":"session/update","params":{"update":{"sessionUpdate":"user_message","messageId":"m1"}}}`, "update user_message m1", "user-message", "m1", ""},
@@ -396,10 +398,11 @@ func TestDroppedResponseIsAFaultOfItsSubmission(t *testing.T) {
 // duplicate, rendered by headless Chromium, marks after its script ran the
 // two insertions of the one submission and the lost response between them.
 // dumpDOM writes page to path, loads it in headless Chromium and returns
-// the DOM after the page's script ran, failing the test unless the script
+// the DOM after the page's script ran (chromiumFlags such as
+// --window-size go before --dump-dom), failing the test unless the script
 // got to its end (it marks <body data-ready>). Chromium missing is a
 // failure, not a skip: the assertions would silently not run.
-func dumpDOM(t *testing.T, page, path string) string {
+func dumpDOM(t *testing.T, page, path string, chromiumFlags ...string) string {
 	t.Helper()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
@@ -415,8 +418,9 @@ func dumpDOM(t *testing.T, page, path string) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	start := time.Now()
-	cmd := exec.CommandContext(ctx, chromium, "--headless", "--no-sandbox", "--disable-gpu",
-		"--user-data-dir="+filepath.Join(t.TempDir(), "profile"), "--dump-dom", "file://"+abs)
+	args := append([]string{"--headless", "--no-sandbox", "--disable-gpu",
+		"--user-data-dir=" + filepath.Join(t.TempDir(), "profile")}, chromiumFlags...)
+	cmd := exec.CommandContext(ctx, chromium, append(args, "--dump-dom", "file://"+abs)...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
