@@ -20,7 +20,7 @@ var perRunFlags = []string{"first-seed", "seeds", "jobs", "trace-dir", "junit", 
 // command the run that TRACE's header records: its Agent command (or its
 // --url and --restart) and every flag of the run the user did not give
 // again, so the re-drive is the one check printed. It says so in one line
-// and returns the Agent's command (nil for a remote Agent).
+// and returns the Agent's command (empty for a remote Agent).
 func adoptTraceCommand(cmd *cobra.Command, trace string) ([]string, error) {
 	log, err := readTrace(trace)
 	if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -70,5 +71,40 @@ func TestScheduleOfANonCheckTraceWithoutAgentIsExit2(t *testing.T) {
 	out, code := checkRun(t, "--schedule", trace)
 	if code != 2 || !strings.Contains(out, "not of acpsim check") {
 		t.Errorf("exit %d, want 2 and why:\n%s", code, out)
+	}
+}
+
+// A trace of a remote Agent gives its --url (and --restart) to the re-drive.
+func TestScheduleOfARemoteAgentsTraceTakesItsURL(t *testing.T) {
+	dir := t.TempDir()
+	if out, code := checkRun(t, "--seeds", "1", "--first-seed", "2", "--prompts", "1", "--trace-dir", dir, "--", "self", "agent"); code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	log := readTraces(t, dir)[0]
+	log.Header.Command = "acpsim check --first-seed 2 --seeds 1 --prompts=1 --url http://127.0.0.1:7070/acp --url ws://127.0.0.1:7071/acp --restart 'systemctl restart agent'"
+	remote := filepath.Join(dir, "remote.ndjson")
+	f, err := os.Create(remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.WriteTo(f); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cmd := newCheckCmd()
+	var out bytes.Buffer
+	cmd.SetOut(&out)
+	agent, err := adoptTraceCommand(cmd, remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	urls, _ := cmd.Flags().GetStringArray("url")
+	restart, _ := cmd.Flags().GetString("restart")
+	prompts, _ := cmd.Flags().GetInt("prompts")
+	if len(agent) != 0 || strings.Join(urls, " ") != "http://127.0.0.1:7070/acp ws://127.0.0.1:7071/acp" || restart != "systemctl restart agent" || prompts != 1 {
+		t.Errorf("adopted agent %q, urls %q, restart %q, prompts %d: want the remote Agent's as recorded", agent, urls, restart, prompts)
+	}
+	if !strings.Contains(out.String(), "--url=") || strings.Count(out.String(), "\n") != 1 {
+		t.Errorf("want one line naming the URLs taken, got:\n%s", out.String())
 	}
 }
