@@ -130,7 +130,9 @@ submissions is inconclusive (exit 3); a PASS that could not judge all says
 
 The OS is not deterministic, but every choice the proxy made is in the
 trace: --schedule TRACE re-drives a run with the same faults at the same
-frames as closely as the Agent's timing allows.
+frames as closely as the Agent's timing allows. With no Agent command after
+-- (and no --url) it re-drives the Agent and flags the trace's header
+records; flags given again win.
 
 Exit codes: 0 every seed passed; 1 a property failed or the Agent is broken;
 2 bad usage (or the command cannot be started); 3 inconclusive; 130 (SIGINT)
@@ -144,14 +146,15 @@ started, and the scratch directories removed.`,
   acpsim check --policy naive -- node interop/keyless-agent.mjs                   # duplicates: exit 1
   acpsim check --via 'acpsim proxy' -- acpsim agent
   acpsim check --junit acpsim-check.xml -- acpsim agent                           # for a CI
-  acpsim check --schedule acpsim-failures/check-20261204T152824-seed-4.ndjson -- acpsim agent`,
+  acpsim check --schedule acpsim-failures/check-20261204T152824-seed-4.ndjson`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 0 && cmd.ArgsLenAtDash() != 0 {
 				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])
 			}
 			urls, _ := cmd.Flags().GetStringArray("url")
+			scheduled, _ := cmd.Flags().GetString("schedule")
 			switch {
-			case len(args) == 0 && len(urls) == 0:
+			case len(args) == 0 && len(urls) == 0 && scheduled == "":
 				return errors.New("no Agent command: give it after --, e.g. acpsim check -- acpsim agent, or give --url")
 			case len(args) > 0 && len(urls) > 0:
 				return errors.New("both --url and an Agent command: check either a remote Agent or one it starts")
@@ -159,6 +162,12 @@ started, and the scratch directories removed.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if schedule != "" && len(args) == 0 && len(cfg.URLs) == 0 {
+				var err error
+				if args, err = adoptTraceCommand(cmd, schedule); err != nil {
+					return err
+				}
+			}
 			if seeds < 1 {
 				return fmt.Errorf("--seeds %d: expected at least 1", seeds)
 			}

@@ -145,6 +145,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
 	cmd.Flags().StringSliceVar(&kinds, "kinds", nil, "fault kinds forced (default: those with a non-zero rate; acpsim help faults)")
 	cmd.Flags().BoolVar(&twins, "twins", true, "skip a kill before a sync when a kill just after it runs the same (checked by running both)")
 	cmd.Flags().DurationSliceVar(&delays, "delays", nil, "delay steps forced (default: the first longer than --timeout); from "+delaySteps())
+	cmd.Flags().Lookup("delays").DefValue = "" // the usage says the default: pflag's own would be "[]"
 	withCatalogues(cmd, "agents", "policies")
 	return cmd
 }

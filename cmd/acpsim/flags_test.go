@@ -134,8 +134,12 @@ func TestVersionNamesTheCommitAndAModifiedTree(t *testing.T) {
 	if got, want := versionOf(bi), "acpsim v1.2.3 commit 955108abb40e8cf0c77f23cd1b11005e819b74de+modified"; got != want {
 		t.Errorf("got %q, want %q", got, want)
 	}
-	if got, want := versionOf(&debug.BuildInfo{}), "acpsim (devel) commit (devel)"; got != want {
+	if got, want := versionOf(&debug.BuildInfo{}), "acpsim (devel), no commit stamp (go build and go install in a git checkout record one unless -buildvcs=false, as GOFLAGS may set; go run does not)"; got != want {
 		t.Errorf("without build info: got %q, want %q", got, want)
+	}
+	installed := &debug.BuildInfo{Main: debug.Module{Version: "v0.0.0-20261204152824-abcdef123456"}}
+	if got, want := versionOf(installed), "acpsim v0.0.0-20261204152824-abcdef123456 commit abcdef123456 (from the module version; the build has no VCS stamp)"; got != want {
+		t.Errorf("go install …@latest: got %q, want %q", got, want)
 	}
 }
 

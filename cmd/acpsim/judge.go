@@ -45,7 +45,7 @@ expected. On a terminal a bar on stderr shows how much of the file is read.`,
 			}
 			rep.WriteText(out)
 			fmt.Fprintln(out)
-			return verdict(out, rep, h.Command, func() string { return args[0] })
+			return verdict(out, rep, reproduceCommand(h, args[0]), func() string { return args[0] })
 		},
 	}
 	cmd.Flags().StringVar(&contract, "session-contract", "", sessionContractDoc+"; empty: as the trace header says")

@@ -29,7 +29,7 @@ func newProxyCmd() *cobra.Command {
 	var mode string
 	var retryAfter time.Duration
 	cmd := &cobra.Command{
-		Use:   "proxy [--mode MODE] [-- AGENT-COMMAND [ARGS...]]",
+		Use:   "proxy [--mode MODE] [flags] [-- AGENT-COMMAND [ARGS...]]",
 		Short: "Run a model ACP proxy as an executable between a Client (stdin/stdout) and an Agent it starts",
 		Long: `Run one of the simulator's model proxies as a real stdio hop: it starts the
 Agent's command (after --, else the shell words of $` + agentEnv + `, which

@@ -163,7 +163,7 @@ func orNone(kinds []string) string {
 func traceConfig(log *traces.Log, path string) (world.Config, *pflag.FlagSet, error) {
 	h := log.Header
 	if strings.HasPrefix(h.Tool, "acpsim check") {
-		return world.Config{}, nil, fmt.Errorf("%s: a trace of acpsim check (a real Agent) cannot be replayed in the simulator: re-drive it with acpsim check --schedule %s", path, path)
+		return world.Config{}, nil, fmt.Errorf("%s: a trace of acpsim check (a real Agent) cannot be replayed in the simulator: re-drive it with acpsim check --schedule %s", path, shell.Quote(path))
 	}
 	return commandConfig(h.Command, path+`:1: header: field "command"`)
 }

@@ -22,10 +22,12 @@ func newRoot() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "acpsim",
 		Short: "Deterministic chaos simulator for ACP prompt idempotency",
-		Long: `acpsim runs model ACP Clients and Agents over virtual stdio links, cuts pipes,
-delays frames, kills and restarts Agent processes, and checks from the wire
-frames that every user submission is inserted at most once and never silently
-lost (draft RFD: idempotencyKey on session/prompt).
+		Long: `acpsim runs model ACP Clients and Agents over virtual links (stdio, Streamable
+HTTP and WebSocket), cuts pipes, delays frames, kills and restarts Agent
+processes, and checks from the wire frames that every user submission is
+inserted at most once and never silently lost (draft RFD: idempotencyKey on
+session/prompt). check, conform and check-client put real Agents and Clients
+under the same chaos and checks; tap records a real pair as a trace.
 
 Every flag has an environment twin: --seed is ACPSIM_SEED, --fault-rates is
 ACPSIM_FAULT_RATES. A flag on the command line wins over its twin.

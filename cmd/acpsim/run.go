@@ -145,12 +145,13 @@ func writeTrace(f *os.File, log *traces.Log) error {
 	return f.Close()
 }
 
-// binName is how the user started acpsim, for rerun commands: a binary on
-// PATH, or `go run ./cmd/acpsim` when started that way.
+// binName is how rerun commands start: the name of the binary the user
+// ran, or "acpsim" when started with go run, whose "go run ./cmd/acpsim"
+// works only inside the checkout and a trace is often judged elsewhere.
 func binName() string {
 	exe := os.Args[0]
 	if strings.Contains(exe, "go-build") {
-		return "go run ./cmd/acpsim"
+		return "acpsim"
 	}
 	return filepath.Base(exe)
 }

@@ -93,6 +93,9 @@ that replays the small trace.`,
 				}
 			}
 			fmt.Fprintf(w, "\nwritten to %s\n  replay: %s replay %s\n", outPath, binName(), shell.Quote(outPath))
+			if hint := installHint(); hint != "" && binName() == "acpsim" {
+				fmt.Fprintf(w, "  (%s)\n", hint)
+			}
 			return nil
 		},
 	}

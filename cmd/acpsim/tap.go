@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +17,7 @@ func newTapCmd() *cobra.Command {
 	var trace, faults string
 	var seed uint64
 	cmd := &cobra.Command{
-		Use:   "tap --trace FILE -- AGENT-COMMAND [ARGS...]",
+		Use:   "tap --trace FILE [flags] -- AGENT-COMMAND [ARGS...]",
 		Short: "Record a real Client's session with a real Agent as an acpsim trace, passing every frame through",
 		Long: `Put acpsim tap in front of your Agent's command in your editor's settings:
 it starts the Agent, passes every line between your editor (the tap's stdin
@@ -29,7 +30,8 @@ acpsim judge FILE judges what such a partial history shows: duplicates the
 Agent's responses reveal (two messageIds for one key), wrong ids, key leaks,
 bad replies (a malformed key accepted, a request never answered before the
 Agent exited), keys reused across prompts. A tap sees no user's outcomes and
-no final transcript, so these are not judged on a tap's trace: ` + fmt.Sprint(properties.NeedWholeHistory) + `.
+no final transcript, so these are not judged on a tap's trace:
+` + strings.Join(properties.NeedWholeHistory, ", ") + `.
 acpsim view FILE draws it.
 
 --fault-rates makes the tap a fault injector too (off by default): kill=P

@@ -2,13 +2,14 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
 )
 
 // unknownVersion is what the Go toolchain itself calls a build it cannot
-// version, used for the commit too when the build recorded none.
+// version.
 const unknownVersion = "(devel)"
 
 func newVersionCmd() *cobra.Command {
@@ -24,26 +25,35 @@ func newVersionCmd() *cobra.Command {
 }
 
 // versionLine is "acpsim VERSION commit REV", REV with "+modified" when the
-// working tree had uncommitted changes.
+// working tree had uncommitted changes; a build without a VCS stamp says so,
+// and names the commit its pseudo-version holds when it has one.
 func versionLine() string {
 	bi, _ := debug.ReadBuildInfo()
 	return versionOf(bi)
 }
 
 func versionOf(bi *debug.BuildInfo) string {
-	version, commit := unknownVersion, unknownVersion
+	version := unknownVersion
 	if bi != nil && bi.Main.Version != "" {
 		version = bi.Main.Version
 	}
 	rev, modified := buildVCS(bi)
-	if rev != "" {
-		commit = rev
+	switch {
+	case rev != "" && modified:
+		return fmt.Sprintf("acpsim %s commit %s+modified", version, rev)
+	case rev != "":
+		return fmt.Sprintf("acpsim %s commit %s", version, rev)
 	}
-	if modified && commit != unknownVersion {
-		commit += "+modified"
+	if short := pseudoVersionCommit.FindStringSubmatch(version); short != nil {
+		return fmt.Sprintf("acpsim %s commit %s (from the module version; the build has no VCS stamp)", version, short[1])
 	}
-	return fmt.Sprintf("acpsim %s commit %s", version, commit)
+	return fmt.Sprintf("acpsim %s, no commit stamp (go build and go install in a git checkout record one unless -buildvcs=false, as GOFLAGS may set; go run does not)", version)
 }
+
+// pseudoVersionCommit finds the commit a pseudo-version names (as go install
+// …@latest of an untagged commit records it), e.g. abcdef123456 in
+// v0.0.0-20261204152824-abcdef123456.
+var pseudoVersionCommit = regexp.MustCompile(`\d{14}-([0-9a-f]{12})(\+incompatible)?$`)
 
 // buildVCS is the build's VCS stamp: the revision ("" when the build has
 // none, as with -buildvcs=false) and whether the tree had changes.

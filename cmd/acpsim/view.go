@@ -58,7 +58,7 @@ trace that cannot be read (reported as file:line: what was expected).`,
 				return err
 			}
 			var page bytes.Buffer
-			sum, err := view.Render(&page, log, view.Options{Name: filepath.Base(args[0]), MaxEvents: maxEvents})
+			sum, err := view.Render(&page, log, view.Options{Name: filepath.Base(args[0]), MaxEvents: maxEvents, Reproduce: reproduceCommand(log.Header, args[0])})
 			if err != nil {
 				return err
 			}

@@ -65,7 +65,7 @@ type Config struct {
 	// and its design's flags.
 	Flags []string
 	// Bin is how a rerun command starts ("acpsim" when empty), e.g.
-	// "go run ./cmd/acpsim".
+	// "acpsim-dev" for a binary built under that name.
 	Bin string
 
 	Policies []string // default Policies()

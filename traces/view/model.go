@@ -108,10 +108,14 @@ const outcomeNone = "none"
 func build(log *traces.Log, rep *properties.Report, opt Options) *model {
 	evs := log.Events
 	h := log.Header
+	command := h.Command
+	if opt.Reproduce != "" {
+		command = opt.Reproduce
+	}
 	m := &model{
 		Title: "acpsim view",
 		Run: runInfo{Seed: h.Seed, Source: h.Source, Policy: h.Policy, Agent: h.Agent, Link: h.Link,
-			Command: h.Command, Observed: h.Observed},
+			Command: command, Observed: h.Observed},
 		OK:    rep.OK(),
 		Total: len(evs),
 		Subs:  []subInfo{},

@@ -42,6 +42,9 @@ type Options struct {
 	// MaxEvents caps the events shown: a longer trace is cut to the window
 	// around the first anomaly's events. 0 shows every event.
 	MaxEvents int
+	// Reproduce is the command shown as the way to reproduce the run;
+	// "" shows the header's command.
+	Reproduce string
 }
 
 // Render writes the page for log, judged by properties.Check.
