@@ -52,7 +52,7 @@ class RpcError(Exception):
 
 
 def send(frame):
-    frame["jsonrpc"] = "2.0"
+    frame = {"jsonrpc": "2.0", **frame}
     sys.stdout.write(json.dumps(frame, ensure_ascii=False, separators=(",", ":")) + "\n")
     sys.stdout.flush()
 
