@@ -116,6 +116,9 @@ def on_prompt(request_id, params):
                     raise RpcError(INVALID_PARAMS, "invalid params: this idempotencyKey was used for another prompt")
                 waiting["ids"].append(request_id)
                 return
+    # One turn at a time: a prompt that arrives while a turn runs is held, unanswered,
+    # until the turn ends; then it is inserted and answered (session/cancel,
+    # session/close and $/cancel_request withdraw it first).
     session.held.append({"key": key, "prompt": prompt, "ids": [request_id]})
     if session.turn is None:
         start_next_turn(sid, session)
@@ -282,6 +285,20 @@ def handle(frame):
         fail(request_id, e.code, e.message, e.data)
 
 
+def read_frame(line):
+    try:
+        frame = json.loads(line)
+    except ValueError:
+        return fail(None, -32700, "parse error")
+    if not isinstance(frame, dict):  # this template takes no JSON-RPC batches
+        return fail(None, -32600, "invalid request: expected a JSON-RPC object")
+    if "method" in frame:
+        handle(frame)
+    elif "id" in frame and "result" not in frame and "error" not in frame:
+        fail(frame["id"], -32600, "invalid request")
+    # else: a response to a request this Agent never sends; nothing to do
+
+
 def main():
     stdin, pending = sys.stdin.fileno(), b""
     while True:
@@ -297,15 +314,12 @@ def main():
             *lines, pending = pending.split(b"\n")
             for line in lines:
                 if line.strip():
-                    try:
-                        frame = json.loads(line)
-                    except ValueError:
-                        print("template-agent: not JSON: %r" % line[:80], file=sys.stderr)
-                        continue
-                    if isinstance(frame, dict) and "method" in frame:
-                        handle(frame)
+                    read_frame(line)
         step_turns()
 
 
 if __name__ == "__main__":
-    main()
+    try:
+        main()
+    except (BrokenPipeError, KeyboardInterrupt):
+        pass  # the Client went away: nothing left to answer
