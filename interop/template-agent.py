@@ -21,7 +21,7 @@ import sys
 import time
 import uuid
 
-CHUNK_DELAY = 0.05  # seconds between chunks: a turn lasts long enough to hold prompts
+CHUNK_DELAY = 0.1  # seconds before each chunk: a turn lasts long enough for prompts to arrive during it
 KEY_MAX = 255  # the RFD: a key is a string of 1..255 Unicode code points
 KNOWN_BLOCKS = {"text", "image", "audio", "resource", "resource_link"}
 
@@ -137,7 +137,7 @@ def start_next_turn(sid, session):
         answer(request_id, {"messageId": message_id})
     update(sid, {"sessionUpdate": "user_message", "messageId": message_id, "content": waiting["prompt"]})
     update(sid, {"sessionUpdate": "state_update", "state": "running"})
-    session.turn = {"messageId": str(uuid.uuid4()), "chunks": work(waiting["prompt"]), "text": "", "next_at": time.monotonic()}
+    session.turn = {"messageId": str(uuid.uuid4()), "chunks": work(waiting["prompt"]), "text": "", "next_at": time.monotonic() + CHUNK_DELAY}
 
 
 def work(prompt):
