@@ -12,12 +12,21 @@ test: deps lint unit race-real fuzz
 
 # What the tests need beyond Go and Node, installed when missing so that
 # make test runs on a bare Debian machine: the interop tests' npm packages
-# (interop/node_modules, from the committed lockfile) and Debian's
-# chromium, in which traces/view renders its page headless. As root (CI)
+# (interop/node_modules, from the committed lockfile), Debian's chromium,
+# in which traces/view renders its page headless, and python3 for the
+# Agent template. As root (CI)
 # apt-get installs it; otherwise through sudo, and a machine with neither
 # is told what to install.
-.PHONY: deps chromium
-deps: interop/node_modules chromium
+.PHONY: deps chromium python3
+deps: interop/node_modules chromium python3
+
+# The Agent template of interop/ is Python 3, standard library only.
+python3:
+	@if command -v python3 >/dev/null 2>&1; then exit 0; fi; \
+	echo "make test: installing Debian's python3 (interop/template-agent.py is tested)"; \
+	if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y --no-install-recommends python3; \
+	elif command -v sudo >/dev/null 2>&1; then sudo apt-get update && sudo apt-get install -y --no-install-recommends python3; \
+	else echo "make test: python3 is missing and neither root nor sudo is here: install Debian's python3 package, then run make test again"; exit 1; fi
 
 chromium:
 	@if command -v chromium >/dev/null 2>&1; then exit 0; fi; \
