@@ -246,6 +246,13 @@ func (d *driver) busy() bool {
 		if l.alive && (len(l.queue[dirC2A]) > 0 || len(l.queue[dirA2C]) > 0) {
 			return true
 		}
+		// An initialize still unanswered is owed within --start-timeout
+		// (initTimeout judges it then), not within the quiet timeout: a
+		// Node Agent on a loaded machine takes seconds, and closing the
+		// link first would call a slow start a request never answered.
+		if l.alive && !l.initID.IsZero() && !l.initAnswered && l.gone == "" && l.cutBy == "" {
+			return true
+		}
 	}
 	return false
 }
