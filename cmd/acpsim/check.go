@@ -197,8 +197,11 @@ started, and the scratch directories removed.`,
 			if actions == "on" {
 				draw = &base
 			}
-			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 {
-				return errors.New("--timeout, --backoff, --start-timeout and --cap must be positive")
+			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 || cfg.Settle <= 0 || cfg.OwedWait <= 0 {
+				return errors.New("--timeout, --backoff, --start-timeout, --settle, --owed-wait and --cap must be positive")
+			}
+			if !contains(realmode.Clocks, cfg.Clock) {
+				return fmt.Errorf("--clock %q: expected one of %s", cfg.Clock, strings.Join(realmode.Clocks, ", "))
 			}
 			var target []string // what reruns name after --: the Agent, not the proxy
 			if len(args) > 0 {
@@ -272,6 +275,9 @@ started, and the scratch directories removed.`,
 	f.DurationVar(&cfg.MaxGap, "max-gap", cfg.MaxGap, "longest pause between two submissions of one user")
 	f.DurationVar(&cfg.ChaosFor, "chaos-for", cfg.ChaosFor, "how long faults go on after the last submission")
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long initialize may go unanswered before the Agent is called hung")
+	f.StringVar(&cfg.Clock, "clock", cfg.Clock, "virtual: acpsim holds the schedule, one step at a time once the Agent has settled, so a failing seed fails again; wall: the Clients and the proxy race the Agent in real time (hunts timing races, reproduces rarely)")
+	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "virtual clock: how long the Agent must stay silent before acpsim takes its next step")
+	f.DurationVar(&cfg.OwedWait, "owed-wait", cfg.OwedWait, "virtual clock: how long acpsim waits for an answer the Agent owes before it goes on without it")
 	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed's chaos stops after this long (heal and observer get a quarter more each); what is left is inconclusive")
 	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults (acpsim help faults)")
 	f.StringArrayVar(&cfg.URLs, "url", nil, "check a remote Agent at this /acp endpoint (http:// or ws://); repeat for nodes sharing one store")

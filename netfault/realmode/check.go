@@ -63,6 +63,15 @@ type CheckConfig struct {
 	// does name the proxy or the Agent behind it, which acpsim cannot tell
 	// apart.
 	Via string
+	// Clock is ClockVirtual (acpsim holds the schedule; "" too) or
+	// ClockWall (check_clock.go). Under the virtual clock Settle is how
+	// long the Agent must be silent before the next step, and OwedWait how
+	// long acpsim waits for an answer the Agent owes before it goes on.
+	Clock            string
+	Settle, OwedWait time.Duration
+	// Skip leaves out users' events by name (a submission, an action or a
+	// whole Client), as the simulator's: a shrunk schedule.
+	Skip []string
 	// Command is the command line that reruns this run, and AgentLabel how
 	// the trace header names the Agent (default: its argv joined by spaces).
 	Command, AgentLabel string
@@ -76,6 +85,7 @@ func DefaultCheckConfig() CheckConfig {
 		Timeout: 150 * time.Millisecond, Backoff: 20 * time.Millisecond,
 		MaxGap: 40 * time.Millisecond, ChaosFor: 300 * time.Millisecond,
 		StartTimeout: 5 * time.Second, Cap: 60 * time.Second,
+		Clock: ClockVirtual, Settle: 15 * time.Millisecond, OwedWait: time.Second,
 		Rates:    CheckRates(),
 		Contract: traces.Contract{Retention: "all", LiveOnly: []string{}},
 	}

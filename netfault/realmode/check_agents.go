@@ -41,6 +41,7 @@ func (d *driver) spawn(cn *rclient, from string) (*rlink, error) {
 		return nil, fmt.Errorf("cannot start the Agent %q: %v", strings.Join(d.cfg.Agent, " "), err)
 	}
 	d.live++
+	d.poke()
 	l := &rlink{name: link, client: from, agent: name, cn: cn, conn: p, proc: p, alive: true, methods: map[acp.ID]string{}}
 	if cn != nil {
 		l.c = cn.c
@@ -63,6 +64,7 @@ func (d *driver) kill(l *rlink, why string) {
 		return
 	}
 	l.killed = true
+	d.poke()
 	d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: "SIGKILL " + why})
 	l.proc.Kill()
 	if l.alive {

@@ -111,7 +111,7 @@ func (d *driver) initTimeout(l *rlink) {
 	}
 	if d.restarting {
 		// The remote Agent is being restarted: its silence is the restart's.
-		d.after(d.cfg.StartTimeout, func() { d.initTimeout(l) })
+		d.afterReal(d.cfg.StartTimeout, func() { d.initTimeout(l) })
 		return
 	}
 	wrote := "it wrote nothing on stdout"

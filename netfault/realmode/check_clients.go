@@ -71,7 +71,7 @@ func (d *driver) applyClient(cn *rclient, outs []client.Output) {
 // named streams of its seed for the decisions the simulator draws so, so
 // that a seed plays the same users here as in the simulator.
 func (d *driver) clientEnv() client.Env {
-	return client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: func() time.Duration { return time.Since(d.start) }, Draw: sim.NamedDraws(d.cfg.Seed)}
+	return client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed)}
 }
 
 // restartClient kills the model Client and starts it again from what it

@@ -36,7 +36,7 @@ func (d *driver) observerConnected(l *rlink) {
 	d.observer.Only = func(id string) bool { return d.sessions[id] }
 	d.applyObserver(l, d.observer.Connected(l.name), try)
 	d.phase = func() {
-		if d.observer.Done() && time.Since(d.lastActivity) >= d.cfg.Timeout {
+		if d.observer.Done() && d.now()-d.lastActivity >= d.cfg.Timeout {
 			d.endLink(l, "close", false)
 			d.phase = func() {
 				if d.live == 0 {
@@ -112,7 +112,7 @@ func (d *driver) readLive(done func()) bool {
 				return
 			}
 		}
-		if time.Since(d.lastActivity) >= d.cfg.Timeout || time.Now().After(until) {
+		if d.now()-d.lastActivity >= d.cfg.Timeout || time.Now().After(until) {
 			done()
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -34,7 +35,7 @@ type rlink struct {
 	killed        bool
 	seq           [2]int
 	queue         [2][]*rframe
-	last          [2]time.Time
+	last          [2]time.Duration // on the run's clock
 	methods       map[acp.ID]string // requests the Client side sent, by id
 	initID        acp.ID
 	initAnswered  bool
@@ -48,6 +49,13 @@ type rlink struct {
 	resuming    map[acp.ID]string
 	live        *client.Observer
 	newAnswered int // session/new answers the Agent wrote (check_setup.go)
+	// Under the virtual clock (check_clock.go): the requests delivered and
+	// not yet answered, the frames handed to a remote connection and not
+	// yet sent, and a kill held until the Agent settles.
+	owed     map[acp.ID]bool
+	sending  atomic.Int32
+	killAt   string
+	killPass int
 }
 
 type rframe struct {
@@ -56,6 +64,11 @@ type rframe struct {
 	ready bool
 	done  bool
 	kill  time.Duration // c2a: SIGKILL this long after writing it (-1: none)
+	// held is, under the virtual clock, the kill once the Agent has
+	// reacted to this frame: how many of its frames since reach the
+	// Client (HeldKills; -2: none).
+	held int
+	reqs []acp.ID // the requests in it
 }
 
 const (
@@ -76,19 +89,25 @@ func (d *driver) event(kind string, l *rlink, dir int, f *rframe, note string) {
 // c2a is the Client side writing frame on l; note goes on its send event
 // (traces.NoteProbe for a frame malformed on purpose).
 func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
-	f := &rframe{bytes: frame, sub: sub, kill: -1}
+	f := &rframe{bytes: frame, sub: sub, kill: -1, held: -2}
 	if !l.alive || l.gone != "" {
 		d.event(traces.KindDrop, l, dirC2A, f, "pipe closed")
+		return
+	}
+	if l.killAt != "" && l.cn != nil {
+		// A kill is held for l: the process dies before it reads this.
+		d.event(traces.KindDrop, l, dirC2A, f, "killed")
 		return
 	}
 	d.event(traces.KindSend, l, dirC2A, f, note)
 	prompt := false
 	for _, e := range acp.ParseLine(frame).Entries {
 		if e.Err == nil && e.Msg.Kind() == acp.KindRequest {
+			f.reqs = append(f.reqs, e.Msg.ID)
 			l.methods[e.Msg.ID] = e.Msg.Method
 			if e.Msg.Method == acp.MethodInitialize {
 				l.initID, l.sentInit = e.Msg.ID, frame
-				d.after(d.cfg.StartTimeout, func() { d.initTimeout(l) })
+				d.afterReal(d.cfg.StartTimeout, func() { d.initTimeout(l) })
 			}
 			if e.Msg.Method == acp.MethodSessionResume && l.live == nil {
 				var p acp.ResumeSessionParams
@@ -114,7 +133,16 @@ func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
 	}
 	if prompt {
 		if k := d.choose(sim.Decision{Kind: netfault.Kill, Site: site, N: len(KillAfter)}); k != 0 {
-			f.kill = KillAfter[k]
+			switch {
+			case !d.held():
+				f.kill = KillAfter[k]
+			case HeldKills[k] < 0:
+				d.event(traces.KindDrop, l, dirC2A, f, "killed")
+				d.holdKill(l, 0, heldKillText(HeldKills[k]))
+				return
+			default:
+				f.held = HeldKills[k]
+			}
 		}
 	}
 	d.enqueue(l, dirC2A, f, CheckDelays[d.choose(sim.Decision{Kind: netfault.Delay, Site: site, N: len(CheckDelays)})])
@@ -125,6 +153,11 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 	f := &rframe{bytes: frame, kill: -1}
 	l.lastA2C, l.linesA2C = frame, l.linesA2C+1
 	d.event(traces.KindSend, l, dirA2C, f, "")
+	for _, e := range acp.ParseLine(frame).Entries {
+		if e.Err == nil && e.Msg.Kind() == acp.KindResponse {
+			delete(l.owed, e.Msg.ID)
+		}
+	}
 	if l.cutBy != "" || !l.alive {
 		why := l.cutBy
 		if why == "" {
@@ -136,6 +169,10 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 	line := acp.ParseLine(frame)
 	if b := d.brokenFrame(l, frame, line); b != nil {
 		d.broken = b
+		return
+	}
+	if l.killHeld() {
+		d.event(traces.KindDrop, l, dirA2C, f, "killed")
 		return
 	}
 	exempt := false // responses the model Client cannot recover from losing
@@ -164,7 +201,12 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 	if !exempt && l.cn != nil {
 		if d.choose(sim.Decision{Kind: netfault.Kill, Site: site, N: 2}) != 0 {
 			d.event(traces.KindDrop, l, dirA2C, f, "killed")
-			d.kill(l, "as a2c frame "+strconv.Itoa(l.seq[dirA2C])+" passed")
+			why := "as a2c frame " + strconv.Itoa(l.seq[dirA2C]) + " passed"
+			if d.held() {
+				d.holdKill(l, 0, why+", once it had settled")
+				return
+			}
+			d.kill(l, why)
 			return
 		}
 		if d.choose(sim.Decision{Kind: netfault.Cut, Site: site, N: 2}) != 0 {
@@ -192,13 +234,13 @@ func (d *driver) enqueue(l *rlink, dir int, f *rframe, extra time.Duration) {
 		d.arrive(l, dir, f)
 		return
 	}
-	at := time.Now().Add(extra)
-	if at.Before(l.last[dir]) {
+	at := d.now() + extra
+	if at < l.last[dir] {
 		at = l.last[dir]
 	}
 	l.last[dir] = at
 	l.queue[dir] = append(q, f)
-	d.after(time.Until(at), func() {
+	d.after(at-d.now(), func() {
 		f.ready = true
 		d.flush(l, dir)
 	})
@@ -220,8 +262,16 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 		return
 	}
 	f.done = true
+	if dir == dirC2A {
+		d.poke()
+		l.owe(f.reqs)
+		if f.held >= -1 {
+			d.holdKill(l, f.held, heldKillText(f.held))
+		}
+	}
 	if dir == dirC2A && l.proc == nil {
 		d.event(traces.KindDeliver, l, dir, f, "")
+		l.sending.Add(1)
 		select {
 		case l.sendq <- f.bytes:
 		default:
@@ -277,12 +327,13 @@ func (d *driver) endLink(l *rlink, why string, tell bool) {
 		l.queue[dir] = nil
 	}
 	d.record(traces.Event{Kind: traces.KindDisconnect, Link: l.name, From: l.client, To: l.agent, Note: why})
+	d.poke()
 	_ = l.conn.Close()
 	if l.sendq != nil {
 		close(l.sendq)
 	}
 	if p := l.proc; p != nil && !l.killed {
-		d.after(2*time.Second, func() {
+		d.afterReal(2*time.Second, func() {
 			if p.Status() == "" {
 				p.Kill() // it ignored end of file on stdin
 			}

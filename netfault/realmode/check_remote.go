@@ -40,9 +40,11 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 		u = wsURL(u)
 	}
 	opts := DialOptions{Timeout: d.cfg.StartTimeout}
+	d.inflight++
 	go func() {
 		conn, err := Dial(context.Background(), u, opts)
 		d.post(func() {
+			d.inflight--
 			switch {
 			case d.finished:
 				if conn != nil {
@@ -86,6 +88,8 @@ func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlin
 		first := true
 		for f := range l.sendq {
 			err := conn.Send(f)
+			l.sending.Add(-1)
+			d.post(func() {}) // the Agent has it now: it settles from here
 			if err != nil && first {
 				// initialize never reached the Agent (it is down or
 				// restarting): the Client tries a new connection.
@@ -170,9 +174,11 @@ func (d *driver) restartRemote(l *rlink, why string) {
 	if d.cfg.Env == nil {
 		cmd.Env = append(os.Environ(), cmd.Env...)
 	}
+	d.inflight++
 	go func() {
 		out, err := runRestart(cmd)
 		d.post(func() {
+			d.inflight--
 			d.restarting = false
 			for _, cn := range d.clients {
 				cn.unreachableSince = time.Time{} // refusals during the restart were its own

@@ -6,6 +6,7 @@ package realmode
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -42,7 +43,7 @@ type driver struct {
 	// the chaos was cut, and the users type nothing more.
 	capped, usersDone bool
 	phase             func() // checked on every tick until the run ends
-	lastActivity      time.Time
+	lastActivity      time.Duration // on the run's clock (now)
 	broken            *BrokenAgent
 	fatal             error
 	timers            []*time.Timer
@@ -56,6 +57,16 @@ type driver struct {
 	restarting  bool // a --restart command is running
 	pumps       sync.WaitGroup
 	conns       int // remote connections opened
+	// The virtual clock (check_clock.go): its time, its steps due, and
+	// when the Agent was last heard from or given something; inflight
+	// counts connections and restarts under way beside the loop.
+	vnow     time.Duration
+	vseq     int
+	vq       vtimers
+	heard    time.Time
+	inflight int
+	// idleSteps counts the virtual clock's steps in a row with nothing due.
+	idleSteps int
 }
 
 func newDriver(cfg CheckConfig, pol client.Policy) *driver {
@@ -104,9 +115,10 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 const checkStallWaitOneIn = 1
 
 func (d *driver) record(e traces.Event) {
-	e.T = int64(time.Since(d.start) / time.Microsecond)
+	t := d.now()
+	e.T = int64(t / time.Microsecond)
 	d.log.Append(e)
-	d.lastActivity = time.Now()
+	d.lastActivity = t
 }
 
 func (d *driver) choose(dec sim.Decision) int {
@@ -124,18 +136,14 @@ func (d *driver) post(fn func()) {
 	}
 }
 
-// after runs fn on the driver's goroutine after wait.
-func (d *driver) after(wait time.Duration, fn func()) {
-	d.timers = append(d.timers, time.AfterFunc(wait, func() { d.post(fn) }))
-}
-
 func (d *driver) run() (*CheckResult, error) {
 	d.start = time.Now()
-	d.lastActivity = d.start
+	d.heard = d.start
 	d.deadline = d.start.Add(d.cfg.Cap)
 	defer d.shutdown()
 	evs := users.Draw(d.ids, users.Spec{Clients: d.cfg.Clients, Prompts: d.cfg.Prompts, Sessions: d.cfg.Sessions,
 		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, CancelBy: d.cfg.CancelBy, MaxGap: d.cfg.MaxGap})
+	evs = slices.DeleteFunc(evs, func(e users.Event) bool { return users.Skipped(e, d.cfg.Skip) })
 	// The users start once every Client's first connection is up, so a
 	// slow-starting Agent (node takes half a second) meets the same
 	// scenario as a fast one; until then no faults.
@@ -150,9 +158,9 @@ func (d *driver) run() (*CheckResult, error) {
 		for _, e := range evs {
 			d.after(e.At, d.userEvent(e))
 		}
-		healAt := time.Now().Add(users.Last(evs) + d.cfg.ChaosFor)
+		healAt := d.now() + users.Last(evs) + d.cfg.ChaosFor
 		d.phase = func() {
-			if time.Now().After(healAt) {
+			if d.now() > healAt {
 				d.heal()
 			}
 		}
@@ -163,17 +171,32 @@ func (d *driver) run() (*CheckResult, error) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for !d.finished {
-		select {
-		case fn := <-d.inbox:
-			fn()
-		case <-tick.C:
-			if time.Now().After(d.deadline) {
-				d.cut()
-				if d.finished {
-					break
+		if d.held() && d.settled() && d.stepNow(false) {
+			select {
+			case fn := <-d.inbox:
+				d.heard = time.Now()
+				fn()
+			default:
+				if !d.capAt() {
+					d.step()
 				}
 			}
-			d.phase()
+		} else {
+			select {
+			case fn := <-d.inbox:
+				if d.held() {
+					d.heard = time.Now()
+				}
+				fn()
+			case <-tick.C:
+				switch {
+				case d.capAt():
+				case !d.held():
+					d.phase()
+				case d.settled():
+					d.step() // idle: one tick of virtual time per real tick
+				}
+			}
 		}
 		if d.fatal != nil {
 			return nil, d.fatal
@@ -186,6 +209,15 @@ func (d *driver) run() (*CheckResult, error) {
 		d.broken.Path = d.cfg.Via != ""
 	}
 	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
+}
+
+// capAt cuts the phase at its deadline (real time under either clock: the
+// cap bounds what a run costs) and reports whether the run then ended.
+func (d *driver) capAt() bool {
+	if time.Now().After(d.deadline) {
+		d.cut()
+	}
+	return d.finished
 }
 
 // userEvent is what a model user does at e.At.
@@ -229,7 +261,7 @@ func (d *driver) heal() {
 	d.healing = true
 	d.record(traces.Event{Kind: traces.KindHeal})
 	d.phase = func() {
-		if d.busy() || time.Since(d.lastActivity) < d.cfg.Timeout {
+		if d.busy() || d.now()-d.lastActivity < d.cfg.Timeout {
 			return
 		}
 		d.stopClients()

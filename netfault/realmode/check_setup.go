@@ -27,7 +27,7 @@ func (d *driver) peer() string {
 // the way (HTTP) is then no verdict, an Agent that answers none is.
 func (d *driver) sessionNewSent(l *rlink) {
 	answered := l.newAnswered
-	d.after(d.cfg.StartTimeout, func() { d.sessionNewTimeout(l, answered) })
+	d.afterReal(d.cfg.StartTimeout, func() { d.sessionNewTimeout(l, answered) })
 }
 
 func (d *driver) sessionNewTimeout(l *rlink, answered int) {
@@ -36,7 +36,7 @@ func (d *driver) sessionNewTimeout(l *rlink, answered int) {
 	}
 	if d.restarting {
 		// The remote Agent is being restarted: its silence is the restart's.
-		d.after(d.cfg.StartTimeout, func() { d.sessionNewTimeout(l, answered) })
+		d.afterReal(d.cfg.StartTimeout, func() { d.sessionNewTimeout(l, answered) })
 		return
 	}
 	d.broken = &BrokenAgent{Kind: BrokenSessionNoReply, Process: l.agent,

@@ -1,0 +1,203 @@
+// The clock of an acpsim check run. Under the virtual clock (the default)
+// acpsim holds the schedule: the model Clients, users and fault proxy run
+// on a clock that moves only while the Agent has settled, so the order in
+// which acpsim's decisions meet the Agent's outputs is the same on every
+// run, on an idle machine or a busy one. Under the wall clock they race the
+// Agent in real time, which finds timing races and reproduces them rarely.
+
+package realmode
+
+import (
+	"container/heap"
+	"fmt"
+	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// The clocks acpsim check can run on (CheckConfig.Clock).
+const (
+	// ClockVirtual holds the schedule: one step at a time, each once the
+	// Agent has answered what it owes and gone quiet.
+	ClockVirtual = "virtual"
+	// ClockWall runs the Clients' timeouts and the proxy's delays in real
+	// time, racing the Agent.
+	ClockWall = "wall"
+)
+
+// Clocks are the values of CheckConfig.Clock.
+var Clocks = []string{ClockVirtual, ClockWall}
+
+// vtimer is a step due at a point of the virtual clock; seq keeps steps
+// due at the same time in the order they were scheduled.
+type vtimer struct {
+	at  time.Duration
+	seq int
+	fn  func()
+}
+
+type vtimers []vtimer
+
+func (h vtimers) Len() int { return len(h) }
+func (h vtimers) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h vtimers) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *vtimers) Push(x any)   { *h = append(*h, x.(vtimer)) }
+func (h *vtimers) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// virtualTick is how far the virtual clock moves at most in one step while
+// nothing is due: the phases (heal, the observer) look at it that often.
+// After idleSpin such steps in a row with nothing due, a phase waits on
+// something real (a process to exit, the observer's patience), and the
+// clock moves one tick per tick of real time instead of spinning.
+const (
+	virtualTick = 5 * time.Millisecond
+	idleSpin    = 400
+)
+
+// stepNow reports whether the virtual clock may move now, the Agent having
+// settled: at once while steps are due, else at the pace of real ticks.
+func (d *driver) stepNow(tick bool) bool { return tick || d.idleSteps < idleSpin }
+
+func (d *driver) held() bool { return d.cfg.Clock != ClockWall }
+
+// now is the run's time: virtual, or real since the start.
+func (d *driver) now() time.Duration {
+	if d.held() {
+		return d.vnow
+	}
+	return time.Since(d.start)
+}
+
+// after runs fn on the driver's goroutine once wait has passed on the
+// run's clock.
+func (d *driver) after(wait time.Duration, fn func()) {
+	if d.held() {
+		d.vseq++
+		heap.Push(&d.vq, vtimer{at: d.vnow + max(wait, 0), seq: d.vseq, fn: fn})
+		return
+	}
+	d.afterReal(wait, fn)
+}
+
+// afterReal runs fn after wait of real time: the watchdogs on the Agent
+// (an initialize unanswered, a process ignoring end of file), which measure
+// the Agent, not the model.
+func (d *driver) afterReal(wait time.Duration, fn func()) {
+	d.timers = append(d.timers, time.AfterFunc(wait, func() { d.post(fn) }))
+}
+
+// poke notes that the Agent was given something to react to (a frame, a
+// start, a kill, an end of file): the virtual clock waits for it to settle.
+func (d *driver) poke() { d.heard = time.Now() }
+
+// settled reports whether the Agent has reacted to everything it was
+// given: silent for Settle, answered every request it owes (or silent for
+// OwedWait with one unanswered: it holds it, or never answers), every
+// process acpsim ended has exited, no connection or restart is under way.
+func (d *driver) settled() bool {
+	quiet := time.Since(d.heard)
+	if quiet < d.cfg.Settle || d.inflight > 0 {
+		return false
+	}
+	for _, l := range d.links {
+		if l.alive && l.owed[l.initID] && !l.initAnswered && l.gone == "" && l.cutBy == "" {
+			return false // initTimeout judges it at StartTimeout
+		}
+		if quiet >= d.cfg.OwedWait {
+			continue
+		}
+		if l.alive && l.cutBy == "" && l.gone == "" && (len(l.owed) > 0 || l.sending.Load() > 0) {
+			return false
+		}
+		if l.proc != nil && !l.alive && l.proc.Status() == "" {
+			return false // ended or killed, not yet exited
+		}
+	}
+	return true
+}
+
+// step is the virtual clock's move once the Agent has settled: the kills
+// held until now land, else the clock goes to the next step due (at most
+// virtualTick ahead) and runs every step due then.
+func (d *driver) step() {
+	for _, l := range d.links {
+		if l.killAt != "" {
+			why := l.killAt
+			l.killAt = ""
+			d.kill(l, why)
+			return
+		}
+	}
+	next := d.vnow + virtualTick
+	if len(d.vq) > 0 && d.vq[0].at < next {
+		next = d.vq[0].at
+	}
+	d.vnow = next
+	d.idleSteps++
+	for len(d.vq) > 0 && d.vq[0].at <= d.vnow && !d.finished {
+		t := heap.Pop(&d.vq).(vtimer)
+		d.idleSteps = 0
+		t.fn()
+	}
+	if !d.finished {
+		d.phase()
+	}
+}
+
+// holdKill, under the virtual clock, puts off a kill until the Agent has
+// settled, so the process dies in the same state on every run: having
+// reacted to everything it read. pass is how many more of its frames reach
+// the Client before then; the rest are lost with it.
+func (d *driver) holdKill(l *rlink, pass int, why string) {
+	if l.killAt == "" {
+		l.killAt, l.killPass = why, pass
+	}
+}
+
+// killHeld reports whether l's frame from the Agent dies with a kill held
+// for l (and uses up one frame the Client may still see).
+func (l *rlink) killHeld() bool {
+	if l.killAt == "" {
+		return false
+	}
+	if l.killPass > 0 {
+		l.killPass--
+		return false
+	}
+	return true
+}
+
+// HeldKills are the kill options after a prompt under the virtual clock
+// (KillAfter's under the wall clock): -1, before the Agent reads the
+// prompt; n ≥ 0, once it has reacted to it, with the first n frames it
+// wrote since reaching the Client.
+var HeldKills = []int{0, -1, 0, 1, 2}
+
+// heldKillText says what a held kill option does, for the trace.
+func heldKillText(pass int) string {
+	switch pass {
+	case -1:
+		return "before it read a prompt"
+	case 0:
+		return "once it had reacted to a prompt, none of its frames since seen"
+	}
+	return fmt.Sprintf("once it had reacted to a prompt, %d of its frames since seen", pass)
+}
+
+// owe notes the requests of a frame delivered on l: the Agent owes each an
+// answer; answered drops them as their responses come.
+func (l *rlink) owe(ids []acp.ID) {
+	for _, id := range ids {
+		if l.owed == nil {
+			l.owed = map[acp.ID]bool{}
+		}
+		l.owed[id] = true
+	}
+}
