@@ -35,7 +35,7 @@ type rlink struct {
 	killed        bool
 	seq           [2]int
 	queue         [2][]*rframe
-	last          [2]time.Duration // on the run's clock
+	last          [2]time.Duration  // on the run's clock
 	methods       map[acp.ID]string // requests the Client side sent, by id
 	initID        acp.ID
 	initAnswered  bool

@@ -42,7 +42,7 @@ type driver struct {
 	// capped: some phase hit its deadline, so the run ends "cap"; usersDone:
 	// the chaos was cut, and the users type nothing more.
 	capped, usersDone bool
-	phase             func() // checked on every tick until the run ends
+	phase             func()        // checked on every tick until the run ends
 	lastActivity      time.Duration // on the run's clock (now)
 	broken            *BrokenAgent
 	fatal             error
