@@ -9,10 +9,12 @@ package realmode
 
 import (
 	"container/heap"
+	"encoding/json"
 	"fmt"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/sim"
 )
 
 // The clocks acpsim check can run on (CheckConfig.Clock).
@@ -101,11 +103,17 @@ func (d *driver) poke() { d.heard = time.Now() }
 // given: silent for Settle, answered every request it owes (or silent for
 // OwedWait with one unanswered: it holds it, or never answers), every
 // process acpsim ended has exited, no connection or restart is under way.
+//
+// An Agent silent for Settle while it owes an answer is in the middle of
+// its work (a turn's chunks come with pauses): there the overlap decision
+// may let one step happen anyway (a user's cancel, a Client's timeout),
+// once per such pause, so the schedule also meets work in flight.
 func (d *driver) settled() bool {
 	quiet := time.Since(d.heard)
 	if quiet < d.cfg.Settle || d.inflight > 0 {
 		return false
 	}
+	var owing *rlink
 	for _, l := range d.links {
 		if l.alive && l.owed[l.initID] && !l.initAnswered && l.gone == "" && l.cutBy == "" {
 			return false // initTimeout judges it at StartTimeout
@@ -113,14 +121,25 @@ func (d *driver) settled() bool {
 		if quiet >= d.cfg.OwedWait {
 			continue
 		}
-		if l.alive && l.cutBy == "" && l.gone == "" && (len(l.owed) > 0 || l.sending.Load() > 0) {
+		if l.alive && l.cutBy == "" && l.gone == "" && l.sending.Load() > 0 {
 			return false
+		}
+		if l.alive && l.cutBy == "" && l.gone == "" && (len(l.owed) > 0 || len(l.running) > 0) && owing == nil {
+			owing = l
 		}
 		if l.proc != nil && !l.alive && l.proc.Status() == "" {
 			return false // ended or killed, not yet exited
 		}
 	}
-	return true
+	if owing == nil {
+		return true
+	}
+	site := fmt.Sprintf("%s/owes/%d/%d", owing.name, owing.seq[dirC2A], owing.seq[dirA2C])
+	if site != d.overlapSite {
+		d.overlapSite = site
+		d.overlapGo = d.faults.Choose(sim.Decision{Kind: Overlap, Site: site, N: 2}) != 0 && !d.healing && !d.stopping
+	}
+	return d.overlapGo
 }
 
 // step is the virtual clock's move once the Agent has settled: the kills
@@ -134,6 +153,16 @@ func (d *driver) step() {
 			d.kill(l, why)
 			return
 		}
+	}
+	if d.overlapGo {
+		// One step in the Agent's pause: the next one due, however far.
+		d.overlapGo = false
+		if len(d.vq) > 0 {
+			d.vnow = max(d.vnow, d.vq[0].at)
+			heap.Pop(&d.vq).(vtimer).fn()
+			d.idleSteps = 0
+		}
+		return
 	}
 	next := d.vnow + virtualTick
 	if len(d.vq) > 0 && d.vq[0].at < next {
@@ -189,6 +218,32 @@ func heldKillText(pass int) string {
 		return "once it had reacted to a prompt, none of its frames since seen"
 	}
 	return fmt.Sprintf("once it had reacted to a prompt, %d of its frames since seen", pass)
+}
+
+// answered drops from what l's Agent owes the requests frame answers, and
+// notes the turns it starts and ends: a running turn owes its idle
+// state_update, so the clock waits for the turn as for an answer.
+func (l *rlink) answered(frame []byte) {
+	for _, e := range acp.ParseLine(frame).Entries {
+		switch {
+		case e.Err != nil:
+		case e.Msg.Kind() == acp.KindResponse:
+			delete(l.owed, e.Msg.ID)
+		case e.Msg.Method == acp.MethodSessionUpdate:
+			var p acp.SessionUpdateParams
+			if json.Unmarshal(e.Msg.Params, &p) != nil || p.Update.Kind != acp.UpdateState {
+				continue
+			}
+			if l.running == nil {
+				l.running = map[string]bool{}
+			}
+			if p.Update.State == acp.StateRunning {
+				l.running[p.SessionID] = true
+			} else {
+				delete(l.running, p.SessionID)
+			}
+		}
+	}
 }
 
 // owe notes the requests of a frame delivered on l: the Agent owes each an

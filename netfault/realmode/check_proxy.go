@@ -53,6 +53,7 @@ type rlink struct {
 	// not yet answered, the frames handed to a remote connection and not
 	// yet sent, and a kill held until the Agent settles.
 	owed     map[acp.ID]bool
+	running  map[string]bool // sessions whose turn runs (state_update)
 	sending  atomic.Int32
 	killAt   string
 	killPass int
@@ -153,11 +154,7 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 	f := &rframe{bytes: frame, kill: -1}
 	l.lastA2C, l.linesA2C = frame, l.linesA2C+1
 	d.event(traces.KindSend, l, dirA2C, f, "")
-	for _, e := range acp.ParseLine(frame).Entries {
-		if e.Err == nil && e.Msg.Kind() == acp.KindResponse {
-			delete(l.owed, e.Msg.ID)
-		}
-	}
+	l.answered(frame)
 	if l.cutBy != "" || !l.alive {
 		why := l.cutBy
 		if why == "" {

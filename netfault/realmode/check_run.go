@@ -67,6 +67,10 @@ type driver struct {
 	inflight int
 	// idleSteps counts the virtual clock's steps in a row with nothing due.
 	idleSteps int
+	// overlapSite is the Agent's last pause with an answer owed, and
+	// overlapGo whether the clock takes one step in it.
+	overlapSite string
+	overlapGo   bool
 }
 
 func newDriver(cfg CheckConfig, pol client.Policy) *driver {

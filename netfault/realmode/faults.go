@@ -14,6 +14,9 @@ const (
 	// ProxyDrop loses one frame from the Agent: the Client never sees that
 	// response or update, while the Agent did its work (the RFD's case).
 	ProxyDrop = "drop"
+	// Overlap, under the virtual clock, lets one step happen while the
+	// Agent owes an answer and has paused (check_clock.go).
+	Overlap = "overlap"
 )
 
 // CheckDelays are the options of a delay decision in real time: how long
@@ -32,6 +35,7 @@ var CheckFaults = []netfault.Fault{
 	{Kind: netfault.Delay, Options: len(CheckDelays), Rate: 0.05, Doc: "the proxy holds a frame back for 1 ms to 250 ms; later frames of that direction wait behind it"},
 	{Kind: netfault.Cut, Options: 2, Rate: 0.005, Doc: "the proxy breaks the connection as a frame passes: on stdio the Agent's stdin is closed and its later output is not read"},
 	{Kind: netfault.Kill, Options: len(KillAfter), Rate: 0.03, Doc: "the Agent process gets SIGKILL: as one of its frames passes (that frame is lost), or 0-20 ms after a prompt was written to it"},
+	{Kind: Overlap, Options: 2, Rate: 0.5, Doc: "virtual clock: the Agent has paused while it owes an answer (in the middle of a turn); the clock takes one step anyway (a user's cancel, a Client's timeout), so work in flight meets the users (not a fault, a choice the schedule makes)"},
 	{Kind: netfault.Route, Options: 2, Rate: 0.5, Doc: "remote with several --url: a new connection goes to another endpoint than the first (not a fault, but a choice the schedule makes)"},
 	{Kind: netfault.ClientRestart, Options: 2, Rate: 0.002, Doc: "the model Client dies before applying a step's outputs and restarts from what it persisted"},
 }
