@@ -20,7 +20,8 @@ test: deps lint unit race-real fuzz
 .PHONY: deps chromium python3
 deps: interop/node_modules chromium python3
 
-# The Agent template of interop/ is Python 3, standard library only.
+# The Python Agent template of interop/ is Python 3, standard library only
+# (its Node port, template-agent.mjs, needs only node).
 python3:
 	@if command -v python3 >/dev/null 2>&1; then exit 0; fi; \
 	echo "make test: installing Debian's python3 (interop/template-agent.py is tested)"; \
