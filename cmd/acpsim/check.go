@@ -244,7 +244,13 @@ started, and the scratch directories removed.`,
 					return err
 				}
 				cfg.Chooser = sim.NewSchedule(sim.Recorded(log.Events))
-				first, seeds, jobs = log.Header.Seed, 1, 1
+				first, seeds = log.Header.Seed, 1
+				if repeat, _ := cmd.Flags().GetInt("repeat"); repeat <= 1 {
+					jobs = 1
+				}
+			}
+			if repeat, _ := cmd.Flags().GetInt("repeat"); repeat < 0 || repeat > 0 && seeds != 1 {
+				return fmt.Errorf("--repeat %d with --seeds %d: --repeat runs one seed again and again; give --seeds 1 (a rerun) or --schedule TRACE (a re-drive)", repeat, seeds)
 			}
 			if traceDir != "" {
 				if err := os.MkdirAll(traceDir, 0o755); err != nil {
@@ -286,6 +292,7 @@ started, and the scratch directories removed.`,
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
 	f.String("junit", "", "also write the report as JUnit XML here: a testcase per seed (failure, error: broken Agent, skipped: inconclusive)")
 	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
+	f.Int("repeat", 0, "run the one seed (--seeds 1) or the --schedule N times and print \"reproduced k of N\" with each run's anomalies: a failure that comes back, told from one that came once")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
 	withCatalogues(cmd, "policies")
 	return cmd

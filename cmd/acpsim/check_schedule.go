@@ -14,7 +14,7 @@ import (
 // perRunFlags are check flags a re-drive takes from its own command line,
 // never from the trace: they say how many seeds and where reports go, not
 // what the run was.
-var perRunFlags = []string{"first-seed", "seeds", "jobs", "trace-dir", "junit", "show", "schedule"}
+var perRunFlags = []string{"first-seed", "seeds", "jobs", "trace-dir", "junit", "show", "schedule", "repeat"}
 
 // adoptTraceCommand gives `acpsim check --schedule TRACE` with no Agent
 // command the run that TRACE's header records: its Agent command (or its

@@ -83,7 +83,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 		target = strings.Join(cfg.URLs, " ")
 	}
 	mode := ""
-	skip := []string{"seeds", "first-seed", "jobs", "trace-dir", "junit", "show", "schedule", "url", "restart"}
+	skip := []string{"seeds", "first-seed", "jobs", "trace-dir", "junit", "show", "schedule", "url", "restart", "repeat"}
 	t := &checkTally{out: out, remote: len(cfg.URLs) > 0, traceDir: traceDir, kinds: map[string]int{}, faults: map[string]*sim.KindCount{}}
 	if path, _ := cmd.Flags().GetString("junit"); path != "" {
 		t.junit = &checkJUnit{path: path, target: target}
@@ -98,6 +98,9 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 	fmt.Fprintf(out, "checking %q: %d seed(s) from %d · policy %s · %d Client(s) × %d prompts%s\n",
 		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts, mode)
 	flags := rerunFlags(cmd.Flags(), skip...)
+	if repeat, _ := cmd.Flags().GetInt("repeat"); repeat > 0 {
+		return runRepeat(cmd, cfg, agentWords, first, repeat, jobs, flags, draw, t)
+	}
 	start := time.Now()
 
 	// A seed whose Agent is broken (or that cannot be run) stops the run:
