@@ -8,6 +8,7 @@
 package sim
 
 import (
+	"hash/fnv"
 	"math/rand/v2"
 )
 
@@ -117,4 +118,31 @@ func (r *Recorder) Tally() []KindCount {
 		out = append(out, *r.Counts[k])
 	}
 	return out
+}
+
+// BySite answers each decision from its own PCG stream, keyed by the seed
+// and the decision's kind and site: the same site gets the same option
+// whatever was asked before it. A run whose decisions come in an order the
+// seed does not fix (a real Agent's processes answering side by side)
+// still gets, site by site, the choices of its seed.
+type BySite struct {
+	Seed  uint64
+	Rates map[string]float64
+}
+
+// Choose implements Chooser.
+func (b BySite) Choose(d Decision) int {
+	rate := b.Rates[d.Kind]
+	if d.N <= 1 || rate <= 0 {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write([]byte(d.Kind))
+	h.Write([]byte{0})
+	h.Write([]byte(d.Site))
+	rng := rand.New(rand.NewPCG(b.Seed, h.Sum64()))
+	if rng.Float64() >= rate {
+		return 0
+	}
+	return 1 + rng.IntN(d.N-1)
 }

@@ -292,6 +292,7 @@ started, and the scratch directories removed.`,
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
 	f.String("junit", "", "also write the report as JUnit XML here: a testcase per seed (failure, error: broken Agent, skipped: inconclusive)")
 	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
+	f.StringSliceVar(&cfg.Skip, "skip", nil, `users' events to leave out: a submission ("s3"), an action ("c1:cancel#0") or a Client ("c2"), as a schedule shrink made does`)
 	f.Int("repeat", 0, "run the one seed (--seeds 1) or the --schedule N times and print \"reproduced k of N\" with each run's anomalies: a failure that comes back, told from one that came once")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
 	withCatalogues(cmd, "policies")

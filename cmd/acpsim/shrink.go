@@ -18,6 +18,7 @@ import (
 
 func newShrinkCmd() *cobra.Command {
 	var outPath, kind string
+	var repeat int
 	cmd := &cobra.Command{
 		Use:   "shrink TRACE -o SMALL",
 		Short: "Make a failing trace small: fewer faults, prompts and Clients, the same kind of anomaly",
@@ -29,9 +30,16 @@ kind and site, as replay does; left-out submissions are named in the small
 trace's command (--skip), so the rest of the scenario stays as it was.
 
 Prints the sizes before and after (faults, prompts, events) and the command
-that replays the small trace.`,
+that replays the small trace.
+
+A trace of acpsim check is shrunk against the real Agent its header names
+(a stdio command): each candidate schedule is re-driven as check --schedule
+does, under the clock the trace was run on, --repeat times (every run must
+show the anomaly, so a flaky Agent leaves a schedule that fails every
+time). It prints the re-drive command of the small schedule.`,
 		Example: `  acpsim shrink acpsim-failures/run-20261204T152824-seed-7.ndjson -o small.ndjson
-  acpsim shrink big.ndjson -o small.ndjson --kind lost`,
+  acpsim shrink big.ndjson -o small.ndjson --kind lost
+  acpsim shrink acpsim-failures/check-20261206T013853-seed-2.ndjson -o small.ndjson`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if outPath == "" {
@@ -41,11 +49,20 @@ that replays the small trace.`,
 			if err != nil {
 				return err
 			}
+			was := properties.Check(rec.Header, rec.Events)
+			if isCheckTrace(rec) {
+				if kind == "" {
+					if len(was.Anomalies) == 0 {
+						return fmt.Errorf("%s: the trace shows no anomaly: nothing to shrink", args[0])
+					}
+					kind = was.Anomalies[0].Kind
+				}
+				return shrinkCheckTrace(cmd, args[0], rec, kind, outPath, repeat)
+			}
 			cfg, fs, err := traceConfig(rec, args[0])
 			if err != nil {
 				return err
 			}
-			was := properties.Check(rec.Header, rec.Events)
 			if kind == "" {
 				if len(was.Anomalies) == 0 {
 					return fmt.Errorf("%s: the trace shows no anomaly: nothing to shrink", args[0])
@@ -101,5 +118,6 @@ that replays the small trace.`,
 	}
 	cmd.Flags().StringVarP(&outPath, "output", "o", "", "write the small trace here")
 	cmd.Flags().StringVar(&kind, "kind", "", "the anomaly kind to keep (default: the trace's first)")
+	cmd.Flags().IntVar(&repeat, "repeat", 1, "a check trace: re-drive each candidate this many times; it must fail every time")
 	return cmd
 }

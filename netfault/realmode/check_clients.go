@@ -17,6 +17,7 @@ type rclient struct {
 	name    string
 	cfg     client.Config
 	c       *client.Client // nil while the Client process is down
+	ids     *sim.IDs       // what it draws ids and keys from, across restarts
 	link    *rlink
 	steps   int
 	dials   int
@@ -67,18 +68,19 @@ func (d *driver) applyClient(cn *rclient, outs []client.Output) {
 	}
 }
 
-// clientEnv is what the model Clients draw from: the run's id stream, and
-// named streams of its seed for the decisions the simulator draws so, so
-// that a seed plays the same users here as in the simulator.
-func (d *driver) clientEnv() client.Env {
-	return client.Env{NewID: d.ids.UUID, IntN: d.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed)}
+// clientEnv is what a model Client draws from: an id stream of its own (so
+// what it draws does not depend on when another Client drew, which on a
+// real Agent the OS may order either way), and named streams of the seed
+// for the decisions the simulator draws so.
+func (d *driver) clientEnv(cn *rclient) client.Env {
+	return client.Env{NewID: cn.ids.UUID, IntN: cn.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed)}
 }
 
 // restartClient kills the model Client and starts it again from what it
 // persisted; its connection (and so its Agent process) ends with it.
 func (d *driver) restartClient(cn *rclient) {
 	saved := cn.c.Persisted()
-	env := d.clientEnv()
+	env := d.clientEnv(cn)
 	cn.c = nil
 	d.record(traces.Event{Kind: traces.KindKill, From: cn.name, Note: "client restarted"})
 	if l := cn.link; l != nil && l.alive {

@@ -100,7 +100,7 @@ func (d *driver) afterReal(wait time.Duration, fn func()) {
 func (d *driver) poke() { d.heard = time.Now() }
 
 // settled reports whether the Agent has reacted to everything it was
-// given: silent for Settle, answered every request it owes (or silent for
+// given: silent for Settle and no thread of it running or runnable (Linux), answered every request it owes (or silent for
 // OwedWait with one unanswered: it holds it, or never answers), every
 // process acpsim ended has exited, no connection or restart is under way.
 //
@@ -130,6 +130,9 @@ func (d *driver) settled() bool {
 		if l.proc != nil && !l.alive && l.proc.Status() == "" {
 			return false // ended or killed, not yet exited
 		}
+		if l.proc != nil && l.alive && l.proc.Running() {
+			return false // silent, but not done: on a busy machine, waiting for a CPU
+		}
 	}
 	if owing == nil {
 		return true
@@ -143,8 +146,8 @@ func (d *driver) settled() bool {
 }
 
 // step is the virtual clock's move once the Agent has settled: the kills
-// held until now land, else the clock goes to the next step due (at most
-// virtualTick ahead) and runs every step due then.
+// held until now land, else the next step due within virtualTick runs,
+// else the clock moves virtualTick and the phase looks at it.
 func (d *driver) step() {
 	for _, l := range d.links {
 		if l.killAt != "" {
@@ -164,20 +167,18 @@ func (d *driver) step() {
 		}
 		return
 	}
-	next := d.vnow + virtualTick
-	if len(d.vq) > 0 && d.vq[0].at < next {
-		next = d.vq[0].at
-	}
-	d.vnow = next
-	d.idleSteps++
-	for len(d.vq) > 0 && d.vq[0].at <= d.vnow && !d.finished {
+	// One step due at a time: what it gives the Agent settles before the
+	// next, even when two are due at once (two Clients' timeouts).
+	if len(d.vq) > 0 && d.vq[0].at < d.vnow+virtualTick {
 		t := heap.Pop(&d.vq).(vtimer)
+		d.vnow = max(d.vnow, t.at)
 		d.idleSteps = 0
 		t.fn()
+		return
 	}
-	if !d.finished {
-		d.phase()
-	}
+	d.vnow += virtualTick
+	d.idleSteps++
+	d.phase()
 }
 
 // holdKill, under the virtual clock, puts off a kill until the Agent has

@@ -76,8 +76,14 @@ type driver struct {
 func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	d := &driver{cfg: cfg, inbox: make(chan func(), 4096), done: make(chan struct{}), log: &traces.Log{}, ids: sim.NewIDs(cfg.Seed), sessions: map[string]bool{}, incarnation: make([]int, len(cfg.URLs))}
 	chooser, source := cfg.Chooser, traces.SourceSchedule
-	if chooser == nil {
+	switch {
+	case chooser != nil:
+	case cfg.Clock == ClockWall:
 		chooser, source = sim.NewSeeded(cfg.Seed, cfg.Rates), traces.SourceSeed
+	default:
+		// Site by site: two Agent processes answering side by side ask
+		// their decisions in either order, and get the same choices.
+		chooser, source = sim.BySite{Seed: cfg.Seed, Rates: cfg.Rates}, traces.SourceSeed
 	}
 	d.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		d.record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
@@ -102,12 +108,13 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	} else if cfg.CancelBy != "" {
 		d.log.Header.Actions += " cancel-by=" + cfg.CancelBy
 	}
-	env := d.clientEnv()
 	for i := range cfg.Clients {
 		name := fmt.Sprintf("c%d", i+1)
 		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,
 			Timeout: cfg.Timeout, Backoff: cfg.Backoff, StallWaitOneIn: checkStallWaitOneIn}
-		d.clients = append(d.clients, &rclient{name: name, cfg: cc, c: client.New(cc, env)})
+		cn := &rclient{name: name, cfg: cc, ids: sim.NewNamedIDs(cfg.Seed, "client/"+name)}
+		cn.c = client.New(cc, d.clientEnv(cn))
+		d.clients = append(d.clients, cn)
 	}
 	return d
 }
@@ -170,6 +177,10 @@ func (d *driver) run() (*CheckResult, error) {
 		}
 	}
 	for _, cn := range d.clients {
+		if d.held() {
+			d.after(0, func() { d.applyClient(cn, cn.c.Start()) }) // one after another
+			continue
+		}
 		d.applyClient(cn, cn.c.Start())
 	}
 	tick := time.NewTicker(5 * time.Millisecond)

@@ -111,3 +111,34 @@ func pipeName(f *os.File) string {
 	}
 	return "pipe:[" + strconv.FormatUint(st.Ino, 10) + "]"
 }
+
+// running reports whether a thread of the child is running or waiting for
+// a CPU (or in uninterruptible sleep): it has not finished reacting to what
+// it was given. A child blocked on a read or a timer sleeps. Only the child
+// itself is looked at (its threads), not what it spawned: cheap enough to
+// ask on every turn of check's loop.
+func (c *child) running() bool {
+	select {
+	case <-c.gone:
+		return false
+	default:
+	}
+	dir := "/proc/" + strconv.Itoa(c.cmd.Process.Pid) + "/task"
+	tasks, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, t := range tasks {
+		stat, err := os.ReadFile(dir + "/" + t.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		// pid (comm) state …: comm may hold spaces and parentheses.
+		if i := bytes.LastIndexByte(stat, ')'); i >= 0 && i+2 < len(stat) {
+			if s := stat[i+2]; s == 'R' || s == 'D' {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -102,6 +102,10 @@ func (p *Process) Close() error {
 // Kill sends SIGKILL to the child, its process group and what it started.
 func (p *Process) Kill() { p.child.kill() }
 
+// Running reports whether the process is running or waiting for a CPU, not
+// blocked: on Linux, from /proc; elsewhere always false.
+func (p *Process) Running() bool { return p.child.running() }
+
 // Exited is closed once the child has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
 

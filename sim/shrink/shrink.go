@@ -40,25 +40,72 @@ func Shows(r *properties.Report, kind string) bool {
 	return false
 }
 
-type search struct {
-	base   world.Config
-	kind   string
-	runs   int
-	runner world.Runner
+// Problem is a failing run to make small, whatever runs it: the
+// simulator (Shrink), or a real Agent re-driven by acpsim check.
+type Problem struct {
+	// Events are the users' scenario, Clients how many Clients it has.
+	Events  []users.Event
+	Clients int
+	// Skip are the events (or Clients) already left out; Choices the
+	// recorded non-zero choices.
+	Skip    []string
+	Choices []sim.Choice
+	// Fails runs the scenario without skip under the schedule of choices
+	// and reports whether it still shows the anomaly.
+	Fails func(skip []string, choices []sim.Choice) (bool, error)
+	// Reanchor also tries moving a fault's site when leaving an event out
+	// loses the anomaly: many runs, worth it when a run is cheap.
+	Reanchor bool
+	// Rounds bounds the search's rounds (0: 6).
+	Rounds int
+	// Focus, when set, are the events the anomaly names: the search first
+	// tries the run with every other event left out (without faults, then
+	// with them), a leap that saves most of the runs when it holds.
+	Focus []string
 }
 
-// fails runs cfg with choices and reports whether it still shows the kind.
-// The run keeps no trace: only the smallest one's is wanted (Shrink).
+type search struct {
+	p    Problem
+	runs int
+}
+
 func (s *search) fails(skip []string, choices []sim.Choice) (bool, error) {
-	cfg := s.base
-	cfg.Skip = skip
-	cfg.Chooser = sim.NewSchedule(choices)
 	s.runs++
-	v, err := s.runner.JudgeOnly(cfg)
-	if err != nil {
-		return false, err
+	return s.p.Fails(skip, choices)
+}
+
+// Search shrinks p: fewer faults (delta debugging), fewer Clients,
+// submissions and actions, smaller fault options (a shorter delay), until
+// a whole round changes nothing. It returns what is left out, the choices
+// kept and how many runs it made.
+func Search(p Problem) (skip []string, choices []sim.Choice, runs int, err error) {
+	s := &search{p: p}
+	skip, choices = slices.Clone(p.Skip), p.Choices
+	if skip, choices, err = s.leap(skip, choices); err != nil {
+		return nil, nil, s.runs, err
 	}
-	return Shows(v.Report, s.kind), nil
+	rounds := p.Rounds
+	if rounds <= 0 {
+		rounds = 6
+	}
+	for round := 0; round < rounds; round++ {
+		before := size(skip, choices)
+		// Users first, while every fault is still there to compensate
+		// for the frames a left-out submission no longer sends.
+		if skip, choices, err = s.dropUsers(skip, choices); err != nil {
+			return nil, nil, s.runs, err
+		}
+		if choices, err = s.ddmin(skip, choices); err != nil {
+			return nil, nil, s.runs, err
+		}
+		if choices, err = s.simplify(skip, choices); err != nil {
+			return nil, nil, s.runs, err
+		}
+		if size(skip, choices) == before {
+			break
+		}
+	}
+	return skip, choices, s.runs, nil
 }
 
 // Shrink searches, from base (the run's configuration, its Skip included)
@@ -67,31 +114,31 @@ func (s *search) fails(skip []string, choices []sim.Choice) (bool, error) {
 // submissions and actions, smaller fault options (a shorter delay). It
 // stops when a whole round changes nothing.
 func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, error) {
-	s := &search{base: base, kind: kind}
-	skip := slices.Clone(base.Skip)
-	ok, err := s.fails(skip, choices)
+	var runner world.Runner
+	// The runs keep no trace: only the smallest one's is wanted.
+	fails := func(skip []string, choices []sim.Choice) (bool, error) {
+		cfg := base
+		cfg.Skip = skip
+		cfg.Chooser = sim.NewSchedule(choices)
+		v, err := runner.JudgeOnly(cfg)
+		if err != nil {
+			return false, err
+		}
+		return Shows(v.Report, kind), nil
+	}
+	ok, err := fails(base.Skip, choices)
 	if err != nil {
 		return nil, err
 	}
 	if !ok {
 		return nil, fmt.Errorf("the run does not show %s when replayed from its recorded faults: nothing to shrink", kind)
 	}
-	for round := 0; ; round++ {
-		before := size(skip, choices)
-		// Users first, while every fault is still there to compensate
-		// for the frames a left-out submission no longer sends.
-		if skip, choices, err = s.dropUsers(skip, choices); err != nil {
-			return nil, err
-		}
-		if choices, err = s.ddmin(skip, choices); err != nil {
-			return nil, err
-		}
-		if choices, err = s.simplify(skip, choices); err != nil {
-			return nil, err
-		}
-		if size(skip, choices) == before || round == 5 {
-			break
-		}
+	skip, choices, runs, err := Search(Problem{
+		Events: users.Draw(sim.NewIDs(base.Seed), base.Scenario()), Clients: base.Clients,
+		Skip: base.Skip, Choices: choices, Fails: fails, Reanchor: true,
+	})
+	if err != nil {
+		return nil, err
 	}
 	// The smallest run once more, for its trace (the search kept none) and
 	// its own record: faults whose sites it no longer reaches are gone
@@ -106,7 +153,7 @@ func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, erro
 	if !Shows(best.Report, kind) {
 		return nil, fmt.Errorf("the smallest run shows no %s when run again: it is not deterministic", kind)
 	}
-	return &Result{Config: cfg, Choices: sim.Recorded(best.Result.Log.Events), Verdict: best, Runs: s.runs}, nil
+	return &Result{Config: cfg, Choices: sim.Recorded(best.Result.Log.Events), Verdict: best, Runs: runs + 1}, nil
 }
 
 func size(skip []string, choices []sim.Choice) int { return len(choices)*1000 - len(skip) }
@@ -114,6 +161,12 @@ func size(skip []string, choices []sim.Choice) int { return len(choices)*1000 - 
 // ddmin is Zeller's delta debugging over the choices: it removes chunks,
 // halving their size, while the anomaly stays.
 func (s *search) ddmin(skip []string, choices []sim.Choice) ([]sim.Choice, error) {
+	if len(choices) > 1 { // the anomaly may need no fault at all: one run says so
+		ok, err := s.fails(skip, nil)
+		if err != nil || ok {
+			return nil, err
+		}
+	}
 	n := 2
 	for len(choices) > 0 {
 		chunk := max(len(choices)/n, 1)
@@ -141,11 +194,35 @@ func (s *search) ddmin(skip []string, choices []sim.Choice) ([]sim.Choice, error
 	return choices, nil
 }
 
+// leap tries the run with only the focus events (and the actions left in
+// none): first without any fault, then with every fault.
+func (s *search) leap(skip []string, choices []sim.Choice) ([]string, []sim.Choice, error) {
+	if len(s.p.Focus) == 0 {
+		return skip, choices, nil
+	}
+	cand := slices.Clone(skip)
+	for _, e := range s.p.Events {
+		if !slices.Contains(s.p.Focus, e.Sub) && !slices.Contains(cand, e.Sub) {
+			cand = append(cand, e.Sub)
+		}
+	}
+	if len(cand) == len(skip) {
+		return skip, choices, nil
+	}
+	for _, faults := range [][]sim.Choice{nil, choices} {
+		ok, err := s.fails(cand, faults)
+		if err != nil || ok {
+			return cand, faults, err
+		}
+	}
+	return skip, choices, nil
+}
+
 // dropUsers leaves out whole Clients, then each action and submission.
 func (s *search) dropUsers(skip []string, choices []sim.Choice) ([]string, []sim.Choice, error) {
-	evs := users.Draw(sim.NewIDs(s.base.Seed), s.base.Scenario())
+	evs := s.p.Events
 	var names []string
-	for c := s.base.Clients - 1; c >= 0; c-- {
+	for c := s.p.Clients - 1; c >= 0; c-- {
 		names = append(names, users.ClientName(c))
 	}
 	// Last first (later events depend on earlier ones more than the
@@ -154,8 +231,31 @@ func (s *search) dropUsers(skip []string, choices []sim.Choice) ([]string, []sim
 	for i := len(evs) - 1; i >= 0; i-- {
 		names = append(names, evs[i].Sub)
 	}
-	for i := range evs {
-		names = append(names, evs[i].Sub)
+	if s.p.Reanchor { // runs are cheap: the other order too
+		for i := range evs {
+			names = append(names, evs[i].Sub)
+		}
+	}
+	// Whole groups first: every action, then each Client's actions; an
+	// anomaly that needs none of them costs one run, not one per action.
+	for _, group := range actionGroups(evs, s.p.Clients) {
+		var cand []string
+		for _, name := range group {
+			if !slices.Contains(skip, name) && s.reachable(name, skip, evs) {
+				cand = append(cand, name)
+			}
+		}
+		if len(cand) < 2 {
+			continue
+		}
+		cand = append(slices.Clone(skip), cand...)
+		ok, err := s.fails(cand, choices)
+		if err != nil {
+			return nil, nil, err
+		}
+		if ok {
+			skip = cand
+		}
 	}
 	for _, name := range names {
 		if slices.Contains(skip, name) {
@@ -169,7 +269,7 @@ func (s *search) dropUsers(skip []string, choices []sim.Choice) ([]string, []sim
 		if err != nil {
 			return nil, nil, err
 		}
-		if !ok {
+		if !ok && s.p.Reanchor {
 			var moved []sim.Choice
 			if moved, err = s.reanchor(cand, choices); err != nil {
 				return nil, nil, err
@@ -184,6 +284,23 @@ func (s *search) dropUsers(skip []string, choices []sim.Choice) ([]string, []sim
 		}
 	}
 	return skip, choices, nil
+}
+
+// actionGroups are the users' actions (every event but a submission): all
+// of them, then each Client's.
+func actionGroups(evs []users.Event, clients int) [][]string {
+	all := []string{}
+	per := make([][]string, clients)
+	for _, e := range evs {
+		if e.Action == users.Submit {
+			continue
+		}
+		all = append(all, e.Sub)
+		if e.Client < clients {
+			per[e.Client] = append(per[e.Client], e.Sub)
+		}
+	}
+	return append([][]string{all}, per...)
 }
 
 // reanchorReach is how many frames or outputs earlier (and a few later) a
