@@ -14,17 +14,17 @@ test: deps lint unit race-real fuzz
 # make test runs on a bare Debian machine: the interop tests' npm packages
 # (interop/node_modules, from the committed lockfile), Debian's chromium,
 # in which traces/view renders its page headless, and python3 for the
-# Agent template. As root (CI)
+# Agent and Client templates. As root (CI)
 # apt-get installs it; otherwise through sudo, and a machine with neither
 # is told what to install.
 .PHONY: deps chromium python3
 deps: interop/node_modules chromium python3
 
-# The Python Agent template of interop/ is Python 3, standard library only
-# (its Node port, template-agent.mjs, needs only node).
+# The Agent and Client templates of interop/ are Python 3, standard library
+# only (the Node port of the Agent, template-agent.mjs, needs only node).
 python3:
 	@if command -v python3 >/dev/null 2>&1; then exit 0; fi; \
-	echo "make test: installing Debian's python3 (interop/template-agent.py is tested)"; \
+	echo "make test: installing Debian's python3 (the interop/template-*.py are tested)"; \
 	if [ "$$(id -u)" = 0 ]; then apt-get update && apt-get install -y --no-install-recommends python3; \
 	elif command -v sudo >/dev/null 2>&1; then sudo apt-get update && sudo apt-get install -y --no-install-recommends python3; \
 	else echo "make test: python3 is missing and neither root nor sudo is here: install Debian's python3 package, then run make test again"; exit 1; fi

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -20,7 +21,10 @@ and fault kinds in the same order, the first failing seeds with their rerun
 commands. --format json prints the merged summary file instead.
 
 merge refuses summaries of different configurations (flags, base rates,
-commit), a shard given twice and a shard missing. A guided swarm cannot be
+commit), a shard given twice and a shard missing. A shard whose commit is
+unknown (an acpsim built without a VCS stamp, such as go install with
+-buildvcs=false, run outside a git checkout) is not compared by commit:
+merge says on stderr that the commit is unknown. A guided swarm cannot be
 sharded (its batches depend on each other).
 
 Exit codes, as the whole swarm's: 0 every property held, 1 a property
@@ -46,6 +50,9 @@ failed, 2 bad usage or bad input (the refusals above), 3 inconclusive.`,
 			if err != nil {
 				return err
 			}
+			if note := unknownCommits(files, paths); note != "" {
+				fmt.Fprintln(cmd.ErrOrStderr(), note)
+			}
 			out := cmd.OutOrStdout()
 			if format == "json" {
 				sum, _, err := merged.Summary()
@@ -62,4 +69,20 @@ failed, 2 bad usage or bad input (the refusals above), 3 inconclusive.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "text", "output: text (as acpsim swarm prints it) or json (the merged summary file)")
 	return cmd
+}
+
+// unknownCommits says which shards' commit is unknown, so that merge could
+// not compare them by commit ("" when every shard names one).
+func unknownCommits(files []*world.SummaryFile, paths []string) string {
+	var unknown []string
+	for i, f := range files {
+		if !world.CommitKnown(f.Config.Commit) {
+			unknown = append(unknown, paths[i])
+		}
+	}
+	if len(unknown) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("merge: the commit is unknown in %s (an acpsim built without a VCS stamp, run outside a git checkout): not compared by commit; the merged run's commit is %s",
+		strings.Join(unknown, ", "), world.UnknownCommit)
 }

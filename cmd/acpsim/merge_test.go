@@ -323,3 +323,75 @@ func TestDeployJobManifest(t *testing.T) {
 		t.Fatalf("merge: exit %d:\n%s%s", code, stdout, errs)
 	}
 }
+
+// A commit nobody knows ("unknown", as a build without a VCS stamp outside
+// a git checkout records it, or the toolchain's "(devel)") is neither a
+// match nor a mismatch: merge leaves it out of the comparison and says the
+// commit is unknown. Two commits it knows are still compared.
+func TestMergeSaysTheCommitIsUnknown(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	var shards [2][]byte
+	for i := range shards {
+		path := filepath.Join(dir, "s"+strconv.Itoa(i)+".json")
+		if code, out, errs := run(t, "swarm", "--seeds", "6", "--shard", strconv.Itoa(i)+"/2", "--summary-json", path); code != exitOK {
+			t.Fatalf("shard %d: exit %d:\n%s%s", i, code, out, errs)
+		}
+		var err error
+		if shards[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// withCommit writes shard i with its config's commit set to c.
+	withCommit := func(i int, c string) string {
+		t.Helper()
+		var m map[string]any
+		if err := json.Unmarshal(shards[i], &m); err != nil {
+			t.Fatal(err)
+		}
+		m["config"].(map[string]any)["commit"] = c
+		b, _ := json.Marshal(m)
+		path := filepath.Join(dir, "c"+strconv.Itoa(i)+"-"+strings.Trim(c, "()")+".json")
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	const unknownNote = "merge: the commit is unknown in "
+	for _, tc := range []struct {
+		c0, c1     string
+		code       int
+		stderr     string // wanted in stderr; "" wants no unknown-commit note
+		mergedInto string // the merged file's commit
+	}{
+		{"(devel)", "(devel)", exitOK, unknownNote, "unknown"},
+		{"unknown", "unknown", exitOK, unknownNote, "unknown"},
+		{"abcdef123456", "(devel)", exitOK, unknownNote, "unknown"},
+		{"unknown", "abcdef123456", exitOK, unknownNote, "unknown"},
+		{"abcdef123456", "abcdef123456", exitOK, "", "abcdef123456"},
+		{"abcdef123456", "0123456789ab", exitUsage, `come from different configurations: commit "abcdef123456" vs "0123456789ab"`, ""},
+	} {
+		p0, p1 := withCommit(0, tc.c0), withCommit(1, tc.c1)
+		code, out, errs := run(t, "merge", "--format", "json", p0, p1)
+		if code != tc.code {
+			t.Errorf("commits %q and %q: exit %d, want %d: %s", tc.c0, tc.c1, code, tc.code, errs)
+			continue
+		}
+		if tc.stderr == "" && strings.Contains(errs, unknownNote) || !strings.Contains(errs, tc.stderr) {
+			t.Errorf("commits %q and %q: stderr %q, want %q", tc.c0, tc.c1, errs, tc.stderr)
+		}
+		if tc.stderr == unknownNote && !strings.Contains(errs, "not compared by commit") {
+			t.Errorf("commits %q and %q: stderr %q does not say the commits were not compared", tc.c0, tc.c1, errs)
+		}
+		if code != exitOK {
+			continue
+		}
+		var m world.SummaryFile
+		if err := json.Unmarshal([]byte(out), &m); err != nil {
+			t.Fatalf("commits %q and %q: %v:\n%s", tc.c0, tc.c1, err, out)
+		}
+		if m.Config.Commit != tc.mergedInto || m.Seeds != 6 {
+			t.Errorf("commits %q and %q: merged commit %q over %d seeds, want %q over 6", tc.c0, tc.c1, m.Config.Commit, m.Seeds, tc.mergedInto)
+		}
+	}
+}

@@ -19,7 +19,7 @@ import (
 func requirePython(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("python3"); err != nil {
-		t.Fatal("python3 is not on PATH: the template Agent test runs interop/template-agent.py (Python 3.8+, standard library only)")
+		t.Fatal("python3 is not on PATH: the template tests run interop/template-agent.py and interop/template-client-adapter.py (Python 3.8+, standard library only)")
 	}
 }
 

@@ -291,8 +291,16 @@ func MergeSummaryFiles(files []*SummaryFile, names []string) (*SummaryFile, erro
 	for i := range byIndex {
 		byIndex[i] = -1
 	}
+	commit := first.Config.Commit
 	for i, f := range files {
-		if diff := configDiff(first.Config, f.Config); diff != "" {
+		// A commit nobody knows matches nothing and contradicts nothing:
+		// it is left out of the comparison, and the merge's commit is
+		// unknown too (acpsim merge says so).
+		a, b := first.Config, f.Config
+		if !CommitKnown(a.Commit) || !CommitKnown(b.Commit) {
+			a.Commit, b.Commit, commit = "", "", UnknownCommit
+		}
+		if diff := configDiff(a, b); diff != "" {
 			return nil, fmt.Errorf("%s and %s come from different configurations: %s", names[0], names[i], diff)
 		}
 		if f.Shard.Count != n {
@@ -320,6 +328,7 @@ func MergeSummaryFiles(files []*SummaryFile, names []string) (*SummaryFile, erro
 	}
 	m := &SummaryFile{Schema: SummarySchema, Config: first.Config, Shard: ShardInfo{Index: 0, Count: 1},
 		FirstSeed: first.Config.FirstSeed, Anomalies: []AnomalyCount{}, Faults: []FaultCount{}, Failures: []FailureEntry{}}
+	m.Config.Commit = commit
 	anomalies := map[string]*AnomalyCount{}
 	faults := map[string]*FaultCount{}
 	for _, j := range byIndex { // in shard order, so in seed order
@@ -460,6 +469,17 @@ func cmpFirst(a, b FirstSeen) int {
 		return 1
 	}
 	return 0
+}
+
+// UnknownCommit is a summary's commit when the acpsim that wrote it could
+// not name one: a build without a VCS stamp run outside a git checkout.
+const UnknownCommit = "unknown"
+
+// CommitKnown reports whether a summary's commit names one: not "",
+// UnknownCommit, or "(devel)", the Go toolchain's word for a build it
+// cannot version. Two unknown commits are not the same commit.
+func CommitKnown(c string) bool {
+	return c != "" && c != UnknownCommit && c != "(devel)"
 }
 
 // configDiff names the first field in which two configs differ ("" if none).
