@@ -281,7 +281,7 @@ started, and the scratch directories removed.`,
 	f.DurationVar(&cfg.MaxGap, "max-gap", cfg.MaxGap, "longest pause between two submissions of one user")
 	f.DurationVar(&cfg.ChaosFor, "chaos-for", cfg.ChaosFor, "how long faults go on after the last submission")
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long initialize may go unanswered before the Agent is called hung")
-	f.StringVar(&cfg.Clock, "clock", cfg.Clock, "virtual: acpsim holds the schedule, one step at a time once the Agent has settled, so a failing seed fails again; wall: the Clients and the proxy race the Agent in real time (hunts timing races, reproduces rarely)")
+	f.StringVar(&cfg.Clock, "clock", cfg.Clock, "virtual: acpsim holds the schedule, a failing seed fails again; wall: the Clients race the Agent (timing races)")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "virtual clock: how long the Agent must stay silent before acpsim takes its next step")
 	f.DurationVar(&cfg.OwedWait, "owed-wait", cfg.OwedWait, "virtual clock: how long acpsim waits for an answer the Agent owes before it goes on without it")
 	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed's chaos stops after this long (heal and observer get a quarter more each); what is left is inconclusive")
@@ -293,7 +293,7 @@ started, and the scratch directories removed.`,
 	f.String("junit", "", "also write the report as JUnit XML here: a testcase per seed (failure, error: broken Agent, skipped: inconclusive)")
 	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
 	f.StringSliceVar(&cfg.Skip, "skip", nil, `users' events to leave out: a submission ("s3"), an action ("c1:cancel#0") or a Client ("c2"), as a schedule shrink made does`)
-	f.Int("repeat", 0, "run the one seed (--seeds 1) or the --schedule N times and print \"reproduced k of N\" with each run's anomalies: a failure that comes back, told from one that came once")
+	f.Int("repeat", 0, "run the one seed (--seeds 1) or the --schedule N times: \"reproduced k of N\", each run's anomalies")
 	f.IntVar(&show, "show", 1, "failing seeds whose report and trace excerpt are printed in full")
 	withCatalogues(cmd, "policies")
 	return cmd

@@ -128,6 +128,7 @@ var exampleInputs = map[string][]string{
 	"acpsim-failures/run-20261204T152824-seed-7.ndjson":   {"acpsim run --seed 7 --agent ignore-key --trace acpsim-failures/run-20261204T152824-seed-7.ndjson"},
 	"acpsim-failures/run-20261204T152824-seed-16.ndjson":  {"acpsim run --seed 16 --agent ignore-key --trace acpsim-failures/run-20261204T152824-seed-16.ndjson"},
 	"acpsim-failures/check-20261204T152824-seed-4.ndjson": {"acpsim check --seeds 1 --first-seed 4 --trace-dir acpsim-failures -- acpsim agent", "mv acpsim-failures/check-seed-4.ndjson acpsim-failures/check-20261204T152824-seed-4.ndjson"},
+	"check-seed-1.ndjson":                                 {"acpsim check --seeds 1 --trace-dir . -- acpsim agent --agent fresh-live-id-on-retry"},
 	"acpsim-ledger.ndjson":                                {"acpsim swarm --seeds 20 --policy naive --ledger acpsim-ledger.ndjson"},
 	"shards/*.json":                                       {"acpsim swarm --seeds 20 --shard 0/2 --summary-json shards/s0.json", "acpsim swarm --seeds 20 --shard 1/2 --summary-json shards/s1.json"},
 }

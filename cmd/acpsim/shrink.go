@@ -39,7 +39,7 @@ show the anomaly, so a flaky Agent leaves a schedule that fails every
 time). It prints the re-drive command of the small schedule.`,
 		Example: `  acpsim shrink acpsim-failures/run-20261204T152824-seed-7.ndjson -o small.ndjson
   acpsim shrink big.ndjson -o small.ndjson --kind lost
-  acpsim shrink acpsim-failures/check-20261206T013853-seed-2.ndjson -o small.ndjson`,
+  acpsim shrink check-seed-1.ndjson -o small.ndjson   # a check trace: re-drives its Agent`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if outPath == "" {

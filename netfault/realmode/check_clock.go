@@ -61,6 +61,8 @@ func (h *vtimers) Pop() any {
 const (
 	virtualTick = 5 * time.Millisecond
 	idleSpin    = 400
+	// overlapSteps bounds the steps one pause of the Agent takes.
+	overlapSteps = 64
 )
 
 // stepNow reports whether the virtual clock may move now, the Agent having
@@ -106,8 +108,9 @@ func (d *driver) poke() { d.heard = time.Now() }
 //
 // An Agent silent for Settle while it owes an answer is in the middle of
 // its work (a turn's chunks come with pauses): there the overlap decision
-// may let one step happen anyway (a user's cancel, a Client's timeout),
-// once per such pause, so the schedule also meets work in flight.
+// may let the clock run on anyway, up to the first step that gives the
+// Agent something (a user's cancel, a Client's retry), once per such
+// pause, so the schedule also meets work in flight.
 func (d *driver) settled() bool {
 	quiet := time.Since(d.heard)
 	if quiet < d.cfg.Settle || d.inflight > 0 {
@@ -158,12 +161,16 @@ func (d *driver) step() {
 		}
 	}
 	if d.overlapGo {
-		// One step in the Agent's pause: the next one due, however far.
+		// In the Agent's pause the clock runs on, however far, up to the
+		// first step that gives the Agent something: one thing happens
+		// to the Agent in the middle of its work.
 		d.overlapGo = false
-		if len(d.vq) > 0 {
-			d.vnow = max(d.vnow, d.vq[0].at)
-			heap.Pop(&d.vq).(vtimer).fn()
+		poked := d.heard
+		for n := 0; n < overlapSteps && len(d.vq) > 0 && d.heard == poked && !d.finished; n++ {
+			t := heap.Pop(&d.vq).(vtimer)
+			d.vnow = max(d.vnow, t.at)
 			d.idleSteps = 0
+			t.fn()
 		}
 		return
 	}
