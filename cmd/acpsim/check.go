@@ -37,13 +37,24 @@ func newCheckCmd() *cobra.Command {
 		Short: "Run the model Clients against a real Agent executable through a fault proxy",
 		Long: `Check a real Agent: acpsim starts the command after -- (no shell: the words
 are the argv) once per Client connection, speaks ACP v2 ndjson on its stdin
-and stdout, and drives the simulator's model Clients and users against it in
-real time. A fault proxy between the two loses and delays the Agent's
-frames, breaks connections, and kills the Agent with SIGKILL (then the
-Client starts it again). After the chaos the run heals, a fresh Agent
-process is started for the observer, which reads every session's
-transcript, and the simulator's checkers judge the trace: every submission
-inserted at most once and never silently lost.
+and stdout, and drives the simulator's model Clients and users against it.
+A fault proxy between the two loses and delays the Agent's frames, breaks
+connections, and kills the Agent with SIGKILL (then the Client starts it
+again). After the chaos the run heals, a fresh Agent process is started for
+the observer, which reads every session's transcript, and the simulator's
+checkers judge the trace: every submission inserted at most once and never
+silently lost.
+
+--clock virtual (the default): acpsim holds the schedule. Its Clients,
+users and proxy run on a virtual clock that takes one step at a time, each
+once the Agent has settled (answered what it owes, ended a turn it reported
+running, silent for --settle, and on Linux no thread of it running), with
+decisions chosen site by site; so a failing seed's rerun and re-drive fail
+again for an Agent whose outputs depend only on the order of its inputs,
+on a busy machine too. --repeat N runs one of them N times and counts.
+--clock wall: everything runs in real time and races the Agent, which hunts
+timing races (a cancel meeting a prompt held behind running work) and
+reproduces them only sometimes.
 
 Each seed gets a fresh scratch directory in $ACPSIM_STORE, shared by that
 seed's Agent processes: acpsim agent keeps its SQLite store there unless
@@ -276,12 +287,12 @@ started, and the scratch directories removed.`,
 	f.IntVar(&cfg.Forks, "forks", 0, "per Client: how often its user forks a session")
 	f.StringVar(&cancelBy, "cancel-by", "either", cancelByDoc)
 	registerActions(f, &actions, checkActionBase)
-	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "Client timeout waiting for a prompt's response (real time)")
+	f.DurationVar(&cfg.Timeout, "timeout", cfg.Timeout, "Client timeout waiting for a prompt's response (on the run's --clock)")
 	f.DurationVar(&cfg.Backoff, "backoff", cfg.Backoff, "Client wait before reconnecting or retrying")
 	f.DurationVar(&cfg.MaxGap, "max-gap", cfg.MaxGap, "longest pause between two submissions of one user")
 	f.DurationVar(&cfg.ChaosFor, "chaos-for", cfg.ChaosFor, "how long faults go on after the last submission")
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long initialize may go unanswered before the Agent is called hung")
-	f.StringVar(&cfg.Clock, "clock", cfg.Clock, "virtual: acpsim holds the schedule, a failing seed fails again; wall: the Clients race the Agent (timing races)")
+	f.StringVar(&cfg.Clock, "clock", cfg.Clock, "virtual: acpsim holds the schedule, a failing seed fails again; wall: real time, races the Agent")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "virtual clock: how long the Agent must stay silent before acpsim takes its next step")
 	f.DurationVar(&cfg.OwedWait, "owed-wait", cfg.OwedWait, "virtual clock: how long acpsim waits for an answer the Agent owes before it goes on without it")
 	f.DurationVar(&cfg.Cap, "cap", cfg.Cap, "a seed's chaos stops after this long (heal and observer get a quarter more each); what is left is inconclusive")

@@ -79,6 +79,11 @@ var examplePlaceholders = []struct{ placeholder, stand string }{
 var exampleNotRun = []struct{ match, why string }{
 	{"--listen ", "serves Streamable HTTP and WebSocket until it is stopped"},
 	{"--url ", "needs an Agent the reader runs at that URL"},
+	// README's "Reproducing a real-mode failure": check_reproduce_test.go
+	// runs these very commands (with 20 repeats beside busy cores).
+	{"keys-per-process-agent.py", "check_reproduce_test.go runs it, 30 seeds"},
+	{"traces/check-seed-2.ndjson", "check_reproduce_test.go re-drives and shrinks the planted bug's failing seed"},
+	{"--schedule small.ndjson --repeat", "check_reproduce_test.go re-drives the shrunk schedule 10 times"},
 }
 
 // exampleOverrides shrink the examples of a command, by its name: flags

@@ -3,8 +3,8 @@ package main
 // The Agent templates in interop/ are what docs/agent-wire.md tells a user
 // to copy; these tests keep the promise that they pass `acpsim conform` and
 // `acpsim check` as shipped, so the guide cannot drift from the wire. The
-// Python template needs python3 on PATH (CI has it): without it the test
-// fails, it never skips.
+// Python template needs python3 on PATH, the Node one node (CI has both):
+// without them the tests fail, they never skip.
 
 import (
 	"os/exec"
@@ -30,40 +30,69 @@ func requirePython(t *testing.T) {
 // method conform needs.
 var templateAgentNA = []string{"rfd-2", "rfd-3", "rfd-5", "rfd-7", "session-2"}
 
-func TestTemplateAgentPassesConform(t *testing.T) {
-	requirePython(t)
-	t.Parallel()
-	out, code := conformProcess(t, "--", "python3", filepath.Join(interopDir, "template-agent.py"))
-	if code != 0 {
-		t.Fatalf("acpsim conform exit %d, want 0:\n%s", code, out)
+// templateAgents are the Agent templates docs/agent-wire.md offers, with
+// the interpreter each needs on PATH.
+var templateAgents = []struct{ interpreter, file string }{
+	{"python3", "template-agent.py"},
+	{"node", "template-agent.mjs"},
+}
+
+// requireInterpreter fails the test unless name is on PATH: python3, or
+// node (the Node template uses Node's standard library alone, no npm
+// package).
+func requireInterpreter(t *testing.T, name string) {
+	t.Helper()
+	if name == "python3" {
+		requirePython(t)
+		return
 	}
-	if !strings.Contains(out, " 0 failed, ") || !strings.Contains(out, "baselines: 6 of 6 passed") {
-		t.Fatalf("want 0 failed and every baseline passed:\n%s", out)
-	}
-	var na []string
-	for id, verdict := range caseVerdicts(out) {
-		switch verdict {
-		case "FAIL", "BLOCKED":
-			t.Errorf("%s: %s", id, verdict)
-		case "N/A":
-			na = append(na, id)
-		}
-	}
-	sort.Strings(na)
-	if strings.Join(na, " ") != strings.Join(templateAgentNA, " ") {
-		t.Errorf("n/a cases %v, want %v (sessions in memory, prompts held):\n%s", na, templateAgentNA, out)
+	if _, err := exec.LookPath(name); err != nil {
+		t.Fatalf("%s is not on PATH: the template Agent tests run interop/template-agent.mjs (Node.js 18+, standard library only)", name)
 	}
 }
 
-func TestTemplateAgentPassesCheck(t *testing.T) {
-	requirePython(t)
-	bin := acpsim(t)
-	out, code := execIn(t, t.TempDir(), bin, "check", "--seeds", "4", "--start-timeout", "30s", "--",
-		"python3", filepath.Join(interopDir, "template-agent.py"))
-	if code != 0 {
-		t.Fatalf("acpsim check exit %d, want 0:\n%s", code, out)
+func TestTemplateAgentsPassConform(t *testing.T) {
+	for _, tpl := range templateAgents {
+		t.Run(tpl.file, func(t *testing.T) {
+			requireInterpreter(t, tpl.interpreter)
+			t.Parallel()
+			out, code := conformProcess(t, "--", tpl.interpreter, filepath.Join(interopDir, tpl.file))
+			if code != 0 {
+				t.Fatalf("acpsim conform exit %d, want 0:\n%s", code, out)
+			}
+			if !strings.Contains(out, " 0 failed, ") || !strings.Contains(out, "baselines: 6 of 6 passed") {
+				t.Fatalf("want 0 failed and every baseline passed:\n%s", out)
+			}
+			var na []string
+			for id, verdict := range caseVerdicts(out) {
+				switch verdict {
+				case "FAIL", "BLOCKED":
+					t.Errorf("%s: %s", id, verdict)
+				case "N/A":
+					na = append(na, id)
+				}
+			}
+			sort.Strings(na)
+			if strings.Join(na, " ") != strings.Join(templateAgentNA, " ") {
+				t.Errorf("n/a cases %v, want %v (sessions in memory, prompts held):\n%s", na, templateAgentNA, out)
+			}
+		})
 	}
-	if !regexp.MustCompile(`(?m)^4 seed\(s\) in .*: 4 passed, 0 failed, 0 broken Agent, 0 inconclusive$`).MatchString(out) {
-		t.Fatalf("want every seed passed:\n%s", out)
+}
+
+func TestTemplateAgentsPassCheck(t *testing.T) {
+	bin := acpsim(t)
+	for _, tpl := range templateAgents {
+		t.Run(tpl.file, func(t *testing.T) {
+			requireInterpreter(t, tpl.interpreter)
+			out, code := execIn(t, t.TempDir(), bin, "check", "--seeds", "4", "--start-timeout", "30s", "--",
+				tpl.interpreter, filepath.Join(interopDir, tpl.file))
+			if code != 0 {
+				t.Fatalf("acpsim check exit %d, want 0:\n%s", code, out)
+			}
+			if !regexp.MustCompile(`(?m)^4 seed\(s\) in .*: 4 passed, 0 failed, 0 broken Agent, 0 inconclusive$`).MatchString(out) {
+				t.Fatalf("want every seed passed:\n%s", out)
+			}
+		})
 	}
 }
