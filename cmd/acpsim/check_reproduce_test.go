@@ -126,4 +126,16 @@ func TestARealModeFailureComesBackAndShrinks(t *testing.T) {
 	if k := reproduced(t, again, 10); k != 10 {
 		t.Errorf("the small schedule's re-drive failed %d of 10 times, want 10:\n%s", k, again)
 	}
+
+	// The failing seed's trace, the shrunk one and judge agree on the kind.
+	kind := regexp.MustCompile(`(?m)^shrinking \S+ \(([a-z-]+)\)`).FindStringSubmatch(shrunk)
+	if kind == nil {
+		t.Fatalf("shrink named no anomaly kind:\n%s", shrunk)
+	}
+	for _, tr := range []string{trace, "small.ndjson"} {
+		judged, code := execIn(t, dir, bin, "judge", tr)
+		if code != 1 || !strings.Contains(judged, kind[1]) {
+			t.Errorf("judge %s: exit %d, want 1 with %s:\n%s", tr, code, kind[1], judged)
+		}
+	}
 }
