@@ -103,7 +103,9 @@ function readKey(params) {
 
 function readPrompt(params) {
   const prompt = params.prompt;
-  if (!Array.isArray(prompt) || !prompt.every((b) => isObject(b) && KNOWN_BLOCKS.has(b.type))) {
+  // A content block of a known type; a text block's text is a string.
+  const known = (b) => isObject(b) && KNOWN_BLOCKS.has(b.type) && (b.type !== "text" || typeof b.text === "string");
+  if (!Array.isArray(prompt) || !prompt.every(known)) {
     throw new RpcError(INVALID_PARAMS, "invalid params: prompt must be an array of known content blocks");
   }
   return prompt;
@@ -283,6 +285,10 @@ const NOTIFICATIONS = new Map([["session/cancel", onSessionCancel], ["$/cancel_r
 
 function handle(frame) {
   const method = frame.method, params = frame.params ?? {};
+  if (typeof method !== "string") {
+    if (Object.hasOwn(frame, "id")) fail(frame.id, -32600, "invalid request: method must be a string");
+    return;
+  }
   if (!Object.hasOwn(frame, "id")) { // a notification: no answer, whatever happens
     if (NOTIFICATIONS.has(method) && isObject(params)) NOTIFICATIONS.get(method)(params);
     return;

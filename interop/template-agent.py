@@ -96,9 +96,16 @@ def read_key(params):
 
 def read_prompt(params):
     prompt = params.get("prompt")
-    if not isinstance(prompt, list) or not all(isinstance(b, dict) and b.get("type") in KNOWN_BLOCKS for b in prompt):
+    if not isinstance(prompt, list) or not all(known_block(b) for b in prompt):
         raise RpcError(INVALID_PARAMS, "invalid params: prompt must be an array of known content blocks")
     return prompt
+
+
+def known_block(block):
+    """A content block of a known type; a text block's text is a string."""
+    if not isinstance(block, dict) or not isinstance(block.get("type"), str) or block["type"] not in KNOWN_BLOCKS:
+        return False
+    return block["type"] != "text" or isinstance(block.get("text"), str)
 
 
 def on_prompt(request_id, params):
@@ -270,6 +277,10 @@ NOTIFICATIONS = {"session/cancel": on_session_cancel, "$/cancel_request": on_can
 
 def handle(frame):
     method, params = frame.get("method"), frame.get("params") or {}
+    if not isinstance(method, str):
+        if "id" in frame:
+            fail(frame["id"], -32600, "invalid request: method must be a string")
+        return
     if "id" not in frame:  # a notification: no answer, whatever happens
         if method in NOTIFICATIONS and isinstance(params, dict):
             NOTIFICATIONS[method](params)
