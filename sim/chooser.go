@@ -8,7 +8,6 @@
 package sim
 
 import (
-	"hash/fnv"
 	"math/rand/v2"
 )
 
@@ -120,8 +119,8 @@ func (r *Recorder) Tally() []KindCount {
 	return out
 }
 
-// BySite answers each decision from its own PCG stream, keyed by the seed
-// and the decision's kind and site: the same site gets the same option
+// BySite answers each decision from its own stream (NewNamedIDs of the
+// seed, named by the decision's kind and site): the same site gets the same option
 // whatever was asked before it. A run whose decisions come in an order the
 // seed does not fix (a real Agent's processes answering side by side)
 // still gets, site by site, the choices of its seed.
@@ -136,13 +135,9 @@ func (b BySite) Choose(d Decision) int {
 	if d.N <= 1 || rate <= 0 {
 		return 0
 	}
-	h := fnv.New64a()
-	h.Write([]byte(d.Kind))
-	h.Write([]byte{0})
-	h.Write([]byte(d.Site))
-	rng := rand.New(rand.NewPCG(b.Seed, h.Sum64()))
-	if rng.Float64() >= rate {
+	ids := NewNamedIDs(b.Seed, d.Kind+"\x00"+d.Site)
+	if ids.Float64() >= rate {
 		return 0
 	}
-	return 1 + rng.IntN(d.N-1)
+	return 1 + ids.IntN(d.N-1)
 }

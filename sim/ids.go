@@ -41,6 +41,15 @@ func NamedDraws(seed uint64) func(name string, n int) int {
 	return func(name string, n int) int { return NewNamedIDs(seed, name).IntN(n) }
 }
 
+// SubmissionDraws gives each submission a stream of seed of its own for its
+// key (client.Env.Sub): leaving one submission out keeps the others' keys.
+func SubmissionDraws(seed uint64) func(sub string) (newID func() string, intN func(n int) int) {
+	return func(sub string) (func() string, func(int) int) {
+		ids := NewNamedIDs(seed, sub)
+		return ids.UUID, ids.IntN
+	}
+}
+
 // Read fills p from the stream; it never fails. It lets uuid.NewRandomFromReader
 // draw from the seed.
 func (s *IDs) Read(p []byte) (int, error) {

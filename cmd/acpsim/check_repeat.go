@@ -22,7 +22,7 @@ import (
 // anomaly or a broken Agent); the exit code is 1 when any run failed, so a
 // script asking "does it still fail?" gets yes even from a flaky Agent,
 // and the count says how flaky.
-func runRepeat(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, seed uint64, n, jobs int, flags string, draw *users.Actions, t *checkTally) error {
+func runRepeat(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, seed uint64, n, jobs int, flags string, draw *users.Actions, traceDir string) error {
 	out := cmd.OutOrStdout()
 	start := time.Now()
 	outcomes := make([]*checkOutcome, n)
@@ -45,7 +45,7 @@ func runRepeat(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string
 				runErr = o.err
 				continue
 			}
-			if err := saveCheckTrace(&o.seed, t.traceDir); err != nil {
+			if err := saveCheckTrace(&o.seed, traceDir); err != nil {
 				runErr = err
 				continue
 			}

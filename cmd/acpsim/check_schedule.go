@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
@@ -27,18 +28,12 @@ func adoptTraceCommand(cmd *cobra.Command, trace string) ([]string, error) {
 		return nil, err
 	}
 	h := log.Header
-	if !strings.HasPrefix(h.Tool, "acpsim check") {
+	if !isCheckTrace(log) {
 		return nil, fmt.Errorf("--schedule %s: a trace of %s, not of acpsim check: give the Agent command after --", trace, h.Tool)
 	}
-	words, err := shell.Split(h.Command)
-	at := indexOf(words, "check")
-	if err != nil || at < 0 {
-		return nil, fmt.Errorf("--schedule %s: its header's command %q is no acpsim check command: give the Agent command after --", trace, h.Command)
-	}
-	recorded := newCheckCmd().Flags()
-	recorded.SetOutput(io.Discard)
-	if err := recorded.Parse(words[at+1:]); err != nil {
-		return nil, fmt.Errorf("--schedule %s: its header's command %q: %v", trace, h.Command, err)
+	recorded, err := recordedCheckFlags(h)
+	if err != nil {
+		return nil, fmt.Errorf("--schedule %s: %v: give the Agent command after --", trace, err)
 	}
 	agent := recorded.Args()
 	if dash := recorded.ArgsLenAtDash(); dash >= 0 {
@@ -75,6 +70,22 @@ func adoptTraceCommand(cmd *cobra.Command, trace string) ([]string, error) {
 	}
 	fmt.Fprintf(cmd.OutOrStdout(), "no Agent command given: re-driving %s as its header records it: %s\n", trace, from)
 	return agent, nil
+}
+
+// recordedCheckFlags parses a check trace's header command with check's own
+// flags: the run as the trace records it.
+func recordedCheckFlags(h traces.Header) (*pflag.FlagSet, error) {
+	words, err := shell.Split(h.Command)
+	at := indexOf(words, "check")
+	if err != nil || at < 0 {
+		return nil, fmt.Errorf("its header's command %q is no acpsim check command", h.Command)
+	}
+	recorded := newCheckCmd().Flags()
+	recorded.SetOutput(io.Discard)
+	if err := recorded.Parse(words[at+1:]); err != nil {
+		return nil, fmt.Errorf("its header's command %q: %v", h.Command, err)
+	}
+	return recorded, nil
 }
 
 func indexOf(words []string, w string) int {

@@ -99,7 +99,7 @@ func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string,
 		target, seeds, first, cfg.Policy, cfg.Clients, cfg.Prompts, mode)
 	flags := rerunFlags(cmd.Flags(), skip...)
 	if repeat, _ := cmd.Flags().GetInt("repeat"); repeat > 0 {
-		return runRepeat(cmd, cfg, agentWords, first, repeat, jobs, flags, draw, t)
+		return runRepeat(cmd, cfg, agentWords, first, repeat, jobs, flags, draw, traceDir)
 	}
 	start := time.Now()
 

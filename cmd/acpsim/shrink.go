@@ -50,19 +50,6 @@ time). It prints the re-drive command of the small schedule.`,
 				return err
 			}
 			was := properties.Check(rec.Header, rec.Events)
-			if isCheckTrace(rec) {
-				if kind == "" {
-					if len(was.Anomalies) == 0 {
-						return fmt.Errorf("%s: the trace shows no anomaly: nothing to shrink", args[0])
-					}
-					kind = was.Anomalies[0].Kind
-				}
-				return shrinkCheckTrace(cmd, args[0], rec, kind, outPath, repeat)
-			}
-			cfg, fs, err := traceConfig(rec, args[0])
-			if err != nil {
-				return err
-			}
 			if kind == "" {
 				if len(was.Anomalies) == 0 {
 					return fmt.Errorf("%s: the trace shows no anomaly: nothing to shrink", args[0])
@@ -70,6 +57,13 @@ time). It prints the re-drive command of the small schedule.`,
 				kind = was.Anomalies[0].Kind
 			} else if !contains(properties.Kinds, kind) {
 				return fmt.Errorf("--kind %q: expected one of %s", kind, strings.Join(properties.Kinds, ", "))
+			}
+			if isCheckTrace(rec) {
+				return shrinkCheckTrace(cmd, args[0], rec, was, kind, outPath, repeat)
+			}
+			cfg, fs, err := traceConfig(rec, args[0])
+			if err != nil {
+				return err
 			}
 			out, err := createTrace(outPath)
 			if err != nil {

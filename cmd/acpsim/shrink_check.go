@@ -18,7 +18,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/shrink"
@@ -89,7 +88,8 @@ func (r *checkRedriver) fails(skip []string, choices []sim.Choice) (bool, error)
 
 // shrinkCheckTrace shrinks a check trace against the real Agent its
 // header names and writes the smallest run's trace to outPath.
-func shrinkCheckTrace(cmd *cobra.Command, path string, rec *traces.Log, kind, outPath string, repeat int) error {
+// was is the trace's own report.
+func shrinkCheckTrace(cmd *cobra.Command, path string, rec *traces.Log, was *properties.Report, kind, outPath string, repeat int) error {
 	h := rec.Header
 	if h.Link != "stdio" {
 		return fmt.Errorf("%s: shrink re-drives a check of a stdio Agent; this trace's Agent is %s (%s): re-drive it with acpsim check --schedule", path, h.Agent, h.Link)
@@ -100,10 +100,10 @@ func shrinkCheckTrace(cmd *cobra.Command, path string, rec *traces.Log, kind, ou
 	}
 	defer os.RemoveAll(scratch)
 	r := &checkRedriver{rec: rec, kind: kind, repeat: max(repeat, 1), scratch: scratch}
-	skip := recordedSkip(h.Command)
-	cancels, closes, forks, cancelBy := checkActions(h.Actions)
-	evs := users.Draw(sim.NewIDs(h.Seed), users.Spec{Clients: h.Clients, Prompts: h.Prompts, Sessions: h.Sessions,
-		Cancels: cancels, Closes: closes, Forks: forks, CancelBy: cancelBy, MaxGap: realmode.DefaultCheckConfig().MaxGap})
+	evs, skip, err := recordedScenario(h)
+	if err != nil {
+		return fmt.Errorf("%s: %v", path, err)
+	}
 	start := time.Now()
 	choices := sim.Recorded(rec.Events)
 	w := cmd.OutOrStdout()
@@ -115,7 +115,7 @@ func shrinkCheckTrace(cmd *cobra.Command, path string, rec *traces.Log, kind, ou
 	if !ok {
 		return fmt.Errorf("%s: re-driven, the run does not show %s: nothing to shrink (acpsim check --schedule %s --repeat 10 tells how often it comes back)", path, kind, shell.Quote(path))
 	}
-	focus := anomalySubs(rec, properties.Check(h, rec.Events), kind)
+	focus := anomalySubs(rec, was, kind)
 	skip, choices, runs, err := shrink.Search(shrink.Problem{Events: evs, Clients: h.Clients, Skip: skip, Choices: choices, Fails: r.fails, Rounds: 3, Focus: focus})
 	if err != nil {
 		return err
@@ -183,43 +183,25 @@ func anomalySubs(rec *traces.Log, report *properties.Report, kind string) []stri
 	return subs
 }
 
-// recordedSkip is the --skip of a check trace's recorded command.
-func recordedSkip(command string) []string {
-	words, err := shell.Split(command)
+// recordedScenario is the users' scenario a check trace ran (its header's
+// seed and its rerun command's flags: the seed's drawn actions are stated
+// there) and the events it left out (--skip).
+func recordedScenario(h traces.Header) ([]users.Event, []string, error) {
+	fs, err := recordedCheckFlags(h)
 	if err != nil {
-		return nil
+		return nil, nil, err
 	}
-	for i, w := range words {
-		if w == "--" {
-			break
-		}
-		if v, ok := strings.CutPrefix(w, "--skip="); ok {
-			return strings.Split(v, ",")
-		}
-		if w == "--skip" && i+1 < len(words) {
-			return strings.Split(words[i+1], ",")
-		}
+	cancels, _ := fs.GetInt("cancels")
+	closes, _ := fs.GetInt("closes")
+	forks, _ := fs.GetInt("forks")
+	maxGap, _ := fs.GetDuration("max-gap")
+	by, _ := fs.GetString("cancel-by")
+	cancelBy, err := cancelByFlag(by)
+	if err != nil {
+		return nil, nil, err
 	}
-	return nil
-}
-
-// checkActions reads a check trace header's actions ("cancels=2 closes=0
-// forks=1 cancel-by=session").
-func checkActions(actions string) (cancels, closes, forks int, cancelBy string) {
-	for _, f := range strings.Fields(actions) {
-		k, v, _ := strings.Cut(f, "=")
-		var n int
-		fmt.Sscan(v, &n)
-		switch k {
-		case "cancels":
-			cancels = n
-		case "closes":
-			closes = n
-		case "forks":
-			forks = n
-		case "cancel-by":
-			cancelBy = v
-		}
-	}
-	return
+	skip, _ := fs.GetStringSlice("skip")
+	evs := users.Draw(sim.NewIDs(h.Seed), users.Spec{Clients: h.Clients, Prompts: h.Prompts, Sessions: h.Sessions,
+		Cancels: cancels, Closes: closes, Forks: forks, CancelBy: cancelBy, MaxGap: maxGap})
+	return evs, skip, nil
 }

@@ -71,15 +71,11 @@ func (d *driver) applyClient(cn *rclient, outs []client.Output) {
 // clientEnv is what a model Client draws from: an id stream of its own (so
 // what it draws does not depend on when another Client drew, which on a
 // real Agent the OS may order either way), and named streams of the seed
-// for the decisions the simulator draws so.
-// A submission's key comes from a stream of its own, as in the simulator,
-// so a schedule shrink leaves a submission out of keeps the others' keys.
+// for the decisions the simulator draws so; a submission's key, as in the
+// simulator, from a stream of its own, so a schedule shrink leaves a
+// submission out of keeps the others' keys.
 func (d *driver) clientEnv(cn *rclient) client.Env {
-	return client.Env{NewID: cn.ids.UUID, IntN: cn.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed),
-		Sub: func(sub string) (func() string, func(int) int) {
-			ids := sim.NewNamedIDs(d.cfg.Seed, sub)
-			return ids.UUID, ids.IntN
-		}}
+	return client.Env{NewID: cn.ids.UUID, IntN: cn.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed), Sub: sim.SubmissionDraws(d.cfg.Seed)}
 }
 
 // restartClient kills the model Client and starts it again from what it

@@ -65,9 +65,9 @@ const (
 	overlapSteps = 64
 )
 
-// stepNow reports whether the virtual clock may move now, the Agent having
-// settled: at once while steps are due, else at the pace of real ticks.
-func (d *driver) stepNow(tick bool) bool { return tick || d.idleSteps < idleSpin }
+// spinning reports whether the virtual clock, the Agent having settled,
+// may move at once: else it moves at the pace of real ticks.
+func (d *driver) spinning() bool { return d.idleSteps < idleSpin }
 
 func (d *driver) held() bool { return d.cfg.Clock != ClockWall }
 
@@ -118,7 +118,7 @@ func (d *driver) settled() bool {
 	}
 	var owing *rlink
 	for _, l := range d.links {
-		if l.alive && l.owed[l.initID] && !l.initAnswered && l.gone == "" && l.cutBy == "" {
+		if l.alive && l.owed[l.initID] && l.gone == "" && l.cutBy == "" {
 			return false // initTimeout judges it at StartTimeout
 		}
 		if quiet >= d.cfg.OwedWait {
@@ -133,8 +133,12 @@ func (d *driver) settled() bool {
 		if l.proc != nil && !l.alive && l.proc.Status() == "" {
 			return false // ended or killed, not yet exited
 		}
-		if l.proc != nil && l.alive && l.proc.Running() {
-			return false // silent, but not done: on a busy machine, waiting for a CPU
+	}
+	// Last, as it reads /proc: silent, but not done (on a busy machine,
+	// waiting for a CPU).
+	for _, l := range d.links {
+		if quiet < d.cfg.OwedWait && l.proc != nil && l.alive && l.proc.Running() {
+			return false
 		}
 	}
 	if owing == nil {
@@ -143,7 +147,7 @@ func (d *driver) settled() bool {
 	site := fmt.Sprintf("%s/owes/%d/%d", owing.name, owing.seq[dirC2A], owing.seq[dirA2C])
 	if site != d.overlapSite {
 		d.overlapSite = site
-		d.overlapGo = d.faults.Choose(sim.Decision{Kind: Overlap, Site: site, N: 2}) != 0 && !d.healing && !d.stopping
+		d.overlapGo = d.choose(sim.Decision{Kind: Overlap, Site: site, N: 2}) != 0
 	}
 	return d.overlapGo
 }
@@ -228,11 +232,11 @@ func heldKillText(pass int) string {
 	return fmt.Sprintf("once it had reacted to a prompt, %d of its frames since seen", pass)
 }
 
-// answered drops from what l's Agent owes the requests frame answers, and
-// notes the turns it starts and ends: a running turn owes its idle
-// state_update, so the clock waits for the turn as for an answer.
-func (l *rlink) answered(frame []byte) {
-	for _, e := range acp.ParseLine(frame).Entries {
+// answered drops from what l's Agent owes the requests a frame it wrote
+// answers, and notes the turns it starts and ends: a running turn owes its
+// idle state_update, so the clock waits for the turn as for an answer.
+func (l *rlink) answered(line acp.Line) {
+	for _, e := range line.Entries {
 		switch {
 		case e.Err != nil:
 		case e.Msg.Kind() == acp.KindResponse:

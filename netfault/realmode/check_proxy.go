@@ -154,7 +154,8 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 	f := &rframe{bytes: frame, kill: -1}
 	l.lastA2C, l.linesA2C = frame, l.linesA2C+1
 	d.event(traces.KindSend, l, dirA2C, f, "")
-	l.answered(frame)
+	line := acp.ParseLine(frame)
+	l.answered(line)
 	if l.cutBy != "" || !l.alive {
 		why := l.cutBy
 		if why == "" {
@@ -163,7 +164,6 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 		d.event(traces.KindDrop, l, dirA2C, f, why)
 		return
 	}
-	line := acp.ParseLine(frame)
 	if b := d.brokenFrame(l, frame, line); b != nil {
 		d.broken = b
 		return

@@ -186,11 +186,10 @@ func (d *driver) run() (*CheckResult, error) {
 	tick := time.NewTicker(5 * time.Millisecond)
 	defer tick.Stop()
 	for !d.finished {
-		if d.held() && d.settled() && d.stepNow(false) {
+		if d.held() && d.spinning() && d.settled() {
 			select {
 			case fn := <-d.inbox:
-				d.heard = time.Now()
-				fn()
+				d.take(fn)
 			default:
 				if !d.capAt() {
 					d.step()
@@ -199,10 +198,7 @@ func (d *driver) run() (*CheckResult, error) {
 		} else {
 			select {
 			case fn := <-d.inbox:
-				if d.held() {
-					d.heard = time.Now()
-				}
-				fn()
+				d.take(fn)
 			case <-tick.C:
 				switch {
 				case d.capAt():
@@ -224,6 +220,13 @@ func (d *driver) run() (*CheckResult, error) {
 		d.broken.Path = d.cfg.Via != ""
 	}
 	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
+}
+
+// take runs what a goroutine posted: under the virtual clock, something
+// heard from the Agent's side, from which it settles again.
+func (d *driver) take(fn func()) {
+	d.heard = time.Now()
+	fn()
 }
 
 // capAt cuts the phase at its deadline (real time under either clock: the

@@ -117,10 +117,7 @@ func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, erro
 	var runner world.Runner
 	// The runs keep no trace: only the smallest one's is wanted.
 	fails := func(skip []string, choices []sim.Choice) (bool, error) {
-		cfg := base
-		cfg.Skip = skip
-		cfg.Chooser = sim.NewSchedule(choices)
-		v, err := runner.JudgeOnly(cfg)
+		v, err := runner.JudgeOnly(scheduled(base, skip, choices))
 		if err != nil {
 			return false, err
 		}
@@ -143,9 +140,7 @@ func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, erro
 	// The smallest run once more, for its trace (the search kept none) and
 	// its own record: faults whose sites it no longer reaches are gone
 	// from it. Runs counts the search's runs, not this one.
-	cfg := base
-	cfg.Skip = skip
-	cfg.Chooser = sim.NewSchedule(choices)
+	cfg := scheduled(base, skip, choices)
 	best, err := world.Judge(cfg)
 	if err != nil {
 		return nil, err
@@ -154,6 +149,14 @@ func Shrink(base world.Config, choices []sim.Choice, kind string) (*Result, erro
 		return nil, fmt.Errorf("the smallest run shows no %s when run again: it is not deterministic", kind)
 	}
 	return &Result{Config: cfg, Choices: sim.Recorded(best.Result.Log.Events), Verdict: best, Runs: runs + 1}, nil
+}
+
+// scheduled is base without the events of skip, under the schedule of
+// choices.
+func scheduled(base world.Config, skip []string, choices []sim.Choice) world.Config {
+	base.Skip = skip
+	base.Chooser = sim.NewSchedule(choices)
+	return base
 }
 
 func size(skip []string, choices []sim.Choice) int { return len(choices)*1000 - len(skip) }

@@ -202,10 +202,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
-	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now, Sub: func(sub string) (func() string, func(int) int) {
-		ids := sim.NewNamedIDs(cfg.Seed, sub)
-		return ids.UUID, ids.IntN
-	}, Draw: sim.NamedDraws(cfg.Seed)}
+	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now, Sub: sim.SubmissionDraws(cfg.Seed), Draw: sim.NamedDraws(cfg.Seed)}
 	for i := range cfg.Clients {
 		link := cfg.Link
 		if link == LinkMixed { // per Client, in turn
