@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/shrink"
+	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -49,6 +51,13 @@ time). It prints the re-drive command of the small schedule.`,
 			if err != nil {
 				return err
 			}
+			var cfg world.Config
+			var fs *pflag.FlagSet
+			if !isCheckTrace(rec) {
+				if cfg, fs, err = traceConfig(rec, args[0]); err != nil {
+					return err
+				}
+			}
 			was := properties.Check(rec.Header, rec.Events)
 			if kind == "" {
 				if len(was.Anomalies) == 0 {
@@ -60,10 +69,6 @@ time). It prints the re-drive command of the small schedule.`,
 			}
 			if isCheckTrace(rec) {
 				return shrinkCheckTrace(cmd, args[0], rec, was, kind, outPath, repeat)
-			}
-			cfg, fs, err := traceConfig(rec, args[0])
-			if err != nil {
-				return err
 			}
 			out, err := createTrace(outPath)
 			if err != nil {

@@ -147,7 +147,9 @@ func (d *driver) settled() bool {
 	site := fmt.Sprintf("%s/owes/%d/%d", owing.name, owing.seq[dirC2A], owing.seq[dirA2C])
 	if site != d.overlapSite {
 		d.overlapSite = site
-		d.overlapGo = d.choose(sim.Decision{Kind: Overlap, Site: site, N: 2}) != 0
+		// Asked in every phase (a recorded schedule holds it), taken only
+		// while the chaos runs.
+		d.overlapGo = d.faults.Choose(sim.Decision{Kind: Overlap, Site: site, N: 2}) != 0 && !d.healing && !d.stopping
 	}
 	return d.overlapGo
 }
