@@ -110,6 +110,42 @@ export function serveStdio(app, onMessage = () => {}) {
   return conn;
 }
 
+// listenAddr is the HOST:PORT of --listen, undefined without the flag.
+export function listenAddr(argv = process.argv.slice(2)) {
+  const i = argv.indexOf("--listen");
+  if (i < 0) return undefined;
+  if (!argv[i + 1] || !argv[i + 1].includes(":")) {
+    console.error("usage: --listen HOST:PORT (PORT 0: any free port)");
+    process.exit(2);
+  }
+  return argv[i + 1];
+}
+
+// serveHTTP serves app with the SDK's AcpServer, Streamable HTTP on /acp
+// only, as an SDK user deploys it (the SDK answers a WebSocket upgrade 426
+// unless a WebSocket server is wired in, and this one wires in none). The
+// URL is the first line on stdout, as acpsim agent --listen prints it.
+export async function serveHTTP(app, addr) {
+  const http = await import("node:http");
+  const { AcpServer } = await import("@agentclientprotocol/sdk/experimental/server");
+  const { createNodeHttpHandler } = await import("@agentclientprotocol/sdk/experimental/node");
+  const handle = createNodeHttpHandler(new AcpServer({ agent: app }));
+  const server = http.createServer((req, res) => {
+    if (new URL(req.url, "http://x").pathname !== "/acp") {
+      res.writeHead(404, { "Content-Type": "text/plain" }).end("not found: the endpoint is /acp");
+      return;
+    }
+    handle(req, res);
+  });
+  const i = addr.lastIndexOf(":");
+  const host = addr.slice(0, i) || "127.0.0.1";
+  server.listen(Number(addr.slice(i + 1)), host, () => {
+    console.log(`http://${host}:${server.address().port}/acp`);
+  });
+  process.on("SIGTERM", () => process.exit(0));
+  process.on("unhandledRejection", (err) => console.error("unhandled:", err?.message ?? err));
+}
+
 // sendUpdate writes a session/update to the Client; a failure means the
 // connection is gone, which serveStdio already handles.
 export function sendUpdate(conn, sessionId, update) {

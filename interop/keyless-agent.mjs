@@ -7,13 +7,17 @@
 // `acpsim check` must report the duplicates this causes.
 //
 //   node keyless-agent.mjs [--store DIR]   (default: $ACPSIM_STORE, else memory)
+//   node keyless-agent.mjs --listen HOST:PORT [--store DIR]
+//
+// With --listen it is served by the SDK's own AcpServer (Streamable HTTP on
+// /acp, no WebSocket), and prints its URL as the first line on stdout.
 //
 // Otherwise it is a plain, correct v2 Agent: sessions and messages are
 // stored (DIR/store.ndjson, see openStore) before any answer names them,
 // resume replays the history, and ids are UUIDs.
 import { randomUUID } from "node:crypto";
 import * as acp from "@agentclientprotocol/sdk/experimental/v2/unstable";
-import { openStore, sendUpdate, serveStdio, storeDir } from "./agent-common.mjs";
+import { listenAddr, openStore, sendUpdate, serveHTTP, serveStdio, storeDir } from "./agent-common.mjs";
 
 const store = openStore(storeDir());
 const sessions = store.sessions; // id → { id, cwd, messages: [{ id, role: "user"|"agent", content }] }
@@ -52,16 +56,16 @@ const app = acp
     store.sync();
     return { sessions: [...sessions.values()].map((s) => ({ sessionId: s.id, cwd: s.cwd })) };
   })
-  .onRequest("session/resume", async ({ params }) => {
+  .onRequest("session/resume", async ({ params, client }) => {
     const rec = known(params.sessionId);
     if (params.replayFrom && params.replayFrom.type !== "start") {
       throw acp.RequestError.invalidParams(undefined, "unknown replayFrom type");
     }
     active.add(rec.id);
-    const sent = params.replayFrom ? rec.messages.map((m) => sendUpdate(conn, rec.id, messageUpdate(m))) : [];
+    const sent = params.replayFrom ? rec.messages.map((m) => sendUpdate({ client }, rec.id, messageUpdate(m))) : [];
     // Work never outlives a prompt here, so a resumed session is idle. The
     // snapshot goes after the replay and before the response.
-    sent.push(sendUpdate(conn, rec.id, { sessionUpdate: "state_update", state: "idle" }));
+    sent.push(sendUpdate({ client }, rec.id, { sessionUpdate: "state_update", state: "idle" }));
     await Promise.all(sent);
     return {};
   })
@@ -76,7 +80,7 @@ const app = acp
     active.delete(params.sessionId); // closing what is not active succeeds too
     return {};
   })
-  .onRequest("session/prompt", async ({ params }) => {
+  .onRequest("session/prompt", async ({ params, client }) => {
     const rec = activeSession(params.sessionId);
     const user = { id: randomUUID(), role: "user", content: params.prompt };
     const reply = { id: randomUUID(), role: "agent", content: [{ type: "text", text: "ok." }] };
@@ -84,11 +88,11 @@ const app = acp
     store.append({ t: "message", session: rec.id, ...reply });
     // The user message, then the response (when this returns), then the
     // whole turn at once: running, the reply, idle.
-    await sendUpdate(conn, rec.id, messageUpdate(user));
+    await sendUpdate({ client }, rec.id, messageUpdate(user));
     setImmediate(() => {
-      sendUpdate(conn, rec.id, { sessionUpdate: "state_update", state: "running" });
-      sendUpdate(conn, rec.id, messageUpdate(reply));
-      sendUpdate(conn, rec.id, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
+      sendUpdate({ client }, rec.id, { sessionUpdate: "state_update", state: "running" });
+      sendUpdate({ client }, rec.id, messageUpdate(reply));
+      sendUpdate({ client }, rec.id, { sessionUpdate: "state_update", state: "idle", stopReason: "end_turn" });
     });
     return { messageId: user.id };
   })
@@ -96,4 +100,7 @@ const app = acp
   // SDK itself applies $/cancel_request to requests still pending (none).
   .onNotification("session/cancel", () => {});
 
-const conn = serveStdio(app);
+// Each handler writes its updates through its own connection's client, so
+// the same app serves stdio or, with --listen, many HTTP connections.
+if (listenAddr()) serveHTTP(app, listenAddr());
+else serveStdio(app);

@@ -41,7 +41,7 @@ func (d *driver) spawn(cn *rclient, from string) (*rlink, error) {
 		return nil, fmt.Errorf("cannot start the Agent %q: %v", strings.Join(d.cfg.Agent, " "), err)
 	}
 	d.live++
-	d.poke()
+	d.poke(nil)
 	l := &rlink{name: link, client: from, agent: name, cn: cn, conn: p, proc: p, alive: true, methods: map[acp.ID]string{}}
 	if cn != nil {
 		l.c = cn.c
@@ -64,7 +64,7 @@ func (d *driver) kill(l *rlink, why string) {
 		return
 	}
 	l.killed = true
-	d.poke()
+	d.poke(l)
 	d.record(traces.Event{Kind: traces.KindKill, From: l.agent, Note: "SIGKILL " + why})
 	l.proc.Kill()
 	if l.alive {

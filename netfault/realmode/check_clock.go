@@ -8,6 +8,7 @@
 package realmode
 
 import (
+	"cmp"
 	"container/heap"
 	"encoding/json"
 	"fmt"
@@ -63,7 +64,28 @@ const (
 	idleSpin    = 400
 	// overlapSteps bounds the steps one pause of the Agent takes.
 	overlapSteps = 64
+	// overlapSpan is how much virtual time the Agent's work in flight
+	// takes when the overlap decision lets the clock run on: a round of
+	// the reference Agent's work (3 chunks 20 ms apart).
+	overlapSpan = 60 * time.Millisecond
 )
+
+// deferredFrame is a frame to l's Agent put off while the clock ran
+// through another Agent's pause.
+type deferredFrame struct {
+	l *rlink
+	f *rframe
+}
+
+// killPending reports whether a kill is held for the Agent's settling.
+func (d *driver) killPending() bool {
+	for _, l := range d.links {
+		if l.killAt != "" {
+			return true
+		}
+	}
+	return false
+}
 
 // spinning reports whether the virtual clock, the Agent having settled,
 // may move at once: else it moves at the pace of real ticks.
@@ -97,9 +119,10 @@ func (d *driver) afterReal(wait time.Duration, fn func()) {
 	d.timers = append(d.timers, time.AfterFunc(wait, func() { d.post(fn) }))
 }
 
-// poke notes that the Agent was given something to react to (a frame, a
-// start, a kill, an end of file): the virtual clock waits for it to settle.
-func (d *driver) poke() { d.heard = time.Now() }
+// poke notes that the Agent behind l (nil: a process not yet linked) was
+// given something to react to (a frame, a start, a kill, an end of file):
+// the virtual clock waits for it to settle.
+func (d *driver) poke(l *rlink) { d.heard, d.poked = time.Now(), l }
 
 // settled reports whether the Agent has reacted to everything it was
 // given: silent for Settle and no thread of it running or runnable (Linux), answered every request it owes (or silent for
@@ -107,16 +130,17 @@ func (d *driver) poke() { d.heard = time.Now() }
 // process acpsim ended has exited, no connection or restart is under way.
 //
 // An Agent silent for Settle while it owes an answer is in the middle of
-// its work (a turn's chunks come with pauses): there the overlap decision
-// may let the clock run on anyway, up to the first step that gives the
-// Agent something (a user's cancel, a Client's retry), once per such
-// pause, so the schedule also meets work in flight.
+// its work (a turn's chunks come with pauses): there, once per such pause
+// and only while no other Agent process is at work, the overlap decision
+// may let the clock run on anyway (step), so the users and Clients meet
+// work in flight: a prompt held behind a turn, a cancel or close of it.
 func (d *driver) settled() bool {
 	quiet := time.Since(d.heard)
 	if quiet < d.cfg.Settle || d.inflight > 0 {
 		return false
 	}
 	var owing *rlink
+	active := 0
 	for _, l := range d.links {
 		if l.alive && l.owed[l.initID] && l.gone == "" && l.cutBy == "" {
 			return false // initTimeout judges it at StartTimeout
@@ -127,8 +151,9 @@ func (d *driver) settled() bool {
 		if l.alive && l.cutBy == "" && l.gone == "" && l.sending.Load() > 0 {
 			return false
 		}
-		if l.alive && l.cutBy == "" && l.gone == "" && (len(l.owed) > 0 || len(l.running) > 0) && owing == nil {
-			owing = l
+		if l.alive && l.cutBy == "" && l.gone == "" && (len(l.owed) > 0 || len(l.running) > 0) {
+			active++
+			owing = cmp.Or(owing, l)
 		}
 		if l.proc != nil && !l.alive && l.proc.Status() == "" {
 			return false // ended or killed, not yet exited
@@ -144,9 +169,14 @@ func (d *driver) settled() bool {
 	if owing == nil {
 		return true
 	}
+	if active > 1 {
+		// Two processes at work: when both pause at once depends on
+		// their phases, so no step is taken in the middle of either.
+		return false
+	}
 	site := fmt.Sprintf("%s/owes/%d/%d", owing.name, owing.seq[dirC2A], owing.seq[dirA2C])
 	if site != d.overlapSite {
-		d.overlapSite = site
+		d.overlapSite, d.overlapLink = site, owing
 		// Asked in every phase (a recorded schedule holds it), taken only
 		// while the chaos runs.
 		d.overlapGo = d.faults.Choose(sim.Decision{Kind: Overlap, Site: site, N: 2}) != 0 && !d.healing && !d.stopping
@@ -166,18 +196,43 @@ func (d *driver) step() {
 			return
 		}
 	}
+	if len(d.deferred) > 0 {
+		// The frames put off in the last run through a pause go now, one
+		// link at a time, so that each Agent works alone again.
+		l, rest := d.deferred[0].l, d.deferred[:0]
+		for _, df := range d.deferred {
+			if df.l == l {
+				df.f.ready = true
+			} else {
+				rest = append(rest, df)
+			}
+		}
+		d.deferred = rest
+		d.flush(l, dirC2A)
+		return
+	}
 	if d.overlapGo {
-		// In the Agent's pause the clock runs on, however far, up to the
-		// first step that gives the Agent something: one thing happens
-		// to the Agent in the middle of its work.
+		// In the Agent's pause the clock runs on through overlapSpan, the
+		// work taking virtual time as a turn does in the simulator: what
+		// the users and Clients do meanwhile reaches it in one burst,
+		// read in order while its turn still runs. Frames to other
+		// Agents wait (deferred); a step that sets another process to
+		// work (a start, a cut) or a kill ends the burst.
 		d.overlapGo = false
-		poked := d.heard
-		for n := 0; n < overlapSteps && len(d.vq) > 0 && d.heard == poked && !d.finished; n++ {
+		end := d.vnow + overlapSpan
+		d.bursting = true
+		defer func() { d.bursting = false }()
+		for n := 0; n < overlapSteps && len(d.vq) > 0 && d.vq[0].at <= end && d.inflight == 0 && !d.killPending() && !d.finished; n++ {
 			t := heap.Pop(&d.vq).(vtimer)
 			d.vnow = max(d.vnow, t.at)
 			d.idleSteps = 0
+			heard := d.heard
 			t.fn()
+			if d.heard != heard && d.poked != d.overlapLink {
+				return // another process set to work: it settles first
+			}
 		}
+		d.vnow = max(d.vnow, end)
 		return
 	}
 	// One step due at a time: what it gives the Agent settles before the

@@ -227,6 +227,14 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 // each other, as on a pipe.
 func (d *driver) enqueue(l *rlink, dir int, f *rframe, extra time.Duration) {
 	q := l.queue[dir]
+	if d.bursting && dir == dirC2A && l != d.overlapLink {
+		// While the clock runs through one Agent's pause, another's frames
+		// wait for it to settle: two processes at work at once would make
+		// the next settling depend on their phases.
+		l.queue[dir] = append(q, f)
+		d.deferred = append(d.deferred, deferredFrame{l, f})
+		return
+	}
 	if extra == 0 && len(q) == 0 {
 		d.arrive(l, dir, f)
 		return
@@ -260,7 +268,7 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 	}
 	f.done = true
 	if dir == dirC2A {
-		d.poke()
+		d.poke(l)
 		l.owe(f.reqs)
 		if f.held >= -1 {
 			d.holdKill(l, f.held, heldKillText(f.held))
@@ -324,7 +332,7 @@ func (d *driver) endLink(l *rlink, why string, tell bool) {
 		l.queue[dir] = nil
 	}
 	d.record(traces.Event{Kind: traces.KindDisconnect, Link: l.name, From: l.client, To: l.agent, Note: why})
-	d.poke()
+	d.poke(l)
 	_ = l.conn.Close()
 	if l.sendq != nil {
 		close(l.sendq)

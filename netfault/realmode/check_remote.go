@@ -5,6 +5,7 @@ package realmode
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,11 +33,10 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 		}
 	}
 	u := d.cfg.URLs[node]
-	if cn == nil {
+	if cn == nil && !d.observerHTTP {
 		// Over Streamable HTTP a resume's replay (session stream) and its
-		// response (connection stream) race, and the observer would read
-		// the transcript before it arrived. Every remote Agent serves
-		// WebSocket on the same endpoint, where they keep their order.
+		// response (connection stream, on some servers) may race; over
+		// WebSocket they keep their order, so the observer tries it first.
 		u = wsURL(u)
 	}
 	opts := DialOptions{Timeout: d.cfg.StartTimeout}
@@ -50,6 +50,14 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 				if conn != nil {
 					_ = conn.Close()
 				}
+			case err != nil && cn == nil && !d.observerHTTP && u != d.cfg.URLs[node] && errors.As(err, new(*StatusError)):
+				// The endpoint serves no WebSocket (the SDK's AcpServer
+				// answers the upgrade 426): the observer reads over
+				// Streamable HTTP, and waits for the Agent to be quiet for
+				// a timeout before it is done, so a replay still on its way
+				// is read too.
+				d.observerHTTP = true
+				d.dial(cn, c, since)
 			case err != nil:
 				if time.Since(since) > d.cfg.StartTimeout {
 					d.broken = d.unreachable(node, cn == nil, err)
@@ -132,7 +140,7 @@ func (d *driver) refused(l *rlink, err error) {
 func (d *driver) unreachable(node int, observer bool, err error) *BrokenAgent {
 	u := d.cfg.URLs[node]
 	what := u
-	if observer && wsURL(u) != u {
+	if observer && wsURL(u) != u && !d.observerHTTP {
 		what = fmt.Sprintf("%s (the observer reads transcripts over WebSocket: %s)", u, wsURL(u))
 	}
 	return &BrokenAgent{Kind: BrokenUnreachable, Process: u,

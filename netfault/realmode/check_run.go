@@ -71,6 +71,16 @@ type driver struct {
 	// overlapGo whether the clock takes one step in it.
 	overlapSite string
 	overlapGo   bool
+	// overlapLink is the link whose Agent pauses there, poked the link
+	// whose Agent was last given something.
+	overlapLink, poked *rlink
+	// bursting is set while the clock runs through overlapLink's pause;
+	// deferred are the other links whose frames wait until it settles.
+	bursting bool
+	deferred []deferredFrame
+	// observerHTTP: the remote endpoint refused WebSocket, so the
+	// observer reads over Streamable HTTP.
+	observerHTTP bool
 }
 
 func newDriver(cfg CheckConfig, pol client.Policy) *driver {

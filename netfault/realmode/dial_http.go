@@ -37,6 +37,7 @@ type httpConn struct {
 	mu      sync.Mutex
 	id      string                   // Acp-Connection-Id, "" before initialize's 200
 	streams map[string]*clientStream // "" is the connection stream
+	asked   map[acp.ID]string        // the Agent's requests on a session's stream, by id
 }
 
 // clientStream is one SSE stream the Conn keeps open.
@@ -52,8 +53,9 @@ type clientStream struct {
 // Acp-Connection-Id from then on ("" before).
 //
 // The Conn then POSTs every frame with the connection header, and with
-// Acp-Session-Id for a session-scoped message (params.sessionId, method
-// not in netfault.ConnectionStreamMethods); 200 and 202 are success, any
+// Acp-Session-Id for every message whose params name a session (and for
+// the answer to a request the Agent wrote on a session's stream); 200 and
+// 202 are success, any
 // other status is a *StatusError, and 404 also ends the Conn (the Agent
 // no longer knows the connection). It keeps SSE streams open as an HTTP
 // client library would: the connection's after initialize, and a
@@ -121,8 +123,19 @@ func (c *httpConn) Send(frame []byte) error {
 	if id := c.Name(); id != "" {
 		hdr.Set(HeaderConnection, id)
 	}
-	if sessionScoped(msg, session) {
+	switch {
+	case !batch && session != "" && msg.Method != "":
+		// Every message naming a session carries its header, session/resume
+		// and session/fork too: the SDK's AcpServer refuses them without it
+		// (400), and a server that answers them on the connection stream
+		// needs it for nothing.
 		hdr.Set(HeaderSession, session)
+	case !batch && msg.Kind() == acp.KindResponse:
+		// An answer to a request the Agent wrote on a session's stream goes
+		// back with that session's header (the SDK requires it).
+		if s := c.askedOn(msg.ID); s != "" {
+			hdr.Set(HeaderSession, s)
+		}
 	}
 	status, _, body, err := c.post(frame, hdr)
 	switch {
@@ -230,7 +243,7 @@ func (c *httpConn) runStream(session string, st *clientStream) {
 		if err == nil {
 			failures = 0
 			answered(nil)
-			c.readEvents(body)
+			c.readEvents(session, body)
 			body.Close()
 		}
 		if c.ctx.Err() != nil {
@@ -288,7 +301,7 @@ func (c *httpConn) get(session string) (io.ReadCloser, error) {
 
 // readEvents delivers the data of each SSE event until the stream ends.
 // Only data lines matter here: the Agent sends no event ids or types.
-func (c *httpConn) readEvents(body io.Reader) {
+func (c *httpConn) readEvents(session string, body io.Reader) {
 	br := bufio.NewReaderSize(body, 1<<16)
 	var data []byte
 	has := false
@@ -300,7 +313,7 @@ func (c *httpConn) readEvents(body io.Reader) {
 		line = bytes.TrimRight(line, "\r\n")
 		if len(line) == 0 {
 			if has {
-				c.receive(data)
+				c.receive(session, data)
 			}
 			data, has = nil, false
 			continue
@@ -320,11 +333,29 @@ func (c *httpConn) readEvents(body io.Reader) {
 // receive delivers one Agent frame; a response that creates a session
 // first opens that session's stream, so the session's first frames (and the
 // responses to the Client's next requests on it) are not lost.
-func (c *httpConn) receive(frame []byte) {
+func (c *httpConn) receive(session string, frame []byte) {
 	if sid := createdSession(frame); sid != "" {
 		_ = c.openStream(sid)
 	}
+	if batch, msg, _ := netfault.Peek(frame); session != "" && !batch && msg.Kind() == acp.KindRequest {
+		c.mu.Lock()
+		if c.asked == nil {
+			c.asked = map[acp.ID]string{}
+		}
+		c.asked[msg.ID] = session
+		c.mu.Unlock()
+	}
 	c.push(frame)
+}
+
+// askedOn is the session on whose stream the Agent wrote its request id,
+// "" if none; the answer being sent, it is forgotten.
+func (c *httpConn) askedOn(id acp.ID) string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.asked[id]
+	delete(c.asked, id)
+	return s
 }
 
 // createdSession is the result.sessionId of a response (session/new,
