@@ -117,6 +117,7 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 	cr.link, cr.delSeq, cr.delT = l, e.Seq, e.T
 	switch cr.how {
 	case bySessionCancel, bySessionClose:
+		c.noteSessionCancel(cr.session, e.Seq)
 		ls := l.ls(cr.session)
 		for r := ls.pend; r != nil; r = r.nextPend {
 			if r.waiting() {
@@ -125,6 +126,7 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 		}
 		ls.pend = nil
 	case byCancelRequest:
+		l.lastCancelReq = cr
 		var named *reqRec
 		l.byID[cr.id].each(func(r *reqRec) bool {
 			if len(r.resps) == 0 {
@@ -133,6 +135,10 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 			}
 			return false
 		})
+		if named != nil {
+			named.cancelAsked = true
+			cr.named = named
+		}
 		if named == nil || named.method != acp.MethodSessionPrompt || named.promptInserted() {
 			return // answered already (the cancel is ignored), not a prompt, or inserted
 		}

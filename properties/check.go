@@ -108,6 +108,10 @@ type checker struct {
 	byKey     map[sessKey]*reqRec
 	keyedPend []*reqRec
 	cancelled []*respRec  // responses to withdrawn prompts other than -32800
+	strays    []*respRec  // -32800s no cancel explains (stray_cancel.go)
+	// sessCancel is, per session, when a session/cancel or session/close
+	// of it was last read.
+	sessCancel map[string]int64
 	silent    []silentRec // withdrawn prompts inserted without a response
 
 	// msgs are the messages the Agent named (response or update), with the
@@ -201,6 +205,8 @@ type linkState struct {
 	endSeq, endT        int64
 
 	byID       map[acp.ID]reqList // delivered requests by id
+	// lastCancelReq is the last $/cancel_request read on the link.
+	lastCancelReq *cancelRec
 	open       []*reqRec          // delivered requests, for the missing-response check
 	unanswered int
 	nullErrs   int // delivered entries whose id was unreadable: each is owed a null-id error

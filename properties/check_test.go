@@ -51,6 +51,12 @@ var pairs = []struct {
 			return single{errCode: acp.CodeInternalError, emptyReplay: true}.build()
 		},
 		[]string{Phantom}},
+	{"a prompt answered -32800 that nobody cancelled", StrayCancel,
+		func() *tb { return strayCancel("none") }, func() *tb { return strayCancel("named") },
+		[]string{StrayCancel}},
+	{"a cancel naming one prompt withdraws another, which is inserted", StrayCancel,
+		func() *tb { return strayCancel("misdirected") }, func() *tb { return strayCancel("named") },
+		[]string{BadReply, StrayCancel}},
 	{"no outcome in a quiet run", Unresolved,
 		func() *tb { return single{outcome: "-"}.build() }, func() *tb { return single{}.build() },
 		[]string{Unresolved}},

@@ -49,6 +49,7 @@ func (c *checker) missingReplies() {
 func (c *checker) judgeReplies() {
 	c.judgeCancelled()
 	c.judgeSilent()
+	c.judgeStrayCancels()
 	c.judgeRefusedKeys()
 	for _, r := range c.twice {
 		ev := &evs{}

@@ -66,6 +66,12 @@ const (
 	// -32800, or is in the final transcript although no request of it that
 	// could have inserted it escaped the cancel.
 	BadReply = "bad-reply"
+	// StrayCancel: a request was answered -32800 (request cancelled) although
+	// no cancel reached it: no $/cancel_request named it (or, for a keyed
+	// prompt, another pending attempt of its key), and no session/cancel or
+	// session/close of its session was read while it was pending
+	// (stray_cancel.go).
+	StrayCancel = "stray-cancel"
 	// Unattributable: transcript messages that no response names could not be
 	// matched to submissions without changing some verdict, or match none.
 	Unattributable = "unattributable"
@@ -79,7 +85,7 @@ const (
 )
 
 // Kinds lists every anomaly kind in report order.
-var Kinds = []string{Duplicate, Lost, SessionLost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, Unattributable, SetupFailed}
+var Kinds = []string{Duplicate, Lost, SessionLost, Phantom, Unresolved, WrongID, Rework, KeyLeak, BadReply, StrayCancel, Unattributable, SetupFailed}
 
 // Report is the verdict on one trace.
 type Report struct {

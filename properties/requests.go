@@ -41,6 +41,8 @@ type reqRec struct {
 	// cancel is the first cancel the Agent read while this prompt was
 	// pending: from then on it owes error -32800 and must not insert it.
 	cancel *cancelRec
+	// cancelAsked: a $/cancel_request named it while it was pending.
+	cancelAsked bool
 	// nextPend and nextKey thread the lists a cancel walks (trackPending).
 	nextPend, nextKey *reqRec
 }

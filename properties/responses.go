@@ -92,6 +92,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	case 2:
 		c.twice = append(c.twice, r)
 	}
+	c.strayCancel(r, rp)
 	if r.method != acp.MethodSessionPrompt {
 		return rp
 	}
