@@ -107,12 +107,12 @@ type checker struct {
 	// delivered they are only listed in keyedPend, in delivery order.
 	byKey     map[sessKey]*reqRec
 	keyedPend []*reqRec
-	cancelled []*respRec  // responses to withdrawn prompts other than -32800
-	strays    []*respRec  // -32800s no cancel explains (stray_cancel.go)
+	cancelled []*respRec // responses to withdrawn prompts other than -32800
+	strays    []*respRec // -32800s no cancel explains (stray_cancel.go)
 	// sessCancel is, per session, when a session/cancel or session/close
 	// of it was last read.
 	sessCancel map[string]int64
-	silent    []silentRec // withdrawn prompts inserted without a response
+	silent     []silentRec // withdrawn prompts inserted without a response
 
 	// msgs are the messages the Agent named (response or update), with the
 	// first success response that named each (its owner).
@@ -204,12 +204,12 @@ type linkState struct {
 	note                string
 	endSeq, endT        int64
 
-	byID       map[acp.ID]reqList // delivered requests by id
+	byID map[acp.ID]reqList // delivered requests by id
 	// lastCancelReq is the last $/cancel_request read on the link.
 	lastCancelReq *cancelRec
-	open       []*reqRec          // delivered requests, for the missing-response check
-	unanswered int
-	nullErrs   int // delivered entries whose id was unreadable: each is owed a null-id error
+	open          []*reqRec // delivered requests, for the missing-response check
+	unanswered    int
+	nullErrs      int // delivered entries whose id was unreadable: each is owed a null-id error
 
 	q    [2]frameQueue
 	cand map[string]*transcript // observer: the transcript being replayed, per session
