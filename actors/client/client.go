@@ -182,6 +182,11 @@ type Config struct {
 	// runs (acpsim check) sets 1, as the move is what catches an Agent that
 	// withdraws only the attempt a cancel names.
 	StallWaitOneIn int
+	// IDStyles: each connection numbers its requests in a way drawn from
+	// idStyles (from 0, a random start, gaps, strings, large numbers, from
+	// 1), not 1, 2, 3 … always, so that a hop that does not map ids in
+	// params shows (ids.go).
+	IDStyles bool
 }
 
 // Env is what a Client gets from its host: the stream of fresh ids, a

@@ -16,6 +16,7 @@ import (
 func (c *Client) Connected(conn string) []Output {
 	c.step()
 	c.conn, c.ready, c.nextReq = conn, false, 0
+	c.drawIDStyle()
 	clear(c.reqs)
 	c.request(reqInit, -1, nil, acp.MethodInitialize, acp.InitializeParams{
 		ProtocolVersion: acp.ProtocolVersion,

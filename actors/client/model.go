@@ -20,6 +20,11 @@ type Client struct {
 	ready   bool // initialize answered on conn
 	nextReq int64
 	reqs    map[acp.ID]request
+	// idStyle (an index of idStyles) and idStart are how the connection
+	// numbers its requests; conns counts connections, naming each draw.
+	idStyle int
+	idStart int64
+	conns   int
 
 	sessions []*clientSession
 	subs     []*submission
@@ -237,8 +242,7 @@ func (c *Client) request(kind reqKind, sess int, sub *submission, method string,
 }
 
 func (c *Client) requestAs(r request, method string, params any) acp.ID {
-	c.nextReq++
-	id := acp.NumID(c.nextReq)
+	id := c.nextID()
 	c.reqs[id] = r
 	sub := r.sub
 	o := Output{Kind: OutSend, Conn: c.conn, Frame: acp.Request(id, method, params)}

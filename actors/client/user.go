@@ -83,6 +83,13 @@ func (c *Client) Cancel(sess int, viaRequest bool) []Output {
 		c.setTimer(timer{kind: timerCancelWait, sess: sess}, Output{After: cancelWaitTimeouts * c.cfg.Timeout})
 		return c.flush()
 	}
+	// Some users withdraw what they typed last rather than what waits
+	// longest: with two prompts of a session pending, a cancel that lands
+	// on the wrong one (a hop forwarding requestId unmapped) then shows.
+	if c.draw(c.cfg.Name+"/cancel-newest/"+strconv.Itoa(c.cancels), 2) == 0 {
+		c.cancelNewest(sess)
+		return c.flush()
+	}
 	c.cancelOldest(sess)
 	return c.flush()
 }
@@ -95,6 +102,20 @@ func (c *Client) cancelOldest(sess int) {
 			c.cancelAttempt(sub.inflight)
 			return
 		}
+	}
+}
+
+// cancelNewest cancels the newest attempt of session sess's newest pending
+// prompt.
+func (c *Client) cancelNewest(sess int) {
+	var last *submission
+	for _, sub := range c.live() {
+		if sub.sess == sess && !sub.done && sub.inflight != "" {
+			last = sub
+		}
+	}
+	if last != nil {
+		c.cancelAttempt(last.inflight)
 	}
 }
 

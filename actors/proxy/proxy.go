@@ -26,14 +26,16 @@ var Modes = []struct {
 	{StripKey, "drops idempotencyKey from the prompts it forwards"},
 	{FreshKeyRetry, "retries a prompt that got no answer in time on its own, with a fresh key"},
 	{WrongResponse, "maps each answer to the oldest request still waiting on the connection, not to the id it answers"},
+	{UnmappedCancel, "numbers the requests it forwards from its own counter (1, 2, 3 …, as a conductor does) but forwards $/cancel_request with its requestId unmapped: the cancel lands on whichever request the Agent knows by that number"},
 }
 
 // Proxy modes.
 const (
-	Honest        = "honest"
-	StripKey      = "strip-key"
-	FreshKeyRetry = "fresh-key-retry"
-	WrongResponse = "wrong-response"
+	Honest         = "honest"
+	StripKey       = "strip-key"
+	FreshKeyRetry  = "fresh-key-retry"
+	WrongResponse  = "wrong-response"
+	UnmappedCancel = "unmapped-cancel"
 )
 
 // Check reports an unknown mode.
@@ -87,6 +89,7 @@ type Proxy struct {
 	env    agent.Env
 	hop    int
 	next   int64
+	nextOn map[string]int64   // UnmappedCancel: per connection
 	fwd    map[acp.ID]pending // id on the next hop → where it came from
 	order  []acp.ID           // next-hop ids of requests still waiting, oldest first
 	timers map[int]acp.ID
@@ -100,8 +103,16 @@ type pending struct {
 	method string
 }
 
-func (p *Proxy) newID() acp.ID {
+func (p *Proxy) newID(conn string) acp.ID {
 	p.next++
+	if p.mode == UnmappedCancel {
+		// A conductor numbers each connection's requests 1, 2, 3 ….
+		if p.nextOn == nil {
+			p.nextOn = map[string]int64{}
+		}
+		p.nextOn[conn]++
+		return acp.NumID(p.nextOn[conn])
+	}
 	return acp.StrID(fmt.Sprintf("p%d-%d", p.hop, p.next))
 }
 
@@ -122,7 +133,7 @@ func (p *Proxy) Receive(conn string, frame []byte) []agent.Output {
 	var own []agent.Output
 	switch m.Kind() {
 	case acp.KindRequest:
-		id := p.newID()
+		id := p.newID(conn)
 		p.fwd[id] = pending{conn: conn, id: m.ID, frame: &m, method: m.Method}
 		p.order = append(p.order, id)
 		m.ID = id
@@ -141,7 +152,7 @@ func (p *Proxy) Receive(conn string, frame []byte) []agent.Output {
 			}
 		}
 	case acp.KindNotification:
-		if m.Method == acp.MethodCancelRequest {
+		if m.Method == acp.MethodCancelRequest && p.mode != UnmappedCancel {
 			var c acp.CancelRequestParams
 			if acp.DecodeParams(m.Params, &c) == nil {
 				for id, f := range p.fwd {
@@ -175,7 +186,7 @@ func (p *Proxy) Timer(id int) []agent.Output {
 	}
 	pp.IdempotencyKey = acp.KeyJSON(p.env.NewID())
 	m.Params, _ = json.Marshal(pp)
-	retry := p.newID()
+	retry := p.newID(f.conn)
 	m.ID = retry
 	p.fwd[retry] = pending{conn: f.conn, id: f.id, frame: f.frame, method: f.method}
 	p.order = append(p.order, retry)

@@ -121,7 +121,7 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	for i := range cfg.Clients {
 		name := fmt.Sprintf("c%d", i+1)
 		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,
-			Timeout: cfg.Timeout, Backoff: cfg.Backoff, StallWaitOneIn: checkStallWaitOneIn}
+			Timeout: cfg.Timeout, Backoff: cfg.Backoff, StallWaitOneIn: checkStallWaitOneIn, IDStyles: true}
 		cn := &rclient{name: name, cfg: cc, ids: sim.NewNamedIDs(cfg.Seed, "client/"+name)}
 		cn.c = client.New(cc, d.clientEnv(cn))
 		d.clients = append(d.clients, cn)

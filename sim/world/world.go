@@ -214,6 +214,10 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
 			Timeout: cfg.promptTimeout(), Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter,
 			FreshConnection: cfg.FreshConnection && link == LinkWS,
+			// With a hop in the path the Clients number their requests
+			// in drawn ways, so a hop that does not map ids shows; without
+			// one, 1, 2, 3 …, as every seed's trace always had.
+			IDStyles: cfg.Proxies > 0,
 		}
 		cn.c = client.New(cn.cfg, w.cenv)
 		w.agents = append(w.agents, an)
