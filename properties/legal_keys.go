@@ -21,7 +21,7 @@ import (
 // refusedKey notes a prompt with a legal key, or an explicit null ("Omitted
 // and null are equivalent and mean no key"), whose first answer is -32602.
 func (c *checker) refusedKey(r *reqRec, rp *respRec) {
-	legal := r.keyState == keyValid || r.keyState == keyNone && r.keyRaw == "null"
+	legal := r.keyState == keyValid || r.keyState == keyNone
 	if legal && !rp.ok && rp.code == acp.CodeInvalidParams && len(r.resps) == 1 && r.sub != nil {
 		c.refused = append(c.refused, r)
 	}
@@ -34,6 +34,11 @@ func (c *checker) judgeRefusedKeys() {
 		rp := r.resps[0]
 		ev := &evs{}
 		ev.add(r.sendSeq, r.delSeq, rp.seq)
+		if r.keyState == keyNone && r.keyRaw == "" {
+			c.add(BadReply, r.sub, r.session, ev, "%s carried no idempotencyKey (delivered at %s) and was answered with error %d at %s: the field is optional (the RFD: \"The field is optional\"), so a prompt without it is never a malformed one; a hop that turned the omitted key into \"\" would get exactly this answer.",
+				c.reqOf(r), ms(r.delT), acp.CodeInvalidParams, ms(rp.t))
+			continue
+		}
 		if r.keyState == keyNone {
 			c.add(BadReply, r.sub, r.session, ev, "%s carried \"idempotencyKey\": null (delivered at %s) and was answered with error %d at %s: the RFD makes null the same as an omitted key, no key at all, never a malformed one.",
 				c.reqOf(r), ms(r.delT), acp.CodeInvalidParams, ms(rp.t))

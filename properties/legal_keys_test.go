@@ -9,13 +9,15 @@ import (
 )
 
 // Keys at the edges of the legal space: 255 code points however many bytes
-// or UTF-16 units they take, one code point, and an explicit null.
+// or UTF-16 units they take, one code point, an explicit null and none at
+// all (what a hop that turns an omitted key into "" gets refused).
 var legalEdgeKeys = map[string]any{
 	"255 four-byte code points (1,020 bytes, 510 UTF-16 units)": strings.Repeat("😀", 255),
 	"255 two-byte code points (510 bytes)":                      strings.Repeat("é", 255),
 	"255 ASCII code points":                                     strings.Repeat("k", 255),
 	"one code point":                                            "Ā",
 	"explicit null":                                             json.RawMessage("null"),
+	"omitted":                                                   noKey,
 }
 
 // An Agent that counts a key's length in bytes or UTF-16 units refuses a

@@ -187,6 +187,10 @@ type Config struct {
 	// 1), not 1, 2, 3 … always, so that a hop that does not map ids in
 	// params shows (ids.go).
 	IDStyles bool
+	// UnkeyedOneIn: a keyed Client sends one submission in this many
+	// without a key (omitted or null, drawn), as the RFD allows, and never
+	// resends it (0: every submission keyed).
+	UnkeyedOneIn int
 }
 
 // Env is what a Client gets from its host: the stream of fresh ids, a

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/traces"
 )
 
 // Connected implements the Client's reaction to a new connection.
@@ -44,10 +43,10 @@ func (c *Client) Disconnected(conn string) []Output {
 		if s.done || s.inflight == "" {
 			continue
 		}
-		if c.cfg.Policy.Resend {
+		if c.resends(s) {
 			c.attemptLost(s)
 		} else {
-			c.outcome(s, traces.OutcomeAbandoned, "")
+			c.outcome(s, c.noResendOutcome(), "")
 		}
 	}
 	c.setTimer(timer{kind: timerReconnect}, Output{After: c.cfg.Backoff})
@@ -70,8 +69,8 @@ func (c *Client) Timer(id int) []Output {
 		if s.done || s.inflight == "" || s.attempts != t.attempt {
 			break
 		}
-		if !c.cfg.Policy.Resend {
-			c.outcome(s, traces.OutcomeAbandoned, "")
+		if !c.resends(s) {
+			c.outcome(s, c.noResendOutcome(), "")
 			break
 		}
 		s.timeouts++

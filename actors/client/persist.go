@@ -6,7 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpsim/acpsim/traces"
 )
 
 // Saved is what a Client keeps on disk, so that it survives the Client's
@@ -132,8 +131,8 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 		sub.waiting = true // nothing of it is out on a connection yet
 		switch {
 		case sub.attempts == 0:
-		case !cfg.Policy.Resend:
-			c.outcome(sub, traces.OutcomeAbandoned, "")
+		case !c.resends(sub):
+			c.outcome(sub, c.noResendOutcome(), "")
 		case cfg.Policy.Lookup:
 			sub.lookup = true
 		}

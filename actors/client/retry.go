@@ -133,12 +133,12 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 		// The bug of ResendBeforeResume: the session was not resumed yet, so
 		// -32002 says nothing about the original attempt.
 		c.outcome(s, traces.OutcomeFailed, "")
-	case m.Error.Code == acp.CodeInternalError && c.cfg.Policy.Resend:
+	case m.Error.Code == acp.CodeInternalError && c.resends(s):
 		// An error leaves the prompt uninserted: resend, no lookup needed.
 		if !c.stop(s) {
 			c.setTimer(timer{kind: timerRetry, sub: s}, Output{After: c.cfg.Backoff})
 		}
-	case m.Error.Code == acp.CodeResourceNotFound && c.cfg.Policy.Resend:
+	case m.Error.Code == acp.CodeResourceNotFound && c.resends(s):
 		if c.stop(s) {
 			return
 		}
@@ -158,6 +158,25 @@ func (c *Client) promptResponse(r request, m *acp.Message) {
 	default:
 		c.outcome(s, traces.OutcomeFailed, "")
 	}
+}
+
+// resends reports whether s is sent again when an attempt of it is lost:
+// the policy resends, and s has a key if the policy keys. A keyed Client's
+// submission sent without a key is no safer to resend than a naive one's.
+func (c *Client) resends(s *submission) bool {
+	p := c.cfg.Policy
+	return p.Resend && !(p.Keyed && s.key == "")
+}
+
+// noResendOutcome is what the user is told of a submission whose attempt
+// was lost and that is not resent: a Client without resends drops it
+// without a word (abandoned); a keyed Client, which sent this one without
+// a key, tells the user it does not know.
+func (c *Client) noResendOutcome() string {
+	if c.cfg.Policy.Keyed {
+		return traces.OutcomeUnknown
+	}
+	return traces.OutcomeAbandoned
 }
 
 // sendsAgain reports whether the user of a keyed, resending Client sends

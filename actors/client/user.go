@@ -20,7 +20,12 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 	if parent := c.sessions[s.sess]; parent.continuedIn > 0 {
 		s.sess, parent.continuedIn = parent.continuedIn-1, 0
 	}
-	if c.cfg.Policy.Keyed {
+	switch {
+	case c.cfg.Policy.Keyed && c.cfg.UnkeyedOneIn > 0 && c.draw(sub+"/unkeyed", c.cfg.UnkeyedOneIn) == 0:
+		// Sent without a key, as the RFD allows ("The field is optional"):
+		// omitted or null; such a submission is never resent (resends).
+		s.nullKey = c.draw(sub+"/unkeyed-null", 2) == 0
+	case c.cfg.Policy.Keyed:
 		newID, intN := c.env.NewID, c.env.IntN
 		if c.env.Sub != nil {
 			newID, intN = c.env.Sub(sub)
@@ -35,7 +40,7 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 			}
 		}
 		c.madeKey(s.sess, s.key)
-	} else {
+	default:
 		s.nullKey = c.draw(sub+"/key-form", nullKeyOneIn) == 0
 	}
 	c.subs = append(c.subs, s)

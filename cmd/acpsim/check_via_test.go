@@ -63,6 +63,20 @@ func TestCheckThroughAProxyThatStripsKeysFails(t *testing.T) {
 	}
 }
 
+// A proxy that turns an omitted or null idempotencyKey into "" makes the
+// Agent refuse a legal, unkeyed prompt (-32602): check's Clients send some
+// submissions without a key, so default flags catch it.
+func TestCheckThroughAProxyThatEmptiesKeysFails(t *testing.T) {
+	proxy, err := filepath.Abs("testdata/empty-key-proxy.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, code := checkRun(t, "--seeds", "10", "--via", "python3 "+proxy, "--", "self", "agent")
+	if code != 1 || !strings.Contains(out, "carried no idempotencyKey") {
+		t.Fatalf("exit %d, want 1 with an unkeyed prompt refused -32602:\n%s", code, out)
+	}
+}
+
 func TestCheckViaBadUsageIsExit2(t *testing.T) {
 	for _, c := range []struct {
 		args []string

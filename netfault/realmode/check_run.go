@@ -121,7 +121,7 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 	for i := range cfg.Clients {
 		name := fmt.Sprintf("c%d", i+1)
 		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,
-			Timeout: cfg.Timeout, Backoff: cfg.Backoff, StallWaitOneIn: checkStallWaitOneIn, IDStyles: true}
+			Timeout: cfg.Timeout, Backoff: cfg.Backoff, StallWaitOneIn: checkStallWaitOneIn, IDStyles: true, UnkeyedOneIn: checkUnkeyedOneIn}
 		cn := &rclient{name: name, cfg: cc, ids: sim.NewNamedIDs(cfg.Seed, "client/"+name)}
 		cn.c = client.New(cc, d.clientEnv(cn))
 		d.clients = append(d.clients, cn)
@@ -134,6 +134,12 @@ func newDriver(cfg CheckConfig, pol client.Policy) *driver {
 // runs few seeds; with one in three, check --seeds 60 caught an Agent that
 // withdraws only the named attempt of a key in 3 seeds of 60 or fewer.
 const checkStallWaitOneIn = 1
+
+// checkUnkeyedOneIn: a check Client sends one submission in this many
+// without a key (omitted or null), so a hop that turns an omitted key into
+// "" or a null into something else shows, as an Agent's -32602 to a legal
+// prompt.
+const checkUnkeyedOneIn = 8
 
 func (d *driver) record(e traces.Event) {
 	t := d.now()
