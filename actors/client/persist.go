@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-
 )
 
 // Saved is what a Client keeps on disk, so that it survives the Client's
