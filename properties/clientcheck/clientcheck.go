@@ -230,17 +230,18 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 	for _, t := range texts {
 		n := perText[t]
 		var keys []string
-		unkeyed := 0
+		var unkeyedAt []int64
 		for _, a := range attempts {
 			if a.text != t {
 				continue
 			}
 			if !a.keyed() {
-				unkeyed++
+				unkeyedAt = append(unkeyedAt, a.seq)
 			} else if k := a.keyString(); !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 		}
+		unkeyed := len(unkeyedAt)
 		sub := subOf(subs, t)
 		switch {
 		case len(keys) > n:
@@ -250,9 +251,18 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 			out = append(out, Anomaly{Kind: KeyReused, Sub: "", Explanation: fmt.Sprintf(
 				"%q was submitted %s, every attempt with key %s", t, times(n), clip(keys[0]))})
 		}
-		if unkeyed > n {
-			out = append(out, Anomaly{Kind: UnkeyedResend, Sub: sub, Explanation: fmt.Sprintf(
-				"%q was submitted %s and sent %d times without a key", t, times(n), unkeyed)})
+		// Each submission of the text sent with a key leaves one fewer
+		// that may go out unkeyed, once: a keyed submission resent without
+		// its key is reported at that resend, whether or not its keyed
+		// attempt reached the Agent.
+		if allowed := n - min(len(keys), n); unkeyed > allowed {
+			first := unkeyedAt[allowed]
+			why := fmt.Sprintf("%q was submitted %s and sent %d times without a key", t, times(n), unkeyed)
+			if len(keys) > 0 {
+				why = fmt.Sprintf("%q was submitted %s, sent with key %s and then again without a key (event %d): a resend of a keyed submission without its key",
+					t, times(n), clipAll(keys), first)
+			}
+			out = append(out, Anomaly{Kind: UnkeyedResend, Sub: sub, Explanation: why})
 		}
 	}
 	return out
