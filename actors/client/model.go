@@ -157,6 +157,9 @@ type submission struct {
 	// stray: an attempt went out on a connection the Client abandoned while
 	// it stayed open (FreshConnection); it may still be inserted.
 	stray bool
+	// sentAgain: the user sent it again after it was cancelled; a user
+	// does that once, not after every cancel that follows.
+	sentAgain bool
 }
 
 type timerKind uint8

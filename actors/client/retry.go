@@ -183,7 +183,11 @@ func (c *Client) noResendOutcome() string {
 // a cancelled submission again (a seeded draw of its own per submission).
 func (c *Client) sendsAgain(s *submission) bool {
 	p := c.cfg.Policy
-	return p.Keyed && p.Resend && s.key != "" && c.draw(s.id+"/send-again", sendAgainOneIn) == 0 && !c.stop(s)
+	if !p.Keyed || !p.Resend || s.key == "" || s.sentAgain || c.draw(s.id+"/send-again", sendAgainOneIn) != 0 || c.stop(s) {
+		return false
+	}
+	s.sentAgain = true
+	return true
 }
 
 // olderAttempt is another request of s still unanswered on this connection

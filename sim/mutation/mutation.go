@@ -97,6 +97,8 @@ var rows = map[string]func(*Setup){
 	// such pairs; stray-cancel showed in 18 of 300 seeds, against 1 with
 	// the plain users.
 	proxy.UnmappedCancel: func(s *Setup) { s.Cancels, s.Sessions, s.Prompts = 6, 1, 30 },
+	// A cancel must withdraw a held prompt its user then sends again.
+	"withdrawn-key-stays-cancelled": func(s *Setup) { s.Cancels = 6 },
 	// Needs a close to meet a held prompt.
 	"insert-after-close": func(s *Setup) { s.Closes = 3 },
 	// The proxy retries a prompt unanswered after 150 ms: more prompts keep

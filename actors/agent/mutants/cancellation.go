@@ -189,3 +189,42 @@ func newCancelSparesOthers(k agent.Knobs, open agent.StoreOpener, env agent.Env)
 	}
 	return w
 }
+
+// newWithdrawnKeyStaysCancelled remembers the key of every prompt it
+// withdrew (-32800) and answers each later prompt with that key in that
+// session -32800 at once. The RFD: errors leave the key unused, "the
+// Client can send the same prompt with the same key again"; here a user
+// who cancelled and then sent the input again never gets it in, told it
+// was cancelled though nobody cancelled the new attempt.
+func newWithdrawnKeyStaysCancelled(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+	type sessKey struct{ session, key string }
+	prompts := map[reqRef]sessKey{} // keyed prompt request → its session and key, until answered
+	withdrawn := map[sessKey]bool{}
+	w := &wrapper{inner: reference(k, open, env), env: env}
+	w.in = func(conn string, m *acp.Message, frame []byte) ([]byte, []agent.Output) {
+		p, key, ok := promptOf(m)
+		if !ok || key == "" {
+			return frame, nil
+		}
+		sk := sessKey{p.SessionID, key}
+		if withdrawn[sk] {
+			return nil, []agent.Output{{Kind: agent.OutSend, Step: "respond-cancelled", Conn: conn,
+				Frame: acp.ErrorResponse(m.ID, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: its key was withdrawn"))}}
+		}
+		prompts[reqRef{conn, m.ID}] = sk
+		return frame, nil
+	}
+	w.out = func(o agent.Output) []agent.Output {
+		if r, ok := responseOf(o); ok {
+			ref := reqRef{o.Conn, r.ID}
+			if sk, keyed := prompts[ref]; keyed {
+				delete(prompts, ref)
+				if r.Error != nil && r.Error.Code == acp.CodeRequestCancelled {
+					withdrawn[sk] = true // the bug: the key stays spent
+				}
+			}
+		}
+		return []agent.Output{o}
+	}
+	return w
+}

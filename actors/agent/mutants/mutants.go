@@ -39,6 +39,7 @@ var mutants = []struct {
 	{"cancel-spares-other-attempts", "$/cancel_request withdraws only the request it names: the key's other pending attempts stay held and are inserted", newCancelSparesOthers, "bad-reply"},
 	{"insert-after-close", "session/close answers held prompts -32800 but inserts them later", newInsertAfterClose, "bad-reply"},
 	{"cancel-keeps-held", "session/cancel stops the work but leaves held prompts to be inserted", newCancelKeepsHeld, "bad-reply"},
+	{"withdrawn-key-stays-cancelled", "remembers the key of a withdrawn prompt and answers the user's later attempt with it -32800, though nobody cancelled that one", newWithdrawnKeyStaysCancelled, "stray-cancel"},
 	{"fork-forgets-parent", "forking a session makes the Agent forget the parent's key bindings", newForkForgetsParent, "duplicate"},
 	{"lost-writes", "each process writes back the session list it loaded, deleting sessions another process sharing the store created meanwhile", newLostWrites, "session-lost"},
 	{"adapter-no-rebuild", "an adapter that never reads the message ids back from the runtime's history: after a restart a retry is submitted again", newAdapterNoRebuild, "duplicate"},
@@ -73,6 +74,10 @@ var needs = map[string]Needs{
 	// one session keeps the Agent busy. With 6 cancels: bad-reply in 57 of
 	// 200 seeds (at the defaults, 0 of 200).
 	"cancel-spares-other-attempts": {Sessions: 1, Timeout: 30 * time.Millisecond},
+	// A withdrawn prompt's user must send it again: a held prompt cancelled
+	// (one busy session holds more), then one user in eight resends. With
+	// 6 cancels: stray-cancel in 36 of 300 seeds (two sessions: 20).
+	"withdrawn-key-stays-cancelled": {Sessions: 1},
 }
 
 // NeedsOf is what the named mutant's run must have (zero for most).
