@@ -26,7 +26,7 @@ var Modes = []struct {
 	{StripKey, "drops idempotencyKey from the prompts it forwards"},
 	{FreshKeyRetry, "retries a prompt that got no answer in time on its own, with a fresh key"},
 	{WrongResponse, "maps each answer to the oldest request still waiting on the connection, not to the id it answers"},
-	{UnmappedCancel, "numbers the requests it forwards from its own counter (1, 2, 3 …, as a conductor does) but forwards $/cancel_request with its requestId unmapped: the cancel lands on whichever request the Agent knows by that number"},
+	{UnmappedCancel, "renumbers requests from its own counter (1, 2, 3 …) but forwards $/cancel_request unmapped: it lands on another request"},
 }
 
 // Proxy modes.

@@ -67,6 +67,32 @@ func (t *accountTally) write(out io.Writer) {
 	}
 }
 
+// judgedSome reports whether the run judged at most once and never
+// silently lost each for at least one submission it applies to.
+func (t *accountTally) judgedSome() bool {
+	dup, lost := t.total(properties.Duplicate), t.total(properties.Lost)
+	return (dup.Judged > 0 || dup.Partly > 0) && (lost.Judged > 0 || lost.Of == 0)
+}
+
+// seedList names seeds: "seed 5", "seeds 5 and 25", "seeds 5, 9 and 25".
+func seedList(seeds []uint64) string {
+	if len(seeds) == 1 {
+		return fmt.Sprintf("seed %d", seeds[0])
+	}
+	s := "seeds "
+	for i, n := range seeds {
+		switch {
+		case i == len(seeds)-1:
+			s += fmt.Sprintf(" and %d", n)
+		case i > 0:
+			s += fmt.Sprintf(", %d", n)
+		default:
+			s += fmt.Sprint(n)
+		}
+	}
+	return s
+}
+
 // pass is the PASS line of a run with no failing or inconclusive seed: it
 // names only what was judged.
 func (t *accountTally) pass() string {

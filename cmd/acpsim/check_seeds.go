@@ -64,6 +64,10 @@ type checkTally struct {
 	kinds                map[string]int
 	faults               map[string]*sim.KindCount
 	broken, inconclusive int
+	// judgedNone are the inconclusive seeds that only judged a property
+	// for none of their submissions (Report.Verdict): the run as a whole
+	// may still have judged it.
+	judgedNone []uint64
 	contracts            contractTally
 	accounts             accountTally
 	actionClasses        []checkClassTotal // nil with --actions off
@@ -197,6 +201,7 @@ func (t *checkTally) add(s *checkSeed) error {
 		if v, line := s.report.Verdict(); v == properties.VerdictInconclusive {
 			status = "inconclusive: " + strings.TrimPrefix(line, "INCONCLUSIVE: ")
 			t.inconclusive++
+			t.judgedNone = append(t.judgedNone, s.seed)
 		}
 	}
 	if s.res.Broken == nil {
@@ -262,8 +267,17 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	switch {
 	case t.broken > 0 || failed > t.inconclusive:
 		return exitError{exitAnomaly}
-	case t.inconclusive > 0:
+	case t.inconclusive > len(t.judgedNone) || t.inconclusive > 0 && !t.accounts.judgedSome():
 		return exitError{exitInconclusive}
+	case t.inconclusive > 0:
+		// Seeds whose sessions all ended with their processes (a contract
+		// that lets them) judged no submission for never silently lost;
+		// the run judged it on the others, and its PASS says how many.
+		their := "their"
+		if len(t.judgedNone) == 1 {
+			their = "its"
+		}
+		fmt.Fprintf(out, "%s judged none of %s submissions for never silently lost, which the other seeds judged\n", seedList(t.judgedNone), their)
 	}
 	fmt.Fprintln(out, t.accounts.pass()+notExercisedNote(t.actionClasses))
 	return nil

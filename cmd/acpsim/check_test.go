@@ -163,7 +163,9 @@ func TestCheckGivesBrokenAgentsAVerdictInPlainWords(t *testing.T) {
 		{"echoes", []string{"cat"}, "echoed back"},
 		{"prints garbage", []string{"sh", "-c", "echo hello; sleep 5"}, `wrote "hello" on stdout, which is not JSON`},
 		{"prints JSON that is not JSON-RPC", []string{"sh", "-c", `echo '[1]'; sleep 5`}, "not a JSON-RPC 2.0 message"},
-		{"refuses initialize", []string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"no"}}'; sleep 5`}, `answered initialize with error -32603 "no"`},
+		// It answers under the id it read: check's Clients number their
+		// requests in drawn ways (from 0, strings, …), not always from 1.
+		{"refuses initialize", []string{"sh", "-c", `read l; id=$(printf '%s' "$l" | sed -E 's/.*"id":("[^"]*"|[0-9-]+).*/\1/'); echo "{\"jsonrpc\":\"2.0\",\"id\":$id,\"error\":{\"code\":-32603,\"message\":\"no\"}}"; sleep 5`}, `answered initialize with error -32603 "no"`},
 		{"answers another id", []string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":99,"result":{}}'; sleep 5`}, "answered request id 99, which this connection never sent"},
 		{"hangs", []string{"sleep", "30"}, "did not answer initialize within 1s; it wrote nothing"},
 	}

@@ -43,7 +43,7 @@ func startSDKServer(t *testing.T) string {
 func TestSDKHTTPServer(t *testing.T) {
 	url := startSDKServer(t)
 	bin := acpsim(t)
-	transport := []string{"BROKEN AGENT", "Acp-Session-Id", "HTTP 4", "426", "cannot connect"}
+	transport := []string{"BROKEN AGENT", "Acp-Session-Id", "HTTP 4", "cannot connect"}
 	t.Run("check", func(t *testing.T) {
 		out, code := execIn(t, t.TempDir(), bin, "check", "--url", url, "--seeds", "4", "--start-timeout", "30s")
 		for _, bad := range transport {
