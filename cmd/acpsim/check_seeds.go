@@ -67,12 +67,12 @@ type checkTally struct {
 	// judgedNone are the inconclusive seeds that only judged a property
 	// for none of their submissions (Report.Verdict): the run as a whole
 	// may still have judged it.
-	judgedNone []uint64
-	contracts            contractTally
-	accounts             accountTally
-	actionClasses        []checkClassTotal // nil with --actions off
-	lint                 lintTally
-	junit                *checkJUnit // nil without --junit
+	judgedNone    []uint64
+	contracts     contractTally
+	accounts      accountTally
+	actionClasses []checkClassTotal // nil with --actions off
+	lint          lintTally
+	junit         *checkJUnit // nil without --junit
 }
 
 // draw, when set, is the base of each seed's user action draw.
