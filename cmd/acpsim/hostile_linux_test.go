@@ -3,12 +3,17 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/acpsim/acpsim/traces"
 )
 
 // runSelf runs this test binary as the acpsim executable with args, stdin
@@ -93,4 +98,124 @@ func TestCheckBrokenAgentBytesAreEscaped(t *testing.T) {
 			}
 		})
 	}
+}
+
+// tapOnce runs `acpsim tap --trace trace` as a process in front of an Agent
+// that notes its start in started and exits at once.
+func tapOnce(t *testing.T, trace, started string) (out string, code int, maxRSS int64) {
+	t.Helper()
+	return runSelf(t, t.TempDir(), nil, nil, "tap", "--trace", trace, "--", "sh", "-c", "echo started >> "+started)
+}
+
+// A trace whose last line a killed tap left cut off is truncated back to
+// its last whole line, said in one line, and appended to: the Agent starts.
+func TestTapRecoversATraceWithACutOffLastLine(t *testing.T) {
+	dir := t.TempDir()
+	trace, started := filepath.Join(dir, "t.ndjson"), filepath.Join(dir, "started")
+	if out, code, _ := tapOnce(t, trace, started); code != 0 {
+		t.Fatalf("first tap: exit %d:\n%s", code, out)
+	}
+	whole, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, cut := range []string{
+		`{"t":99999,"seq":5,"kind":"send","link":"c1:a1#1","frame":"{\"jsonrpc\":\"2.0\",\"id\":1,\"res`, // no newline
+		"\x00\x00\x00\x00\n", // a newline, but not an event
+	} {
+		if err := os.WriteFile(trace, append(slices.Clip(whole), cut...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		out, code, _ := tapOnce(t, trace, started)
+		if code != 0 || !strings.Contains(out, fmt.Sprintf("acpsim tap: %s ended in a cut-off line (%d bytes", trace, len(cut))) ||
+			strings.Count(out, "\n") != 1 {
+			t.Fatalf("tap after a cut-off line: exit %d, want 0 and one line on stderr:\n%s", code, out)
+		}
+		log, err := traces.ReadFile(trace)
+		if err != nil {
+			t.Fatalf("the repaired trace does not read: %v", err)
+		}
+		restarts := 0
+		for i, e := range log.Events {
+			if e.Seq != int64(i+1) {
+				t.Fatalf("event %d has seq %d: the numbering did not continue", i+1, e.Seq)
+			}
+			if e.Kind == traces.KindRestart {
+				restarts++
+			}
+		}
+		if restarts != 2 || log.Events[len(log.Events)-1].Kind != traces.KindDisconnect {
+			t.Fatalf("the repaired trace holds %d restarts, want the first process and this one:\n%v", restarts, log.Events)
+		}
+	}
+	b, _ := os.ReadFile(started)
+	if n := strings.Count(string(b), "started"); n != 3 {
+		t.Fatalf("the Agent started %d times, want 3", n)
+	}
+}
+
+// Appending to a large trace reads its header and its end, not the whole:
+// the tap's memory does not grow with the trace.
+func TestTapAppendsToALargeTraceInBoundedMemory(t *testing.T) {
+	dir := t.TempDir()
+	trace, started := filepath.Join(dir, "big.ndjson"), filepath.Join(dir, "started")
+	if out, code, _ := tapOnce(t, trace, started); code != 0 {
+		t.Fatalf("first tap: exit %d:\n%s", code, out)
+	}
+	f, err := os.OpenFile(trace, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log, err := traces.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seq, tm := int64(len(log.Events)), log.Events[len(log.Events)-1].T
+	w := traces.NewAppendWriter(f)
+	frame := `{"jsonrpc":"2.0","method":"session/update","params":{"text":"` + strings.Repeat("x", 1000) + `"}}`
+	for size := int64(0); size < 200<<20; size += int64(len(frame)) + 100 {
+		seq++
+		tm++
+		e := traces.Event{T: tm, Seq: seq, Kind: traces.KindSend, Link: "c1:a1#1", From: "a1#1", To: "c1", Dir: traces.AgentToClient, Frame: frame}
+		if err := w.WriteEvent(&e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	out, code, rss := tapOnce(t, trace, started)
+	if code != 0 {
+		t.Fatalf("tap on a 200 MB trace: exit %d:\n%s", code, out)
+	}
+	if rss == 0 || rss > 100<<20 {
+		t.Fatalf("tap's peak RSS on a 200 MB trace was %d MB, want under 100 MB", rss>>20)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(tailOf(t, trace, 4096)), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, fmt.Sprintf(`"seq":%d,"kind":"disconnect"`, seq+3)) {
+		t.Fatalf("the last event %s, want the disconnect as seq %d", last, seq+3)
+	}
+	for _, l := range lines[len(lines)-3:] {
+		if !strings.Contains(l, "a1#2") {
+			t.Fatalf("the appended events must name the second process: %s", l)
+		}
+	}
+}
+
+// tailOf is the last n bytes of path.
+func tailOf(t *testing.T, path string, n int64) []byte {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	fi, _ := f.Stat()
+	b := make([]byte, min(n, fi.Size()))
+	if _, err := f.ReadAt(b, fi.Size()-int64(len(b))); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
