@@ -63,9 +63,9 @@ func TestSweepScratchRemovesOnlyDeadOwnersDirectories(t *testing.T) {
 	kept := []string{
 		scratchName("acpsim-check-1-", live.Process.Pid) + "5", // its owner runs
 		scratchName("acpsim-check-2-", os.Getpid()) + "6",      // ours
-		"acpsim-check-4-77",                                    // no owner in its name (an older acpsim)
-		"other-check-1-pid" + fmt.Sprint(dead) + "-1",          // not acpsim's
-		scratchName("acpsim-check-5-", dead) + "x",             // not MkdirTemp's suffix
+		"acpsim-check-4-77",                           // no owner in its name (an older acpsim)
+		"other-check-1-pid" + fmt.Sprint(dead) + "-1", // not acpsim's
+		scratchName("acpsim-check-5-", dead) + "x",    // not MkdirTemp's suffix
 	}
 	for _, n := range stale {
 		mk(n, false)
