@@ -84,6 +84,10 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	if grace <= 0 {
 		grace = ProxyExitGrace
 	}
+	notes := cfg.Err
+	if notes == nil {
+		notes = io.Discard
+	}
 	var exitWait *time.Timer
 	var exitLimit <-chan time.Time // set once the Agent's stdin is closed
 	defer func() {
@@ -129,7 +133,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		case line, ok := <-fromClient:
 			if !ok {
 				if errors.Is(clientLines.err, errLongLine) {
-					fmt.Fprintf(cfg.Err, "acpsim proxy: the Client wrote %v: its input ends there\n", errLongLine)
+					fmt.Fprintf(notes, "acpsim proxy: the Client wrote %v: its input ends there\n", errLongLine)
 				}
 				fromClient = nil // the Client closed its side: so does the proxy
 				apply(p.Disconnect(StdioConn))
@@ -142,7 +146,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		case line, ok := <-fromAgent:
 			if !ok {
 				if errors.Is(agentLines.err, errLongLine) {
-					fmt.Fprintf(cfg.Err, "acpsim proxy: the Agent wrote %v: killed it\n", errLongLine)
+					fmt.Fprintf(notes, "acpsim proxy: the Agent wrote %v: killed it\n", errLongLine)
 					c.kill()
 				}
 				fromAgent = nil
@@ -153,7 +157,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 			apply(p.Timer(id))
 		case <-exitLimit:
 			exitLimit = nil
-			fmt.Fprintf(cfg.Err, "acpsim proxy: the Agent did not exit within %v of the end of its input: killed it\n", grace)
+			fmt.Fprintf(notes, "acpsim proxy: the Agent did not exit within %v of the end of its input: killed it\n", grace)
 			c.kill() // its stdout closes with it, which ends the loop
 		}
 	}
