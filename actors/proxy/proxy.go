@@ -9,6 +9,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -94,6 +95,10 @@ type Proxy struct {
 	order  []acp.ID           // next-hop ids of requests still waiting, oldest first
 	timers map[int]acp.ID
 	ntimer int
+	// answered maps the next-hop ids answered lately to the previous hop's
+	// ids, oldest first in answeredOrder.
+	answered      map[acp.ID]acp.ID
+	answeredOrder []acp.ID
 }
 
 type pending struct {
@@ -201,7 +206,10 @@ func (p *Proxy) FromAgent(conn string, frame []byte) []agent.Output {
 	return p.back([]agent.Output{{Kind: agent.OutSend, Step: "proxy-back", Conn: conn, Frame: frame}})
 }
 
-// back rewrites the Agent's answers to the ids the previous hop used.
+// back rewrites the Agent's answers to the ids the previous hop used. Every
+// answer to a request of the Client's goes back under the Client's id: a
+// malformed one (result and error both, a wrong "jsonrpc") and a repeated
+// one too, so that what the Agent did wrong reaches whoever judges it.
 func (p *Proxy) back(outs []agent.Output) []agent.Output {
 	mine := fmt.Sprintf(`"p%d-`, p.hop)
 	kept := outs[:0]
@@ -210,40 +218,111 @@ func (p *Proxy) back(outs []agent.Output) []agent.Output {
 			kept = append(kept, o)
 			continue
 		}
-		l := acp.ParseLine(o.Frame)
-		if l.Batch || l.Entries[0].Err != nil || l.Entries[0].Msg.Kind() != acp.KindResponse {
+		a, isAnswer := readAnswer(o.Frame)
+		if !isAnswer {
 			kept = append(kept, o)
 			continue
 		}
-		m := l.Entries[0].Msg
-		key := m.ID
-		if p.mode == WrongResponse {
-			if k, ok := p.oldestOn(o.Conn); ok {
-				key = k
-			}
-		}
-		f, ok := p.fwd[key]
+		to, ok := p.route(a.id, o.Conn)
 		if !ok {
-			if !strings.HasPrefix(string(m.ID), mine) {
+			if !strings.HasPrefix(string(a.id), mine) {
 				kept = append(kept, o) // not ours to rewrite
 			}
-			continue // an answer to a request of ours already answered: dropped
+			continue // an answer to a request of ours never sent, or to a retry of ours already answered: dropped
 		}
-		p.forget(key)
-		if p.mode == FreshKeyRetry {
-			// Its own retry's answer and the original's both come back: the
-			// first one answers the Client, the other is dropped.
-			for id, g := range p.fwd { // deletions only: the order cannot show
-				if g.conn == f.conn && g.id == f.id {
-					p.forget(id)
-				}
-			}
-		}
-		m.ID = f.id
-		o.Frame = acp.Encode(&m)
+		o.Frame = a.withID(to)
 		kept = append(kept, o)
 	}
 	return kept
+}
+
+// answeredKeep bounds the next-hop ids a proxy remembers as answered, for a
+// repeated answer: the oldest are forgotten first.
+const answeredKeep = 4096
+
+// route is the previous hop's id an answer to id goes back under, if any.
+func (p *Proxy) route(id acp.ID, conn string) (acp.ID, bool) {
+	key := id
+	if p.mode == WrongResponse {
+		if k, ok := p.oldestOn(conn); ok {
+			key = k
+		}
+	}
+	f, ok := p.fwd[key]
+	if !ok {
+		to, again := p.answered[id] // the Agent answers it again: so does the proxy
+		return to, again
+	}
+	p.forget(key)
+	if p.mode == FreshKeyRetry {
+		// Its own retry's answer and the original's both come back: the
+		// first one answers the Client, the other is dropped.
+		for id, g := range p.fwd { // deletions only: the order cannot show
+			if g.conn == f.conn && g.id == f.id {
+				p.forget(id)
+			}
+		}
+	}
+	if p.answered == nil {
+		p.answered = map[acp.ID]acp.ID{}
+	}
+	if len(p.answeredOrder) == answeredKeep {
+		delete(p.answered, p.answeredOrder[0])
+		p.answeredOrder = p.answeredOrder[1:]
+	}
+	p.answered[id] = f.id
+	p.answeredOrder = append(p.answeredOrder, id)
+	return f.id, true
+}
+
+// answer is a frame of the Agent's that answers a request: a response, or
+// an object that names an id and no method but is not a valid response.
+type answer struct {
+	id     acp.ID
+	raw    []byte
+	msg    *acp.Message               // a valid response
+	fields map[string]json.RawMessage // a malformed one's members
+}
+
+func readAnswer(frame []byte) (answer, bool) {
+	l := acp.ParseLine(frame)
+	if l.Batch {
+		return answer{}, false
+	}
+	e := l.Entries[0]
+	if e.Err == nil {
+		if e.Msg.Kind() != acp.KindResponse {
+			return answer{}, false
+		}
+		return answer{id: e.Msg.ID, raw: frame, msg: &e.Msg}, true
+	}
+	if e.ErrID == "" || e.ErrID == "null" {
+		return answer{}, false
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(frame, &fields) != nil || fields["id"] == nil || fields["method"] != nil {
+		return answer{}, false
+	}
+	return answer{id: e.ErrID, raw: frame, fields: fields}, true
+}
+
+// withID is the answer under id. A valid response is encoded as the codec
+// does; a malformed one keeps its members as written (in key order), only
+// its id replaced.
+func (a answer) withID(id acp.ID) []byte {
+	if a.msg != nil {
+		m := *a.msg
+		m.ID = id
+		return acp.Encode(&m)
+	}
+	a.fields["id"] = json.RawMessage(id)
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // the id as the Client wrote it, byte for byte
+	if enc.Encode(a.fields) != nil {
+		return a.raw // unreachable: every member was read as valid JSON
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n"))
 }
 
 func (p *Proxy) oldestOn(conn string) (acp.ID, bool) {

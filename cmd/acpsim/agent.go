@@ -37,7 +37,8 @@ Acp-Session-Id headers) and WebSocket (GET with Upgrade; text frames), plain
 HTTP/1.1. The first line on stdout is the endpoint's URL, e.g.
 http://127.0.0.1:7070/acp (with port 0 the system picks one: read that line);
 nothing else goes to stdout. WebSocket Clients dial the same URL with ws://.
-All connections feed the one Agent state machine; SIGTERM or SIGINT stops it
+A POST whose body breaks off (fewer bytes than its Content-Length, broken
+chunked encoding) is answered 400, one over 16 MiB 413. All connections feed the one Agent state machine; SIGTERM or SIGINT stops it
 after closing the streams.
 
 Crash points: GO_FAILPOINTS="acpsim/agent/<step>=return(true)" makes the

@@ -1,10 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -27,11 +32,13 @@ var scratchDirs struct {
 }
 
 // makeScratch is os.MkdirTemp in the temp dir, removed by removeScratch or
-// by an interrupt.
+// by an interrupt. Its name holds this process's pid (scratchName), so that
+// the first one a process makes can sweep those a killed run left.
 func makeScratch(pattern string) (string, error) {
+	sweepOnce.Do(func() { sweepScratch(os.TempDir()) })
 	scratchDirs.mu.Lock() // made and listed at once: an interrupt sees it
 	defer scratchDirs.mu.Unlock()
-	dir, err := os.MkdirTemp("", pattern)
+	dir, err := os.MkdirTemp("", scratchName(pattern, os.Getpid()))
 	if err != nil {
 		return "", err
 	}
@@ -40,6 +47,53 @@ func makeScratch(pattern string) (string, error) {
 	}
 	scratchDirs.dirs[dir] = true
 	return dir, nil
+}
+
+// scratchName is the MkdirTemp pattern of a scratch directory of process
+// pid: "acpsim-check-3-" becomes "acpsim-check-3-pid1234-", and MkdirTemp
+// adds its random digits.
+func scratchName(pattern string, pid int) string {
+	return pattern + "pid" + strconv.Itoa(pid) + "-"
+}
+
+// scratchOwner reads the owner's pid back from a scratch directory's name;
+// only a name acpsim makes has one.
+var scratchOwner = regexp.MustCompile(`^acpsim-.*-pid([1-9][0-9]*)-[0-9]+$`)
+
+var sweepOnce sync.Once
+
+// sweepScratch removes the scratch directories in tmp whose owner process
+// is gone: a run killed by SIGKILL removes nothing (no handler runs), and
+// its Agents' stores would stay in the temp dir for good. A directory whose
+// owner runs (or whose pid another process took since) is left alone, as
+// is anything else in tmp. Errors are ignored: the sweep is a courtesy.
+func sweepScratch(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "acpsim-") {
+			continue
+		}
+		m := scratchOwner.FindStringSubmatch(e.Name())
+		if m == nil {
+			continue
+		}
+		pid, err := strconv.Atoi(m[1])
+		if err != nil || pid == os.Getpid() || processRuns(pid) {
+			continue
+		}
+		_ = os.RemoveAll(filepath.Join(tmp, e.Name()))
+	}
+}
+
+// processRuns says whether process pid exists (a zombie too: its parent
+// has not reaped it yet, and may still remove what it made). Permission
+// denied means it exists, under another user.
+func processRuns(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || !errors.Is(err, syscall.ESRCH)
 }
 
 // removeScratch removes dir under the lock: an interrupt arriving meanwhile

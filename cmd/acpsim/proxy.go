@@ -42,9 +42,13 @@ simulator runs with --proxies 1 --proxy MODE.
 Modes:
 ` + proxyModeList() + `
 
-At the end of stdin it closes the Agent's stdin and waits for it; its exit
-code is the Agent's (128+n for a signal n). The Agent stays in the proxy's
-process group, so acpsim check's kill of the proxy kills the Agent too.
+Every answer goes back under the Client's id, a malformed one (result and
+error both) or a repeated one too, so a checker behind it sees them.
+At the end of stdin it closes the Agent's stdin and waits for it, 2s at
+most, then kills it; its exit code is the Agent's (128+n for a signal n).
+An Agent's line over 16 MiB without a newline gets the Agent killed. The
+Agent stays in the proxy's process group, so acpsim check's kill of the
+proxy kills the Agent too.
 Put it in front of an Agent with acpsim check --via to see what check says of
 each mode: honest passes; strip-key and fresh-key-retry insert duplicates.
 Every flag has an environment twin: --mode is ACPSIM_MODE, --retry-after

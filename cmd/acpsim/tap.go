@@ -24,7 +24,8 @@ it starts the Agent, passes every line between your editor (the tap's stdin
 and stdout) and the Agent unchanged, lets the Agent's stderr through, and
 appends each frame to the trace FILE. Each start of the tap is the next
 Agent process in the same trace, so a session across editor and Agent
-restarts is one trace. The tap's exit code is the Agent's.
+restarts is one trace; a last line a killed tap left cut off is truncated
+away first (said on stderr). The tap's exit code is the Agent's.
 
 acpsim judge FILE judges what such a partial history shows: duplicates the
 Agent's responses reveal (two messageIds for one key), wrong ids, key leaks,

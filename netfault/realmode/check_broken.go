@@ -8,7 +8,10 @@ import (
 	"bytes"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -97,6 +100,36 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 	return nil
 }
 
+// printable escapes, as strconv.Quote would, what a terminal would act on
+// rather than show: control characters (an escape sequence), invalid UTF-8
+// and invisible runes (bidi overrides) a peer wrote, so a message that holds
+// them prints as text. Tabs stay.
+func printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || (!unicode.IsPrint(r) && r != '\t') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || (!unicode.IsPrint(r) && r != '\t') {
+			q := strconv.Quote(s[i : i+n])
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// quote is a peer's frame for a message: its first bytes, quoted.
 func quote(frame []byte) string {
 	const max = 200
 	if len(frame) > max {

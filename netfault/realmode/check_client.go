@@ -350,13 +350,18 @@ func (d *clientDriver) drain() {
 
 // line takes one line the adapter printed: an outcome, or a broken contract.
 func (d *clientDriver) line(l adapterLine) bool {
+	if l.tooLong {
+		d.a.abandon()
+		d.res.Broken = fmt.Sprintf("adapter stdout line %d: %v, not read further: expected one JSON outcome a line", l.n, errLongLine)
+		return false
+	}
 	t, err := parseTold(l.text)
 	if err == nil && !d.known[t.ID] {
 		err = fmt.Errorf(`"id" %q names no submission acpsim made`, t.ID)
 	}
 	if err != nil {
 		d.a.abandon()
-		d.res.Broken = fmt.Sprintf("adapter stdout line %d: %v: %s", l.n, err, clipLine(l.text))
+		d.res.Broken = printable(fmt.Sprintf("adapter stdout line %d: %v: %s", l.n, err, quote([]byte(l.text))))
 		return false
 	}
 	t.Line = l.n
@@ -414,11 +419,4 @@ func (d *clientDriver) readTranscript(db string) {
 		return
 	}
 	d.h.Transcript = append(d.h.Transcript, msgs...)
-}
-
-func clipLine(s string) string {
-	if len(s) > 200 {
-		return s[:200] + "…"
-	}
-	return s
 }

@@ -24,8 +24,9 @@ type adapterProc struct {
 }
 
 type adapterLine struct {
-	text string
-	n    int // line number on this process's stdout, from 1
+	text    string
+	n       int  // line number on this process's stdout, from 1
+	tooLong bool // over MaxLine without a newline: text is empty, the rest unread
 }
 
 func startAdapter(argv, env []string) (*adapterProc, error) {
@@ -40,15 +41,17 @@ func startAdapter(argv, env []string) (*adapterProc, error) {
 		defer close(a.lines)
 		br := bufio.NewReaderSize(out, 64<<10)
 		for n := 1; ; n++ {
-			line, err := br.ReadBytes('\n')
+			line, err := readBounded(br)
+			if errors.Is(err, errLongLine) {
+				// Nothing more is read: the adapter blocks on its pipe
+				// until the driver, told of it, kills it.
+				a.lines <- adapterLine{n: n, tooLong: true}
+				return
+			}
 			if len(bytes.TrimSpace(line)) > 0 {
 				a.lines <- adapterLine{text: string(bytes.TrimSpace(line)), n: n}
 			}
 			if err != nil {
-				return
-			}
-			if len(line) > MaxLine {
-				a.lines <- adapterLine{text: "(a line over the limit)", n: n}
 				return
 			}
 		}

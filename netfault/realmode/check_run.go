@@ -234,6 +234,7 @@ func (d *driver) run() (*CheckResult, error) {
 	}
 	if d.broken != nil {
 		d.broken.Path = d.cfg.Via != ""
+		d.broken.Detail = printable(d.broken.Detail) // it may hold the Agent's ids, errors and bytes
 	}
 	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
 }

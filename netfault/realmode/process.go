@@ -176,15 +176,37 @@ func (p *Process) read(stdout io.Reader) {
 	p.Close() // stops the writer
 }
 
-// readLine reads one line without its newline (and a trailing \r).
+// errLongLine is readBounded's error: the peer wrote more than MaxLine bytes
+// without a newline, of which nothing more was read.
+var errLongLine = fmt.Errorf("a line longer than %d bytes without a newline", MaxLine)
+
+// readLine reads one line of the Agent's without its newline (and a
+// trailing \r).
 func readLine(br *bufio.Reader) ([]byte, error) {
+	line, err := readBounded(br)
+	if errors.Is(err, errLongLine) {
+		return nil, fmt.Errorf("the Agent wrote %w", err)
+	}
+	return line, err
+}
+
+// readBounded reads one line without its newline (and a trailing \r),
+// holding at most MaxLine bytes of it: a peer that never writes a newline
+// costs that much memory, not what it writes.
+func readBounded(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
-		line = append(line, chunk...)
-		if len(line) > MaxLine {
-			return nil, fmt.Errorf("the Agent wrote a line longer than %d bytes without a newline", MaxLine)
+		if len(line)+len(chunk) > MaxLine {
+			return nil, errLongLine
 		}
+		if cap(line)-len(line) < len(chunk) {
+			// Doubled, not append's quarter steps: a line near the limit
+			// leaves half its size of garbage behind, not four times.
+			grown := make([]byte, len(line), min(max(2*cap(line), len(line)+len(chunk)), MaxLine))
+			line = grown[:copy(grown, line)]
+		}
+		line = append(line, chunk...)
 		if err == bufio.ErrBufferFull {
 			continue
 		}

@@ -32,15 +32,26 @@ type ProxyConfig struct {
 	// NewID makes a fresh-key-retry proxy's keys.
 	NewID func() string
 	// In is the Client's side (the proxy's stdin), Out where the frames for
-	// the Client go (its stdout), Err where the Agent's stderr goes.
+	// the Client go (its stdout), Err where the Agent's stderr goes, and
+	// the proxy's own notes.
 	In       io.Reader
 	Out, Err io.Writer
+	// ExitGrace is how long the Agent has to exit once its stdin is closed
+	// at the end of In before it is killed (0: ProxyExitGrace).
+	ExitGrace time.Duration
 }
+
+// ProxyExitGrace is how long acpsim proxy waits for its Agent to exit after
+// closing its stdin, as acpsim check does, before it kills it: an Agent
+// that ignores the end of its input must not keep the proxy alive.
+const ProxyExitGrace = 2 * time.Second
 
 // RunProxy starts the Agent and runs a proxy of cfg.Mode between cfg.In and
 // cfg.Out and the Agent's pipes until the Agent exits; at the end of cfg.In
-// it closes the Agent's stdin and waits for it. It returns the Agent's exit
-// code (128+n for a signal n); an error means it could not start the Agent.
+// it closes the Agent's stdin and waits for it, cfg.ExitGrace at most, then
+// kills it. A line of either side over MaxLine is not read: the Client's
+// input ends there, the Agent is killed. It returns the Agent's exit code
+// (128+n for a signal n); an error means it could not start the Agent.
 //
 // One goroutine (the caller's) owns the Proxy: the lines from either side
 // and the proxy's timers reach it over channels, so it sees one input at a
@@ -66,8 +77,24 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	defer close(done)
 	toAgent := make(chan []byte, sendQueue)
 	go writeLines(stdin, toAgent)
-	fromClient, fromAgent := readLines(cfg.In, done), readLines(c.out, done)
+	clientLines, agentLines := readLines(cfg.In, done), readLines(c.out, done)
+	fromClient, fromAgent := clientLines.ch, agentLines.ch
 	fired := make(chan int)
+	grace := cfg.ExitGrace
+	if grace <= 0 {
+		grace = ProxyExitGrace
+	}
+	notes := cfg.Err
+	if notes == nil {
+		notes = io.Discard
+	}
+	var exitWait *time.Timer
+	var exitLimit <-chan time.Time // set once the Agent's stdin is closed
+	defer func() {
+		if exitWait != nil {
+			exitWait.Stop()
+		}
+	}()
 
 	inner := &pipeAgent{q: toAgent}
 	p := proxy.New(inner, cfg.Mode, agent.Env{Name: "acpsim-proxy", Choose: sim.Healthy{}.Choose, NewID: cfg.NewID}, 0)
@@ -105,20 +132,33 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		select {
 		case line, ok := <-fromClient:
 			if !ok {
+				if errors.Is(clientLines.err, errLongLine) {
+					fmt.Fprintf(notes, "acpsim proxy: the Client wrote %v: its input ends there\n", errLongLine)
+				}
 				fromClient = nil // the Client closed its side: so does the proxy
 				apply(p.Disconnect(StdioConn))
 				inner.close()
+				exitWait = time.NewTimer(grace)
+				exitLimit = exitWait.C
 				continue
 			}
 			apply(p.Receive(StdioConn, line))
 		case line, ok := <-fromAgent:
 			if !ok {
+				if errors.Is(agentLines.err, errLongLine) {
+					fmt.Fprintf(notes, "acpsim proxy: the Agent wrote %v: killed it\n", errLongLine)
+					c.kill()
+				}
 				fromAgent = nil
 				continue
 			}
 			apply(p.FromAgent(StdioConn, line))
 		case id := <-fired:
 			apply(p.Timer(id))
+		case <-exitLimit:
+			exitLimit = nil
+			fmt.Fprintf(notes, "acpsim proxy: the Agent did not exit within %v of the end of its input: killed it\n", grace)
+			c.kill() // its stdout closes with it, which ends the loop
 		}
 	}
 	inner.close() // the Agent is gone: the writer drains and closes its stdin
@@ -193,30 +233,36 @@ func writeLines(w io.WriteCloser, q <-chan []byte) {
 	_ = w.Close()
 }
 
+// lines are the lines of one side, and why they ended: set before ch is
+// closed, so read it after.
+type lines struct {
+	ch  chan []byte
+	err error
+}
+
 // readLines yields every line of r without its newline (a last line without
-// one too), and is closed at the end of r or on a read error. Lines may be
-// of any length: a proxy does not judge frames.
-func readLines(r io.Reader, done <-chan struct{}) <-chan []byte {
-	ch := make(chan []byte)
+// one too), and is closed at the end of r, on a read error, or at a line
+// over MaxLine (err errLongLine), of which nothing is kept: a proxy does not
+// judge frames, but one that never ends must not cost more than that.
+func readLines(r io.Reader, done <-chan struct{}) *lines {
+	l := &lines{ch: make(chan []byte)}
 	go func() {
-		defer close(ch)
+		defer close(l.ch)
 		br := bufio.NewReaderSize(r, 64<<10)
 		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 && line[len(line)-1] == '\n' {
-				line = line[:len(line)-1]
-			}
+			line, err := readBounded(br)
 			if len(line) > 0 {
 				select {
-				case ch <- line:
+				case l.ch <- line:
 				case <-done:
 					return
 				}
 			}
 			if err != nil {
+				l.err = err
 				return
 			}
 		}
 	}()
-	return ch
+	return l
 }

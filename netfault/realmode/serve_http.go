@@ -77,8 +77,13 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 		var tooBig *http.MaxBytesError
 		if errors.As(err, &tooBig) {
 			http.Error(w, "body too large", http.StatusRequestEntityTooLarge)
+			return
 		}
-		return // otherwise the Client went away mid-body
+		// Broken chunked encoding, or fewer bytes than Content-Length: no
+		// frame to take. A Client gone away mid-body does not read this;
+		// one that only ended its side does, and must not see a success.
+		http.Error(w, "incomplete or malformed body: "+err.Error(), http.StatusBadRequest)
+		return
 	}
 	batch, msg, session := netfault.Peek(body)
 	switch {

@@ -81,11 +81,14 @@ func StderrExcerpt(stderr string) (headline string, lines []string, total int) {
 			break
 		}
 	}
-	headline = strings.TrimSpace(all[at])
+	headline = printable(strings.TrimSpace(all[at]))
 	from := max(len(all)-ExcerptLines, 0)
 	if at < from {
-		lines = append(lines, all[at], "…")
+		lines = append(lines, printable(all[at]), "…")
 		from += 2
 	}
-	return headline, append(lines, all[from:]...), len(all)
+	for _, l := range all[from:] {
+		lines = append(lines, printable(l)) // a terminal shows them: no escape sequence of the process's gets through
+	}
+	return headline, lines, len(all)
 }

@@ -163,37 +163,36 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	r := &tapRecorder{f: f, base: time.Now()}
 	procs := 0
-	if fi, err := f.Stat(); err == nil && fi.Size() > 0 {
-		log, err := traces.ReadFile(cfg.Trace)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("not appending to a trace it cannot read: %v", err)
-		}
-		if log.Header.Observed != traces.ObservedAtTap {
-			f.Close()
-			return nil, fmt.Errorf("%s: a trace of %s, not of acpsim tap: give a new file", cfg.Trace, log.Header.Tool)
-		}
-		r.seq, r.size = int64(len(log.Events)), fi.Size()
-		for _, e := range log.Events {
-			r.lastT = max(r.lastT, e.T)
-			if e.Kind == traces.KindRestart {
-				procs++
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if fi.Size() > 0 {
+		tail, err := readTapTail(f, cfg.Trace, fi.Size())
+		if err == nil && tail.cut > 0 {
+			// A tap killed while writing a frame left part of its line: the
+			// trace ends at the line before, or no later tap could append.
+			err = f.Truncate(tail.end)
+			if err == nil && cfg.Err != nil {
+				fmt.Fprintf(cfg.Err, "acpsim tap: %s ended in a cut-off line (%d bytes, a tap killed while writing it): truncated to its last whole line, appending from there\n", cfg.Trace, tail.cut)
 			}
 		}
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		r.seq, r.size, r.lastT, procs = tail.seq, tail.end, tail.lastT, tail.procs
 		r.origin = r.lastT + 1000
 	}
 	r.w = traces.NewAppendWriter(f)
-	if r.seq == 0 {
+	if r.size == 0 {
 		r.w = traces.NewWriter(f)
 		label := cfg.Label
 		if label == "" {
 			label = fmt.Sprint(cfg.Agent)
 		}
-		h := traces.Header{Format: 1, Tool: "acpsim tap", Source: traces.SourceSeed, Agent: label, Link: "stdio",
-			Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
-			Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
-			Observed: traces.ObservedAtTap}
-		err := r.w.WriteHeader(h)
+		err := r.w.WriteHeader(tapHeader(label))
 		if err == nil {
 			err = r.w.Flush()
 		}
@@ -211,6 +210,14 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 	r.write(traces.Event{Kind: traces.KindRestart, From: r.proc})
 	r.write(traces.Event{Kind: traces.KindConnect, Link: r.link, From: TapClient, To: r.proc})
 	return r, nil
+}
+
+// tapHeader is the header of a new tap's trace; label names the Agent.
+func tapHeader(label string) traces.Header {
+	return traces.Header{Format: 1, Tool: "acpsim tap", Source: traces.SourceSeed, Agent: label, Link: "stdio",
+		Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
+		Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
+		Observed: traces.ObservedAtTap}
 }
 
 // frameLocked records one line as sent and delivered at once: the tap sees
