@@ -53,12 +53,12 @@ func TestCheckStopsAtABrokenAgentAndLeavesNothingRunning(t *testing.T) {
 		{[]string{"false"}, BrokenExitedAtStart},
 		{[]string{"sh", "-c", "echo '{oops'; sleep 10"}, BrokenNotJSON},
 		{[]string{"sh", "-c", `echo '{"jsonrpc":"2.0"}'; sleep 10`}, BrokenNotJSONRPC},
-		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"error":{"code":-32600,"message":"x"}}'; sleep 10`}, BrokenInitError},
+		{[]string{"sh", "-c", answerSh + `read l; answer "$l" '"error":{"code":-32600,"message":"x"}'; sleep 10`}, BrokenInitError},
 		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":"1","result":{}}'; sleep 10`}, BrokenUnknownID},
 		{[]string{"sleep", "10"}, BrokenNoAnswer},
-		{[]string{"sh", "-c", `read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":1,"agentCapabilities":{}}}'; sleep 10`}, BrokenSpeaksV1},
-		{[]string{"sh", "-c", v2Init + `read l; echo '{"jsonrpc":"2.0","id":2,"result":{"cwd":"/"}}'; sleep 10`}, BrokenNoSessionID},
-		{[]string{"sh", "-c", v2Init + `read l; echo '{"jsonrpc":"2.0","id":2,"result":{"sessionId":""}}'; sleep 10`}, BrokenNoSessionID},
+		{[]string{"sh", "-c", answerSh + `read l; answer "$l" '"result":{"protocolVersion":1,"agentCapabilities":{}}'; sleep 10`}, BrokenSpeaksV1},
+		{[]string{"sh", "-c", v2Init + `read l; answer "$l" '"result":{"cwd":"/"}'; sleep 10`}, BrokenNoSessionID},
+		{[]string{"sh", "-c", v2Init + `read l; answer "$l" '"result":{"sessionId":""}'; sleep 10`}, BrokenNoSessionID},
 		{[]string{"sh", "-c", v2Init + `sleep 10`}, BrokenSessionNoReply},
 	}
 	for _, c := range cases {
@@ -98,4 +98,9 @@ func TestProcessRefusesAnEndlessLine(t *testing.T) {
 
 // v2Init is a shell Agent's answer to the first request, initialize, in ACP
 // v2: what it does next is the case.
-const v2Init = `read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":2,"capabilities":{},"info":{"name":"sh","version":"1"}}}'; `
+const v2Init = answerSh + `read l; answer "$l" '"result":{"protocolVersion":2,"capabilities":{},"info":{"name":"sh","version":"1"}}'; `
+
+// answerSh defines answer LINE MEMBERS, which writes a response to the
+// request LINE under its id: check's Clients number their requests in
+// drawn ways (from 0, strings, …), so a scripted Agent echoes the id.
+const answerSh = `answer() { id=$(printf '%s' "$1" | sed -E 's/.*"id":("[^"]*"|[0-9-]+).*/\1/'); printf '{"jsonrpc":"2.0","id":%s,%s}\n' "$id" "$2"; }; `
