@@ -107,7 +107,12 @@ export async function connect(state, persist) {
 // answered (success: inserted; an error response: failed) or attempts run
 // out (unknown). keyFor(pending, attempt) is the key of an attempt (null:
 // none); persist keeps the session and the pending input across restarts.
-export async function runAdapter({ keyFor, persist, newPending }) {
+// The known-bad adapters change two answers: onError(pending, err) is the
+// outcome told for an error response, told(pending, outcome) hears every
+// outcome told.
+const failedOn = (p, err) => ({ id: p.id, outcome: "failed", error: `${err.code} ${err.message}` });
+
+export async function runAdapter({ keyFor, persist, newPending, onError = failedOn, told = () => {} }) {
   const state = loadState(persist);
   let conn = null;
   const settle = async (p) => {
@@ -123,7 +128,7 @@ export async function runAdapter({ keyFor, persist, newPending }) {
         const res = await conn.request("session/prompt", params);
         return { id: p.id, outcome: "inserted", messageId: res.messageId };
       } catch (err) {
-        if (isRPCError(err)) return { id: p.id, outcome: "failed", error: `${err.code} ${err.message}` };
+        if (isRPCError(err)) return onError(p, err);
         conn?.close();
         conn = null;
         await new Promise((r) => setTimeout(r, 20 * attempt));
@@ -132,12 +137,18 @@ export async function runAdapter({ keyFor, persist, newPending }) {
     return { id: p.id, outcome: "unknown", error: "no answer after 8 attempts" };
   };
   const finish = async (p) => {
-    const outcome = await settle(p);
-    // Tell first, then forget: a kill between the two leaves the input
-    // pending, so the restart resends it with its key and tells the same
-    // outcome again (the last told counts); forgetting first lost the
-    // outcome of an inserted prompt to a kill in between (unresolved).
-    tell(outcome);
+    // The outcome is stored with the input before it is told, and the input
+    // forgotten after: a kill in between tells the stored outcome again
+    // after the restart (legal), never a new one. Forgetting first lost an
+    // inserted prompt's outcome to a kill in between (unresolved); telling
+    // first, then resending on restart, turned a "failed" into an insertion
+    // under the key the error had left unused (phantom).
+    if (!p.outcome) {
+      p.outcome = await settle(p);
+      saveState(persist, state);
+    }
+    tell(p.outcome);
+    told(p, p.outcome);
     state.pending = null;
     saveState(persist, state);
   };

@@ -38,6 +38,11 @@ type ClientCheck struct {
 	// is pending; Repeat the chance that a submission repeats an earlier
 	// one's text.
 	Kill, Cut, Restart, Repeat float64
+	// PromptErrors is the share of new prompts the reference Agent
+	// refuses with an error before inserting them (acpsim agent
+	// --prompt-errors): the answers whose handling a Client gets wrong by
+	// telling inserted, or by giving the unused key to the next submission.
+	PromptErrors float64
 	// Settle bounds the wait for an outcome, and for the adapter's exit
 	// once its input ended; RestartWait the wait for the pending
 	// submission's outcome after a restart.
@@ -77,8 +82,9 @@ type ClientSeed struct {
 	Notes []string
 	// Trace is the tap's trace of the seed, Dir its scratch directory.
 	Trace, Dir string
-	// Counts of what happened.
-	Submissions, Told, Attempts, Agents, Kills, Cuts, Restarts int
+	// Counts of what happened; Errors counts the prompt attempts the
+	// Client got an error answer to.
+	Submissions, Told, Attempts, Errors, Agents, Kills, Cuts, Restarts int
 }
 
 // Failed is whether the seed fails.
@@ -106,7 +112,8 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	}
 	agent := append([]string{"env", "-u", "ACPSIM_AGENT", c.Self, "tap", "--trace", res.Trace,
 		"--seed", strconv.FormatUint(seed, 10), "--fault-rates", fmt.Sprintf("kill=%g,cut=%g", c.Kill, c.Cut),
-		"--", c.Self, "agent", "--db", db}, c.AgentArgs...)
+		"--", c.Self, "agent", "--db", db, "--prompt-errors", strconv.FormatFloat(c.PromptErrors, 'g', -1, 64),
+		"--prompt-errors-seed", strconv.FormatUint(seed, 10)}, c.AgentArgs...)
 	env := append(os.Environ(), "ACPSIM_AGENT="+shell.Join(agent), "ACPSIM_STATE_DIR="+state, "ACPSIM_CWD="+cwd)
 
 	rng := rand.New(rand.NewPCG(seed, 0x636c69656e74))
@@ -400,6 +407,7 @@ func (d *clientDriver) readTrace() {
 			}
 		}
 	}
+	d.res.Errors = clientcheck.ErrorAnswers(d.h.Frames)
 }
 
 // readTranscript reads the user messages of every session in the Agent's

@@ -95,18 +95,32 @@ type Anomaly struct {
 	Kind        string
 	Sub         string // the submission, "" when it concerns several
 	Explanation string
+	// Cite is the RFD sentence when the wire shows a sharper one than the
+	// kind's (Rules): an error answer the Client misread.
+	Cite string
 }
 
 // Rule is the RFD sentence the anomaly breaks.
-func (a Anomaly) Rule() string { return Rules[a.Kind] }
+func (a Anomaly) Rule() string {
+	if a.Cite != "" {
+		return a.Cite
+	}
+	return Rules[a.Kind]
+}
 
-// attempt is one session/prompt request the Client sent.
+// attempt is one session/prompt request the Client sent, and the answer it
+// got, if any reached it.
 type attempt struct {
 	conn    int
+	id      acp.ID
 	seq     int64
 	session string
 	text    string
 	key     json.RawMessage // as sent; nil when absent
+	// answered is set once a response reached the Client; err is its
+	// error (nil: a success).
+	answered bool
+	err      *acp.Error
 }
 
 func (a attempt) keyed() bool { return len(a.key) > 0 && string(a.key) != "null" }
@@ -125,7 +139,7 @@ func (a attempt) keyString() string {
 func Check(h History) []Anomaly {
 	attempts, setupGaps := readFrames(h.Frames)
 	var out []Anomaly
-	out = append(out, judgeOutcomes(h)...)
+	out = append(out, judgeOutcomes(h, attempts)...)
 	out = append(out, judgeKeys(h.Subs, attempts)...)
 	out = append(out, setupGaps...)
 	slices.SortStableFunc(out, func(a, b Anomaly) int {
@@ -142,15 +156,20 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 	var gaps []Anomaly
 	ready := map[int]map[string]bool{}   // conn → sessions set up on it
 	newReqs := map[int]map[acp.ID]bool{} // conn → ids of its session/new requests
+	asked := map[int]map[acp.ID]int{}    // conn → prompt request id → its attempt, until answered
 	for _, f := range frames {
 		if ready[f.Conn] == nil {
-			ready[f.Conn], newReqs[f.Conn] = map[string]bool{}, map[acp.ID]bool{}
+			ready[f.Conn], newReqs[f.Conn], asked[f.Conn] = map[string]bool{}, map[acp.ID]bool{}, map[acp.ID]int{}
 		}
 		for _, e := range acp.ParseLine(f.Bytes).Entries {
 			if e.Err != nil {
 				continue
 			}
 			m := e.Msg
+			if i, ok := asked[f.Conn][m.ID]; ok && f.Dir == "a2c" && m.Kind() == acp.KindResponse {
+				delete(asked[f.Conn], m.ID)
+				out[i].answered, out[i].err = true, m.Error
+			}
 			switch {
 			case f.Dir == "a2c" && m.Kind() == acp.KindResponse && newReqs[f.Conn][m.ID]:
 				var r struct {
@@ -174,7 +193,8 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 				if acp.DecodeParams(m.Params, &p) != nil {
 					continue
 				}
-				a := attempt{conn: f.Conn, seq: f.Seq, session: p.SessionID, text: promptText(p.Prompt), key: p.IdempotencyKey}
+				a := attempt{conn: f.Conn, id: m.ID, seq: f.Seq, session: p.SessionID, text: promptText(p.Prompt), key: p.IdempotencyKey}
+				asked[f.Conn][m.ID] = len(out)
 				out = append(out, a)
 				if !ready[f.Conn][a.session] {
 					gaps = append(gaps, Anomaly{Kind: ResendBeforeResume, Explanation: fmt.Sprintf(
@@ -222,6 +242,10 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 		}
 		if t, seen := keyText[k]; seen && t != a.text && !keyReusedReported[k] {
 			keyReusedReported[k] = true
+			if an := reusedAfterError(attempts, k, t, a); an != nil {
+				out = append(out, *an)
+				continue
+			}
 			out = append(out, Anomaly{Kind: KeyReused, Explanation: fmt.Sprintf("key %s was sent with %q and then with %q (event %d)", clip(k), t, a.text, a.seq)})
 		} else if !seen {
 			keyText[k] = a.text
@@ -229,28 +253,29 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 	}
 	for _, t := range texts {
 		n := perText[t]
+		as := withText(attempts, t, "")
 		var keys []string
 		unkeyed := 0
-		for _, a := range attempts {
-			if a.text != t {
-				continue
-			}
+		for _, a := range as {
 			if !a.keyed() {
 				unkeyed++
 			} else if k := a.keyString(); !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 		}
+		// Only keys the Agent may have recorded the text under count: a key
+		// every attempt of which was refused names nothing.
+		spent, unkeyedSpent := spentKeys(as)
 		sub := subOf(subs, t)
 		switch {
-		case len(keys) > n:
+		case len(spent) > n:
 			out = append(out, Anomaly{Kind: KeyChanged, Sub: sub, Explanation: fmt.Sprintf(
 				"%q was submitted %s and sent with %d different keys (%s)", t, times(n), len(keys), clipAll(keys))})
 		case n > 1 && len(keys) == 1 && unkeyed == 0:
 			out = append(out, Anomaly{Kind: KeyReused, Sub: "", Explanation: fmt.Sprintf(
 				"%q was submitted %s, every attempt with key %s", t, times(n), clip(keys[0]))})
 		}
-		if unkeyed > n {
+		if unkeyedSpent > n {
 			out = append(out, Anomaly{Kind: UnkeyedResend, Sub: sub, Explanation: fmt.Sprintf(
 				"%q was submitted %s and sent %d times without a key", t, times(n), unkeyed)})
 		}

@@ -15,6 +15,7 @@ import (
 type wire struct {
 	frames []Frame
 	seq    int64
+	last   int64 // the id of the last prompt sent
 }
 
 func (w *wire) add(conn int, dir, frame string) {
@@ -37,7 +38,19 @@ func (w *wire) prompt(conn int, text, key string) *wire {
 	if key != "" {
 		k = fmt.Sprintf(`,"idempotencyKey":%s`, key)
 	}
-	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]%s}}`, w.seq+10, text, k))
+	w.last = w.seq + 10
+	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]%s}}`, w.last, text, k))
+	return w
+}
+
+// answer answers the last prompt on conn: with messageId id, or with error
+// code when id is "".
+func (w *wire) answer(conn int, id string, code int) *wire {
+	if id != "" {
+		w.add(conn, "a2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"messageId":%q}}`, w.last, id))
+		return w
+	}
+	w.add(conn, "a2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"refused"}}`, w.last, code))
 	return w
 }
 

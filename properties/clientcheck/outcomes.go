@@ -40,7 +40,7 @@ func firstOf(ts []Told, outcome string) (Told, bool) {
 // each submission told inserted(M) must find M holding its text. A
 // submission told failed at any point whose message is in the transcript
 // is a phantom, whatever it was told after.
-func judgeOutcomes(h History) []Anomaly {
+func judgeOutcomes(h History, attempts []attempt) []Anomaly {
 	told := toldOf(h)
 	last := map[string]Told{}
 	for _, t := range h.Told {
@@ -79,9 +79,15 @@ func judgeOutcomes(h History) []Anomaly {
 					inserted = append(inserted, o)
 				}
 			}
+			var onError *Anomaly
+			if len(inserted) > 0 && len(msgs) == 0 {
+				onError = insertedOnError(s, inserted[0], attempts)
+			}
 			switch {
 			case len(told[s.ID]) == 0:
 				silent = append(silent, s)
+			case onError != nil:
+				out = append(out, *onError)
 			case len(inserted) > 0:
 				in := false
 				for i, o := range inserted {
