@@ -271,7 +271,7 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 		case len(spent) > n:
 			out = append(out, Anomaly{Kind: KeyChanged, Sub: sub, Explanation: fmt.Sprintf(
 				"%q was submitted %s and sent with %d different keys (%s)", t, times(n), len(keys), clipAll(keys))})
-		case n > 1 && len(keys) == 1 && unkeyed == 0:
+		case n > 1 && len(keys) == 1 && unkeyed == 0 && len(as) > 1: // one attempt is one submission's
 			out = append(out, Anomaly{Kind: KeyReused, Sub: "", Explanation: fmt.Sprintf(
 				"%q was submitted %s, every attempt with key %s", t, times(n), clip(keys[0]))})
 		}
