@@ -30,6 +30,7 @@ var clientFaults = []struct {
 	{"kill", 0.3, "the Agent dies as it answers a prompt: inserted, the answer lost"},
 	{"cut", 0.1, "a prompt is lost with the pipe: never inserted"},
 	{"client-restart", 0.2, "the adapter is killed (with its Agent) while a submission is pending, and started again"},
+	{"cancel", 0.1, `the user cancels a pending submission ({"cancel":ID}), if the adapter says it can`},
 }
 
 func newCheckClientCmd() *cobra.Command {
@@ -50,7 +51,9 @@ really has. The user's submissions go to the adapter's stdin as
 {"submit":TEXT,"id":ID} lines; the adapter prints what it tells its user,
 {"id":ID,"outcome":"inserted","messageId":…} (or failed, unknown). Now and
 then acpsim kills the adapter while a submission is pending and starts it
-again ({"restart":true} is its first line), with $ACPSIM_STATE_DIR kept.
+again ({"restart":true} is its first line), with $ACPSIM_STATE_DIR kept, and
+the user cancels a pending submission ({"cancel":ID}) if the adapter said it
+can ({"capabilities":{"cancel":true}} on its stdout).
 The Agent refuses a share of new prompts (--prompt-errors, 0.1) before it
 inserts them, with an error the v2 schema allows (-32603, -32800 or a code
 of the schema's Other kind): the message is not inserted and its key stays
@@ -129,7 +132,7 @@ scratch directory removed, and no verdict for the seeds cut short.`,
 			if err != nil {
 				return fmt.Errorf("--fault-rates: %v", err)
 			}
-			cfg.Kill, cfg.Cut, cfg.Restart = rates["kill"], rates["cut"], rates["client-restart"]
+			cfg.Kill, cfg.Cut, cfg.Restart, cfg.Cancel = rates["kill"], rates["cut"], rates["client-restart"], rates["cancel"]
 			if jobs == 0 {
 				jobs = min(runtime.GOMAXPROCS(0), 4)
 			}
@@ -186,8 +189,8 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 		return err
 	}
 	defer removeScratch(scratch)
-	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g · prompt errors %g\n\n",
-		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart, cfg.PromptErrors)
+	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g cancel=%g · prompt errors %g\n\n",
+		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart, cfg.Cancel, cfg.PromptErrors)
 
 	results := make([]chan realmode.ClientSeed, seeds)
 	for i := range results {
@@ -209,7 +212,7 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 			}()
 		}
 	}()
-	run := clientRun{seeds: seeds, perKind: map[string]int{}}
+	run := clientRun{seeds: seeds, perKind: map[string]int{}, cancelRate: cfg.Cancel}
 	var reports []clientSeedReport
 	start := time.Now()
 	for i := range seeds {

@@ -78,8 +78,8 @@ func judgedLine(c clientcheck.Coverage) string {
 }
 
 func printClientSeed(w io.Writer, r *clientSeedReport) {
-	fmt.Fprintf(w, "seed %-4d %s · %d submissions, %d outcomes told, %d prompt attempts (%d answered with an error), %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
-		r.Seed, r.verdict(), r.Submissions, r.Told, r.Attempts, r.Errors, r.Agents, r.Kills, r.Cuts, r.Restarts)
+	fmt.Fprintf(w, "seed %-4d %s · %d submissions (%d cancelled), %d outcomes told, %d prompt attempts (%d answered with an error), %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
+		r.Seed, r.verdict(), r.Submissions, r.Cancels, r.Told, r.Attempts, r.Errors, r.Agents, r.Kills, r.Cuts, r.Restarts)
 	switch {
 	case r.Broken != "":
 	case r.Inconclusive != "" && r.V1 == nil:
@@ -132,12 +132,19 @@ type clientRun struct {
 	schema, schemaSeeds, frames         int
 	schemaTraces                        []string
 	attempts, errors                    int
+	// cancelRate is the run's; canCancel is set once an adapter said it
+	// takes cancels, cancels counts those sent.
+	cancelRate float64
+	canCancel  bool
+	cancels    int
 }
 
 func (run *clientRun) add(r *clientSeedReport) {
 	run.frames += r.frames
 	run.attempts += r.Attempts
 	run.errors += r.Errors
+	run.canCancel = run.canCancel || r.CanCancel
+	run.cancels += r.Cancels
 	if n := r.schemaClient + r.schemaAgent; n > 0 {
 		run.schema += n
 		run.schemaSeeds++
@@ -196,6 +203,7 @@ func (run *clientRun) finish(w io.Writer) int {
 		fmt.Fprintf(w, "not judged: %d of %d seeds (%s)\n", run.inconclusive, run.seeds, run.firstWhy)
 	}
 	run.printErrors(w)
+	run.printCancels(w)
 	run.printSchema(w)
 	var kinds []string
 	for _, k := range clientcheck.Kinds {
@@ -237,6 +245,17 @@ func (run *clientRun) printErrors(w io.Writer) {
 		fmt.Fprint(w, ": the Client's handling of one was not tested (--prompt-errors)")
 	}
 	fmt.Fprintln(w)
+}
+
+// printCancels says how many cancels the user sent, or why none.
+func (run *clientRun) printCancels(w io.Writer) {
+	switch {
+	case run.cancelRate == 0:
+	case !run.canCancel:
+		fmt.Fprintln(w, `user cancels: none sent: the adapter did not say it takes them ({"capabilities":{"cancel":true}}, docs/client-adapter.md)`)
+	default:
+		fmt.Fprintf(w, "user cancels: %d sent\n", run.cancels)
+	}
 }
 
 // printSchema is the run's one schema line: a finding beside the verdict.

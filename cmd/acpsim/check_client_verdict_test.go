@@ -191,3 +191,30 @@ func TestCheckClientPassesTheKeyedClientThroughErrorAnswers(t *testing.T) {
 		t.Fatalf("no error answer given in the seeds that catch the bad Clients:\n%s", out)
 	}
 }
+
+// The user's cancels: the keyed Client sends $/cancel_request and tells
+// what the Agent answers (-32800: failed, a messageId: inserted), and
+// passes; one that tells failed as soon as the user cancels is a phantom
+// when the cancel came after the insertion, citing the cancel's rule.
+func TestCheckClientCancelsPendingSubmissions(t *testing.T) {
+	cancels := []string{"--first-seed", "2", "--seeds", "4", "--fault-rates", "cancel=1"}
+	out, code := checkClientRun(t, "keyed-client-adapter.mjs", cancels...)
+	if code != 0 || !regexp.MustCompile(`(?m)^user cancels: [1-9]\d* sent$`).MatchString(out) {
+		t.Fatalf("exit %d, want 0 with cancels sent:\n%s", code, out)
+	}
+	out, code = checkClientRun(t, "optimistic-cancel-client-adapter.mjs", cancels...)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL phantom") ||
+		!strings.Contains(out, "RFD: $/cancel_request for any pending request with the key withdraws a prompt that is not inserted yet") {
+		t.Fatalf("exit %d, want 1 with a phantom citing the cancel's rule:\n%s", code, out)
+	}
+}
+
+// An adapter that does not say it takes cancels is sent none, and the run
+// says so.
+func TestCheckClientSendsNoCancelToAnAdapterThatDidNotSayItTakesThem(t *testing.T) {
+	out, code := badClientRun(t, "failed-then-unknown", "--seeds", "1", "--fault-rates", "kill=0,cut=0,client-restart=0,cancel=1")
+	if code != exitAnomaly || !strings.Contains(out, "(0 cancelled)") ||
+		!strings.Contains(out, `user cancels: none sent: the adapter did not say it takes them ({"capabilities":{"cancel":true}}`) {
+		t.Fatalf("exit %d, want 1 with no cancel sent, and the reason:\n%s", code, out)
+	}
+}

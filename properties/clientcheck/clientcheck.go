@@ -59,6 +59,8 @@ type History struct {
 	Told       []Told
 	Frames     []Frame
 	Transcript []Message
+	// Cancelled names the submissions the user cancelled.
+	Cancelled []string
 }
 
 // Key discipline kinds, beyond the outcome kinds the simulator's checker
@@ -118,9 +120,10 @@ type attempt struct {
 	text    string
 	key     json.RawMessage // as sent; nil when absent
 	// answered is set once a response reached the Client; err is its
-	// error (nil: a success).
-	answered bool
-	err      *acp.Error
+	// error (nil: a success). cancelled is set when the Client sent
+	// $/cancel_request for it.
+	answered, cancelled bool
+	err                 *acp.Error
 }
 
 func (a attempt) keyed() bool { return len(a.key) > 0 && string(a.key) != "null" }
@@ -157,9 +160,10 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 	ready := map[int]map[string]bool{}   // conn → sessions set up on it
 	newReqs := map[int]map[acp.ID]bool{} // conn → ids of its session/new requests
 	asked := map[int]map[acp.ID]int{}    // conn → prompt request id → its attempt, until answered
+	prompts := map[int]map[acp.ID]int{}  // conn → prompt request id → its last attempt
 	for _, f := range frames {
 		if ready[f.Conn] == nil {
-			ready[f.Conn], newReqs[f.Conn], asked[f.Conn] = map[string]bool{}, map[acp.ID]bool{}, map[acp.ID]int{}
+			ready[f.Conn], newReqs[f.Conn], asked[f.Conn], prompts[f.Conn] = map[string]bool{}, map[acp.ID]bool{}, map[acp.ID]int{}, map[acp.ID]int{}
 		}
 		for _, e := range acp.ParseLine(f.Bytes).Entries {
 			if e.Err != nil {
@@ -178,6 +182,15 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 				if json.Unmarshal(m.Result, &r) == nil {
 					ready[f.Conn][r.SessionID] = true
 				}
+			case f.Dir == "c2a" && m.Method == acp.MethodCancelRequest:
+				var p acp.CancelRequestParams
+				if json.Unmarshal(m.Params, &p) == nil {
+					// Answered or not: a cancel that crossed the answer is
+					// still the Client's.
+					if i, ok := prompts[f.Conn][p.RequestID]; ok {
+						out[i].cancelled = true
+					}
+				}
 			case f.Dir != "c2a" || m.Kind() != acp.KindRequest:
 			case m.Method == acp.MethodSessionNew:
 				newReqs[f.Conn][m.ID] = true
@@ -194,7 +207,7 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 					continue
 				}
 				a := attempt{conn: f.Conn, id: m.ID, seq: f.Seq, session: p.SessionID, text: promptText(p.Prompt), key: p.IdempotencyKey}
-				asked[f.Conn][m.ID] = len(out)
+				asked[f.Conn][m.ID], prompts[f.Conn][m.ID] = len(out), len(out)
 				out = append(out, a)
 				if !ready[f.Conn][a.session] {
 					gaps = append(gaps, Anomaly{Kind: ResendBeforeResume, Explanation: fmt.Sprintf(

@@ -43,6 +43,12 @@ func (w *wire) prompt(conn int, text, key string) *wire {
 	return w
 }
 
+// cancel sends $/cancel_request for the last prompt on conn.
+func (w *wire) cancel(conn int) *wire {
+	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":%d}}`, w.last))
+	return w
+}
+
 // answer answers the last prompt on conn: with messageId id, or with error
 // code when id is "".
 func (w *wire) answer(conn int, id string, code int) *wire {

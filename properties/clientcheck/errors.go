@@ -24,7 +24,26 @@ import (
 const (
 	citeNotInserted = "An error response to session/prompt already means the message was not inserted"
 	citeOtherPrompt = "Clients MUST NOT send the same key with a different prompt (errors leave the key unused: the Agent inserts the next prompt under it)"
+	citeLateCancel  = "$/cancel_request for any pending request with the key withdraws a prompt that is not inserted yet (the user was told failed, yet it is in the transcript)"
 )
+
+// lateCancel is the note a phantom of a submission the user cancelled
+// gets: the failure told was the cancel's, but the message had been
+// inserted before any cancel could withdraw it. The wire says more when the
+// Client's $/cancel_request named an attempt the Agent answered with no
+// error; a cancel sent to an Agent that was dying left no frame. "" when the
+// user did not cancel it.
+func lateCancel(h History, s Submission, attempts []attempt) string {
+	if !slices.Contains(h.Cancelled, s.ID) {
+		return ""
+	}
+	for _, a := range withText(attempts, s.Text, "") {
+		if a.cancelled && (!a.answered || a.err == nil) {
+			return "; the user cancelled it and the Client sent $/cancel_request for an attempt the Agent answered with no error: the cancel came after the insertion and withdrew nothing"
+		}
+	}
+	return "; the user cancelled it, but the message had been inserted before a cancel could withdraw it"
+}
 
 // ErrorAnswers counts the Client's prompt attempts that were answered with
 // an error.

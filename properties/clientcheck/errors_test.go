@@ -54,6 +54,21 @@ func TestCheckJudgesWhatAClientDoesWithAnErrorAnswer(t *testing.T) {
 			Frames: new(wire).open(1).prompt(1, "hello", `"k1"`).answer(1, "", -32603).
 				prompt(1, "hello", `"k1"`).answer(1, "m1", 0).frames,
 			Transcript: []Message{msg("m1", "hello")}}, []string{properties.Phantom}, Rules[properties.Phantom]},
+		{"a cancel that withdrew the prompt, told failed", History{Subs: two[:1],
+			Told:   []Told{{ID: "s1", Outcome: Failed, Error: "-32800"}},
+			Frames: new(wire).open(1).prompt(1, "hello", `"k1"`).cancel(1).answer(1, "", -32800).frames}, nil, ""},
+		{"a cancel after the insertion, told failed without waiting", History{Subs: two[:1], Cancelled: []string{"s1"},
+			Told:       []Told{{ID: "s1", Outcome: Failed, Error: "-32800 Request cancelled"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).cancel(1).answer(1, "m1", 0).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{properties.Phantom}, citeLateCancel},
+		{"a cancel sent to a dying Agent, told failed without waiting", History{Subs: two[:1], Cancelled: []string{"s1"},
+			Told:       []Told{{ID: "s1", Outcome: Failed, Error: "-32800 Request cancelled"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{properties.Phantom}, citeLateCancel},
+		{"told failed, inserted, not cancelled: the plain phantom", History{Subs: two[:1],
+			Told:       []Told{{ID: "s1", Outcome: Failed, Error: "-32800 Request cancelled"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).cancel(1).answer(1, "m1", 0).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{properties.Phantom}, Rules[properties.Phantom]},
 	}
 	for _, c := range cases {
 		got := Check(c.h)
@@ -65,7 +80,7 @@ func TestCheckJudgesWhatAClientDoesWithAnErrorAnswer(t *testing.T) {
 			t.Errorf("%s: cites %q, want %q", c.name, got[0].Rule(), c.cite)
 		}
 		for _, a := range got {
-			if a.Cite != "" && !strings.Contains(a.Explanation, "refused") && !strings.Contains(a.Explanation, "with an error") {
+			if a.Cite != "" && !strings.Contains(a.Explanation, "refused") && !strings.Contains(a.Explanation, "with an error") && !strings.Contains(a.Explanation, "cancel") {
 				t.Errorf("%s: %s cites the error rule but does not say the Agent refused: %s", c.name, a.Kind, a.Explanation)
 			}
 		}
