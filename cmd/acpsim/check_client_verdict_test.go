@@ -207,6 +207,15 @@ func TestCheckClientCancelsPendingSubmissions(t *testing.T) {
 		!strings.Contains(out, "RFD: $/cancel_request for any pending request with the key withdraws a prompt that is not inserted yet") {
 		t.Fatalf("exit %d, want 1 with a phantom citing the cancel's rule:\n%s", code, out)
 	}
+	// The tap saw each cancel written to the Agent, not read by it: judge
+	// does not hold the Agent to a cancel it may have read after it
+	// inserted the prompt.
+	kept, _ := filepath.Glob("acpsim-failures/check-client-*.ndjson")
+	for _, k := range kept {
+		if jout, _ := acpsimRun(t, "judge", k); strings.Contains(jout, "bad-reply") {
+			t.Errorf("judge %s blames the reference Agent:\n%s", k, jout)
+		}
+	}
 }
 
 // An adapter that does not say it takes cancels is sent none, and the run
