@@ -1,4 +1,4 @@
-// client-adapter-common.mjs: what the three Client adapters of acpsim
+// client-adapter-common.mjs: what the Client adapters of acpsim
 // check-client share (docs/client-adapter.md): the user's lines on stdin,
 // the outcomes on stdout, the Agent spawned from $ACPSIM_AGENT and spoken to
 // with the official SDK's Client (@agentclientprotocol/sdk 2.4.0, v2 API),
@@ -14,7 +14,8 @@ const cwd = process.env.ACPSIM_CWD ?? "/tmp";
 const stateFile = process.env.ACPSIM_STATE_DIR ? path.join(process.env.ACPSIM_STATE_DIR, "client.json") : null;
 const attemptTimeout = 5000;
 
-// tell prints an outcome for the user: the only thing on stdout.
+// tell prints an outcome for the user, or the adapter's capabilities: the
+// only things on stdout.
 export function tell(outcome) {
   process.stdout.write(JSON.stringify(outcome) + "\n");
 }
@@ -58,7 +59,7 @@ export class Connection {
     return this.ctx && this.child.exitCode === null && this.child.signalCode === null;
   }
 
-  async request(method, params) {
+  async request(method, params, options) {
     if (!this.alive()) throw new Error("the Agent process is gone");
     let timer;
     const gone = new Promise((_, reject) => {
@@ -66,7 +67,7 @@ export class Connection {
       timer = setTimeout(() => reject(new Error(`no answer to ${method} within ${attemptTimeout} ms`)), attemptTimeout);
     });
     try {
-      return await Promise.race([this.ctx.request(method, params), gone]);
+      return await Promise.race([this.ctx.request(method, params, options), gone]);
     } finally {
       clearTimeout(timer);
     }
@@ -107,11 +108,25 @@ export async function connect(state, persist) {
 // answered (success: inserted; an error response: failed) or attempts run
 // out (unknown). keyFor(pending, attempt) is the key of an attempt (null:
 // none); persist keeps the session and the pending input across restarts.
-export async function runAdapter({ keyFor, persist, newPending }) {
+// The user's cancel aborts the pending attempt: the SDK sends
+// $/cancel_request and waits for the Agent's answer, -32800 when the prompt
+// was withdrawn, its messageId when the cancel came too late. The
+// known-bad adapters change three answers: onError(pending, err) is the
+// outcome told for an error response, told(pending, outcome) hears every
+// outcome told, stopWaitingOnCancel tells the cancel's local -32800 at once.
+const failedOn = (p, err) => ({ id: p.id, outcome: "failed", error: `${err.code} ${err.message}` });
+
+export async function runAdapter({ keyFor, persist, newPending, onError = failedOn, told = () => {}, stopWaitingOnCancel = false }) {
   const state = loadState(persist);
   let conn = null;
-  const settle = async (p) => {
+  let cancel = null; // the pending submission's, while it is settled
+  const settle = async (p, signal) => {
+    let sent = false;
     for (let attempt = 1; attempt <= 8; attempt++) {
+      if (signal.aborted && sent) {
+        // No attempt is pending to withdraw, and a new one could be inserted.
+        return { id: p.id, outcome: "unknown", error: "cancelled while no attempt was pending; an earlier one may have been inserted" };
+      }
       try {
         if (!conn?.alive()) {
           conn?.close();
@@ -120,10 +135,11 @@ export async function runAdapter({ keyFor, persist, newPending }) {
         const params = { sessionId: state.sessionId, prompt: [{ type: "text", text: p.text }] };
         const key = keyFor(p, attempt);
         if (key !== null) params.idempotencyKey = key;
-        const res = await conn.request("session/prompt", params);
+        sent = true;
+        const res = await conn.request("session/prompt", params, { cancellationSignal: signal, stopWaitingOnCancel });
         return { id: p.id, outcome: "inserted", messageId: res.messageId };
       } catch (err) {
-        if (isRPCError(err)) return { id: p.id, outcome: "failed", error: `${err.code} ${err.message}` };
+        if (isRPCError(err)) return onError(p, err);
         conn?.close();
         conn = null;
         await new Promise((r) => setTimeout(r, 20 * attempt));
@@ -132,25 +148,45 @@ export async function runAdapter({ keyFor, persist, newPending }) {
     return { id: p.id, outcome: "unknown", error: "no answer after 8 attempts" };
   };
   const finish = async (p) => {
-    const outcome = await settle(p);
-    // Tell first, then forget: a kill between the two leaves the input
-    // pending, so the restart resends it with its key and tells the same
-    // outcome again (the last told counts); forgetting first lost the
-    // outcome of an inserted prompt to a kill in between (unresolved).
-    tell(outcome);
+    // The outcome is stored with the input before it is told, and the input
+    // forgotten after: a kill in between tells the stored outcome again
+    // after the restart (legal), never a new one. Forgetting first lost an
+    // inserted prompt's outcome to a kill in between (unresolved); telling
+    // first, then resending on restart, turned a "failed" into an insertion
+    // under the key the error had left unused (phantom).
+    if (!p.outcome) {
+      cancel = new AbortController();
+      p.outcome = await settle(p, cancel.signal);
+      cancel = null;
+      saveState(persist, state);
+    }
+    tell(p.outcome);
+    told(p, p.outcome);
     state.pending = null;
     saveState(persist, state);
   };
-  for await (const line of readline.createInterface({ input: process.stdin })) {
-    if (!line.trim()) continue;
-    const m = JSON.parse(line);
+  const handle = async (m) => {
     if (m.restart) {
       if (state.pending) await finish(state.pending);
-      continue;
+      return;
     }
     state.pending = newPending(m);
     saveState(persist, state); // stored with the pending input before the first send
     await finish(state.pending);
+  };
+  tell({ capabilities: { cancel: true } });
+  // Input is read while a submission is settled, so that a cancel reaches
+  // it; submissions and restarts are handled one after another.
+  let queue = Promise.resolve();
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.cancel !== undefined) {
+      if (state.pending?.id === m.cancel) cancel?.abort();
+      continue;
+    }
+    queue = queue.then(() => handle(m));
   }
+  await queue;
   conn?.close();
 }

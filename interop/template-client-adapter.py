@@ -21,7 +21,10 @@ acpsim checks from the frames, is:
   - on a new connection, initialize and session/resume the session before
     sending the prompt again;
   - tell the user `failed` only for an error answer (the message surely was
-    not inserted), `unknown` when giving up, `inserted` with the messageId.
+    not inserted), `unknown` when giving up, `inserted` with the messageId;
+  - when the user cancels, send $/cancel_request for the pending prompt and
+    tell what the Agent answers: -32800 (withdrawn: failed) or the messageId
+    (the cancel came after the insertion: inserted).
 """
 
 import json
@@ -51,6 +54,52 @@ def tell(outcome):
     """Tell the user an outcome: the only thing this adapter prints on stdout."""
     sys.stdout.write(json.dumps(outcome) + "\n")  # ASCII only: \u escapes whatever the locale
     sys.stdout.flush()
+
+
+# ---- the user's input --------------------------------------------------------
+
+
+class UserInput:
+    """The adapter's stdin, read in lines without blocking a pending request: a
+    {"cancel":ID} line may come while a prompt waits for its answer. Other lines
+    queue up for main(); cancels are kept by submission id."""
+
+    def __init__(self):
+        self.fd = sys.stdin.fileno()
+        self.buf = b""
+        self.open = True
+        self.queue = []
+        self.cancelled = set()
+
+    def fill(self):
+        """Read what stdin has (call when select says it is readable)."""
+        data = os.read(self.fd, 65536)
+        if not data:
+            self.open = False
+        self.buf += data
+        while b"\n" in self.buf:
+            line, self.buf = self.buf.split(b"\n", 1)
+            if not line.strip():
+                continue
+            try:
+                msg = json.loads(line)  # bytes: JSON is UTF-8 whatever the locale says
+            except ValueError:
+                log("not JSON on stdin, skipped:", line.strip()[:200])
+                continue
+            if "cancel" in msg:
+                self.cancelled.add(msg["cancel"])
+            else:
+                self.queue.append(msg)
+
+    def next(self):
+        """The next line for main(), None at the end of input."""
+        while not self.queue and self.open:
+            select.select([self.fd], [], [])
+            self.fill()
+        return self.queue.pop(0) if self.queue else None
+
+
+USER = UserInput()
 
 
 # ---- what the Client persists ----------------------------------------------
@@ -119,12 +168,20 @@ class Connection:
             self.lost = True
             raise ConnectionLost("cannot write to the Agent: %s" % err)
 
-    def read_frame(self, deadline):
-        """The next JSON object from the Agent, waiting until deadline at most."""
+    def read_frame(self, deadline, on_user=None):
+        """The next JSON object from the Agent, waiting until deadline at most;
+        on_user() is called when the user's input had something to read."""
         fd = self.proc.stdout.fileno()
         while b"\n" not in self.buf:
             left = deadline - time.monotonic()
-            if left <= 0 or not select.select([fd], [], [], left)[0]:
+            watch = [fd, USER.fd] if USER.open else [fd]
+            ready = select.select(watch, [], [], left)[0] if left > 0 else []
+            if USER.fd in ready:
+                USER.fill()
+                if on_user:
+                    on_user()
+                continue
+            if not ready:
                 self.lost = True
                 raise ConnectionLost("no answer within %g s" % ATTEMPT_TIMEOUT)
             data = os.read(fd, 65536)
@@ -140,16 +197,26 @@ class Connection:
             return None
         return frame if isinstance(frame, dict) else None
 
-    def request(self, method, params):
-        """Send a request and wait for its answer: the result, RpcError or ConnectionLost."""
+    def request(self, method, params, cancel_for=None):
+        """Send a request and wait for its answer: the result, RpcError or ConnectionLost.
+        Once the user cancels the submission cancel_for, $/cancel_request is sent
+        for the request, and its answer still awaited."""
         if not self.alive():
             raise ConnectionLost("the Agent process is gone")
         self.next_id += 1
         rid = self.next_id
         self.write({"jsonrpc": "2.0", "id": rid, "method": method, "params": params})
+        cancelling = []
+
+        def on_user():
+            if cancel_for in USER.cancelled and not cancelling:
+                cancelling.append(rid)
+                self.write({"jsonrpc": "2.0", "method": "$/cancel_request", "params": {"requestId": rid}})
+
+        on_user()  # cancelled before it was sent: withdrawn at once
         deadline = time.monotonic() + ATTEMPT_TIMEOUT
         while True:
-            frame = self.read_frame(deadline)
+            frame = self.read_frame(deadline, on_user)
             if frame is None:
                 continue
             if "method" in frame:
@@ -226,19 +293,26 @@ class Client:
     def settle(self, pending):
         """Send the pending prompt, with its key, until it is answered or the
         attempts run out. The outcome for the user, as the contract spells it."""
+        sent = False
         for attempt in range(1, ATTEMPTS + 1):
+            if pending["id"] in USER.cancelled:
+                # The user cancelled while no attempt was pending: a new one could
+                # be inserted, and an earlier one may have been.
+                if sent:
+                    return {"id": pending["id"], "outcome": "unknown", "error": "cancelled; an earlier attempt may have been inserted"}
+                return {"id": pending["id"], "outcome": "failed", "error": "cancelled before it was sent"}
             prompted = False
             try:
                 if self.conn is None or not self.conn.alive():
                     self.drop_connection()
                     self.conn = connect(self.state)
-                prompted = True
+                prompted = sent = True
                 # YOUR CLIENT: your library's prompt call, given the stored key.
                 result = self.conn.request("session/prompt", {
                     "sessionId": self.state["sessionId"],
                     "prompt": [{"type": "text", "text": pending["text"]}],
                     "idempotencyKey": pending["key"],  # the same key on every attempt
-                })
+                }, cancel_for=pending["id"])
                 return {"id": pending["id"], "outcome": "inserted", "messageId": result["messageId"]}
             except RpcError as err:
                 # An error answer to a keyed prompt: nothing was inserted (a key the
@@ -281,6 +355,7 @@ def main():
     if not os.environ.get("ACPSIM_AGENT"):
         log("$ACPSIM_AGENT is not set: run me under acpsim check-client")
         return 2
+    tell({"capabilities": {"cancel": True}})  # it takes {"cancel":ID} lines
     client = Client()
     # A Client settles the input it recovered before it takes new input. acpsim
     # restarts this process after a kill with ACPSIM_RESTARTED=1 and sends
@@ -288,14 +363,10 @@ def main():
     if client.state["pending"]:
         log("recovering %s (ACPSIM_RESTARTED=%s)" % (client.state["pending"]["id"], os.environ.get("ACPSIM_RESTARTED", "")))
         client.finish()
-    for line in sys.stdin.buffer:  # bytes: JSON is UTF-8 whatever the locale says
-        if not line.strip():
-            continue
-        try:
-            msg = json.loads(line)
-        except ValueError:
-            log("not JSON on stdin, skipped:", line.strip()[:200])
-            continue
+    while True:
+        msg = USER.next()
+        if msg is None:
+            break
         if msg.get("restart"):
             continue  # recovered above
         if "submit" in msg:

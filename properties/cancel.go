@@ -194,7 +194,7 @@ func (c *checker) cancelText(r *reqRec, ev *evs) string {
 		c.reqOf(n), short(n.key), short(n.session), ms(cr.delT))
 }
 
-// readBy is, for a trace seen at a proxy (a real Agent), the first event
+// readBy is, for a trace seen at a proxy or a tap (a real Agent), the first event
 // that shows the Agent had read cancel cr: its answer to a request written
 // to it after cr, or its -32800 to a prompt cr withdrew. A proxy sees when
 // a cancel was written to the Agent, not when the Agent read it, so a
@@ -223,7 +223,8 @@ func (c *checker) readBy(cr *cancelRec) int64 {
 // judgeCancelled reports withdrawn prompts answered with success, or first
 // answered with an error other than -32800.
 func (c *checker) judgeCancelled() {
-	proxy := c.h.Observed == traces.ObservedAtProxy
+	// A tap, like a proxy, sees a cancel written to the Agent, not read.
+	proxy := c.h.Observed == traces.ObservedAtProxy || c.h.Observed == traces.ObservedAtTap
 	for _, rp := range c.cancelled {
 		r := rp.req
 		if proxy {

@@ -176,29 +176,30 @@ func TestReadRequestID(t *testing.T) {
 	}
 }
 
-// Seen at a proxy (acpsim check), a cancel reaches a real Agent at an unknown
-// time after it was written to it: a success answer stands until the Agent
-// shows it read the cancel by answering something written after it; from
-// then on it is the simulator's bad-reply.
+// Seen at a proxy (acpsim check) or a tap (acpsim check-client), a cancel
+// reaches a real Agent at an unknown time after it was written to it: a
+// success answer stands until the Agent shows it read the cancel by
+// answering something written after it; from then on it is the
+// simulator's bad-reply.
 func TestCancelSeenAtAProxy(t *testing.T) {
 	for _, c := range []struct {
-		agent string
-		proxy bool
-		want  []string
+		agent    string
+		observed string
+		want     []string
 	}{
-		{"insert", false, []string{BadReply}},
-		{"insert", true, nil},
-		{"insert-after-read", false, []string{BadReply}},
-		{"insert-after-read", true, []string{BadReply}},
-		{"withdraw", true, nil},
+		{"insert", "", []string{BadReply}},
+		{"insert", traces.ObservedAtProxy, nil},
+		{"insert", traces.ObservedAtTap, nil},
+		{"insert-after-read", "", []string{BadReply}},
+		{"insert-after-read", traces.ObservedAtProxy, []string{BadReply}},
+		{"insert-after-read", traces.ObservedAtTap, []string{BadReply}},
+		{"withdraw", traces.ObservedAtProxy, nil},
 	} {
 		b := heldCancel("request", c.agent)
-		if c.proxy {
-			b.h.Observed = traces.ObservedAtProxy
-		}
+		b.h.Observed = c.observed
 		r := b.check()
 		if got := kindsOf(r); !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%s, proxy %v: got %v, want %v\n%s", c.agent, c.proxy, got, c.want, dump(r))
+			t.Errorf("%s, observed at %q: got %v, want %v\n%s", c.agent, c.observed, got, c.want, dump(r))
 		}
 	}
 }

@@ -109,6 +109,9 @@ type checker struct {
 	keyedPend []*reqRec
 	cancelled []*respRec // responses to withdrawn prompts other than -32800
 	strays    []*respRec // -32800s no cancel explains (stray_cancel.go)
+	// withdrawnKeys are the keys (per session) of prompts a cancel withdrew,
+	// with the event of their -32800.
+	withdrawnKeys map[sessKey]int64
 	// sessCancel is, per session, when a session/cancel or session/close
 	// of it was last read.
 	sessCancel map[string]int64

@@ -51,8 +51,8 @@ var pairs = []struct {
 			return single{errCode: acp.CodeInternalError, emptyReplay: true}.build()
 		},
 		[]string{Phantom}},
-	{"a prompt answered -32800 that nobody cancelled", StrayCancel,
-		func() *tb { return strayCancel("none") }, func() *tb { return strayCancel("named") },
+	{"a withdrawn key's next attempt answered -32800 with no new cancel", StrayCancel,
+		func() *tb { return withdrawnAgain(false) }, func() *tb { return withdrawnAgain(true) },
 		[]string{StrayCancel}},
 	{"a cancel naming one prompt withdraws another, which is inserted", StrayCancel,
 		func() *tb { return strayCancel("misdirected") }, func() *tb { return strayCancel("named") },

@@ -93,6 +93,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 		c.twice = append(c.twice, r)
 	}
 	c.strayCancel(r, rp)
+	c.noteWithdrawn(r, rp)
 	if r.method != acp.MethodSessionPrompt {
 		return rp
 	}

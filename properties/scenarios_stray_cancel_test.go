@@ -6,7 +6,8 @@ import (
 )
 
 // strayCancel: c1 has two keyed prompts held in S1 (s1 then s2). how is
-// what happens: "none" (no cancel: the Agent answers s1 -32800 anyway),
+// what happens: "none" (no cancel: the Agent answers s1 -32800 anyway, as
+// the schema lets it "because of resource constraints": no anomaly),
 // "misdirected" (c1's $/cancel_request names s2, the Agent withdraws s1
 // and inserts s2, as behind a hop that renumbers ids and forwards the
 // cancel unmapped) or "named" (the same cancel withdraws s2, and s1 is
@@ -45,6 +46,37 @@ func strayCancel(how string) *tb {
 		b.turn(L1, S1, "O1")
 		b.outcome("c1", keptSub, traces.OutcomeInserted, "M1")
 		replay = []msg{{id: "M1", text: keptText}}
+	}
+	b.observe("a1#1", sess{S1, replay})
+	b.finish("quiet", L1, Obs1)
+	return b
+}
+
+// withdrawnAgain: c1's keyed prompt s1 is held and cancelled by a
+// $/cancel_request naming it (-32800, told failed, as the RFD has it: the
+// key stays unused); the user sends it again with the same key. inserted:
+// the Agent inserts it; else it answers -32800 again, though nobody
+// cancelled the new attempt.
+func withdrawnAgain(inserted bool) *tb {
+	b := newTB("all")
+	b.connect(L1)
+	b.submit("c1", "s1", text)
+	id := b.prompt(L1, "s1", S1, text, K1)
+	b.timer("c1")
+	b.c2a(L1, cancelRequestFrame(id), "")
+	b.fail(L1, id, acp.CodeRequestCancelled)
+	id2 := b.prompt(L1, "s1", S1, text, K1)
+	var replay []msg
+	if inserted {
+		b.insert(S1, "M1", text)
+		b.answer(L1, id2, "M1")
+		b.userMsg(L1, S1, "M1", text)
+		b.turn(L1, S1, "O1")
+		b.outcome("c1", "s1", traces.OutcomeInserted, "M1")
+		replay = []msg{{id: "M1", text: text}}
+	} else {
+		b.fail(L1, id2, acp.CodeRequestCancelled)
+		b.outcome("c1", "s1", traces.OutcomeFailed, "")
 	}
 	b.observe("a1#1", sess{S1, replay})
 	b.finish("quiet", L1, Obs1)

@@ -6,18 +6,23 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 )
 
-// A stray cancel: a request answered -32800 that nobody cancelled. -32800
-// says the request was withdrawn at the Client's word; its only legal
-// causes are a $/cancel_request naming it (or, for a keyed prompt, another
-// pending attempt of its key: cancel.go marks those), or a session/cancel
-// or session/close of its session read while it was pending (on any link:
-// an Agent withdraws a held prompt with every attempt waiting on it).
-// Anything else withdrew a request the user still wanted: typically a hop
-// that renumbers request ids and forwards $/cancel_request with its
-// requestId untouched, so the cancel lands on whichever request the next
-// hop numbered so (the schema: requestId is "a request that the sender of
-// this notification issued. Receivers match it only against requests they
-// received from that sender.").
+// A stray cancel: a request answered -32800 that nobody cancelled, where
+// the frames show the cancel that landed on it instead. -32800 is a cancel
+// at the Client's word: a $/cancel_request naming the request (or, for a
+// keyed prompt, another pending attempt of its key: cancel.go marks those),
+// or a session/cancel or session/close of its session read while it was
+// pending (on any link: an Agent withdraws a held prompt with every attempt
+// waiting on it). The schema also lets an Agent abort a request with -32800
+// "because of resource constraints or shutdown", so a -32800 with no
+// cancel in sight is no anomaly: an Agent may shed load so. The contract
+// acpsim judges by: a stray cancel is reported where (a) a $/cancel_request
+// naming another request was read on the same link while this one was
+// pending, which is what a hop that renumbers ids and forwards the cancel's
+// requestId unmapped does (the schema: requestId is "a request that the
+// sender of this notification issued. Receivers match it only against
+// requests they received from that sender."), or (b) its key was withdrawn
+// earlier in the session and no new cancel came: an Agent that keeps a
+// withdrawn key cancelled, where the RFD leaves it unused.
 
 // StrayCancel is the anomaly kind; see Kinds.
 
@@ -40,7 +45,26 @@ func (c *checker) strayCancel(r *reqRec, rp *respRec) {
 	if c.sessCancel[r.session] > r.delSeq && r.session != "" {
 		return
 	}
-	c.strays = append(c.strays, rp)
+	cr := r.link.lastCancelReq
+	misdirected := cr != nil && cr.delSeq > r.delSeq
+	_, rewithdrawn := c.withdrawnKeys[sessKey{r.session, r.key}]
+	rewithdrawn = rewithdrawn && r.keyState == keyValid
+	if misdirected || rewithdrawn {
+		c.strays = append(c.strays, rp)
+	}
+}
+
+// noteWithdrawn records that a keyed prompt a cancel withdrew was answered
+// -32800: its key stays unused (RFD), and a later attempt with it that
+// nobody cancels must not be answered -32800 for it.
+func (c *checker) noteWithdrawn(r *reqRec, rp *respRec) {
+	if r.cancel == nil || rp.ok || rp.code != acp.CodeRequestCancelled || r.keyState != keyValid {
+		return
+	}
+	if c.withdrawnKeys == nil {
+		c.withdrawnKeys = map[sessKey]int64{}
+	}
+	c.withdrawnKeys[sessKey{r.session, r.key}] = rp.seq
 }
 
 // judgeStrayCancels reports the -32800s nobody asked for, naming the
@@ -57,6 +81,10 @@ func (c *checker) judgeStrayCancels() {
 		}
 		if r.session != "" {
 			why += fmt.Sprintf(", and no session/cancel or session/close of session %s was read while it was pending", short(r.session))
+		}
+		if at, ok := c.withdrawnKeys[sessKey{r.session, r.key}]; ok && r.keyState == keyValid && at < rp.seq {
+			ev.add(at)
+			why += fmt.Sprintf("; an earlier attempt with its key was withdrawn by a cancel (answered -32800 at event %d), which leaves the key unused, yet this new attempt was answered -32800 with no new cancel", at)
 		}
 		if cr := r.link.lastCancelReq; cr != nil && cr.delSeq > r.delSeq && cr.delSeq < rp.seq {
 			ev.add(cr.sendSeq, cr.delSeq)

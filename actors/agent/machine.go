@@ -67,4 +67,9 @@ type Env struct {
 	Name   string
 	Choose func(sim.Decision) int
 	NewID  func() string
+	// Draw, when set, picks among the forms a fault takes (which error a
+	// rejection answers) from a stream of its own per name
+	// (sim.NamedDraws), so that asking it shifts no fault and no id. Nil
+	// takes the first form: the simulator's Agents draw nothing here.
+	Draw func(name string, n int) int
 }

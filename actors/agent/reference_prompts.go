@@ -72,8 +72,11 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 		}
 	}
 
-	if a.env.Choose(sim.Decision{Kind: "reject", Site: a.env.Name + "/prompt/" + conn + "/" + string(m.ID), N: 2}) != 0 {
-		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion"))
+	// Asked only of a prompt no binding or pending prompt answers: an
+	// error to a retry of a recorded key would tell the Client "not
+	// inserted" about a message that is.
+	if site := a.env.Name + "/prompt/" + conn + "/" + string(m.ID); a.env.Choose(sim.Decision{Kind: "reject", Site: site, N: 2}) != 0 {
+		a.fail(conn, m.ID, a.rejection(site))
 		return
 	}
 	h := &heldPrompt{key: key, hasKey: hasKey, text: text, prompt: p.Prompt, waiters: []waiter{{conn, m.ID}}}
@@ -93,6 +96,29 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 		return
 	}
 	a.insert(s, h)
+}
+
+// rejections are the errors a transient rejection answers, each one the v2
+// schema allows for a prompt the Agent did not insert: -32603 and a code of
+// the schema's "Other" kind, which a Client cannot know and must read as a
+// plain error. The first is the simulator's. Not -32800, which the schema
+// also allows ("aborted ... because of resource constraints"): beside a
+// user's cancel of another prompt it reads as that cancel landing on the
+// wrong one (stray-cancel), and a check must not blame its own Agent.
+var rejections = []struct {
+	code int
+	text string
+}{
+	{acp.CodeInternalError, "internal error: transient failure before insertion"},
+	{429, "too many requests: the prompt was not inserted; send it again later"},
+}
+
+func (a *Agent) rejection(site string) *acp.Error {
+	i := 0
+	if a.env.Draw != nil {
+		i = a.env.Draw("reject-error\x00"+site, len(rejections))
+	}
+	return &acp.Error{Code: rejections[i].code, Message: rejections[i].text}
 }
 
 // insert writes the session, the message and the key binding in one batch,

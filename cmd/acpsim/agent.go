@@ -14,6 +14,7 @@ import (
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
+	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
@@ -23,6 +24,8 @@ import (
 func newAgentCmd() *cobra.Command {
 	var af agentFlags
 	var dbPath, storeDir, listen string
+	var promptErrors float64
+	var seed uint64
 	cmd := &cobra.Command{
 		Use:   "agent",
 		Short: "Run a model Agent as an executable: ACP over stdin/stdout (ndjson), or over HTTP and WebSocket (--listen)",
@@ -55,7 +58,14 @@ and the binding's primary key is the insert-if-absent on (session, key).
 through the env twin ACPSIM_STORE). Without either the store is in memory
 and a restart forgets everything; --sessions-in memory keeps it there even
 with --store or --db: a correct Agent whose sessions end with its process
-(its next process answers session/resume of them -32002).`,
+(its next process answers session/resume of them -32002).
+
+--prompt-errors P refuses a share P of the prompts it would insert (never a
+retry of a key it recorded) with an error the v2 schema allows: -32603 or
+429, a code of the schema's Other kind. Nothing is inserted and the
+key stays unused, as the RFD has it. The draws come from
+--prompt-errors-seed, per request site; acpsim check-client puts such an
+Agent behind its tap.`,
 		Example: `  acpsim agent
   acpsim agent --db /tmp/agent.db
   acpsim agent --listen 127.0.0.1:7070 --db /tmp/agent.db
@@ -99,11 +109,10 @@ with --store or --db: a correct Agent whose sessions end with its process
 				defer db.Close()
 				st = db
 			}
-			m := f(cfg.Knobs, func() store.Store { return st }, agent.Env{
-				Name:   "acpsim-agent",
-				Choose: sim.Healthy{}.Choose, // a real process injects no faults of its own
-				NewID:  func() string { return uuid.NewString() },
-			})
+			if !(promptErrors >= 0 && promptErrors <= 1) {
+				return fmt.Errorf("--prompt-errors %g: expected a number between 0 and 1", promptErrors)
+			}
+			m := f(cfg.Knobs, func() store.Store { return st }, promptErrorsEnv(promptErrors, seed))
 			if listen != "" {
 				err = serveListen(cmd, m, st, listen, cfg.Agent)
 			} else {
@@ -122,8 +131,30 @@ with --store or --db: a correct Agent whose sessions end with its process
 	cmd.Flags().StringVar(&dbPath, "db", "", "SQLite file for sessions, messages and key bindings (created if missing; default: in memory)")
 	cmd.Flags().StringVar(&storeDir, "store", "", "directory for the SQLite file DIR/agent.db; --db wins (check sets ACPSIM_STORE per seed)")
 	cmd.Flags().StringVar(&listen, "listen", "", "serve HTTP and WebSocket on this address (127.0.0.1:0: any port) instead of stdio; prints the URL")
+	cmd.Flags().Float64Var(&promptErrors, "prompt-errors", 0, "share of new prompts refused with an error before insertion (the key stays unused)")
+	cmd.Flags().Uint64Var(&seed, "prompt-errors-seed", 1, "the seed --prompt-errors draws from (acpsim check-client gives its seed's)")
 	withCatalogues(cmd, "agents")
 	return cmd
+}
+
+// promptErrorsEnv is the Agent's Env: no fault of its own unless
+// --prompt-errors asks for refusals. Each refusal is drawn by its site (the
+// prompt's connection and request id) from a stream of the seed named by it
+// (sim.BySite), so that the draws do not depend on the order things happen
+// in. Behind acpsim tap the site holds the Agent process's number in the
+// tap's trace ($ACPSIM_TAP_PROCESS): without it every process of a seed
+// would refuse the same requests, as a Client numbers its requests afresh
+// on each connection.
+func promptErrorsEnv(rate float64, seed uint64) agent.Env {
+	env := agent.Env{Name: "acpsim-agent", Choose: sim.Healthy{}.Choose, NewID: uuid.NewString}
+	if rate > 0 {
+		if n := os.Getenv(realmode.TapProcessEnv); n != "" {
+			env.Name += "#" + n
+		}
+		env.Choose = sim.BySite{Seed: seed, Rates: map[string]float64{netfault.Reject: rate}}.Choose
+		env.Draw = sim.NamedDraws(seed)
+	}
+	return env
 }
 
 // serveListen serves m on addr until SIGTERM or SIGINT, after printing the

@@ -30,10 +30,11 @@ var clientFaults = []struct {
 	{"kill", 0.3, "the Agent dies as it answers a prompt: inserted, the answer lost"},
 	{"cut", 0.1, "a prompt is lost with the pipe: never inserted"},
 	{"client-restart", 0.2, "the adapter is killed (with its Agent) while a submission is pending, and started again"},
+	{"cancel", 0.1, `the user cancels a pending submission ({"cancel":ID}), if the adapter says it can`},
 }
 
 func newCheckClientCmd() *cobra.Command {
-	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, Settle: 30 * time.Second, RestartWait: 5 * time.Second,
+	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, PromptErrors: 0.1, Settle: 30 * time.Second, RestartWait: 5 * time.Second,
 		StartTimeout: 10 * time.Second, ReadStore: readStoreTranscript}
 	var seeds, jobs int
 	var first uint64
@@ -50,7 +51,15 @@ really has. The user's submissions go to the adapter's stdin as
 {"submit":TEXT,"id":ID} lines; the adapter prints what it tells its user,
 {"id":ID,"outcome":"inserted","messageId":…} (or failed, unknown). Now and
 then acpsim kills the adapter while a submission is pending and starts it
-again ({"restart":true} is its first line), with $ACPSIM_STATE_DIR kept.
+again ({"restart":true} is its first line), with $ACPSIM_STATE_DIR kept, and
+the user cancels a pending submission ({"cancel":ID}) if the adapter said it
+can ({"capabilities":{"cancel":true}} on its stdout).
+The Agent refuses a share of new prompts (--prompt-errors, 0.1) before it
+inserts them, with an error the v2 schema allows (-32603, -32800 or a code
+of the schema's Other kind): the message is not inserted and its key stays
+unused, so a Client that tells its user inserted for such an answer (lost),
+or gives the refused submission's key to its next one (key-reused), is
+caught. Sending the refused text again under a new key is no anomaly.
 
 After each seed acpsim reads the Agent's final transcript and judges the
 Client (properties/clientcheck): what the user was told (duplicate, lost,
@@ -110,6 +119,8 @@ scratch directory removed, and no verdict for the seeds cut short.`,
 				return fmt.Errorf("--jobs %d: expected 0 (the default) or more", jobs)
 			case !(cfg.Repeat >= 0 && cfg.Repeat <= 1):
 				return fmt.Errorf("--repeats %g: expected a number between 0 and 1", cfg.Repeat)
+			case !(cfg.PromptErrors >= 0 && cfg.PromptErrors <= 1):
+				return fmt.Errorf("--prompt-errors %g: expected a number between 0 and 1", cfg.PromptErrors)
 			case cfg.Settle <= 0 || cfg.RestartWait <= 0 || cfg.StartTimeout <= 0:
 				return errors.New("--settle, --restart-wait and --start-timeout must be positive")
 			}
@@ -121,7 +132,7 @@ scratch directory removed, and no verdict for the seeds cut short.`,
 			if err != nil {
 				return fmt.Errorf("--fault-rates: %v", err)
 			}
-			cfg.Kill, cfg.Cut, cfg.Restart = rates["kill"], rates["cut"], rates["client-restart"]
+			cfg.Kill, cfg.Cut, cfg.Restart, cfg.Cancel = rates["kill"], rates["cut"], rates["client-restart"], rates["cancel"]
 			if jobs == 0 {
 				jobs = min(runtime.GOMAXPROCS(0), 4)
 			}
@@ -145,6 +156,7 @@ scratch directory removed, and no verdict for the seeds cut short.`,
 	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own adapter, Agent store and state directory (0: one per core, at most 4)")
 	f.IntVar(&cfg.Prompts, "prompts", cfg.Prompts, "submissions per seed")
 	f.Float64Var(&cfg.Repeat, "repeats", cfg.Repeat, "chance that a submission repeats an earlier one's text (the user sends it again on purpose)")
+	f.Float64Var(&cfg.PromptErrors, "prompt-errors", cfg.PromptErrors, "share of new prompts the Agent refuses with an error before insertion (the key stays unused)")
 	f.StringVar(&faults, "fault-rates", "", "fault probabilities as kind=rate,… over the defaults (acpsim help faults)")
 	f.StringVar(&agentFlags, "agent-flags", "", "more flags for the reference Agent (acpsim agent), e.g. '--agent ignore-key' to see a known-bad Agent through the Client's eyes")
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
@@ -177,8 +189,8 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 		return err
 	}
 	defer removeScratch(scratch)
-	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g\n\n",
-		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart)
+	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g cancel=%g · prompt errors %g\n\n",
+		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart, cfg.Cancel, cfg.PromptErrors)
 
 	results := make([]chan realmode.ClientSeed, seeds)
 	for i := range results {
@@ -200,7 +212,7 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 			}()
 		}
 	}()
-	run := clientRun{seeds: seeds, perKind: map[string]int{}}
+	run := clientRun{seeds: seeds, perKind: map[string]int{}, cancelRate: cfg.Cancel}
 	var reports []clientSeedReport
 	start := time.Now()
 	for i := range seeds {

@@ -18,7 +18,8 @@ import (
 func writeClientJUnit(path string, cfg realmode.ClientCheck, reports []clientSeedReport, took time.Duration) error {
 	s := junitSuite{Name: "acpsim check-client", Tests: len(reports), Time: seconds(took),
 		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"),
-		Props:     []junitProp{{"client", shell.Join(cfg.Client)}, {"faults", fmt.Sprintf("kill=%g cut=%g client-restart=%g", cfg.Kill, cfg.Cut, cfg.Restart)}}}
+		Props: []junitProp{{"client", shell.Join(cfg.Client)}, {"faults", fmt.Sprintf("kill=%g cut=%g client-restart=%g", cfg.Kill, cfg.Cut, cfg.Restart)},
+			{"prompt errors", fmt.Sprint(cfg.PromptErrors)}}}
 	for i := range reports {
 		r := &reports[i]
 		tc := junitCase{Name: fmt.Sprintf("seed %d", r.Seed), Classname: "acpsim.check-client", Time: "0", Props: clientSeedProps(r)}
@@ -73,6 +74,7 @@ func clientSeedProps(r *clientSeedReport) []junitProp {
 	if n := c.Outcomes - c.Resent; n > 0 {
 		props = append(props, junitProp{"not judged: " + resendProps, fmt.Sprintf("%d submissions sent once: no resend to compare", n)})
 	}
+	props = append(props, junitProp{"error answers", fmt.Sprintf("%d of %d prompt attempts", r.Errors, r.Attempts)})
 	if n := r.schemaClient + r.schemaAgent; n > 0 {
 		props = append(props, junitProp{"schema problems", fmt.Sprintf("%d: acpsim lint %s", n, orTrace(r.kept))})
 	}

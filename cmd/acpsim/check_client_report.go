@@ -78,8 +78,8 @@ func judgedLine(c clientcheck.Coverage) string {
 }
 
 func printClientSeed(w io.Writer, r *clientSeedReport) {
-	fmt.Fprintf(w, "seed %-4d %s · %d submissions, %d outcomes told, %d prompt attempts, %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
-		r.Seed, r.verdict(), r.Submissions, r.Told, r.Attempts, r.Agents, r.Kills, r.Cuts, r.Restarts)
+	fmt.Fprintf(w, "seed %-4d %s · %d submissions (%d cancelled), %d outcomes told, %d prompt attempts (%d answered with an error), %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
+		r.Seed, r.verdict(), r.Submissions, r.Cancels, r.Told, r.Attempts, r.Errors, r.Agents, r.Kills, r.Cuts, r.Restarts)
 	switch {
 	case r.Broken != "":
 	case r.Inconclusive != "" && r.V1 == nil:
@@ -131,10 +131,20 @@ type clientRun struct {
 	firstWhy                            string // the first inconclusive seed's reason
 	schema, schemaSeeds, frames         int
 	schemaTraces                        []string
+	attempts, errors                    int
+	// cancelRate is the run's; canCancel is set once an adapter said it
+	// takes cancels, cancels counts those sent.
+	cancelRate float64
+	canCancel  bool
+	cancels    int
 }
 
 func (run *clientRun) add(r *clientSeedReport) {
 	run.frames += r.frames
+	run.attempts += r.Attempts
+	run.errors += r.Errors
+	run.canCancel = run.canCancel || r.CanCancel
+	run.cancels += r.Cancels
 	if n := r.schemaClient + r.schemaAgent; n > 0 {
 		run.schema += n
 		run.schemaSeeds++
@@ -192,6 +202,8 @@ func (run *clientRun) finish(w io.Writer) int {
 	if run.inconclusive > 0 {
 		fmt.Fprintf(w, "not judged: %d of %d seeds (%s)\n", run.inconclusive, run.seeds, run.firstWhy)
 	}
+	run.printErrors(w)
+	run.printCancels(w)
 	run.printSchema(w)
 	var kinds []string
 	for _, k := range clientcheck.Kinds {
@@ -219,6 +231,31 @@ func (run *clientRun) finish(w io.Writer) int {
 	}
 	fmt.Fprintln(w, line)
 	return 0
+}
+
+// printErrors says how many prompt attempts the Agent refused: a run that
+// refused none did not put the Client's handling of an error answer to the
+// test.
+func (run *clientRun) printErrors(w io.Writer) {
+	if run.attempts == 0 {
+		return
+	}
+	fmt.Fprintf(w, "error answers: %d of %d prompt attempts were answered with an error (not inserted, the key unused)", run.errors, run.attempts)
+	if run.errors == 0 {
+		fmt.Fprint(w, ": the Client's handling of one was not tested (--prompt-errors)")
+	}
+	fmt.Fprintln(w)
+}
+
+// printCancels says how many cancels the user sent, or why none.
+func (run *clientRun) printCancels(w io.Writer) {
+	switch {
+	case run.cancelRate == 0:
+	case !run.canCancel:
+		fmt.Fprintln(w, `user cancels: none sent: the adapter did not say it takes them ({"capabilities":{"cancel":true}}, docs/client-adapter.md)`)
+	default:
+		fmt.Fprintf(w, "user cancels: %d sent\n", run.cancels)
+	}
 }
 
 // printSchema is the run's one schema line: a finding beside the verdict.

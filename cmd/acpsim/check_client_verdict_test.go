@@ -149,3 +149,81 @@ func TestCheckClientJUnit(t *testing.T) {
 		t.Fatalf("want the not-judged properties: %+v", p)
 	}
 }
+
+// errorWindow is a run of seeds in which the reference Agent, at the
+// default --prompt-errors, refuses a prompt the Client then mishandles in
+// about half of them: the error handling is caught with the defaults.
+var errorWindow = []string{"--first-seed", "32", "--seeds", "7"}
+
+// A Client that tells its user inserted for an error answer (its
+// optimistic message kept) is caught with the default flags: lost, citing
+// the RFD's "An error response ... means the message was not inserted".
+func TestCheckClientCatchesInsertedToldForAnErrorAnswer(t *testing.T) {
+	out, code := checkClientRun(t, "inserted-on-error-client-adapter.mjs", errorWindow...)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL lost") ||
+		!strings.Contains(out, "RFD: An error response to session/prompt already means the message was not inserted") {
+		t.Fatalf("exit %d, want 1 with lost and its RFD sentence:\n%s", code, out)
+	}
+	if !regexp.MustCompile(`error answers: [1-9]\d* of \d+ prompt attempts were answered with an error`).MatchString(out) {
+		t.Fatalf("the run does not count the error answers:\n%s", out)
+	}
+}
+
+// A Client that gives a failed submission's key to its next one is caught
+// with the default flags: the error left the key unused, so the Agent
+// inserted the next, different prompt under it.
+func TestCheckClientCatchesAFailedSubmissionsKeyReused(t *testing.T) {
+	out, code := checkClientRun(t, "failed-key-client-adapter.mjs", errorWindow...)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL key-reused") || !strings.Contains(out, "which the Agent refused") ||
+		!strings.Contains(out, "RFD: Clients MUST NOT send the same key with a different prompt") {
+		t.Fatalf("exit %d, want 1 with key-reused after a refusal and its RFD sentence:\n%s", code, out)
+	}
+}
+
+// The keyed Client tells failed for an error answer and makes a new key for
+// its next submission: it passes the same seeds, the refusals counted.
+func TestCheckClientPassesTheKeyedClientThroughErrorAnswers(t *testing.T) {
+	out, code := checkClientRun(t, "keyed-client-adapter.mjs", errorWindow...)
+	if code != 0 || !strings.Contains(out, "PASS: 7 seeds") {
+		t.Fatalf("exit %d, want 0 and PASS:\n%s", code, out)
+	}
+	if !regexp.MustCompile(`(?m)^error answers: [1-9]\d* of \d+ prompt attempts`).MatchString(out) {
+		t.Fatalf("no error answer given in the seeds that catch the bad Clients:\n%s", out)
+	}
+}
+
+// The user's cancels: the keyed Client sends $/cancel_request and tells
+// what the Agent answers (-32800: failed, a messageId: inserted), and
+// passes; one that tells failed as soon as the user cancels is a phantom
+// when the cancel came after the insertion, citing the cancel's rule.
+func TestCheckClientCancelsPendingSubmissions(t *testing.T) {
+	cancels := []string{"--first-seed", "2", "--seeds", "4", "--fault-rates", "cancel=1"}
+	out, code := checkClientRun(t, "keyed-client-adapter.mjs", cancels...)
+	if code != 0 || !regexp.MustCompile(`(?m)^user cancels: [1-9]\d* sent$`).MatchString(out) {
+		t.Fatalf("exit %d, want 0 with cancels sent:\n%s", code, out)
+	}
+	out, code = checkClientRun(t, "optimistic-cancel-client-adapter.mjs", cancels...)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL phantom") ||
+		!strings.Contains(out, "RFD: $/cancel_request for any pending request with the key withdraws a prompt that is not inserted yet") {
+		t.Fatalf("exit %d, want 1 with a phantom citing the cancel's rule:\n%s", code, out)
+	}
+	// The tap saw each cancel written to the Agent, not read by it: judge
+	// does not hold the Agent to a cancel it may have read after it
+	// inserted the prompt.
+	kept, _ := filepath.Glob("acpsim-failures/check-client-*.ndjson")
+	for _, k := range kept {
+		if jout, _ := acpsimRun(t, "judge", k); strings.Contains(jout, "bad-reply") {
+			t.Errorf("judge %s blames the reference Agent:\n%s", k, jout)
+		}
+	}
+}
+
+// An adapter that does not say it takes cancels is sent none, and the run
+// says so.
+func TestCheckClientSendsNoCancelToAnAdapterThatDidNotSayItTakesThem(t *testing.T) {
+	out, code := badClientRun(t, "failed-then-unknown", "--seeds", "1", "--fault-rates", "kill=0,cut=0,client-restart=0,cancel=1")
+	if code != exitAnomaly || !strings.Contains(out, "(0 cancelled)") ||
+		!strings.Contains(out, `user cancels: none sent: the adapter did not say it takes them ({"capabilities":{"cancel":true}}`) {
+		t.Fatalf("exit %d, want 1 with no cancel sent, and the reason:\n%s", code, out)
+	}
+}

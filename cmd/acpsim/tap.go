@@ -40,7 +40,9 @@ kills the Agent as it answers a session/prompt (inserted, the answer never
 reaches the Client), cut=P loses a session/prompt with the pipe (never
 inserted). Each ends the Agent process, so the Client must reconnect and
 recover; --seed draws the decisions. acpsim check-client puts such a tap in
-front of its Agent.`,
+front of its Agent. The Agent runs with $ACPSIM_TAP_PROCESS set to its
+process's number in the trace (1, 2, ...): acpsim agent --prompt-errors
+draws by it, so each process refuses prompts of its own.`,
 		Example: `  acpsim tap --trace ~/acp-session.ndjson -- acpsim agent
   acpsim judge ~/acp-session.ndjson   # exit 3 while it holds no prompt
   acpsim tap --trace t.ndjson --fault-rates kill=0.3 -- acpsim agent --db /tmp/a.db`,

@@ -38,6 +38,15 @@ type ClientCheck struct {
 	// is pending; Repeat the chance that a submission repeats an earlier
 	// one's text.
 	Kill, Cut, Restart, Repeat float64
+	// PromptErrors is the share of new prompts the reference Agent
+	// refuses with an error before inserting them (acpsim agent
+	// --prompt-errors): the answers whose handling a Client gets wrong by
+	// telling inserted, or by giving the unused key to the next submission.
+	PromptErrors float64
+	// Cancel is the chance that the user cancels a pending submission
+	// (one not chosen for a restart), sent only to an adapter that says it
+	// can.
+	Cancel float64
 	// Settle bounds the wait for an outcome, and for the adapter's exit
 	// once its input ended; RestartWait the wait for the pending
 	// submission's outcome after a restart.
@@ -77,8 +86,11 @@ type ClientSeed struct {
 	Notes []string
 	// Trace is the tap's trace of the seed, Dir its scratch directory.
 	Trace, Dir string
-	// Counts of what happened.
-	Submissions, Told, Attempts, Agents, Kills, Cuts, Restarts int
+	// CanCancel is set when the adapter said it takes the user's cancels.
+	CanCancel bool
+	// Counts of what happened; Errors counts the prompt attempts the
+	// Client got an error answer to, Cancels the user's cancels sent.
+	Submissions, Told, Attempts, Errors, Agents, Kills, Cuts, Restarts, Cancels int
 }
 
 // Failed is whether the seed fails.
@@ -106,7 +118,8 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	}
 	agent := append([]string{"env", "-u", "ACPSIM_AGENT", c.Self, "tap", "--trace", res.Trace,
 		"--seed", strconv.FormatUint(seed, 10), "--fault-rates", fmt.Sprintf("kill=%g,cut=%g", c.Kill, c.Cut),
-		"--", c.Self, "agent", "--db", db}, c.AgentArgs...)
+		"--", c.Self, "agent", "--db", db, "--prompt-errors", strconv.FormatFloat(c.PromptErrors, 'g', -1, 64),
+		"--prompt-errors-seed", strconv.FormatUint(seed, 10)}, c.AgentArgs...)
 	env := append(os.Environ(), "ACPSIM_AGENT="+shell.Join(agent), "ACPSIM_STATE_DIR="+state, "ACPSIM_CWD="+cwd)
 
 	rng := rand.New(rand.NewPCG(seed, 0x636c69656e74))
@@ -127,7 +140,7 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	for _, s := range h.Subs {
 		d.known[s.ID] = true
 	}
-	d.run(restartAfter)
+	d.run(restartAfter, cancelPlan(c.Cancel, seed, h.Subs, restartAfter))
 	res.Submissions, res.Told = len(h.Subs), len(h.Told)
 	if d.res.Restarts > 0 {
 		if err := SealTapTrace(res.Trace, sealNote); err != nil && !os.IsNotExist(err) {
@@ -168,12 +181,14 @@ type clientDriver struct {
 	initAt  time.Time
 	ready   bool
 	stalled string
-	// attemptsSeen counts, per text, the trace's mentions awaitAttempt
-	// has seen, so a repeated text waits for its own attempt.
+	// attemptsSeen counts, per text, the trace's mentions that are not
+	// the pending submission's: those before it was submitted (an earlier
+	// submission of its text resent is not its attempt) and those
+	// awaitAttempt has seen, so a repeated text waits for its own attempt.
 	attemptsSeen map[string]int
 }
 
-func (d *clientDriver) run(restartAfter []time.Duration) {
+func (d *clientDriver) run(restartAfter, cancelAfter []time.Duration) {
 	var err error
 	if d.a, err = startAdapter(d.c.Client, d.env); err != nil {
 		d.res.Broken = fmt.Sprintf("cannot start the adapter %q: %v", d.c.Client[0], err)
@@ -181,6 +196,9 @@ func (d *clientDriver) run(restartAfter []time.Duration) {
 	}
 	defer func() { d.res.Stderr = d.a.stderr.String() }()
 	for i, s := range d.h.Subs {
+		if restartAfter[i] >= 0 {
+			d.attemptsSeen[s.Text] = promptsWith(d.res.Trace, textNeedle(s.Text))
+		}
 		if !d.send(fmt.Sprintf(`{"submit":%s,"id":%q}`, strconv.Quote(s.Text), s.ID)) {
 			return
 		}
@@ -214,6 +232,15 @@ func (d *clientDriver) run(restartAfter []time.Duration) {
 				return
 			}
 			continue
+		}
+		if cancelAfter[i] >= 0 {
+			told, ok := d.cancel(s, cancelAfter[i])
+			if !ok {
+				return
+			}
+			if told {
+				continue
+			}
 		}
 		told, ok := d.await(s.ID, d.c.Settle)
 		if !ok {
@@ -301,8 +328,7 @@ func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 // awaitAttempt waits until the Client sent a prompt with s's text (the
 // tap's trace shows it), or told its outcome (true).
 func (d *clientDriver) awaitAttempt(s clientcheck.Submission, wait time.Duration) (told, ok bool) {
-	needle := strconv.Quote(strconv.Quote(s.Text)) // the text as a frame inside a trace line holds it
-	needle = needle[1 : len(needle)-1]
+	needle := textNeedle(s.Text)
 	for end := time.Now().Add(wait); time.Now().Before(end); {
 		if n := promptsWith(d.res.Trace, needle); n > d.attemptsSeen[s.Text] {
 			d.attemptsSeen[s.Text] = n
@@ -320,6 +346,12 @@ func (d *clientDriver) awaitAttempt(s clientcheck.Submission, wait time.Duration
 		}
 	}
 	return false, true
+}
+
+// textNeedle is text as a frame inside a trace line holds it.
+func textNeedle(text string) string {
+	n := strconv.Quote(strconv.Quote(text))
+	return n[1 : len(n)-1]
 }
 
 // promptsWith counts the Client's session/prompt frames in the trace that
@@ -348,12 +380,17 @@ func (d *clientDriver) drain() {
 	d.a.wait()
 }
 
-// line takes one line the adapter printed: an outcome, or a broken contract.
+// line takes one line the adapter printed: an outcome, its capabilities, or
+// a broken contract.
 func (d *clientDriver) line(l adapterLine) bool {
 	if l.tooLong {
 		d.a.abandon()
 		d.res.Broken = fmt.Sprintf("adapter stdout line %d: %v, not read further: expected one JSON outcome a line", l.n, errLongLine)
 		return false
+	}
+	if cancel, ok := capabilities(l.text); ok {
+		d.res.CanCancel = d.res.CanCancel || cancel
+		return true
 	}
 	t, err := parseTold(l.text)
 	if err == nil && !d.known[t.ID] {
@@ -405,6 +442,7 @@ func (d *clientDriver) readTrace() {
 			}
 		}
 	}
+	d.res.Errors = clientcheck.ErrorAnswers(d.h.Frames)
 }
 
 // readTranscript reads the user messages of every session in the Agent's

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -64,6 +65,11 @@ type TapFaults struct {
 // TapFaultKinds are the --fault-rates kinds of acpsim tap, at rate 0.
 var TapFaultKinds = map[string]float64{"kill": 0, "cut": 0}
 
+// TapProcessEnv tells the Agent a tap starts its process's number in the
+// tap's trace (1, 2, …): acpsim agent draws its --prompt-errors by it, so
+// that each process of a seed draws its own.
+const TapProcessEnv = "ACPSIM_TAP_PROCESS"
+
 // TapClient is the name the trace gives the Client behind a tap.
 const TapClient = "c1"
 
@@ -78,7 +84,12 @@ func Tap(cfg TapConfig) (int, error) {
 	}
 	defer rec.close()
 	stderr := sharedStderr(cfg.Err)
-	c, stdin, err := startChild(cfg.Agent, cfg.Env, stderr, true)
+	env := cfg.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	env = append(slices.Clip(env), TapProcessEnv+"="+strconv.Itoa(rec.n))
+	c, stdin, err := startChild(cfg.Agent, env, stderr, true)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}

@@ -59,6 +59,8 @@ type History struct {
 	Told       []Told
 	Frames     []Frame
 	Transcript []Message
+	// Cancelled names the submissions the user cancelled.
+	Cancelled []string
 }
 
 // Key discipline kinds, beyond the outcome kinds the simulator's checker
@@ -95,18 +97,33 @@ type Anomaly struct {
 	Kind        string
 	Sub         string // the submission, "" when it concerns several
 	Explanation string
+	// Cite is the RFD sentence when the wire shows a sharper one than the
+	// kind's (Rules): an error answer the Client misread.
+	Cite string
 }
 
 // Rule is the RFD sentence the anomaly breaks.
-func (a Anomaly) Rule() string { return Rules[a.Kind] }
+func (a Anomaly) Rule() string {
+	if a.Cite != "" {
+		return a.Cite
+	}
+	return Rules[a.Kind]
+}
 
-// attempt is one session/prompt request the Client sent.
+// attempt is one session/prompt request the Client sent, and the answer it
+// got, if any reached it.
 type attempt struct {
 	conn    int
+	id      acp.ID
 	seq     int64
 	session string
 	text    string
 	key     json.RawMessage // as sent; nil when absent
+	// answered is set once a response reached the Client; err is its
+	// error (nil: a success). cancelled is set when the Client sent
+	// $/cancel_request for it.
+	answered, cancelled bool
+	err                 *acp.Error
 }
 
 func (a attempt) keyed() bool { return len(a.key) > 0 && string(a.key) != "null" }
@@ -125,7 +142,7 @@ func (a attempt) keyString() string {
 func Check(h History) []Anomaly {
 	attempts, setupGaps := readFrames(h.Frames)
 	var out []Anomaly
-	out = append(out, judgeOutcomes(h)...)
+	out = append(out, judgeOutcomes(h, attempts)...)
 	out = append(out, judgeKeys(h.Subs, attempts)...)
 	out = append(out, setupGaps...)
 	slices.SortStableFunc(out, func(a, b Anomaly) int {
@@ -142,15 +159,21 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 	var gaps []Anomaly
 	ready := map[int]map[string]bool{}   // conn → sessions set up on it
 	newReqs := map[int]map[acp.ID]bool{} // conn → ids of its session/new requests
+	asked := map[int]map[acp.ID]int{}    // conn → prompt request id → its attempt, until answered
+	prompts := map[int]map[acp.ID]int{}  // conn → prompt request id → its last attempt
 	for _, f := range frames {
 		if ready[f.Conn] == nil {
-			ready[f.Conn], newReqs[f.Conn] = map[string]bool{}, map[acp.ID]bool{}
+			ready[f.Conn], newReqs[f.Conn], asked[f.Conn], prompts[f.Conn] = map[string]bool{}, map[acp.ID]bool{}, map[acp.ID]int{}, map[acp.ID]int{}
 		}
 		for _, e := range acp.ParseLine(f.Bytes).Entries {
 			if e.Err != nil {
 				continue
 			}
 			m := e.Msg
+			if i, ok := asked[f.Conn][m.ID]; ok && f.Dir == "a2c" && m.Kind() == acp.KindResponse {
+				delete(asked[f.Conn], m.ID)
+				out[i].answered, out[i].err = true, m.Error
+			}
 			switch {
 			case f.Dir == "a2c" && m.Kind() == acp.KindResponse && newReqs[f.Conn][m.ID]:
 				var r struct {
@@ -158,6 +181,15 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 				}
 				if json.Unmarshal(m.Result, &r) == nil {
 					ready[f.Conn][r.SessionID] = true
+				}
+			case f.Dir == "c2a" && m.Method == acp.MethodCancelRequest:
+				var p acp.CancelRequestParams
+				if json.Unmarshal(m.Params, &p) == nil {
+					// Answered or not: a cancel that crossed the answer is
+					// still the Client's.
+					if i, ok := prompts[f.Conn][p.RequestID]; ok {
+						out[i].cancelled = true
+					}
 				}
 			case f.Dir != "c2a" || m.Kind() != acp.KindRequest:
 			case m.Method == acp.MethodSessionNew:
@@ -174,7 +206,8 @@ func readFrames(frames []Frame) ([]attempt, []Anomaly) {
 				if acp.DecodeParams(m.Params, &p) != nil {
 					continue
 				}
-				a := attempt{conn: f.Conn, seq: f.Seq, session: p.SessionID, text: promptText(p.Prompt), key: p.IdempotencyKey}
+				a := attempt{conn: f.Conn, id: m.ID, seq: f.Seq, session: p.SessionID, text: promptText(p.Prompt), key: p.IdempotencyKey}
+				asked[f.Conn][m.ID], prompts[f.Conn][m.ID] = len(out), len(out)
 				out = append(out, a)
 				if !ready[f.Conn][a.session] {
 					gaps = append(gaps, Anomaly{Kind: ResendBeforeResume, Explanation: fmt.Sprintf(
@@ -222,6 +255,10 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 		}
 		if t, seen := keyText[k]; seen && t != a.text && !keyReusedReported[k] {
 			keyReusedReported[k] = true
+			if an := reusedAfterError(attempts, k, t, a); an != nil {
+				out = append(out, *an)
+				continue
+			}
 			out = append(out, Anomaly{Kind: KeyReused, Explanation: fmt.Sprintf("key %s was sent with %q and then with %q (event %d)", clip(k), t, a.text, a.seq)})
 		} else if !seen {
 			keyText[k] = a.text
@@ -229,43 +266,58 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 	}
 	for _, t := range texts {
 		n := perText[t]
+		as := withText(attempts, t, "")
 		var keys []string
-		var unkeyedAt []int64
-		for _, a := range attempts {
-			if a.text != t {
-				continue
-			}
+		unkeyed := 0
+		for _, a := range as {
 			if !a.keyed() {
-				unkeyedAt = append(unkeyedAt, a.seq)
+				unkeyed++
 			} else if k := a.keyString(); !slices.Contains(keys, k) {
 				keys = append(keys, k)
 			}
 		}
-		unkeyed := len(unkeyedAt)
+		// Only keys the Agent may have recorded the text under count: a key
+		// every attempt of which was refused names nothing.
+		spent, unkeyedSpent := spentKeys(as)
 		sub := subOf(subs, t)
 		switch {
-		case len(keys) > n:
+		case len(spent) > n:
 			out = append(out, Anomaly{Kind: KeyChanged, Sub: sub, Explanation: fmt.Sprintf(
 				"%q was submitted %s and sent with %d different keys (%s)", t, times(n), len(keys), clipAll(keys))})
-		case n > 1 && len(keys) == 1 && unkeyed == 0:
+		case n > 1 && len(keys) == 1 && unkeyed == 0 && len(as) > 1: // one attempt is one submission's
 			out = append(out, Anomaly{Kind: KeyReused, Sub: "", Explanation: fmt.Sprintf(
 				"%q was submitted %s, every attempt with key %s", t, times(n), clip(keys[0]))})
 		}
 		// Each submission of the text sent with a key leaves one fewer
 		// that may go out unkeyed, once: a keyed submission resent without
 		// its key is reported at that resend, whether or not its keyed
-		// attempt reached the Agent.
-		if allowed := n - min(len(keys), n); unkeyed > allowed {
-			first := unkeyedAt[allowed]
-			why := fmt.Sprintf("%q was submitted %s and sent %d times without a key", t, times(n), unkeyed)
-			if len(keys) > 0 {
+		// attempt reached the Agent. Attempts refused with an error count
+		// for neither: they inserted nothing.
+		if allowed := n - min(len(spent), n); unkeyedSpent > allowed {
+			why := fmt.Sprintf("%q was submitted %s and sent %d times without a key", t, times(n), unkeyedSpent)
+			if len(spent) > 0 {
 				why = fmt.Sprintf("%q was submitted %s, sent with key %s and then again without a key (event %d): a resend of a keyed submission without its key",
-					t, times(n), clipAll(keys), first)
+					t, times(n), clipAll(spent), nthUnkeyedSpent(as, allowed))
 			}
 			out = append(out, Anomaly{Kind: UnkeyedResend, Sub: sub, Explanation: why})
 		}
 	}
 	return out
+}
+
+// nthUnkeyedSpent is the event of the n-th (from 0) attempt of as sent
+// without a key and not refused.
+func nthUnkeyedSpent(as []attempt, n int) int64 {
+	for _, a := range as {
+		if a.keyed() || a.answered && a.err != nil {
+			continue
+		}
+		if n == 0 {
+			return a.seq
+		}
+		n--
+	}
+	return 0
 }
 
 // subOf names the submission of a text when it is the only one.

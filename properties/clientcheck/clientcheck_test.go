@@ -15,6 +15,7 @@ import (
 type wire struct {
 	frames []Frame
 	seq    int64
+	last   int64 // the id of the last prompt sent
 }
 
 func (w *wire) add(conn int, dir, frame string) {
@@ -37,7 +38,25 @@ func (w *wire) prompt(conn int, text, key string) *wire {
 	if key != "" {
 		k = fmt.Sprintf(`,"idempotencyKey":%s`, key)
 	}
-	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]%s}}`, w.seq+10, text, k))
+	w.last = w.seq + 10
+	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"session/prompt","params":{"sessionId":"s1","prompt":[{"type":"text","text":%q}]%s}}`, w.last, text, k))
+	return w
+}
+
+// cancel sends $/cancel_request for the last prompt on conn.
+func (w *wire) cancel(conn int) *wire {
+	w.add(conn, "c2a", fmt.Sprintf(`{"jsonrpc":"2.0","method":"$/cancel_request","params":{"requestId":%d}}`, w.last))
+	return w
+}
+
+// answer answers the last prompt on conn: with messageId id, or with error
+// code when id is "".
+func (w *wire) answer(conn int, id string, code int) *wire {
+	if id != "" {
+		w.add(conn, "a2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"messageId":%q}}`, w.last, id))
+		return w
+	}
+	w.add(conn, "a2c", fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":%d,"message":"refused"}}`, w.last, code))
 	return w
 }
 
@@ -127,6 +146,10 @@ func TestCheckNamesEachBrokenRule(t *testing.T) {
 			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}, {ID: "s2", Outcome: Inserted, MessageID: "m2"}},
 			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(1, "hello", `"k2"`).frames,
 			Transcript: []Message{msg("m1", "hello"), msg("m2", "hello")}}, nil},
+		{"the same text twice, sent once", History{Subs: []Submission{{"s1", "hello"}, {"s2", "hello"}},
+			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}},
+			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).frames,
+			Transcript: []Message{msg("m1", "hello")}}, []string{properties.Lost}},
 		{"one key for two texts", History{Subs: []Submission{{"s1", "hello"}, {"s2", "bye"}},
 			Told:       []Told{{ID: "s1", Outcome: Inserted, MessageID: "m1"}, {ID: "s2", Outcome: Failed}},
 			Frames:     new(wire).open(1).prompt(1, "hello", `"k1"`).prompt(1, "bye", `"k1"`).frames,

@@ -40,7 +40,7 @@ func firstOf(ts []Told, outcome string) (Told, bool) {
 // each submission told inserted(M) must find M holding its text. A
 // submission told failed at any point whose message is in the transcript
 // is a phantom, whatever it was told after.
-func judgeOutcomes(h History) []Anomaly {
+func judgeOutcomes(h History, attempts []attempt) []Anomaly {
 	told := toldOf(h)
 	last := map[string]Told{}
 	for _, t := range h.Told {
@@ -79,9 +79,15 @@ func judgeOutcomes(h History) []Anomaly {
 					inserted = append(inserted, o)
 				}
 			}
+			var onError *Anomaly
+			if len(inserted) > 0 && len(msgs) == 0 {
+				onError = insertedOnError(s, inserted[0], attempts)
+			}
 			switch {
 			case len(told[s.ID]) == 0:
 				silent = append(silent, s)
+			case onError != nil:
+				out = append(out, *onError)
 			case len(inserted) > 0:
 				in := false
 				for i, o := range inserted {
@@ -95,9 +101,9 @@ func judgeOutcomes(h History) []Anomaly {
 					matched++
 				}
 				if in && everFailed {
-					out = append(out, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
+					out = append(out, phantom(h, s, attempts, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
 						"%s (%q) was told failed (%s, adapter line %d) and inserted as %s (adapter line %d): the user saw it fail, yet the final transcript holds it",
-						s.ID, t, clip(fail.Error), fail.Line, short(inserted[0].MessageID), inserted[0].Line)})
+						s.ID, t, clip(fail.Error), fail.Line, short(inserted[0].MessageID), inserted[0].Line)}))
 				}
 			case everFailed:
 				failed = append(failed, s)
@@ -128,11 +134,21 @@ func judgeOutcomes(h History) []Anomaly {
 			if l := last[s.ID]; l.Outcome != Failed {
 				after = fmt.Sprintf(", then %s (adapter line %d)", l.Outcome, l.Line)
 			}
-			out = append(out, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
-				"%s (%q) was told failed (%s, adapter line %d)%s, yet the final transcript holds it: %s", s.ID, t, clip(fail.Error), fail.Line, after, messages(msgs))})
+			out = append(out, phantom(h, s, attempts, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
+				"%s (%q) was told failed (%s, adapter line %d)%s, yet the final transcript holds it: %s", s.ID, t, clip(fail.Error), fail.Line, after, messages(msgs))}))
 		}
 	}
 	return out
+}
+
+// phantom is a, the phantom of s: a failure the Client told for the user's
+// cancel that came too late cites the cancel's rule.
+func phantom(h History, s Submission, attempts []attempt, a Anomaly) Anomaly {
+	if note := lateCancel(h, s, attempts); note != "" {
+		a.Explanation += note
+		a.Cite = citeLateCancel
+	}
+	return a
 }
 
 func messages(ms []Message) string {
