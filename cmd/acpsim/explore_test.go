@@ -59,6 +59,9 @@ var exploreCatches = map[string]struct {
 	// Caught without a fault: the observer's resumes after the heal fail.
 	"resume-always-errors": {nil, ""},
 	"rework-on-retry":      {nil, ""},
+	// A held prompt cancelled, and its user sends it again (one in eight):
+	// seed 12 draws both, in one busy session.
+	"withdrawn-key-stays-cancelled": {[]string{"--cancels", "1", "--sessions", "1", "--seed", "12"}, "stray-cancel"},
 }
 
 // Every mutant Agent is caught by explore at the bound the design names,
