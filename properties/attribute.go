@@ -45,6 +45,9 @@ func (c *checker) attribute() {
 			m := &t.msgs[i]
 			if own := m.owner; own != nil && own.req.sub != nil {
 				s := own.req.sub
+				if o := c.misroutedSibling(S, s, m); o != nil {
+					s = o
+				}
 				s.msgs = append(s.msgs, attrMsg{session: S, m: m})
 				continue
 			}
@@ -256,4 +259,45 @@ func (c *checker) resolve(g *group) {
 		s.msgs = append(s.msgs, attrMsg{session: g.session, m: m, byText: true})
 		s.byText++
 	}
+}
+
+// misroutedSibling is the submission a message m of session S belongs to
+// when the response that named it went to the wrong one: s, which that
+// response answered, already holds a message of S, and a submission of the
+// same text holds none there although a success response to one of its
+// requests named a message the transcript holds under another text. Answers
+// that cross like that are a hop routing them in the wrong order (first in,
+// first out instead of by id): the Agent inserted each once, and the fault
+// is the wrong ids both submissions got (judgeAnswers, judgeWrongIDs), not a
+// duplicate of s and a loss of the other. nil when nothing shows that.
+func (c *checker) misroutedSibling(S string, s *subState, m *tmsg) *subState {
+	if !s.holdsIn(S) {
+		return nil
+	}
+	for _, o := range c.order {
+		if o == s || o.text != m.text || o.holdsIn(S) {
+			continue
+		}
+		for _, r := range o.reqs {
+			if r.session != S || !r.delivered {
+				continue
+			}
+			for _, rp := range r.resps {
+				if rp.ok && rp.msgID != "" && c.otherText(r, rp.msgID) {
+					return o
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// holdsIn reports whether s holds a message of session S.
+func (s *subState) holdsIn(S string) bool {
+	for _, a := range s.msgs {
+		if a.session == S {
+			return true
+		}
+	}
+	return false
 }
