@@ -51,10 +51,12 @@ once the Agent has settled (answered what it owes, ended a turn it reported
 running, silent for --settle, and on Linux no thread of it running), with
 decisions chosen site by site; so a failing seed's rerun and re-drive fail
 again for an Agent whose outputs depend only on the order of its inputs,
-on a busy machine too. --repeat N runs one of them N times and counts.
---clock wall: everything runs in real time and races the Agent, which hunts
-timing races (a cancel meeting a prompt held behind running work) and
-reproduces them only sometimes.
+on a busy machine too. In a pause of one Agent's work (silent for --settle
+while a turn runs or an answer is owed) a seeded choice lets the clock run
+on 60 ms, so what the users do meanwhile (a cancel, a close, a retry)
+reaches the Agent in the middle of its turn. --repeat N runs a seed N times
+and counts. --clock wall: everything runs in real time and races the Agent,
+which finds timing races and reproduces them only sometimes.
 
 Each seed gets a fresh scratch directory in $ACPSIM_STORE, shared by that
 seed's Agent processes: acpsim agent keeps its SQLite store there unless
