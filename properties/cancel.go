@@ -43,7 +43,7 @@ type cancelRec struct {
 	session string  // session/cancel, session/close
 	id      acp.ID  // $/cancel_request: the id it names
 	req     *reqRec // session/close: the request itself
-	named   *reqRec // $/cancel_request: the pending prompt it named
+	named   *reqRec // $/cancel_request: the pending request it named
 	link    *linkState
 	sendSeq int64
 	delSeq  int64
@@ -142,7 +142,6 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 		if named == nil || named.method != acp.MethodSessionPrompt || named.promptInserted() {
 			return // answered already (the cancel is ignored), not a prompt, or inserted
 		}
-		cr.named = named
 		if named.cancel == nil {
 			named.cancel = cr
 		}

@@ -108,7 +108,7 @@ type checker struct {
 	byKey     map[sessKey]*reqRec
 	keyedPend []*reqRec
 	cancelled []*respRec // responses to withdrawn prompts other than -32800
-	strays    []*respRec // -32800s no cancel explains (stray_cancel.go)
+	strays    []strayRec // -32800s no cancel explains (stray_cancel.go)
 	// withdrawnKeys are the keys (per session) of prompts a cancel withdrew,
 	// with the event of their -32800.
 	withdrawnKeys map[sessKey]int64

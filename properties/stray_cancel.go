@@ -24,7 +24,15 @@ import (
 // earlier in the session and no new cancel came: an Agent that keeps a
 // withdrawn key cancelled, where the RFD leaves it unused.
 
-// StrayCancel is the anomaly kind; see Kinds.
+// strayRec is a -32800 no cancel explains, with the evidence of the one
+// that landed on it, taken when the answer was read: the $/cancel_request
+// naming another request read on its link while it was pending, and when
+// its key's earlier attempt was withdrawn (0: not).
+type strayRec struct {
+	rp          *respRec
+	misdirected *cancelRec
+	withdrawnAt int64
+}
 
 // noteSessionCancel records that a session/cancel or session/close of
 // session was read at seq: every request of the session pending then may
@@ -45,12 +53,15 @@ func (c *checker) strayCancel(r *reqRec, rp *respRec) {
 	if c.sessCancel[r.session] > r.delSeq && r.session != "" {
 		return
 	}
-	cr := r.link.lastCancelReq
-	misdirected := cr != nil && cr.delSeq > r.delSeq
-	_, rewithdrawn := c.withdrawnKeys[sessKey{r.session, r.key}]
-	rewithdrawn = rewithdrawn && r.keyState == keyValid
-	if misdirected || rewithdrawn {
-		c.strays = append(c.strays, rp)
+	sr := strayRec{rp: rp}
+	if cr := r.link.lastCancelReq; cr != nil && cr.delSeq > r.delSeq {
+		sr.misdirected = cr
+	}
+	if r.keyState == keyValid {
+		sr.withdrawnAt = c.withdrawnKeys[sessKey{r.session, r.key}]
+	}
+	if sr.misdirected != nil || sr.withdrawnAt != 0 {
+		c.strays = append(c.strays, sr)
 	}
 }
 
@@ -71,7 +82,8 @@ func (c *checker) noteWithdrawn(r *reqRec, rp *respRec) {
 // $/cancel_request read on the same link while the request was pending,
 // if any: the cancel that most likely landed on it.
 func (c *checker) judgeStrayCancels() {
-	for _, rp := range c.strays {
+	for _, sr := range c.strays {
+		rp := sr.rp
 		r := rp.req
 		ev := &evs{}
 		ev.add(r.sendSeq, r.delSeq, rp.seq)
@@ -82,11 +94,11 @@ func (c *checker) judgeStrayCancels() {
 		if r.session != "" {
 			why += fmt.Sprintf(", and no session/cancel or session/close of session %s was read while it was pending", short(r.session))
 		}
-		if at, ok := c.withdrawnKeys[sessKey{r.session, r.key}]; ok && r.keyState == keyValid && at < rp.seq {
+		if at := sr.withdrawnAt; at != 0 {
 			ev.add(at)
 			why += fmt.Sprintf("; an earlier attempt with its key was withdrawn by a cancel (answered -32800 at event %d), which leaves the key unused, yet this new attempt was answered -32800 with no new cancel", at)
 		}
-		if cr := r.link.lastCancelReq; cr != nil && cr.delSeq > r.delSeq && cr.delSeq < rp.seq {
+		if cr := sr.misdirected; cr != nil {
 			ev.add(cr.sendSeq, cr.delSeq)
 			why += fmt.Sprintf("; the $/cancel_request read on %s at %s named request %s", r.link.name, ms(cr.delT), cr.id)
 			if cr.named != nil && cr.named.sub != nil && cr.named.sub != r.sub {

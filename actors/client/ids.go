@@ -43,15 +43,6 @@ var idStyles = []idStyle{
 	{"from 1", 1, func(n, _ int64) acp.ID { return acp.NumID(n) }},
 }
 
-// idWeights is the sum of the styles' weights.
-var idWeights = func() int {
-	n := 0
-	for _, s := range idStyles {
-		n += s.weight
-	}
-	return n
-}()
-
 // drawIDStyle picks how the connection just opened numbers its requests:
 // the connection's own named draws, so no other draw shifts.
 func (c *Client) drawIDStyle() {
@@ -61,10 +52,7 @@ func (c *Client) drawIDStyle() {
 	}
 	c.conns++
 	name := c.cfg.Name + "/ids/" + strconv.Itoa(c.conns)
-	w := c.draw(name, idWeights)
-	for c.idStyle = 0; w >= idStyles[c.idStyle].weight; c.idStyle++ {
-		w -= idStyles[c.idStyle].weight
-	}
+	c.idStyle = drawWeighted(c, name, idStyles, func(s idStyle) int { return s.weight })
 	c.idStart = int64(c.draw(name+"/start", 1000000))
 }
 

@@ -113,23 +113,31 @@ func (c *Client) newKey(sess int, sub string, newID func() string, intN func(int
 		}
 	}
 	uuid := newID()
-	total := 0
-	for _, f := range keyForms {
-		total += f.weight
-	}
 	// The shape is drawn from a stream of its own: the UUID above is the
 	// one the submission drew before keys had shapes.
-	at := c.draw(sub+"/key-form", total)
-	for _, f := range keyForms {
-		if at < f.weight {
-			if k := f.make(c, sess, uuid, sub); utf8.RuneCountInString(k) <= maxKeyLength && !c.keyUsed(sess, k) {
-				return k
-			}
-			return uuid
-		}
-		at -= f.weight
+	f := keyForms[drawWeighted(c, sub+"/key-form", keyForms, func(f keyForm) int { return f.weight })]
+	if k := f.make(c, sess, uuid, sub); utf8.RuneCountInString(k) <= maxKeyLength && !c.keyUsed(sess, k) {
+		return k
 	}
 	return uuid
+}
+
+// drawWeighted draws the index of one of items, each as likely as its
+// weight, by the named decision (Client.draw; without a host's draws, the
+// last item: the ordinary one).
+func drawWeighted[T any](c *Client, name string, items []T, weight func(T) int) int {
+	total := 0
+	for _, it := range items {
+		total += weight(it)
+	}
+	at := c.draw(name, total)
+	for i, it := range items {
+		if at < weight(it) {
+			return i
+		}
+		at -= weight(it)
+	}
+	return len(items) - 1
 }
 
 // lastKey is the newest key made for a submission of session sess.

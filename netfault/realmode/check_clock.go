@@ -77,14 +77,15 @@ type deferredFrame struct {
 	f *rframe
 }
 
-// killPending reports whether a kill is held for the Agent's settling.
-func (d *driver) killPending() bool {
+// heldKill is a link whose kill is held for its Agent's settling, nil if
+// none.
+func (d *driver) heldKill() *rlink {
 	for _, l := range d.links {
 		if l.killAt != "" {
-			return true
+			return l
 		}
 	}
-	return false
+	return nil
 }
 
 // spinning reports whether the virtual clock, the Agent having settled,
@@ -188,13 +189,11 @@ func (d *driver) settled() bool {
 // held until now land, else the next step due within virtualTick runs,
 // else the clock moves virtualTick and the phase looks at it.
 func (d *driver) step() {
-	for _, l := range d.links {
-		if l.killAt != "" {
-			why := l.killAt
-			l.killAt = ""
-			d.kill(l, why)
-			return
-		}
+	if l := d.heldKill(); l != nil {
+		why := l.killAt
+		l.killAt = ""
+		d.kill(l, why)
+		return
 	}
 	if len(d.deferred) > 0 {
 		// The frames put off in the last run through a pause go now, one
@@ -222,7 +221,7 @@ func (d *driver) step() {
 		end := d.vnow + overlapSpan
 		d.bursting = true
 		defer func() { d.bursting = false }()
-		for n := 0; n < overlapSteps && len(d.vq) > 0 && d.vq[0].at <= end && d.inflight == 0 && !d.killPending() && !d.finished; n++ {
+		for n := 0; n < overlapSteps && len(d.vq) > 0 && d.vq[0].at <= end && d.inflight == 0 && d.heldKill() == nil && !d.finished; n++ {
 			t := heap.Pop(&d.vq).(vtimer)
 			d.vnow = max(d.vnow, t.at)
 			d.idleSteps = 0

@@ -334,15 +334,16 @@ func (c *httpConn) readEvents(session string, body io.Reader) {
 // first opens that session's stream, so the session's first frames (and the
 // responses to the Client's next requests on it) are not lost.
 func (c *httpConn) receive(session string, frame []byte) {
-	if sid := createdSession(frame); sid != "" {
-		_ = c.openStream(sid)
+	created, asked := readAgentFrame(frame)
+	if created != "" {
+		_ = c.openStream(created)
 	}
-	if batch, msg, _ := netfault.Peek(frame); session != "" && !batch && msg.Kind() == acp.KindRequest {
+	if session != "" && asked != "" {
 		c.mu.Lock()
 		if c.asked == nil {
 			c.asked = map[acp.ID]string{}
 		}
-		c.asked[msg.ID] = session
+		c.asked[asked] = session
 		c.mu.Unlock()
 	}
 	c.push(frame)
@@ -361,16 +362,31 @@ func (c *httpConn) askedOn(id acp.ID) string {
 // createdSession is the result.sessionId of a response (session/new,
 // session/fork), "" for any other frame.
 func createdSession(frame []byte) string {
-	var m struct {
-		Method string `json:"method"`
-		Result struct {
+	created, _ := readAgentFrame(frame)
+	return created
+}
+
+// readAgentFrame reads, in one parse, what the Conn needs of a frame the
+// Agent wrote: the session a response creates (its result.sessionId), and
+// the id of a request (the Agent asking the Client something).
+func readAgentFrame(frame []byte) (created string, request acp.ID) {
+	l := acp.ParseLine(frame)
+	if l.Batch || len(l.Entries) != 1 || l.Entries[0].Err != nil {
+		return "", ""
+	}
+	m := l.Entries[0].Msg
+	switch m.Kind() {
+	case acp.KindRequest:
+		return "", m.ID
+	case acp.KindResponse:
+		var r struct {
 			SessionID string `json:"sessionId"`
-		} `json:"result"`
+		}
+		if len(m.Result) > 0 && json.Unmarshal(m.Result, &r) == nil {
+			return r.SessionID, ""
+		}
 	}
-	if json.Unmarshal(frame, &m) != nil || m.Method != "" {
-		return ""
-	}
-	return m.Result.SessionID
+	return "", ""
 }
 
 // Close ends the connection: DELETE /acp, not waited for (bounded by

@@ -126,6 +126,10 @@ type attempt struct {
 	err                 *acp.Error
 }
 
+// refused reports whether the Agent answered the attempt with an error:
+// it inserted nothing.
+func (a attempt) refused() bool { return a.answered && a.err != nil }
+
 func (a attempt) keyed() bool { return len(a.key) > 0 && string(a.key) != "null" }
 
 // keyString is the key as the Agent compares it: the string it decodes to,
@@ -309,7 +313,7 @@ func judgeKeys(subs []Submission, attempts []attempt) []Anomaly {
 // without a key and not refused.
 func nthUnkeyedSpent(as []attempt, n int) int64 {
 	for _, a := range as {
-		if a.keyed() || a.answered && a.err != nil {
+		if a.keyed() || a.refused() {
 			continue
 		}
 		if n == 0 {

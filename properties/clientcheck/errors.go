@@ -51,7 +51,7 @@ func ErrorAnswers(frames []Frame) int {
 	attempts, _ := readFrames(frames)
 	n := 0
 	for _, a := range attempts {
-		if a.answered && a.err != nil {
+		if a.refused() {
 			n++
 		}
 	}
@@ -118,7 +118,7 @@ func reusedAfterError(attempts []attempt, k, first string, a attempt) *Anomaly {
 // unkeyed attempts that were not refused.
 func spentKeys(as []attempt) (keys []string, unkeyedSpent int) {
 	for _, a := range as {
-		if a.answered && a.err != nil {
+		if a.refused() {
 			continue
 		}
 		if !a.keyed() {
