@@ -31,6 +31,7 @@ func newCheckCmd() *cobra.Command {
 	var first uint64
 	var sessions sessionFlags
 	var faults, schedule, traceDir, via, actions, cancelBy string
+	var recordHop bool
 	var show int
 	cmd := &cobra.Command{
 		Use:   "check [flags] -- AGENT-COMMAND [ARGS...]",
@@ -92,7 +93,15 @@ command in place of the Agent's, with the Agent's command as the word
 {agent} in its arguments and in $ACPSIM_AGENT_COMMAND; acpsim kills and
 restarts it (with its process group, so the Agent behind it too) as it
 would the Agent, and judges the chain end to end: a proxy that drops or
-changes idempotencyKey shows as duplicates and bad replies.
+changes idempotencyKey shows as duplicates and bad replies. With
+--record-hop (the default) an acpsim tap stands between the proxy and each
+Agent process it starts through {agent} or $ACPSIM_AGENT_COMMAND, recording
+the proxy→Agent hop: a failing seed's report then says, before its
+anomalies, what the proxy did from both hops (a cancel forwarded under the
+wrong id, a key dropped or changed, an answer passed to another request, a
+prompt of its own), judges the Agent alone on what it was sent, and shows
+each frame it cites on both hops; the hop's trace is saved beside the
+seed's as NAME.hop.ndjson.
 
 An Agent that cannot be talked to (exits at start, writes something that is
 not JSON-RPC on stdout, answers initialize with an error or not at all,
@@ -229,6 +238,11 @@ started, and the scratch directories removed.`,
 				if err != nil {
 					return err
 				}
+				if recordHop {
+					if cfg.Hop, err = hopCommand(via, cfg.Agent); err != nil {
+						return err
+					}
+				}
 				cfg.Agent = resolveAgent(argv)
 				cfg.Env = append(os.Environ(), env)
 				cfg.Via = via
@@ -304,6 +318,7 @@ started, and the scratch directories removed.`,
 	f.StringVar(&schedule, "schedule", "", "re-drive the run of this trace: its seed and the proxy's recorded choices")
 	f.StringVar(&traceDir, "trace-dir", "", "write every seed's trace here as check-seed-N.ndjson (failing seeds always go to acpsim-failures/)")
 	f.String("junit", "", "also write the report as JUnit XML here: a testcase per seed (failure, error: broken Agent, skipped: inconclusive)")
+	f.BoolVar(&recordHop, "record-hop", true, "under --via, record the proxy→Agent hop (acpsim tap before each Agent process) to name what the proxy did")
 	f.StringVar(&via, "via", "", "a proxy or conductor command to start in front of the Agent: {agent} (or $"+agentEnv+") is the Agent's command")
 	f.StringSliceVar(&cfg.Skip, "skip", nil, `users' events to leave out: a submission ("s3"), an action ("c1:cancel#0") or a Client ("c2"), as a schedule shrink made does`)
 	f.Int("repeat", 0, "run the one seed (--seeds 1) or the --schedule N times: \"reproduced k of N\", each run's anomalies")
@@ -355,6 +370,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	if b := s.res.Broken; b != nil {
 		writeBroken(out, b)
 	} else {
+		writeHop(out, s.hop)
 		s.report.WriteText(out)
 		byseq := map[int64]*traces.Event{}
 		for i := range s.res.Log.Events {
@@ -366,9 +382,13 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 				about = "session " + a.Session
 			}
 			fmt.Fprintf(out, "\n%s %s: trace excerpt\n", a.Kind, about)
+			shown := map[int64]bool{}
 			for _, seq := range a.Events {
 				if e := byseq[seq]; e != nil {
 					fmt.Fprintf(out, "  %s\n", excerptLine(e))
+					if l := hopLine(s.hop, e, shown); l != "" {
+						fmt.Fprintf(out, "  %s\n", l)
+					}
 				}
 			}
 		}

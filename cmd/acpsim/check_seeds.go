@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -43,6 +44,8 @@ type checkSeed struct {
 	wire map[string]*classUse
 	lint seedLint
 	took time.Duration // how long the seed ran, for --junit
+	// hop is the proxy→Agent hop under --via --record-hop (nil: not asked).
+	hop *seedHop
 }
 
 // checkOutcome is what running one seed gave: a verdict, or why acpsim
@@ -72,6 +75,7 @@ type checkTally struct {
 	accounts      accountTally
 	actionClasses []checkClassTotal // nil with --actions off
 	lint          lintTally
+	hops          hopTally
 	junit         *checkJUnit // nil without --junit
 }
 
@@ -169,6 +173,7 @@ func (t *checkTally) add(s *checkSeed) error {
 	}
 	t.reported++
 	t.lint.add(s)
+	t.hops.add(s)
 	t.junit.add(s)
 	for _, f := range s.res.Faults {
 		if t.faults[f.Kind] == nil {
@@ -231,8 +236,8 @@ func (t *checkTally) add(s *checkSeed) error {
 	if t.remote {
 		agents = fmt.Sprintf("%d connections, %d broken by the proxy", s.conns, s.cuts)
 	}
-	fmt.Fprintf(t.out, "seed %d: %s%s · %d submissions · %s · %d events · sessions %s\n",
-		s.seed, status, actions, s.report.Stats.Submissions, agents, len(s.res.Log.Events), s.report.Sessions.Chosen)
+	fmt.Fprintf(t.out, "seed %d: %s%s%s · %d submissions · %s · %d events · sessions %s\n",
+		s.seed, status, hopCause(s), actions, s.report.Stats.Submissions, agents, len(s.res.Log.Events), s.report.Sessions.Chosen)
 	return nil
 }
 
@@ -258,6 +263,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	t.contracts.write(out)
 	t.accounts.write(out)
 	t.lint.write(out)
+	t.hops.write(out)
 	for i, s := range t.failed {
 		if i == show {
 			break
@@ -353,11 +359,19 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 		flags = " " + flags
 	}
 	cfg.Command = fmt.Sprintf("acpsim check --first-seed %d --seeds 1%s%s", seed, flags, target)
+	if cfg.Hop != nil {
+		cfg.HopTrace = filepath.Join(scratch, "hop.ndjson")
+	}
 	res, err := realmode.Check(cfg)
 	if err != nil {
 		return checkSeed{}, err
 	}
 	s := checkSeed{seed: seed, res: res, report: properties.Check(res.Log.Header, res.Log.Events), actions: acts}
+	if cfg.HopTrace != "" {
+		if s.hop, err = readSeedHop(cfg.HopTrace, res.Log); err != nil {
+			return checkSeed{}, err
+		}
+	}
 	s.wire, s.lint = classesOnWire(res.Log.Events), lintSeed(res.Log.Events)
 	s.took = time.Since(started)
 	s.redrive = func(trace string) string {
@@ -393,7 +407,7 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 // leaves no file.
 func saveCheckTrace(s *checkSeed, traceDir string) error {
 	verdict, _ := s.report.Verdict()
-	failing := s.res.Broken != nil || verdict != properties.VerdictPass || s.lint.frames > 0 // lint needs the file
+	failing := s.res.Broken != nil || verdict != properties.VerdictPass || s.lint.frames > 0 || hopCause(s) != "" // lint and the hop need the file
 	var f *os.File
 	var err error
 	switch {
@@ -408,7 +422,10 @@ func saveCheckTrace(s *checkSeed, traceDir string) error {
 		return fmt.Errorf("writing seed %d's trace: %v", s.seed, err)
 	}
 	s.trace = f.Name()
-	return writeTrace(f, s.res.Log)
+	if err := writeTrace(f, s.res.Log); err != nil {
+		return err
+	}
+	return saveHopTrace(s)
 }
 
 // countActions adds a seed's action classes to the summary's lines.

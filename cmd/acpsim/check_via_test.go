@@ -1,10 +1,13 @@
 package main
 
 import (
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/acpsim/acpsim/properties/hop"
 )
 
 func TestThroughProxyPutsTheAgentWhereTheProxyAsks(t *testing.T) {
@@ -88,6 +91,52 @@ func TestCheckViaBadUsageIsExit2(t *testing.T) {
 		out, code := checkRun(t, c.args...)
 		if code != 2 || !strings.Contains(out, c.want) {
 			t.Errorf("check %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, out)
+		}
+	}
+}
+
+// With the proxy→Agent hop recorded (the default under --via), each
+// known-bad proxy is named for what it did, from both hops, before the
+// anomalies the Clients saw; the hop's trace is saved beside the seed's and
+// reads as a tap's trace. An honest proxy is found clean.
+func TestCheckViaNamesWhatTheProxyDid(t *testing.T) {
+	renumbering, err := filepath.Abs("../../interop/renumbering-proxy.py")
+	if err != nil {
+		t.Fatal(err)
+	}
+	self := os.Args[0]
+	for _, c := range []struct {
+		via, seeds, finding string
+		code                int
+	}{
+		{self + " proxy --mode honest", "3", "", 0},
+		{self + " proxy --mode strip-key", "2", hop.KeyChanged, 1},
+		{self + " proxy --mode wrong-response", "4", hop.MisroutedAnswer, 1},
+		{self + " proxy --mode fresh-key-retry", "2", hop.OwnPrompt, 1},
+		{"python3 " + renumbering + " -- {agent}", "4", hop.UnmappedCancel, 0},
+	} {
+		out, code := checkRun(t, "--seeds", c.seeds, "--via", c.via, "--", "self", "agent")
+		if code != c.code || !strings.Contains(out, "proxy→Agent hop: recorded in "+c.seeds+" of "+c.seeds+" seeds") {
+			t.Fatalf("--via %q: exit %d, want %d with the hop recorded in every seed:\n%s", c.via, code, c.code, out)
+		}
+		if c.finding == "" {
+			if !strings.Contains(out, "the proxy, from both hops: nothing found") {
+				t.Fatalf("--via %q: want nothing found of the proxy:\n%s", c.via, out)
+			}
+			continue
+		}
+		if !strings.Contains(out, "(the proxy: "+c.finding) || !strings.Contains(out, hop.Rule(c.finding)) {
+			t.Fatalf("--via %q: want the seed lines to name %s, with its rule:\n%s", c.via, c.finding, out)
+		}
+		if c.code == 1 && !(strings.Index(out, "the proxy, from both hops (the cause)") < strings.Index(out, "anomalies:")) {
+			t.Fatalf("--via %q: the cause must come before the anomalies:\n%s", c.via, out)
+		}
+		hops, _ := filepath.Glob("acpsim-failures/*.hop.ndjson")
+		if len(hops) == 0 {
+			t.Fatalf("--via %q: no NAME.hop.ndjson saved:\n%s", c.via, out)
+		}
+		if jout, jcode := acpsimRun(t, "judge", hops[0]); jcode == 2 {
+			t.Fatalf("judge %s: exit 2, the hop's trace must read as a tap's:\n%s", hops[0], jout)
 		}
 	}
 }

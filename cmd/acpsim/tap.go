@@ -14,8 +14,9 @@ import (
 )
 
 func newTapCmd() *cobra.Command {
-	var trace, faults string
+	var trace, faults, client string
 	var seed uint64
+	var process int
 	cmd := &cobra.Command{
 		Use:   "tap --trace FILE [flags] -- AGENT-COMMAND [ARGS...]",
 		Short: "Record a real Client's session with a real Agent as an acpsim trace, passing every frame through",
@@ -50,7 +51,7 @@ draws by it, so each process refuses prompts of its own.`,
 			if len(args) == 0 {
 				return errors.New("no Agent command: give it after --, e.g. acpsim tap --trace t.ndjson -- acpsim agent")
 			}
-			if cmd.ArgsLenAtDash() != 0 {
+			if cmd.ArgsLenAtDash() > 0 {
 				return fmt.Errorf("unexpected argument %q: put the Agent's command after --", args[0])
 			}
 			return nil
@@ -59,13 +60,20 @@ draws by it, so each process refuses prompts of its own.`,
 			if trace == "" {
 				return errors.New("--trace: expected the trace file to write (appended to if it is a tap's trace)")
 			}
+			if process < 0 {
+				return fmt.Errorf("--process %d: expected a process number, 1 or more (0: the next after the trace's last)", process)
+			}
+			if strings.ContainsAny(client, ":# ") {
+				return fmt.Errorf("--client %q: expected a name without ':', '#' or spaces, e.g. proxy", client)
+			}
 			rates, err := netfault.ParseRates(faults, realmode.TapFaultKinds)
 			if err != nil {
 				return fmt.Errorf("--fault-rates: %v", err)
 			}
 			code, err := realmode.Tap(realmode.TapConfig{Agent: resolveAgent(args), Trace: trace, Label: shell.Join(args),
 				In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(),
-				Faults: realmode.TapFaults{Kill: rates["kill"], Cut: rates["cut"], Seed: seed}})
+				Faults: realmode.TapFaults{Kill: rates["kill"], Cut: rates["cut"], Seed: seed},
+				Client: client, Process: process})
 			if err != nil {
 				return err
 			}
@@ -75,8 +83,15 @@ draws by it, so each process refuses prompts of its own.`,
 			return nil
 		},
 	}
+	// The Agent's command starts at its first word, -- or not: what
+	// follows is the Agent's, flags included (check --via's hop starts a
+	// tap with no -- of its own, which a proxy looking for the first --
+	// in its arguments would take for its own).
+	cmd.Flags().SetInterspersed(false)
 	cmd.Flags().StringVar(&trace, "trace", "", "the trace file: created, or appended to when it is a trace an earlier tap wrote")
 	cmd.Flags().StringVar(&faults, "fault-rates", "", "faults to inject, as kind=rate,…: kill (the Agent dies as it answers a prompt) or cut (a prompt is lost); default none")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the seed the fault decisions are drawn from")
+	cmd.Flags().StringVar(&client, "client", "", "the Client's name in the trace (default "+realmode.TapClient+"); acpsim check --via calls it proxy")
+	cmd.Flags().IntVar(&process, "process", 0, "number this Agent process N in the trace (a1#N) instead of the next after the trace's last")
 	return cmd
 }

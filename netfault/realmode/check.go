@@ -63,6 +63,13 @@ type CheckConfig struct {
 	// does name the proxy or the Agent behind it, which acpsim cannot tell
 	// apart.
 	Via string
+	// Hop, under Via, records the proxy→Agent hop: given where, it gives
+	// the command line and the environment entry that start proxy process
+	// n with acpsim tap between it and its Agent, recording to where.
+	// HopTrace is that file (one for the seed; the taps append to it
+	// together). Either unset: the hop is not recorded.
+	Hop      func(n int, where string) (argv []string, env string)
+	HopTrace string
 	// Clock is ClockVirtual (acpsim holds the schedule; "" too) or
 	// ClockWall (check_clock.go). Under the virtual clock Settle is how
 	// long the Agent must be silent before the next step, and OwedWait how

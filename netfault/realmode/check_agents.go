@@ -5,6 +5,8 @@ package realmode
 
 import (
 	"fmt"
+	"os"
+	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -36,7 +38,16 @@ func (d *driver) spawn(cn *rclient, from string) (*rlink, error) {
 	d.procs++
 	name := fmt.Sprintf("%s#%d", AgentName, d.procs)
 	link := from + ":" + name
-	p, err := StartProcess(link, d.cfg.Agent, d.cfg.Env)
+	argv, env := d.cfg.Agent, d.cfg.Env
+	if d.cfg.Hop != nil && d.cfg.HopTrace != "" {
+		var entry string
+		argv, entry = d.cfg.Hop(d.procs, d.cfg.HopTrace)
+		if env == nil {
+			env = os.Environ()
+		}
+		env = append(slices.Clip(env), entry) // the last of a name wins
+	}
+	p, err := StartProcess(link, argv, env)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the Agent %q: %v", strings.Join(d.cfg.Agent, " "), err)
 	}

@@ -43,6 +43,12 @@ type TapConfig struct {
 	// Faults are the faults the tap injects; zero rates (the default)
 	// make it transparent.
 	Faults TapFaults
+	// Client names the Client in the trace (default TapClient); Process,
+	// when not 0, numbers this Agent process instead of the next after
+	// the trace's last. acpsim check --via names the hop so, each proxy
+	// process's Agent after the process it is behind.
+	Client  string
+	Process int
 }
 
 // TapFaults are the faults a tap injects on a stdio link, as the
@@ -148,6 +154,7 @@ type tapRecorder struct {
 	seq    int64
 	base   time.Time // T 0 of this process's events, after the trace's last
 	link   string
+	client string
 	proc   string
 	n      int // this process's number in the trace, from 1
 	err    error
@@ -213,13 +220,19 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 		}
 		r.size = r.fileSize()
 	}
-	r.n = procs + 1
+	r.n, r.client = procs+1, TapClient
+	if cfg.Process > 0 {
+		r.n = cfg.Process
+	}
+	if cfg.Client != "" {
+		r.client = cfg.Client
+	}
 	r.proc = AgentName + "#" + strconv.Itoa(r.n)
-	r.link = TapClient + ":" + r.proc
+	r.link = r.client + ":" + r.proc
 	// The process is numbered now, under the lock, so two taps starting
 	// together do not take the same number.
 	r.write(traces.Event{Kind: traces.KindRestart, From: r.proc})
-	r.write(traces.Event{Kind: traces.KindConnect, Link: r.link, From: TapClient, To: r.proc})
+	r.write(traces.Event{Kind: traces.KindConnect, Link: r.link, From: r.client, To: r.proc})
 	return r, nil
 }
 
@@ -237,7 +250,7 @@ func tapHeader(label string) traces.Header {
 // submission, as the RFD has it), an unkeyed one by its own event.
 func (r *tapRecorder) frameLocked(dir string, line []byte) {
 	frame := string(trimEOL(line))
-	from, to := TapClient, r.proc
+	from, to := r.client, r.proc
 	if dir == traces.AgentToClient {
 		from, to = to, from
 	}
@@ -271,7 +284,7 @@ func submissionOf(frame string, seq int64) string {
 }
 
 func (r *tapRecorder) end(note string) {
-	r.add(traces.Event{Kind: traces.KindDisconnect, Link: r.link, From: TapClient, To: r.proc, Note: note})
+	r.add(traces.Event{Kind: traces.KindDisconnect, Link: r.link, From: r.client, To: r.proc, Note: note})
 }
 
 func (r *tapRecorder) add(e traces.Event) {

@@ -104,7 +104,7 @@ func promptRequest(line []byte) (acp.ID, bool) {
 // dropLocked records a frame the tap sent on and then lost: the Client
 // (or the Agent) wrote it, it never arrived.
 func (r *tapRecorder) dropLocked(dir string, line []byte, why string) {
-	from, to := TapClient, r.proc
+	from, to := r.client, r.proc
 	if dir == traces.AgentToClient {
 		from, to = to, from
 	}

@@ -168,3 +168,43 @@ func indexByteAt(r io.ReaderAt, from, to int64, c byte) (int64, error) {
 	}
 	return -1, nil
 }
+
+// ReadHopTrace reads the trace the taps of an acpsim check --via seed
+// appended to together (CheckConfig.HopTrace): nil when no tap started (the
+// proxy did not start the Agent through {agent} or $ACPSIM_AGENT_COMMAND).
+// A last line cut off by a tap killed as it wrote is left out, and the
+// links of taps killed with their proxy are ended as killed.
+func ReadHopTrace(path string) (*traces.Log, error) {
+	f, err := os.OpenFile(path, os.O_RDWR, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err == nil && fi.Size() == 0 {
+		f.Close()
+		return nil, nil
+	}
+	var tail tapTail
+	if err == nil {
+		tail, err = readTapTail(f, path, fi.Size())
+	}
+	if err == nil && tail.cut > 0 {
+		err = f.Truncate(tail.end)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, fmt.Errorf("the proxy→Agent hop's trace %s: %v", path, err)
+	}
+	if tail.cut > 0 && tail.end == 0 {
+		return nil, nil // killed before its header was whole
+	}
+	if err := SealTapTrace(path, "killed with its proxy"); err != nil {
+		return nil, fmt.Errorf("the proxy→Agent hop's trace %s: %v", path, err)
+	}
+	return traces.ReadFile(path)
+}
