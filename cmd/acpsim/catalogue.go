@@ -149,6 +149,9 @@ func wrap(s string, n int) []string {
 func catalogueTopics() []*cobra.Command {
 	var out []*cobra.Command
 	for _, c := range catalogues {
+		if c.topic == "knobs" {
+			continue // acpsim knobs is a command (knobs.go), its help this catalogue
+		}
 		var b strings.Builder
 		c.write(&b)
 		out = append(out, &cobra.Command{Use: c.topic, Short: c.short, Long: c.short + ":\n\n" + b.String()})

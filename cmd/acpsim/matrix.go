@@ -4,12 +4,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/sim/design"
 	"github.com/acpsim/acpsim/sim/matrix"
 	"github.com/acpsim/acpsim/sim/world"
 )
@@ -30,6 +31,7 @@ func newMatrixCmd() *cobra.Command {
 	var prompts, sessions, clients int
 	var timeout time.Duration
 	var faults string
+	var custom designFlags
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Every Client policy against every Agent design over each link: anomaly fractions and shortest counterexamples",
@@ -59,9 +61,22 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
   acpsim matrix --plot matrix.svg`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			mine, err := custom.all()
+			if err != nil {
+				return err
+			}
+			if len(mine) > 0 && !cmd.Flags().Changed("designs") {
+				designs = []string{"reference"} // the control beside yours
+			}
 			mc, err := matrixConfig(policies, designs, links)
 			if err != nil {
 				return err
+			}
+			for _, d := range mine {
+				if _, clash := matrix.LookupDesign(d.Name); clash && slices.Contains(designs, d.Name) {
+					continue // a built-in named again with --design
+				}
+				mc.Designs = append(mc.Designs, d)
 			}
 			if format != "text" && format != "md" && format != "json" {
 				return fmt.Errorf("--format %q: expected text, md or json", format)
@@ -75,7 +90,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			base := world.DefaultConfig()
 			base.Prompts, base.Sessions, base.Clients, base.Timeout = prompts, sessions, clients, timeout
 			mc.Base, mc.FaultRates = base, faults
-			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "links", "format", "plot", "traces", "shrink"))
+			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "design", "design-file", "links", "format", "plot", "traces", "shrink"))
 			mc.Bin = binName()
 			mc.FirstSeed, mc.Seeds, mc.Jobs, mc.Shrink, mc.TraceDir = first, seeds, jobs, shrinkN, traceDir
 			var bar *progress
@@ -134,7 +149,8 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 	fs.IntVar(&seeds, "seeds", matrixDefaultSeeds, "seeds per row (policy × design × link)")
 	fs.Uint64Var(&first, "first-seed", 1, "first seed")
 	registerJobs(fs, &jobs, "seeds")
-	fs.StringSliceVar(&policies, "policies", matrix.Policies(), "Client policies, rows in this order (--list-policies)")
+	fs.StringSliceVar(&policies, "policies", matrix.Policies(), "Client policies (NAME:PARAM=VALUE:…), rows in this order (acpsim knobs)")
+	custom.register(fs, true)
 	fs.StringSliceVar(&designs, "designs", matrixDesignNames(), "Agent designs, rows in this order (default: all; listed with their flags after the tables)")
 	fs.Lookup("designs").DefValue = "[]" // all: the list is in the output, and too long for one line of --help
 	fs.StringSliceVar(&links, "links", matrix.Links, "links, one table each (stdio, http, ws, mixed)")
@@ -155,7 +171,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 func matrixConfig(policies, designs, links []string) (matrix.Config, error) {
 	var mc matrix.Config
 	for _, p := range policies {
-		if _, err := client.LookupPolicy(p); err != nil {
+		if _, err := design.ParsePolicy(p); err != nil {
 			return mc, fmt.Errorf("--policies: %v", err)
 		}
 	}

@@ -16,6 +16,7 @@ func newMutantsCmd() *cobra.Command {
 	var maxSeeds, runs, jobs int
 	var format string
 	var list bool
+	var designs designFlags
 	cmd := &cobra.Command{
 		Use:   "mutants [NAME…]",
 		Short: "Mutation score: run every known-bad Agent, Client and proxy until the checkers catch it",
@@ -25,6 +26,12 @@ reference Agent, and the known-bad proxy modes as one proxy between the keyed
 Client and the reference Agent. The users cancel, close and fork (--cancels 2
 --closes 1 --forks 1); a few mutants get other users, knobs or rates, which
 their rerun command shows. NAME… runs only those mutants.
+
+--design (repeatable) and --design-file add your designs as mutants (actor
+"design"; acpsim knobs for the spelling): a known-bad design of yours is
+caught when any anomaly shows, so --design 'forgetful=agent:memory-keys'
+asks how many seeds it takes the checkers to see that design fail. Given
+with no NAME, only your designs run.
 
 A run of a mutant takes seeds in order, from r*max-seeds+1 for run r, until
 one shows an anomaly (the mutant is caught) and one shows the anomaly the
@@ -39,7 +46,8 @@ uncaught, or without its expected anomaly, in some run.`,
 		Example: `  acpsim mutants
   acpsim mutants --format json
   acpsim mutants --runs 1 reuse-key memory-keys
-  acpsim mutants --list`,
+  acpsim mutants --list
+  acpsim mutants --design 'forgetful=agent:memory-keys' --design 'mine=busy:reject,keys:memory'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if format != "table" && format != "json" {
 				return fmt.Errorf("--format %q: expected table or json", format)
@@ -51,9 +59,22 @@ uncaught, or without its expected anomaly, in some run.`,
 			if err != nil {
 				return err
 			}
-			ms, err := selectMutants(args)
+			mine, err := designs.all()
 			if err != nil {
 				return err
+			}
+			var ms []mutation.Mutant
+			if len(mine) == 0 || len(args) > 0 {
+				if ms, err = selectMutants(args); err != nil {
+					return err
+				}
+			}
+			for _, d := range mine {
+				m, err := mutation.FromDesign(d)
+				if err != nil {
+					return fmt.Errorf("--design: %v", err)
+				}
+				ms = append(ms, m)
 			}
 			out := cmd.OutOrStdout()
 			if list {
@@ -88,6 +109,7 @@ uncaught, or without its expected anomaly, in some run.`,
 	cmd.Flags().IntVar(&runs, "runs", 5, "independent runs per mutant (run r starts at seed r*max-seeds+1); seeds is their median")
 	registerJobs(cmd.Flags(), &jobs, "seeds")
 	cmd.Flags().StringVar(&format, "format", "table", "output: table or json")
+	designs.register(cmd.Flags(), true)
 	cmd.Flags().BoolVar(&list, "list", false, "list the mutants (actor, name, expected anomaly, the bug, its run flags) without running them")
 	return cmd
 }
@@ -162,8 +184,12 @@ func writeMutantsTable(out io.Writer, res []mutation.Result, o mutation.Options)
 			ok++
 		}
 	}
-	fmt.Fprintf(out, "mutants: %d (%d Agents, %d Clients, %d proxies) · runs per mutant: %d · seeds per run: at most %d\n\n",
-		len(res), counts[mutation.ActorAgent], counts[mutation.ActorClient], counts[mutation.ActorProxy], o.Runs, o.MaxSeeds)
+	designs := ""
+	if n := counts[mutation.ActorDesign]; n > 0 {
+		designs = fmt.Sprintf(", %d designs of yours (caught by any anomaly)", n)
+	}
+	fmt.Fprintf(out, "mutants: %d (%d Agents, %d Clients, %d proxies%s) · runs per mutant: %d · seeds per run: at most %d\n\n",
+		len(res), counts[mutation.ActorAgent], counts[mutation.ActorClient], counts[mutation.ActorProxy], designs, o.Runs, o.MaxSeeds)
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "actor\tmutant\texpects\tcaught\tseeds\tby\tas expected\trerun (first catching seed)")
 	for _, r := range res {

@@ -12,8 +12,10 @@ import (
 	"github.com/spf13/pflag"
 
 	_ "github.com/acpsim/acpsim/actors/agent/mutants" // registers the known-bad Agents
+	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/sim/design"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -46,7 +48,7 @@ SIGINT or SIGTERM (its processes killed, its scratch directories removed).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (run '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newCheckClientCmd(), newProxyCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newKnobsCmd(), newCheckClientCmd(), newProxyCmd(), newVersionCmd())
 	root.AddCommand(catalogueTopics()...)
 	for _, c := range root.Commands() {
 		envBeforeArgs(c)
@@ -111,10 +113,19 @@ type simFlags struct {
 	skip                       []string
 	sessionContract            string
 	sessionFlags               sessionFlags
+	designs                    designFlags
+	maxAttempts                int
+	staleAfter, backoff        time.Duration
+	fs                         *pflag.FlagSet // for a design's settings given as flags too
 }
 
 func (s *simFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&s.policy, "policy", "keyed", "Client retry policy (--list-policies)")
+	s.fs = fs
+	fs.StringVar(&s.policy, "policy", "keyed", "Client retry policy (--list-policies), with parameters as NAME:PARAM=VALUE:… (acpsim knobs)")
+	s.designs.register(fs, false)
+	fs.IntVar(&s.maxAttempts, "max-attempts", client.DefaultMaxAttempts, "bounded: attempts whose responses did not come before the Client tells the user unknown")
+	fs.DurationVar(&s.staleAfter, "stale-after", client.DefaultStaleAfter, "stale: how long after its submission a prompt is resent; later it is shown to the user")
+	fs.DurationVar(&s.backoff, "backoff", world.DefaultConfig().Backoff, "Client wait before reconnecting or retrying a transient error (virtual time)")
 	s.agentFlags.register(fs)
 	fs.IntVar(&s.prompts, "prompts", 10, "submissions per Client")
 	s.sessionFlags = sessionFlags{n: &s.sessions, contract: &s.sessionContract}
@@ -142,10 +153,20 @@ func (s *simFlags) config() (world.Config, error) {
 	if err := s.agentFlags.apply(&cfg); err != nil {
 		return cfg, err
 	}
-	cfg.Policy = s.policy
+	if s.maxAttempts < 1 || s.staleAfter <= 0 || s.backoff <= 0 {
+		return cfg, fmt.Errorf("--max-attempts %d, --stale-after %v, --backoff %v: expected 1 or more and positive durations", s.maxAttempts, s.staleAfter, s.backoff)
+	}
+	cfg.MaxAttempts, cfg.StaleAfter, cfg.Backoff = s.maxAttempts, s.staleAfter, s.backoff
+	pol, err := design.ParsePolicy(s.policy)
+	if err != nil {
+		return cfg, fmt.Errorf("--policy: %v", err)
+	}
 	cfg.Prompts, cfg.Sessions, cfg.Clients = s.prompts, s.sessions, s.clients
 	cfg.SessionContract = s.sessionContract
 	cfg.Timeout = s.timeout
+	if err := pol.Apply(&cfg); err != nil { // its parameters over the flags
+		return cfg, fmt.Errorf("--policy: %v", err)
+	}
 	cfg.Cancels, cfg.Closes, cfg.Forks = s.cancels, s.closes, s.forks
 	by, err := cancelByFlag(s.cancelBy)
 	if err != nil {
@@ -159,6 +180,9 @@ func (s *simFlags) config() (world.Config, error) {
 		return cfg, fmt.Errorf("--proxy %s needs --proxies 1 or more (--proxies is %d)", s.proxyMode, s.proxies)
 	}
 	cfg.Skip = s.skip
+	if err := applyDesign(&s.designs, s.fs, &cfg); err != nil {
+		return cfg, err
+	}
 	cfg.EnableLinkFaults()
 	rates, err := netfault.ParseRates(s.faults, cfg.Rates)
 	if err != nil {
@@ -181,9 +205,15 @@ func asFlags(err error) error {
 // through a twin), in name order, for a rerun command.
 func rerunFlags(fs *pflag.FlagSet, skip ...string) string {
 	var parts []string
+	if !contains(skip, "design") {
+		parts = designRerunFlags(fs)
+	}
 	fs.VisitAll(func(f *pflag.Flag) {
 		if !f.Changed || f.Name == "seed" || contains(skip, f.Name) {
 			return
+		}
+		if (f.Name == "design" || f.Name == "design-file") && len(parts) > 0 {
+			return // the design's settings stand for it: no file needed
 		}
 		v := f.Value.String()
 		if sv, ok := f.Value.(pflag.SliceValue); ok {

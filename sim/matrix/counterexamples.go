@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 
 	"github.com/acpsim/acpsim/properties"
@@ -123,7 +124,7 @@ func (c *Config) shrinkOne(j shrinkJob) (Counterexample, error) {
 
 // TraceName is the file name of a counterexample's trace.
 func TraceName(r *Row, kind string) string {
-	return fmt.Sprintf("%s-%s-%s-%s.ndjson", r.Link, r.Design, r.Policy, kind)
+	return fmt.Sprintf("%s-%s-%s-%s.ndjson", r.Link, r.Design, fileWord(r.Policy), kind)
 }
 
 func (c *Config) writeTrace(r *Row, ce *Counterexample) error {
@@ -148,4 +149,10 @@ func (c *Config) writeTrace(r *Row, ce *Counterexample) error {
 	}
 	ce.Trace, ce.Replay = path, bin+" replay "+shell.Quote(path)
 	return nil
+}
+
+// fileWord is a policy spec as a file name's part: bounded:attempts=6 is
+// bounded-attempts-6.
+func fileWord(spec string) string {
+	return strings.NewReplacer(":", "-", "=", "-", "/", "-", " ", "").Replace(spec)
 }

@@ -42,9 +42,9 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim/design"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -89,13 +89,24 @@ type Config struct {
 	Progress func(phase string, done, total int)
 }
 
-// Cell returns the configuration of one row and its `acpsim run` flags.
+// Cell returns the configuration of one row and its `acpsim run` flags;
+// policy is a policy spec (design.ParsePolicy: a name, or one with
+// parameters).
 func (c *Config) Cell(link string, d Design, policy string) (world.Config, []string, error) {
 	cfg := c.Base
 	cfg.Rates = maps.Clone(c.Base.Rates)
 	cfg.Seed, cfg.Chooser, cfg.Skip, cfg.Command = 0, nil, nil, ""
-	cfg.Link, cfg.Policy = link, policy
-	d.Apply(&cfg)
+	cfg.Link = link
+	pol, err := design.ParsePolicy(policy)
+	if err != nil {
+		return cfg, nil, err
+	}
+	if err := pol.Apply(&cfg); err != nil {
+		return cfg, nil, err
+	}
+	if err := d.Apply(&cfg); err != nil {
+		return cfg, nil, fmt.Errorf("design %s: %v", d.Name, err)
+	}
 	cfg.EnableLinkFaults()
 	rates, err := netfault.ParseRates(c.FaultRates, cfg.Rates)
 	if err != nil {
@@ -105,9 +116,26 @@ func (c *Config) Cell(link string, d Design, policy string) (world.Config, []str
 	if err := cfg.Validate(); err != nil {
 		return cfg, nil, fmt.Errorf("%s × %s over %s: %v", policy, d.Name, link, err)
 	}
-	flags := slices.Concat(c.Flags, []string{"--link=" + link, "--policy=" + policy}, d.Flags)
+	flags := slices.Concat(withoutPolicyParams(c.Flags, pol), []string{"--link=" + link}, pol.Flags(), d.Flags())
 	slices.Sort(flags)
 	return cfg, flags, nil
+}
+
+// withoutPolicyParams leaves out of the base flags those a policy's own
+// parameters give (a row's --timeout from timeout=…, not the base's).
+func withoutPolicyParams(flags []string, pol design.Policy) []string {
+	var out []string
+	for _, f := range flags {
+		own := false
+		for _, p := range pol.Flags()[1:] {
+			name, _, _ := strings.Cut(p, "=")
+			own = own || strings.HasPrefix(f, name+"=")
+		}
+		if !own {
+			out = append(out, f)
+		}
+	}
+	return out
 }
 
 // command is the rerun command of a seed of a row.
@@ -143,7 +171,7 @@ func (c *Config) defaults() error {
 		return errors.New("no policies, designs or links to run")
 	}
 	for _, p := range c.Policies {
-		if _, err := client.LookupPolicy(p); err != nil {
+		if _, err := design.ParsePolicy(p); err != nil {
 			return err
 		}
 	}
@@ -159,7 +187,7 @@ func Run(c Config) (*Report, error) {
 	rep := &Report{FirstSeed: c.FirstSeed, Seeds: c.Seeds, Clients: c.Base.Clients, Prompts: c.Base.Prompts,
 		Kinds: properties.Kinds, Links: c.Links, Policies: c.Policies, Shrink: c.Shrink}
 	for _, d := range c.Designs {
-		dr := DesignReport{Name: d.Name, Why: d.Why, Flags: append([]string{}, d.Flags...), Links: []string{}}
+		dr := DesignReport{Name: d.Name, Why: d.Why, Flags: append([]string{}, d.Flags()...), Links: []string{}}
 		for _, l := range c.Links {
 			if d.RunsOn(l) {
 				dr.Links = append(dr.Links, l)

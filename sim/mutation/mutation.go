@@ -32,6 +32,7 @@ const (
 	ActorAgent  = "agent"
 	ActorClient = "client"
 	ActorProxy  = "proxy"
+	ActorDesign = "design" // a design given on the command line (FromDesign)
 )
 
 // Mutant is one known-bad actor and how it runs.
@@ -39,7 +40,7 @@ type Mutant struct {
 	Actor  string // ActorAgent, ActorClient or ActorProxy
 	Name   string
 	Doc    string // the bug it models, one line
-	Expect string // the anomaly kind the checkers must report for it
+	Expect string // the anomaly kind the checkers must report for it ("": any, a design's)
 	Setup  Setup
 }
 
@@ -388,7 +389,7 @@ func Run(ms []Mutant, o Options) ([]Result, error) {
 			if !r.res.Caught() && len(t.kinds) > 0 {
 				r.res.Seed, r.res.Seeds, r.res.Kinds = t.seed, n, t.kinds
 			}
-			if r.res.ExpectSeed == 0 && slices.Contains(t.kinds, ms[r.m].Expect) {
+			if r.res.ExpectSeed == 0 && (slices.Contains(t.kinds, ms[r.m].Expect) || ms[r.m].Expect == "" && len(t.kinds) > 0) {
 				r.res.ExpectSeed, r.res.ExpectSeeds = t.seed, n
 			}
 		}

@@ -1,0 +1,82 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// A design and a parameterised policy that are not built in run on every
+// link beside the reference, and a design file gives the same table.
+func TestMatrixRunsYourDesignAndPolicyAndAFileGivesTheSameTable(t *testing.T) {
+	args := []string{"matrix", "--seeds", "6", "--shrink", "0", "--policies", "keyed,bounded:attempts=2"}
+	inline, code := acpsimRun(t, append(args, "--design", "mine=busy:reject,keys:memory")...)
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, inline)
+	}
+	for _, want := range []string{"link stdio", "link http", "link ws", "bounded:attempts=2  mine", "keyed               reference", "--max-attempts=2 --policy=bounded"} {
+		if !strings.Contains(inline, want) {
+			t.Errorf("matrix output lacks %q:\n%s", want, inline)
+		}
+	}
+	file := filepath.Join(t.TempDir(), "designs.txt")
+	if err := os.WriteFile(file, []byte("# mine\nmine = busy:reject, keys:memory\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	fromFile, code := acpsimRun(t, append(args, "--design-file", file)...)
+	tables := func(s string) string { s, _, _ = strings.Cut(s, "agent designs:"); return s }
+	if code != 0 || tables(fromFile) != tables(inline) {
+		t.Fatalf("--design-file: exit %d, tables differ from --design's:\n%s\n---\n%s", code, fromFile, inline)
+	}
+}
+
+func TestADesignIsCheckedAsItsRunFlagsAre(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--design", "mine=busy:reject", "--busy", "hold"}, "--busy and --design mine (busy:reject) both set busy"},
+		{[]string{"run", "--design", "nodes-3"}, "runs on http, ws only"},
+		{[]string{"run", "--design", "a=busy:reject", "--design", "b=keys:memory"}, "this command runs one"},
+		{[]string{"run", "--policy", "keyed:attempts=3"}, "attempts is a parameter of bounded only"},
+		{[]string{"matrix", "--policies", "bounded:patience=2"}, `unknown parameter "patience"`},
+		{[]string{"swarm", "--design", "mine=bussy:reject"}, `unknown setting "bussy"`},
+	} {
+		out, code := acpsimRun(t, c.args...)
+		if code != 2 || !strings.Contains(out, c.want) {
+			t.Errorf("acpsim %q: exit %d, want 2 and %q:\n%s", c.args, code, c.want, out)
+		}
+	}
+}
+
+// A run of a design from a file names, in its rerun command, the design's
+// own flags: the command reproduces the run without the file.
+func TestARerunOfADesignNeedsNoFile(t *testing.T) {
+	t.Chdir(t.TempDir())
+	os.WriteFile("d.txt", []byte("forgetful = agent:memory-keys\n"), 0o644)
+	out, code := acpsimRun(t, "run", "--seed", "3", "--design-file", "d.txt", "--fault-rates", "kill=0.2")
+	if code != 1 || !strings.Contains(out, "rerun: acpsim run --seed 3 --agent=memory-keys --fault-rates=kill=0.2") || strings.Contains(out, "rerun: acpsim run --seed 3 --design") {
+		t.Fatalf("exit %d, want 1 with a rerun command of the design's flags and no file:\n%s", code, out)
+	}
+	again, code2 := acpsimRun(t, "run", "--seed", "3", "--agent=memory-keys", "--fault-rates=kill=0.2")
+	if code2 != code || strings.Count(again, "- duplicate:") != strings.Count(out, "- duplicate:") {
+		t.Fatalf("the rerun command gives exit %d (%d before):\n%s", code2, code, again)
+	}
+}
+
+func TestKnobsListsEverySettingAndParameter(t *testing.T) {
+	out, code := acpsimRun(t, "knobs")
+	for _, want := range []string{"busy", "keys", "agent", "nodes", "proxy", "links", "attempts", "--max-attempts", "age", "--stale-after", "node-memory-keys=keys:memory,nodes:3 (on http, ws)"} {
+		if code != 0 || !strings.Contains(out, want) {
+			t.Errorf("acpsim knobs (exit %d) lacks %q:\n%s", code, want, out)
+		}
+	}
+}
+
+func TestMutantsCatchesAKnownBadDesignOfYours(t *testing.T) {
+	out, code := acpsimRun(t, "mutants", "--runs", "1", "--design", "forgetful=agent:memory-keys")
+	if code != 0 || !strings.Contains(out, "design  forgetful") || !strings.Contains(out, "all 1 mutants caught") {
+		t.Fatalf("exit %d, want the design caught:\n%s", code, out)
+	}
+}
