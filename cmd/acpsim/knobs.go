@@ -30,7 +30,7 @@ specs. One spelling serves matrix, swarm, run, explore and mutants:
 Each setting is the acpsim run flag of the same name (busy:reject is
 --busy=reject), so a design's rerun command needs no file.
 
-`+agentKnobs.String(),
+` + agentKnobs.String(),
 		Example: `  acpsim knobs
   acpsim matrix --design 'mine=busy:reject,keys:memory' --policies 'keyed,bounded:attempts=2'
   acpsim run --design 'forgetful=agent:memory-keys' --link http`,
