@@ -22,7 +22,7 @@ var layers = map[string]int{
 	// 0: the vocabulary: trace format, wire types, rerun command lines.
 	"traces": 0, "traces/shell": 0, "traces/golden": 0, "actors/acp": 0, "actors/acp/jsonscan": 0,
 	// 1: the kernel and the judges of frames.
-	"sim": 1, "properties": 1, "properties/conform": 1, "properties/conform/suite": 1, "properties/clientcheck": 1, "properties/hop": 1, "sim/design": 4,
+	"sim": 1, "properties": 1, "properties/conform": 1, "properties/conform/suite": 1, "properties/clientcheck": 1, "properties/hop": 1, "sim/design": 4, "sim/simtest": 4,
 	// 2: the parts of a simulated world.
 	"actors/agent": 2, "actors/agent/store": 2, "actors/agent/mutants": 2,
 	"actors/client": 2, "actors/client/mutants": 2, "actors/proxy": 2,

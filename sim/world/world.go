@@ -168,6 +168,9 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	}
 	pol, _ := client.LookupPolicy(cfg.Policy)
 	factory, _ := agent.Lookup(cfg.Agent)
+	if cfg.Factory != nil {
+		factory = cfg.Factory
+	}
 	factory = proxy.Wrap(factory, cfg.Proxies, cfg.ProxyMode)
 	chooser := cfg.Chooser
 	source := traces.SourceSchedule
