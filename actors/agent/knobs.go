@@ -65,33 +65,56 @@ type Knobs struct {
 	// RuntimeDelay (adapter only) is how long the runtime takes to append a
 	// submitted user message to its stored history.
 	RuntimeDelay time.Duration
+	// The RFD's alternatives, each a knob so that acpsim matrix
+	// --alternatives measures it (the reference's value is the RFD's).
+	// InProgress is what a retry of a key whose prompt is held gets:
+	// "wait" (answered when the original is, the RFD) or "conflict" (an
+	// error now, as an HTTP API answers 409, so the Client polls).
+	InProgress string
+	// Binding is when a prompt's key binding is written: "with-message"
+	// (in the same batch, the RFD's stricter "one transaction") or
+	// "after-turn" (at the end of the prompt's turn, as an Agent that
+	// records the key with the turn's outcome; a process that dies during
+	// the turn keeps the message and loses the binding).
+	Binding string
+	// MessageIDs is where a user message's id comes from: "agent" (minted
+	// by the Agent, the Message ID RFD) or "key" (the Client's key is the
+	// id: the rejected Client-chosen messageId).
+	MessageIDs string
 }
 
 // Knob values.
 const (
-	BusyReject     = "reject"
-	BusyHold       = "hold"
-	BusyBreakpoint = "breakpoint"
-	HeldKeep       = "keep"
-	HeldDrop       = "drop"
-	CompareRetry   = "retry"
-	CompareReject  = "reject"
-	CloseOK        = "ok"
-	CloseError     = "error"
-	KeysStore      = "store"
-	KeysMemory     = "memory"
-	SessionsStore  = "store"
-	SessionsMemory = "memory"
-	AuthNone       = "none"
-	AuthRequired   = "required"
-	DedupeRefuse   = "refuse"
-	DedupeAppend   = "append"
+	BusyReject         = "reject"
+	BusyHold           = "hold"
+	BusyBreakpoint     = "breakpoint"
+	HeldKeep           = "keep"
+	HeldDrop           = "drop"
+	CompareRetry       = "retry"
+	CompareReject      = "reject"
+	CloseOK            = "ok"
+	CloseError         = "error"
+	KeysStore          = "store"
+	KeysMemory         = "memory"
+	SessionsStore      = "store"
+	SessionsMemory     = "memory"
+	AuthNone           = "none"
+	AuthRequired       = "required"
+	DedupeRefuse       = "refuse"
+	DedupeAppend       = "append"
+	InProgressWait     = "wait"
+	InProgressConflict = "conflict"
+	BindingWithMessage = "with-message"
+	BindingAfterTurn   = "after-turn"
+	MessageIDsAgent    = "agent"
+	MessageIDsKey      = "key"
 )
 
 // DefaultKnobs are the reference Agent's defaults.
 func DefaultKnobs() Knobs {
 	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, SessionsIn: SessionsStore, Auth: AuthNone,
-		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond}
+		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond,
+		InProgress: InProgressWait, Binding: BindingWithMessage, MessageIDs: MessageIDsAgent}
 }
 
 // choiceKnobs are the knobs with a fixed set of values, as data: the trace
@@ -109,6 +132,9 @@ var choiceKnobs = []struct {
 	{"keys", []string{KeysStore, KeysMemory}, func(k *Knobs) *string { return &k.Keys }},
 	{"sessions-in", []string{SessionsStore, SessionsMemory}, func(k *Knobs) *string { return &k.SessionsIn }},
 	{"runtime-dedupe", []string{DedupeAppend, DedupeRefuse}, func(k *Knobs) *string { return &k.RuntimeDedupe }},
+	{"in-progress", []string{InProgressWait, InProgressConflict}, func(k *Knobs) *string { return &k.InProgress }},
+	{"binding", []string{BindingWithMessage, BindingAfterTurn}, func(k *Knobs) *string { return &k.Binding }},
+	{"message-ids", []string{MessageIDsAgent, MessageIDsKey}, func(k *Knobs) *string { return &k.MessageIDs }},
 }
 
 // Retention is the Agent's retention promise in the trace contract's terms:
@@ -216,6 +242,12 @@ func (k Knobs) Map() map[string]string {
 	// so a trace of an Agent that stores its sessions reads as before.
 	if k.SessionsIn == SessionsStore {
 		delete(m, "sessions-in")
+	}
+	// So are the alternatives' knobs, at the RFD's values.
+	for name, def := range map[string]string{"in-progress": InProgressWait, "binding": BindingWithMessage, "message-ids": MessageIDsAgent} {
+		if m[name] == def {
+			delete(m, name)
+		}
 	}
 	return m
 }

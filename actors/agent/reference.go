@@ -98,6 +98,9 @@ type session struct {
 	// liveKeys binds the keys of live-only messages while the session stays
 	// active on conn; deactivating the session forgets them.
 	liveKeys map[string]string
+	// unbound are, under binding=after-turn, the bindings of the messages
+	// this process inserted whose turn has not ended: in its memory only.
+	unbound []store.Binding
 }
 
 // activate makes the session active on conn. Moving it to another

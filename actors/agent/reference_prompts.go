@@ -47,6 +47,12 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 			a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: id})
 			return
 		}
+		for _, b := range s.unbound { // binding=after-turn: known to this process only
+			if b.Key == key {
+				a.reply(conn, m.ID, "respond-from-binding", acp.PromptResult{MessageID: b.MessageID})
+				return
+			}
+		}
 		if a.strat != nil {
 			if id, step, ok := a.strat.recognized(s, key); ok {
 				a.reply(conn, m.ID, step, acp.PromptResult{MessageID: id})
@@ -65,6 +71,10 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 		if h := s.pending[key]; h != nil {
 			if a.knobs.Compare == CompareReject && h.text != text {
 				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
+				return
+			}
+			if a.knobs.InProgress == InProgressConflict { // the 409 alternative: the Client polls
+				a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "internal error: a prompt with this idempotencyKey is in progress; send it again later"))
 				return
 			}
 			h.waiters = append(h.waiters, waiter{conn, m.ID})
@@ -133,10 +143,19 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		return
 	}
 	content, _ := json.Marshal(h.prompt)
-	msg := store.Message{Session: s.rec.ID, ID: a.env.NewID(), Role: store.RoleUser, Text: h.text, Content: content, Key: h.key}
+	id := a.env.NewID()
+	if h.hasKey && a.knobs.MessageIDs == MessageIDsKey {
+		id = h.key // the Client-chosen messageId alternative
+	}
+	msg := store.Message{Session: s.rec.ID, ID: id, Role: store.RoleUser, Text: h.text, Content: content, Key: h.key}
 	b := store.Batch{Sessions: []store.Session{s.rec}, Messages: []store.Message{msg}}
 	if h.hasKey {
-		b.Bindings = []store.Binding{{Session: s.rec.ID, Key: h.key, MessageID: msg.ID, Prompt: h.text}}
+		bind := store.Binding{Session: s.rec.ID, Key: h.key, MessageID: msg.ID, Prompt: h.text}
+		if a.knobs.Binding == BindingAfterTurn {
+			s.unbound = append(s.unbound, bind) // written when the turn ends
+		} else {
+			b.Bindings = []store.Binding{bind}
+		}
 		delete(s.pending, h.key)
 	}
 	current := a.current(s)

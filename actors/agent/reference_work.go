@@ -97,6 +97,12 @@ func (a *Agent) finishWork(s *session, stop string) {
 		}
 		s.agentText = ""
 	}
+	if len(s.unbound) > 0 { // binding=after-turn: the keys, at last
+		if a.st.Commit(store.Batch{Bindings: s.unbound}) == nil {
+			a.out = append(a.out, Output{Kind: OutSync, Step: "sync-bindings"})
+		}
+		s.unbound = nil
+	}
 	s.state = acp.StateIdle
 	a.update(s, "update-idle", acp.StateUpdate(acp.StateIdle, stop))
 	// Insert held prompts until one starts work: one answered from another

@@ -70,6 +70,13 @@ type Policy struct {
 	// submissions; it resends only if there is none. The RFD's rejected
 	// alternative, "resolve by lookup".
 	Lookup bool
+	// Alternative: one of the RFD's alternatives, which acpsim matrix
+	// --alternatives runs (not a row of the default matrix).
+	Alternative bool
+	// TellsUnknown: a prompt whose response did not come, which the policy
+	// does not resend, is told to the user as unknown instead of dropped
+	// without a word (a Client that knows its retry class).
+	TellsUnknown bool
 	// ResendBeforeResume (known-bad): after reconnecting, pending prompts are
 	// resent right after initialize, before session/resume, and a -32002
 	// answer to such a retry is shown to the user as failed, although the
@@ -102,6 +109,7 @@ var Policies = []Policy{
 	{Name: "keyed", Resend: true, Keyed: true, Doc: "the RFD: one key per submission, the same key on every attempt (also after a Client restart), resend after session/resume"},
 	{Name: "bounded", Resend: true, Keyed: true, Bounded: true, Doc: "keyed, but gives up after MaxAttempts attempts and tells the user the outcome is unknown"},
 	{Name: "stale", Resend: true, Keyed: true, ShowStale: true, Doc: "keyed, but a prompt still pending StaleAfter after it was submitted is shown to the user (outcome unknown) instead of resent"},
+	{Name: "classes-only", TellsUnknown: true, Alternative: true, Doc: "the RFD's first alternative, retry classes documented and no key: a prompt (unsafe to retry) is never resent; one whose response did not come is told to the user as unknown"},
 	{Name: "lookup", Resend: true, Lookup: true, Doc: "no key: when a response does not come, resumes with replay from the start and looks for its message by text; resends if it is not there (the RFD's rejected alternative)"},
 	{Name: "resend-before-resume", Resend: true, Keyed: true, ResendBeforeResume: true, Catches: "phantom",
 		Doc: "known-bad: keyed, but after reconnecting resends pending prompts before session/resume and shows their -32002 as failed"},

@@ -175,9 +175,9 @@ func TestClientTimeout(t *testing.T) {
 				if len(o.sends) != 0 {
 					t.Errorf("policy none resent: %v", o.methods())
 				}
-				want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeAbandoned}}
+				want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: silentOrUnknown(pol)}}
 				if !reflect.DeepEqual(o.all, want) {
-					t.Errorf("timeout under none: %+v, want %+v", o.all, want)
+					t.Errorf("timeout under %s: %+v, want %+v", pol.Name, o.all, want)
 				}
 				if h.c.Pending() {
 					t.Error("an abandoned submission is still pending")
@@ -325,9 +325,9 @@ func TestClientDisconnect(t *testing.T) {
 				t.Errorf("policy %s reported %+v on disconnect", pol.Name, o.outcomes)
 			}
 		} else {
-			want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: traces.OutcomeAbandoned}}
+			want := []client.Output{{Kind: client.OutOutcome, Sub: "sub-1", Outcome: silentOrUnknown(pol)}}
 			if !reflect.DeepEqual(o.outcomes, want) {
-				t.Errorf("none on disconnect: %+v, want %+v (the answered sub-2 untouched)", o.outcomes, want)
+				t.Errorf("%s on disconnect: %+v, want %+v (the answered sub-2 untouched)", pol.Name, o.outcomes, want)
 			}
 		}
 		if got := h.c.Pending(); got != pol.Resend {
@@ -485,4 +485,14 @@ func ExampleClient() {
 	// send {"jsonrpc":"2.0","id":3,"method":"session/prompt","params":{"sessionId":"S","prompt":[{"type":"text","text":"hi"}],"idempotencyKey":"6e40df93-12c2-43d6-bf09-128b89a1f3c1"}}
 	// timer 2 in 1s
 	// outcome sub-1 inserted m1
+}
+
+// silentOrUnknown is what a Client that does not resend tells the user of
+// a prompt whose response did not come: nothing (none), or that it does
+// not know (classes-only, which knows a prompt is unsafe to retry).
+func silentOrUnknown(pol client.Policy) string {
+	if pol.TellsUnknown {
+		return traces.OutcomeUnknown
+	}
+	return traces.OutcomeAbandoned
 }

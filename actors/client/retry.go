@@ -173,7 +173,7 @@ func (c *Client) resends(s *submission) bool {
 // without a word (abandoned); a keyed Client, which sent this one without
 // a key, tells the user it does not know.
 func (c *Client) noResendOutcome() string {
-	if c.cfg.Policy.Keyed {
+	if c.cfg.Policy.Keyed || c.cfg.Policy.TellsUnknown {
 		return traces.OutcomeUnknown
 	}
 	return traces.OutcomeAbandoned

@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/acpsim/acpsim/sim/matrix"
 )
 
 // A design and a parameterised policy that are not built in run on every
@@ -78,5 +80,44 @@ func TestMutantsCatchesAKnownBadDesignOfYours(t *testing.T) {
 	out, code := acpsimRun(t, "mutants", "--runs", "1", "--design", "forgetful=agent:memory-keys")
 	if code != 0 || !strings.Contains(out, "design  forgetful") || !strings.Contains(out, "all 1 mutants caught") {
 		t.Fatalf("exit %d, want the design caught:\n%s", code, out)
+	}
+}
+
+// The alternatives table: every alternative of the RFD on every link, with
+// its passage; the RFD's own row clean, naive resends duplicating, and the
+// key written apart from its message caught.
+func TestMatrixAlternativesMeasuresEachAgainstTheRFD(t *testing.T) {
+	out, code := acpsimRun(t, "matrix", "--alternatives", "--seeds", "20", "--shrink", "0", "--links", "stdio")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	for _, a := range matrix.Alternatives {
+		if !strings.Contains(out, a.Name) || !strings.Contains(out, a.RFD) {
+			t.Errorf("the table lacks the alternative %q or its passage", a.Name)
+		}
+	}
+	row := func(name string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), name+"  ") {
+				return l
+			}
+		}
+		t.Fatalf("no row %q:\n%s", name, out)
+		return ""
+	}
+	if r := row("the RFD"); !strings.Contains(r, "keyed × reference") || !strings.Contains(r, " ·  ") {
+		t.Errorf("the RFD's row must be clean: %q", r)
+	}
+	if r := row("today: naive resend"); !strings.Contains(r, "duplicate") {
+		t.Errorf("naive resends must duplicate: %q", r)
+	}
+	if r := row("key and message not in one transaction"); !strings.Contains(r, "duplicate") {
+		t.Errorf("a binding written after the turn must duplicate: %q", r)
+	}
+	if strings.Contains(out, "--alternatives=") {
+		t.Errorf("a rerun command carries --alternatives:\n%s", out)
+	}
+	if out, code := acpsimRun(t, "matrix", "--alternatives", "--policies", "keyed"); code != 2 || !strings.Contains(out, "give one or the other") {
+		t.Errorf("--alternatives with --policies: exit %d:\n%s", code, out)
 	}
 }

@@ -32,6 +32,7 @@ func newMatrixCmd() *cobra.Command {
 	var timeout time.Duration
 	var faults string
 	var custom designFlags
+	var alternatives bool
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Every Client policy against every Agent design over each link: anomaly fractions and shortest counterexamples",
@@ -58,7 +59,8 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
   acpsim matrix --seeds 1000 --traces matrix-traces
   acpsim matrix --seeds 50 --links stdio --policies naive,keyed --format md
   acpsim matrix --format json > matrix.json
-  acpsim matrix --plot matrix.svg`,
+  acpsim matrix --plot matrix.svg
+  acpsim matrix --alternatives --seeds 100`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			mine, err := custom.all()
@@ -71,6 +73,14 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			mc, err := matrixConfig(policies, designs, links)
 			if err != nil {
 				return err
+			}
+			if alternatives {
+				for _, f := range []string{"policies", "designs", "design", "design-file"} {
+					if cmd.Flags().Changed(f) {
+						return fmt.Errorf("--alternatives runs the RFD's alternatives as its rows; --%s picks rows of a product matrix: give one or the other", f)
+					}
+				}
+				mc.Pairs, mine = matrix.AlternativePairs(), nil
 			}
 			for _, d := range mine {
 				if _, clash := matrix.LookupDesign(d.Name); clash && slices.Contains(designs, d.Name) {
@@ -90,7 +100,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			base := world.DefaultConfig()
 			base.Prompts, base.Sessions, base.Clients, base.Timeout = prompts, sessions, clients, timeout
 			mc.Base, mc.FaultRates = base, faults
-			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "design", "design-file", "links", "format", "plot", "traces", "shrink"))
+			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "design", "design-file", "alternatives", "links", "format", "plot", "traces", "shrink"))
 			mc.Bin = binName()
 			mc.FirstSeed, mc.Seeds, mc.Jobs, mc.Shrink, mc.TraceDir = first, seeds, jobs, shrinkN, traceDir
 			var bar *progress
@@ -120,10 +130,12 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 				return err
 			}
 			out := cmd.OutOrStdout()
-			switch format {
-			case "md":
+			switch {
+			case alternatives && format != "json":
+				err = rep.WriteAlternatives(out, format == "md")
+			case format == "md":
 				err = rep.WriteMarkdown(out)
-			case "json":
+			case format == "json":
 				err = rep.WriteJSON(out)
 			default:
 				err = rep.WriteText(out)
@@ -151,6 +163,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 	registerJobs(fs, &jobs, "seeds")
 	fs.StringSliceVar(&policies, "policies", matrix.Policies(), "Client policies (NAME:PARAM=VALUE:…), rows in this order (acpsim knobs)")
 	custom.register(fs, true)
+	fs.BoolVar(&alternatives, "alternatives", false, "rows: the RFD's alternatives (each a policy with a design), with their costs and RFD passages")
 	fs.StringSliceVar(&designs, "designs", matrixDesignNames(), "Agent designs, rows in this order (default: all; listed with their flags after the tables)")
 	fs.Lookup("designs").DefValue = "[]" // all: the list is in the output, and too long for one line of --help
 	fs.StringSliceVar(&links, "links", matrix.Links, "links, one table each (stdio, http, ws, mixed)")

@@ -23,7 +23,7 @@ var Links = []string{world.LinkStdio, world.LinkHTTP, world.LinkWS}
 func Policies() []string {
 	var out []string
 	for _, p := range client.Policies {
-		if p.Catches == "" {
+		if p.Catches == "" && !p.Alternative {
 			out = append(out, p.Name)
 		}
 	}

@@ -71,6 +71,9 @@ type Config struct {
 	Policies []string // default Policies()
 	Designs  []Design // default Designs
 	Links    []string // default Links
+	// Pairs, when set, are the rows instead of Policies × Designs: each a
+	// policy with a design, on every link the design runs on.
+	Pairs []Pair
 
 	FirstSeed uint64
 	Seeds     int
@@ -121,6 +124,21 @@ func (c *Config) Cell(link string, d Design, policy string) (world.Config, []str
 	return cfg, flags, nil
 }
 
+// rows are the rows of one link's table: Pairs, or every policy with every
+// design.
+func (c *Config) rows() []Pair {
+	if c.Pairs != nil {
+		return c.Pairs
+	}
+	var out []Pair
+	for _, p := range c.Policies {
+		for _, d := range c.Designs {
+			out = append(out, Pair{Policy: p, Design: d})
+		}
+	}
+	return out
+}
+
 // withoutPolicyParams leaves out of the base flags those a policy's own
 // parameters give (a row's --timeout from timeout=…, not the base's).
 func withoutPolicyParams(flags []string, pol design.Policy) []string {
@@ -153,6 +171,17 @@ func (c *Config) command(seed uint64, flags []string, skip []string) string {
 }
 
 func (c *Config) defaults() error {
+	if c.Pairs != nil { // the report lists the pairs' policies and designs
+		c.Policies, c.Designs = nil, nil
+		for _, p := range c.Pairs {
+			if !slices.Contains(c.Policies, p.Policy) {
+				c.Policies = append(c.Policies, p.Policy)
+			}
+			if _, ok := design.Lookup(p.Design.Name, c.Designs); !ok {
+				c.Designs = append(c.Designs, p.Design)
+			}
+		}
+	}
 	if c.Policies == nil {
 		c.Policies = Policies()
 	}
@@ -172,6 +201,11 @@ func (c *Config) defaults() error {
 	}
 	for _, p := range c.Policies {
 		if _, err := design.ParsePolicy(p); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.Pairs {
+		if _, err := design.ParsePolicy(p.Policy); err != nil {
 			return err
 		}
 	}
@@ -197,19 +231,17 @@ func Run(c Config) (*Report, error) {
 	}
 	var cells []*cell
 	for _, link := range c.Links {
-		for _, p := range c.Policies {
-			for _, d := range c.Designs {
-				if !d.RunsOn(link) {
-					continue
-				}
-				cfg, flags, err := c.Cell(link, d, p)
-				if err != nil {
-					return nil, err
-				}
-				rep.Rows = append(rep.Rows, Row{Link: link, Policy: p, Design: d.Name, Flags: flags, Seeds: c.Seeds,
-					Failing: map[string]int{}, Counterexamples: []Counterexample{}})
-				cells = append(cells, &cell{cfg: cfg, flags: flags, first: make([][]candidate, len(properties.Kinds))})
+		for _, p := range c.rows() {
+			if !p.Design.RunsOn(link) {
+				continue
 			}
+			cfg, flags, err := c.Cell(link, p.Design, p.Policy)
+			if err != nil {
+				return nil, err
+			}
+			rep.Rows = append(rep.Rows, Row{Link: link, Policy: p.Policy, Design: p.Design.Name, Flags: flags, Seeds: c.Seeds, Alternative: p.Label,
+				Failing: map[string]int{}, Counterexamples: []Counterexample{}})
+			cells = append(cells, &cell{cfg: cfg, flags: flags, first: make([][]candidate, len(properties.Kinds))})
 		}
 	}
 	if len(cells) == 0 {

@@ -49,6 +49,15 @@ type Row struct {
 	// Counterexamples has one entry per kind with Failing > 0, in Kinds
 	// order.
 	Counterexamples []Counterexample `json:"counterexamples"`
+	// Alternative names the RFD alternative the row measures (matrix
+	// --alternatives; "" otherwise).
+	Alternative string `json:"alternative,omitempty"`
+	// Over all its seeds: the submissions, the prompt requests sent for
+	// them, and the submissions whose user was told the outcome is unknown
+	// (or told nothing).
+	Submissions    int `json:"submissions"`
+	PromptRequests int `json:"promptRequests"`
+	ToldUnknown    int `json:"toldUnknown"`
 }
 
 // Size is how big a run is.

@@ -5,6 +5,7 @@ package matrix
 
 import (
 	"fmt"
+	"github.com/acpsim/acpsim/traces"
 	"slices"
 	"sync"
 
@@ -52,6 +53,8 @@ type seedResult struct {
 	size         Size
 	inconclusive bool
 	err          error
+	// subs, prompts, unknown: the row's counts (Row.Submissions, …).
+	subs, prompts, unknown int
 }
 
 func (c *Config) runSeeds(cells []*cell) error {
@@ -71,6 +74,12 @@ func (c *Config) runSeeds(cells []*cell) error {
 		var r seedResult
 		r.err = runners.JudgeOnly(cfg, func(v *world.Verdict) {
 			r.inconclusive, r.size = v.Report.Inconclusive, sizeOf(v.Result)
+			r.subs, r.prompts = v.Report.Stats.Submissions, v.Report.Stats.Prompts
+			for _, sr := range v.Report.Submissions {
+				if sr.Outcome == traces.OutcomeUnknown || sr.Outcome == traces.OutcomeAbandoned || sr.Outcome == "" {
+					r.unknown++
+				}
+			}
 			for _, a := range v.Report.Anomalies {
 				if j, ok := kindIndex[a.Kind]; ok {
 					r.kinds |= 1 << j
@@ -100,6 +109,9 @@ func (c *Config) runSeeds(cells []*cell) error {
 		if r.inconclusive {
 			cl.row.Inconclusive++
 		}
+		cl.row.Submissions += r.subs
+		cl.row.PromptRequests += r.prompts
+		cl.row.ToldUnknown += r.unknown
 		if r.kinds == 0 {
 			return
 		}

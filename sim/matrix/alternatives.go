@@ -1,0 +1,68 @@
+package matrix
+
+import "github.com/acpsim/acpsim/sim/design"
+
+// Alternative is one approach the RFD weighs against its own, as a Client
+// policy and an Agent design the simulator runs: acpsim matrix
+// --alternatives puts them side by side on the same seeds, faults and
+// links.
+type Alternative struct {
+	// Name labels the row.
+	Name string
+	// Policy is the Clients' policy spec, Design the Agent's.
+	Policy string
+	Design design.Design
+	// Stores is what a Client must keep per pending submission to recover.
+	Stores string
+	// RFD is the passage of the RFD it measures, quoted.
+	RFD string
+}
+
+// alt is a design of the alternatives table.
+func alt(name string, settings ...design.Setting) design.Design {
+	return design.Design{Name: name, Why: "an alternative of the RFD", Settings: settings}
+}
+
+// Alternatives are the RFD's alternatives, in the order it names them,
+// after its own proposal. Not here yet: a dedicated error for a reused key,
+// a fixed key window (Stripe's 24 h) and a key on every method; the README
+// says why.
+var Alternatives = []Alternative{
+	{Name: "the RFD", Policy: "keyed", Design: design.Builtin[0], Stores: "a key per pending submission",
+		RFD: `"An optional idempotencyKey on session/prompt ... The Agent MUST NOT insert a second message for a key it has recorded."`},
+	{Name: "retry classes only", Policy: "classes-only", Design: design.Builtin[0], Stores: "nothing (a prompt is never resent)",
+		RFD: `"Document retry classes only. This is the smallest change and still worth doing, but it leaves session/prompt unsafe to retry, which is the case that costs users the most."`},
+	{Name: "today: naive resend", Policy: "naive", Design: design.Builtin[0], Stores: "each pending prompt",
+		RFD: `Status quo: "a retry may insert it twice and run the work twice"`},
+	{Name: "resolve by lookup", Policy: "lookup", Design: design.Builtin[0], Stores: "each pending prompt's text",
+		RFD: `"Resolve by lookup instead of retry ... Replay may omit live-only or discarded messages, matching by content is unreliable, and the Client still couldn't tell 'not inserted yet' from 'never arrived'."`},
+	{Name: "lookup, live-only commands", Policy: "lookup", Design: alt("live-only", design.Setting{Key: "live-only", Value: "/"}), Stores: "each pending prompt's text",
+		RFD: `the same, where "replay may omit live-only ... messages"`},
+	{Name: "no prompt comparison (RFD minimum), a Client reusing keys", Policy: "reuse-key", Design: alt("compare-retry", design.Setting{Key: "compare", Value: "retry"}), Stores: "a key per pending submission",
+		RFD: `"Agents are not required to compare prompts." An Agent that doesn't notice "answers as for a retry and inserts nothing."`},
+	{Name: "stricter: prompt comparison, a Client reusing keys", Policy: "reuse-key", Design: alt("compare-reject", design.Setting{Key: "compare", Value: "reject"}), Stores: "a key per pending submission",
+		RFD: `"Stricter rules. Agents would compare a retry's prompt with the original ..." (an Agent that notices "rejects it with -32602")`},
+	{Name: "key and message not in one transaction", Policy: "keyed", Design: alt("binding-after-turn", design.Setting{Key: "binding", Value: "after-turn"}), Stores: "a key per pending submission",
+		RFD: `"Stricter rules ... write the key and the message in one transaction." (here the binding is written when the turn ends)`},
+	{Name: "Client-chosen messageId", Policy: "keyed", Design: alt("message-id-is-key", design.Setting{Key: "message-ids", Value: "key"}), Stores: "a messageId per pending submission",
+		RFD: `"Let the Client choose the messageId. A Client-chosen ID would deduplicate prompts. The Message ID RFD rejected Client-generated message IDs."`},
+	{Name: "409: a retry of a held prompt polls", Policy: "keyed", Design: alt("in-progress-conflict", design.Setting{Key: "in-progress", Value: "conflict"}), Stores: "a key per pending submission",
+		RFD: `"HTTP APIs answer a retry of an in-progress request with 409 and expect the client to poll. ACP requests can stay pending, so the Agent answers the retry when it answers the original."`},
+}
+
+// Pair is one row of a matrix that is not a product: a policy with a
+// design, under a label.
+type Pair struct {
+	Label  string
+	Policy string
+	Design Design
+}
+
+// AlternativePairs are the Alternatives as matrix rows.
+func AlternativePairs() []Pair {
+	out := make([]Pair, len(Alternatives))
+	for i, a := range Alternatives {
+		out[i] = Pair{Label: a.Name, Policy: a.Policy, Design: a.Design}
+	}
+	return out
+}
