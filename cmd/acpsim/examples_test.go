@@ -121,6 +121,7 @@ func override(cmd string) string {
 // block writes, by the word the example uses, with the acpsim commands that
 // make them in the example's directory.
 var exampleInputs = map[string][]string{
+	"designs.txt":                         {"printf 'mine = busy:reject, keys:memory  # rejects, forgets\\n' > designs.txt"},
 	"a.ndjson":                            {"acpsim run --seed 7 --trace a.ndjson"},
 	"seed1.ndjson":                        {"acpsim run --seed 1 --trace seed1.ndjson"},
 	"big.ndjson":                          {"acpsim run --seed 3 --policy none --trace big.ndjson"},

@@ -29,11 +29,11 @@ func alt(name string, settings ...design.Setting) design.Design {
 // says why.
 var Alternatives = []Alternative{
 	{Name: "the RFD", Policy: "keyed", Design: design.Builtin[0], Stores: "a key per pending submission",
-		RFD: `"An optional idempotencyKey on session/prompt ... The Agent MUST NOT insert a second message for a key it has recorded."`},
+		RFD: `"The Client generates the key and sends the same key on every attempt. The Agent inserts the user message at most once for that key and answers retries with the messageId of the original."`},
 	{Name: "retry classes only", Policy: "classes-only", Design: design.Builtin[0], Stores: "nothing (a prompt is never resent)",
 		RFD: `"Document retry classes only. This is the smallest change and still worth doing, but it leaves session/prompt unsafe to retry, which is the case that costs users the most."`},
 	{Name: "today: naive resend", Policy: "naive", Design: design.Builtin[0], Stores: "each pending prompt",
-		RFD: `Status quo: "a retry may insert it twice and run the work twice"`},
+		RFD: `Status quo: "The Client retries, and the first message was inserted. The Agent now has two user messages and does the work twice."`},
 	{Name: "resolve by lookup", Policy: "lookup", Design: design.Builtin[0], Stores: "each pending prompt's text",
 		RFD: `"Resolve by lookup instead of retry ... Replay may omit live-only or discarded messages, matching by content is unreliable, and the Client still couldn't tell 'not inserted yet' from 'never arrived'."`},
 	{Name: "lookup, live-only commands", Policy: "lookup", Design: alt("live-only", design.Setting{Key: "live-only", Value: "/"}), Stores: "each pending prompt's text",
