@@ -114,7 +114,7 @@ type simFlags struct {
 	sessionContract            string
 	sessionFlags               sessionFlags
 	designs                    designFlags
-	maxAttempts                int
+	maxAttempts, window        int
 	staleAfter, backoff        time.Duration
 	fs                         *pflag.FlagSet // for a design's settings given as flags too
 }
@@ -125,6 +125,7 @@ func (s *simFlags) register(fs *pflag.FlagSet) {
 	s.designs.register(fs, false)
 	fs.IntVar(&s.maxAttempts, "max-attempts", client.DefaultMaxAttempts, "bounded: attempts whose responses did not come before the Client tells the user unknown")
 	fs.DurationVar(&s.staleAfter, "stale-after", client.DefaultStaleAfter, "stale: how long after its submission a prompt is resent; later it is shown to the user")
+	fs.IntVar(&s.window, "window", client.DefaultWindow, "how many of a session's oldest pending prompts a Client sends at once")
 	fs.DurationVar(&s.backoff, "backoff", world.DefaultConfig().Backoff, "Client wait before reconnecting or retrying a transient error (virtual time)")
 	s.agentFlags.register(fs)
 	fs.IntVar(&s.prompts, "prompts", 10, "submissions per Client")
@@ -153,10 +154,13 @@ func (s *simFlags) config() (world.Config, error) {
 	if err := s.agentFlags.apply(&cfg); err != nil {
 		return cfg, err
 	}
-	if s.maxAttempts < 1 || s.staleAfter <= 0 || s.backoff <= 0 {
-		return cfg, fmt.Errorf("--max-attempts %d, --stale-after %v, --backoff %v: expected 1 or more and positive durations", s.maxAttempts, s.staleAfter, s.backoff)
+	if s.maxAttempts < 1 || s.window < 1 || s.staleAfter <= 0 || s.backoff <= 0 {
+		return cfg, fmt.Errorf("--max-attempts %d, --window %d, --stale-after %v, --backoff %v: expected 1 or more and positive durations", s.maxAttempts, s.window, s.staleAfter, s.backoff)
 	}
 	cfg.MaxAttempts, cfg.StaleAfter, cfg.Backoff = s.maxAttempts, s.staleAfter, s.backoff
+	if s.window != client.DefaultWindow {
+		cfg.Window = s.window
+	}
 	pol, err := design.ParsePolicy(s.policy)
 	if err != nil {
 		return cfg, fmt.Errorf("--policy: %v", err)

@@ -51,6 +51,9 @@ func Params() []Param {
 		{Name: "backoff", Flag: "backoff", Default: def.Backoff.String(),
 			For: "every resending one", Doc: "the wait before the Client reconnects or retries a transient error",
 			applies: resends, set: setDuration(func(c *world.Config, d time.Duration) { c.Backoff = d })},
+		{Name: "window", Flag: "window", Default: strconv.Itoa(client.DefaultWindow), For: "every policy",
+			Doc:     "how many of a session's oldest pending prompts the Client sends at once; the others wait in the Client",
+			applies: func(client.Policy) bool { return true }, set: setInt(func(c *world.Config, n int) { c.Window = n }, 1)},
 		{Name: "fresh-connection", Flag: "fresh-connection", Default: "false", For: "every resending one",
 			Doc:     "ws: after a prompt times out the Client opens a new connection, leaving the old one open",
 			applies: resends, set: func(c *world.Config, v string) error {

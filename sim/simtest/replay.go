@@ -105,7 +105,7 @@ func runCommand(cfg world.Config, skip []string) string {
 		got, want any
 	}{
 		{"max-attempts", cfg.MaxAttempts, def.MaxAttempts}, {"stale-after", cfg.StaleAfter, def.StaleAfter},
-		{"timeout", cfg.Timeout, def.Timeout}, {"backoff", cfg.Backoff, def.Backoff},
+		{"timeout", cfg.Timeout, def.Timeout}, {"backoff", cfg.Backoff, def.Backoff}, {"window", cfg.Window, def.Window},
 		{"clients", cfg.Clients, def.Clients}, {"prompts", cfg.Prompts, def.Prompts}, {"sessions", cfg.Sessions, def.Sessions},
 		{"nodes", cfg.Nodes, def.Nodes}, {"proxies", cfg.Proxies, def.Proxies},
 		{"cancels", cfg.Cancels, def.Cancels}, {"closes", cfg.Closes, def.Closes}, {"forks", cfg.Forks, def.Forks},

@@ -65,7 +65,10 @@ type Config struct {
 	// Clients (0: the client package's defaults).
 	MaxAttempts int
 	StaleAfter  time.Duration
-	MaxGap      time.Duration // longest pause between two submissions of a Client
+	// Window is how many of a session's oldest pending prompts a Client
+	// sends at once (0: client.DefaultWindow).
+	Window int
+	MaxGap time.Duration // longest pause between two submissions of a Client
 	// Nodes is how many server processes share one store behind a remote
 	// endpoint (http, ws); Sticky routes a Client back to the node of its
 	// last connection while that node lives.

@@ -215,7 +215,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an, lastNode: -1, link: link}
 		cn.cfg = client.Config{
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
-			Timeout: cfg.promptTimeout(), Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter,
+			Timeout: cfg.promptTimeout(), Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter, Window: cfg.Window,
 			FreshConnection: cfg.FreshConnection && link == LinkWS,
 			// With a hop in the path the Clients number their requests
 			// in drawn ways, so a hop that does not map ids shows; without
