@@ -25,7 +25,9 @@ type Knobs struct {
 	HeldOnDisconnect string
 	// Compare is what a recorded key with a different prompt gets: "retry"
 	// answers as for a retry; "reject" answers -32602 and the key stays
-	// bound to the first prompt.
+	// bound to the first prompt; "error" answers a dedicated error,
+	// CodeKeyReused (the stricter rule the RFD did not adopt: "Why is
+	// there no error for a reused key?").
 	Compare string
 	// CloseMissing is the answer to session/close of an unknown or inactive
 	// session: "ok" (an empty result) or "error" (-32002).
@@ -92,6 +94,7 @@ const (
 	HeldDrop           = "drop"
 	CompareRetry       = "retry"
 	CompareReject      = "reject"
+	CompareError       = "error"
 	CloseOK            = "ok"
 	CloseError         = "error"
 	KeysStore          = "store"
@@ -110,6 +113,11 @@ const (
 	MessageIDsKey      = "key"
 )
 
+// CodeKeyReused is the error compare=error answers a recorded key sent with
+// a different prompt: a code of the schema's "Other" kind, in JSON-RPC's
+// range for implementation-defined server errors, which no Client knows.
+const CodeKeyReused = -32010
+
 // DefaultKnobs are the reference Agent's defaults.
 func DefaultKnobs() Knobs {
 	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, SessionsIn: SessionsStore, Auth: AuthNone,
@@ -126,7 +134,7 @@ var choiceKnobs = []struct {
 }{
 	{"busy", []string{BusyReject, BusyHold, BusyBreakpoint}, func(k *Knobs) *string { return &k.Busy }},
 	{"held-on-disconnect", []string{HeldKeep, HeldDrop}, func(k *Knobs) *string { return &k.HeldOnDisconnect }},
-	{"compare", []string{CompareRetry, CompareReject}, func(k *Knobs) *string { return &k.Compare }},
+	{"compare", []string{CompareRetry, CompareReject, CompareError}, func(k *Knobs) *string { return &k.Compare }},
 	{"close-missing", []string{CloseOK, CloseError}, func(k *Knobs) *string { return &k.CloseMissing }},
 	{"auth", []string{AuthNone, AuthRequired}, func(k *Knobs) *string { return &k.Auth }},
 	{"keys", []string{KeysStore, KeysMemory}, func(k *Knobs) *string { return &k.Keys }},

@@ -60,8 +60,8 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 			}
 		}
 		if b, ok := a.st.Binding(s.rec.ID, key); ok {
-			if a.knobs.Compare == CompareReject && b.Prompt != text {
-				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
+			if b.Prompt != text && a.knobs.Compare != CompareRetry {
+				a.fail(conn, m.ID, a.keyReused())
 				return
 			}
 			// A retry gets the original messageId and nothing else.
@@ -69,8 +69,8 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 			return
 		}
 		if h := s.pending[key]; h != nil {
-			if a.knobs.Compare == CompareReject && h.text != text {
-				a.fail(conn, m.ID, acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt"))
+			if h.text != text && a.knobs.Compare != CompareRetry {
+				a.fail(conn, m.ID, a.keyReused())
 				return
 			}
 			if a.knobs.InProgress == InProgressConflict { // the 409 alternative: the Client polls
@@ -106,6 +106,15 @@ func (a *Agent) prompt(conn string, m *acp.Message) {
 		return
 	}
 	a.insert(s, h)
+}
+
+// keyReused is the answer to a recorded key sent with a different prompt:
+// -32602 (the RFD), or under compare=error a dedicated code.
+func (a *Agent) keyReused() *acp.Error {
+	if a.knobs.Compare == CompareError {
+		return &acp.Error{Code: CodeKeyReused, Message: "idempotencyKey already used for a different prompt"}
+	}
+	return acp.Errorf(acp.CodeInvalidParams, "invalid params: idempotencyKey was used for a different prompt")
 }
 
 // rejections are the errors a transient rejection answers, each one the v2
