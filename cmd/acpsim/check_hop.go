@@ -23,6 +23,10 @@ import (
 // hopClient is the name a hop's trace gives the proxy, its Client.
 const hopClient = "proxy"
 
+// proxyClean is what a report says of a proxy the two hops found nothing
+// wrong with.
+const proxyClean = "the proxy, from both hops: nothing found (ids mapped, keys kept, answers routed, no prompt of its own)"
+
 // hopCommand is CheckConfig.Hop for --via: the proxy's command with, as
 // its Agent, acpsim tap recording to where in front of the Agent's words.
 // The tap's flags are all given, so no $ACPSIM_… twin of check's own
@@ -112,7 +116,7 @@ func writeHop(out io.Writer, h *seedHop) {
 		}
 	}
 	if len(p.Findings) == 0 {
-		fmt.Fprintf(out, "  the proxy, from both hops: nothing found (ids mapped, keys kept, answers routed, no prompt of its own)\n")
+		fmt.Fprintf(out, "  %s\n", proxyClean)
 		return
 	}
 	fmt.Fprintf(out, "the proxy, from both hops (the cause):\n")
@@ -196,7 +200,7 @@ func (t *hopTally) write(out io.Writer) {
 	}
 	fmt.Fprintf(out, "proxy→Agent hop: recorded in %d of %d seeds (acpsim tap between the proxy and each Agent process)", t.recorded, t.asked)
 	if len(t.kinds) == 0 {
-		fmt.Fprintf(out, "; the proxy, from both hops: nothing found (ids mapped, keys kept, answers routed, no prompt of its own)\n")
+		fmt.Fprintf(out, "; %s\n", proxyClean)
 		return
 	}
 	fmt.Fprintf(out, "; the proxy, from both hops:\n")

@@ -22,6 +22,7 @@ package hop
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -191,20 +192,11 @@ func firstWith(fs []*frame, bytes string) int {
 func order(inner []traces.Event) []string {
 	var procs []string
 	for _, e := range inner {
-		if e.Kind == traces.KindConnect && !contains(procs, e.To) {
+		if e.Kind == traces.KindConnect && !slices.Contains(procs, e.To) {
 			procs = append(procs, e.To)
 		}
 	}
 	return procs
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // procPair pairs one Agent process's frames. fwd maps the proxy's request
