@@ -400,7 +400,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 }
 
 // writeStderr prints the end of a process's stderr that a verdict cites
-// (realmode.StderrExcerpt), saying where the rest is.
+// (proc.StderrExcerpt), saying where the rest is.
 func writeStderr(out io.Writer, lines []string, total int, rest string) {
 	if len(lines) == 0 {
 		return

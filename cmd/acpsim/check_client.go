@@ -16,6 +16,7 @@ import (
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -217,7 +218,7 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 	start := time.Now()
 	for i := range seeds {
 		r := clientSeedReport{ClientSeed: <-results[i]}
-		if realmode.Stopping() {
+		if proc.Stopping() {
 			// An interrupt killed the adapters: this seed, and every one
 			// after it, was cut short and proves nothing. The interrupt
 			// handler exits with its own code.

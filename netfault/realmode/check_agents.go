@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -47,7 +48,7 @@ func (d *driver) spawn(cn *rclient, from string) (*rlink, error) {
 		}
 		env = append(slices.Clip(env), entry) // the last of a name wins
 	}
-	p, err := StartProcess(link, argv, env)
+	p, err := proc.Start(link, argv, env)
 	if err != nil {
 		return nil, fmt.Errorf("cannot start the Agent %q: %v", strings.Join(d.cfg.Agent, " "), err)
 	}
@@ -93,7 +94,7 @@ func (d *driver) agentEnded(l *rlink) {
 		d.live--
 		stderr = l.proc.Stderr()
 		var headline string
-		headline, excerpt, lines = StderrExcerpt(stderr)
+		headline, excerpt, lines = proc.StderrExcerpt(stderr)
 		note = "exited: " + l.proc.Status()
 		if headline != "" {
 			note += ": " + headline

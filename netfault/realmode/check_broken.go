@@ -7,13 +7,10 @@ package realmode
 import (
 	"bytes"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 )
 
 // BrokenAgent is an Agent failing below the properties: it cannot be talked
@@ -62,9 +59,9 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 	b := &BrokenAgent{Process: l.agent}
 	for _, e := range line.Entries {
 		if e.Err != nil {
-			b.Kind, b.Detail = BrokenNotJSONRPC, fmt.Sprintf("%s wrote %s on stdout, which is not a JSON-RPC 2.0 message (%v); stdout must carry only ACP messages", d.peer(), quote(frame), e.Err.Message)
+			b.Kind, b.Detail = BrokenNotJSONRPC, fmt.Sprintf("%s wrote %s on stdout, which is not a JSON-RPC 2.0 message (%v); stdout must carry only ACP messages", d.peer(), proc.Quote(frame), e.Err.Message)
 			if e.Err.Code == acp.CodeParseError {
-				b.Kind, b.Detail = BrokenNotJSON, fmt.Sprintf("%s wrote %s on stdout, which is not JSON; stdout must carry only ACP messages (logs go to stderr)", d.peer(), quote(frame))
+				b.Kind, b.Detail = BrokenNotJSON, fmt.Sprintf("%s wrote %s on stdout, which is not JSON; stdout must carry only ACP messages (logs go to stderr)", d.peer(), proc.Quote(frame))
 			}
 			return b
 		}
@@ -73,7 +70,7 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 		}
 		m, ok := l.methods[e.Msg.ID]
 		if !ok {
-			b.Kind, b.Detail = BrokenUnknownID, fmt.Sprintf("%s answered request id %s, which this connection never sent: %s", d.peer(), e.Msg.ID, quote(frame))
+			b.Kind, b.Detail = BrokenUnknownID, fmt.Sprintf("%s answered request id %s, which this connection never sent: %s", d.peer(), e.Msg.ID, proc.Quote(frame))
 			return b
 		}
 		if m == acp.MethodInitialize {
@@ -92,50 +89,12 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 		}
 		if m == acp.MethodSessionNew {
 			if why := d.sessionNewAnswered(l, &e.Msg); why != "" {
-				b.Kind, b.Detail = BrokenNoSessionID, why+": "+quote(frame)
+				b.Kind, b.Detail = BrokenNoSessionID, why+": "+proc.Quote(frame)
 				return b
 			}
 		}
 	}
 	return nil
-}
-
-// printable escapes, as strconv.Quote would, what a terminal would act on
-// rather than show: control characters (an escape sequence), invalid UTF-8
-// and invisible runes (bidi overrides) a peer wrote, so a message that holds
-// them prints as text. Tabs stay.
-func printable(s string) string {
-	clean := true
-	for _, r := range s {
-		if r == utf8.RuneError || (!unicode.IsPrint(r) && r != '\t') {
-			clean = false
-			break
-		}
-	}
-	if clean {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == utf8.RuneError && n == 1) || (!unicode.IsPrint(r) && r != '\t') {
-			q := strconv.Quote(s[i : i+n])
-			b.WriteString(q[1 : len(q)-1])
-		} else {
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
-	return b.String()
-}
-
-// quote is a peer's frame for a message: its first bytes, quoted.
-func quote(frame []byte) string {
-	const max = 200
-	if len(frame) > max {
-		return strconv.Quote(string(frame[:max])) + "…"
-	}
-	return strconv.Quote(string(frame))
 }
 
 func (d *driver) initTimeout(l *rlink) {
@@ -149,7 +108,7 @@ func (d *driver) initTimeout(l *rlink) {
 	}
 	wrote := "it wrote nothing on stdout"
 	if l.linesA2C > 0 {
-		wrote = fmt.Sprintf("it wrote %d line(s) on stdout, the last %s", l.linesA2C, quote(l.lastA2C))
+		wrote = fmt.Sprintf("it wrote %d line(s) on stdout, the last %s", l.linesA2C, proc.Quote(l.lastA2C))
 		if bytes.Equal(l.lastA2C, l.sentInit) {
 			wrote += ": the initialize request it was sent, echoed back"
 		}

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
@@ -385,7 +386,7 @@ func (d *clientDriver) drain() {
 func (d *clientDriver) line(l adapterLine) bool {
 	if l.tooLong {
 		d.a.abandon()
-		d.res.Broken = fmt.Sprintf("adapter stdout line %d: %v, not read further: expected one JSON outcome a line", l.n, errLongLine)
+		d.res.Broken = fmt.Sprintf("adapter stdout line %d: %v, not read further: expected one JSON outcome a line", l.n, proc.ErrLongLine)
 		return false
 	}
 	if cancel, ok := capabilities(l.text); ok {
@@ -398,7 +399,7 @@ func (d *clientDriver) line(l adapterLine) bool {
 	}
 	if err != nil {
 		d.a.abandon()
-		d.res.Broken = printable(fmt.Sprintf("adapter stdout line %d: %v: %s", l.n, err, quote([]byte(l.text))))
+		d.res.Broken = proc.Printable(fmt.Sprintf("adapter stdout line %d: %v: %s", l.n, err, proc.Quote([]byte(l.text))))
 		return false
 	}
 	t.Line = l.n

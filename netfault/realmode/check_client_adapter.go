@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 )
 
@@ -15,10 +16,10 @@ import (
 // (so a kill takes the Agent process it spawned along), its stdout read
 // line by line into lines, closed at EOF.
 type adapterProc struct {
-	child  *child
+	child  *proc.Child
 	in     io.WriteCloser
 	lines  chan adapterLine
-	stderr stderrBuf
+	stderr proc.StderrTail
 	waited bool
 	killed bool
 }
@@ -31,18 +32,18 @@ type adapterLine struct {
 
 func startAdapter(argv, env []string) (*adapterProc, error) {
 	a := &adapterProc{lines: make(chan adapterLine, 64)}
-	c, in, err := startChild(argv, env, &a.stderr, true)
+	c, in, err := proc.StartChild(argv, env, &a.stderr, true)
 	if err != nil {
 		return nil, err
 	}
 	a.child, a.in = c, in
-	out := c.out
+	out := c.Stdout()
 	go func() {
 		defer close(a.lines)
 		br := bufio.NewReaderSize(out, 64<<10)
 		for n := 1; ; n++ {
-			line, err := readBounded(br)
-			if errors.Is(err, errLongLine) {
+			line, err := proc.ReadLine(br)
+			if errors.Is(err, proc.ErrLongLine) {
 				// Nothing more is read: the adapter blocks on its pipe
 				// until the driver, told of it, kills it.
 				a.lines <- adapterLine{n: n, tooLong: true}
@@ -70,7 +71,7 @@ func (a *adapterProc) closeInput() { a.in.Close() }
 // Its lines up to its death are still to be read from lines.
 func (a *adapterProc) kill() {
 	a.killed = true
-	a.child.kill()
+	a.child.Kill()
 }
 
 // abandon kills the adapter and drops what it printed: the seed is over.
@@ -86,15 +87,15 @@ func (a *adapterProc) abandon() {
 func (a *adapterProc) wait() {
 	if !a.waited {
 		a.waited = true
-		_ = a.child.wait()
+		_ = a.child.Wait()
 	}
 }
 
 // exitCode is the adapter's, once waited for.
-func (a *adapterProc) exitCode() int { return a.child.cmd.ProcessState.ExitCode() }
+func (a *adapterProc) exitCode() int { return a.child.ExitCode() }
 
 func (a *adapterProc) status() string {
-	if s := a.child.status(); s != "" {
+	if s := a.child.Status(); s != "" {
 		return s
 	}
 	return "running"

@@ -66,11 +66,3 @@ func frameOf(e traces.Event) clientcheck.Frame {
 	conn, _ := strconv.Atoi(e.Link[strings.LastIndexByte(e.Link, '#')+1:])
 	return clientcheck.Frame{Conn: conn, Dir: e.Dir, Bytes: []byte(e.Frame), Seq: e.Seq}
 }
-
-// Stopping reports whether KillAll was called: a seed that ends after it
-// was cut short by the interrupt, and its result is no verdict.
-func Stopping() bool {
-	running.mu.Lock()
-	defer running.mu.Unlock()
-	return running.stopped
-}

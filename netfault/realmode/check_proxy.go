@@ -15,6 +15,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -26,8 +27,8 @@ type rlink struct {
 	cn            *rclient // nil for the observer's link
 	c             *client.Client
 	conn          Conn
-	proc          *Process // stdio: the Agent process the link is
-	node          int      // remote: the index in URLs
+	proc          *proc.Process // stdio: the Agent process the link is
+	node          int           // remote: the index in URLs
 	sendq         chan []byte
 	alive         bool   // carries frames
 	gone          string // the Agent side ended; a2c frames still drain
@@ -280,7 +281,7 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 		select {
 		case l.sendq <- f.bytes:
 		default:
-			d.broken = &BrokenAgent{Kind: BrokenStdin, Process: l.agent, Detail: fmt.Sprintf("the Agent at %s does not take requests (%d waiting)", d.cfg.URLs[l.node], sendQueue)}
+			d.broken = &BrokenAgent{Kind: BrokenStdin, Process: l.agent, Detail: fmt.Sprintf("the Agent at %s does not take requests (%d waiting)", d.cfg.URLs[l.node], proc.SendQueue)}
 		}
 		if f.kill >= 0 {
 			d.after(f.kill, func() { d.kill(l, "after a prompt was written to it") })
@@ -290,7 +291,7 @@ func (d *driver) arrive(l *rlink, dir int, f *rframe) {
 	if dir == dirC2A {
 		if err := l.proc.Send(f.bytes); err != nil {
 			d.event(traces.KindDrop, l, dir, f, err.Error())
-			if errors.Is(err, ErrNotReading) {
+			if errors.Is(err, proc.ErrNotReading) {
 				d.broken = &BrokenAgent{Kind: BrokenStdin, Process: l.agent, Detail: err.Error()}
 			}
 			return

@@ -16,6 +16,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -82,7 +83,7 @@ func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlin
 	agent := fmt.Sprintf("a%d#%d", node+1, d.incarnation[node]+1)
 	d.conns++
 	l := &rlink{name: fmt.Sprintf("%s>%s/k%d", from, agent, d.conns), client: from, agent: agent, cn: cn, conn: conn, node: node,
-		alive: true, methods: map[acp.ID]string{}, sendq: make(chan []byte, sendQueue)}
+		alive: true, methods: map[acp.ID]string{}, sendq: make(chan []byte, proc.SendQueue)}
 	if cn != nil {
 		l.c = cn.c
 	}
@@ -184,7 +185,7 @@ func (d *driver) restartRemote(l *rlink, why string) {
 	}
 	d.inflight++
 	go func() {
-		out, err := runRestart(cmd)
+		out, err := proc.RunRestart(cmd)
 		d.post(func() {
 			d.inflight--
 			d.restarting = false

@@ -13,6 +13,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/traces"
@@ -234,7 +235,7 @@ func (d *driver) run() (*CheckResult, error) {
 	}
 	if d.broken != nil {
 		d.broken.Path = d.cfg.Via != ""
-		d.broken.Detail = printable(d.broken.Detail) // it may hold the Agent's ids, errors and bytes
+		d.broken.Detail = proc.Printable(d.broken.Detail) // it may hold the Agent's ids, errors and bytes
 	}
 	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
 }

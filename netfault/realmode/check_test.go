@@ -81,21 +81,6 @@ func TestCheckStopsAtABrokenAgentAndLeavesNothingRunning(t *testing.T) {
 	}
 }
 
-func TestProcessRefusesAnEndlessLine(t *testing.T) {
-	noLeaks(t)
-	p, err := StartProcess("p", []string{"sh", "-c", "head -c 20000000 /dev/zero; sleep 10"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for range p.Frames() {
-		t.Error("a frame from a line that never ended")
-	}
-	if err := p.Err(); err == nil || !strings.Contains(err.Error(), "longer than") {
-		t.Fatalf("Err = %v, want the line-length error", err)
-	}
-	<-p.Exited() // killed, not left running
-}
-
 // v2Init is a shell Agent's answer to the first request, initialize, in ACP
 // v2: what it does next is the case.
 const v2Init = answerSh + `read l; answer "$l" '"result":{"protocolVersion":2,"capabilities":{},"info":{"name":"sh","version":"1"}}'; `

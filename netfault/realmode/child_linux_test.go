@@ -1,6 +1,7 @@
 package realmode
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func alive(t *testing.T, file string, want int) []int {
 			t.Fatalf("%s: %q", file, f)
 		}
 		pids = append(pids, pid)
-		if _, ok := procParent(pid); ok {
+		if isLive(pid) {
 			live = append(live, pid)
 		}
 	}
@@ -41,6 +42,22 @@ func alive(t *testing.T, file string, want int) []int {
 		t.Fatalf("%s holds %d pids, want %d: the Agent's script did not run as meant", file, len(pids), want)
 	}
 	return live
+}
+
+// isLive says whether pid is a process that runs: its /proc/PID/stat is
+// there and not a zombie's (dead, only not yet reaped).
+func isLive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	// "pid (comm) state ppid …": comm may hold spaces and parentheses.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return false
+	}
+	f := bytes.Fields(b[i+1:])
+	return len(f) >= 2 && string(f[0]) != "Z"
 }
 
 // An Agent that leaves a child holding its stdout still gets its verdict

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/conform/suite"
 )
 
@@ -58,7 +59,7 @@ type conformRun struct {
 	cfg    ConformConfig
 	e      *suite.Exec
 	conns  map[string]Conn
-	procs  []*Process
+	procs  []*proc.Process
 	events chan conformEvent
 	done   chan struct{}
 	reads  sync.WaitGroup
@@ -105,7 +106,7 @@ func Conform(cfg ConformConfig, c *suite.Case) (suite.Verdict, error) {
 func (r *conformRun) connect(name string) error {
 	var conn Conn
 	if r.cfg.URL == "" {
-		p, err := StartProcess(name, r.cfg.Agent, r.cfg.Env)
+		p, err := proc.Start(name, r.cfg.Agent, r.cfg.Env)
 		if err != nil {
 			return fmt.Errorf("cannot start the Agent %q: %v", strings.Join(r.cfg.Agent, " "), err)
 		}
@@ -139,8 +140,8 @@ func (r *conformRun) connect(name string) error {
 			}
 		}
 		why := fmt.Sprint(conn.Err())
-		if p, ok := conn.(*Process); ok {
-			if s, _, _ := StderrExcerpt(p.Stderr()); s != "" {
+		if p, ok := conn.(*proc.Process); ok {
+			if s, _, _ := proc.StderrExcerpt(p.Stderr()); s != "" {
 				why += ": " + s
 			}
 		}
@@ -198,7 +199,7 @@ func (r *conformRun) cut(name string) {
 		return
 	}
 	_ = conn.Close()
-	if p, ok := conn.(*Process); ok {
+	if p, ok := conn.(*proc.Process); ok {
 		select {
 		case <-p.Exited():
 		case <-time.After(2 * time.Second):
@@ -231,7 +232,7 @@ func (r *conformRun) kill() error {
 		env = os.Environ()
 	}
 	cmd.Env = append(append([]string{}, env...), "ACPSIM_NODE=0", "ACPSIM_URL="+r.cfg.URL)
-	if out, err := runRestart(cmd); err != nil {
+	if out, err := proc.RunRestart(cmd); err != nil {
 		return fmt.Errorf("--restart %q: %v: %s", r.cfg.Restart, err, lastLine(strings.TrimSpace(string(out))))
 	}
 	return nil

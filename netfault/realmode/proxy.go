@@ -16,6 +16,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/proxy"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/sim"
 )
 
@@ -69,15 +70,15 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	// No process group of its own: the Agent stays in the proxy's, so a
 	// SIGKILL to that group (acpsim check's kill of the proxy it started in
 	// place of the Agent) kills the Agent too, as a crash of the host would.
-	c, stdin, err := startChild(cfg.Agent, cfg.Env, cfg.Err, false)
+	c, stdin, err := proc.StartChild(cfg.Agent, cfg.Env, cfg.Err, false)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
 	done := make(chan struct{}) // closed when the loop ends: no goroutine blocks on it after
 	defer close(done)
-	toAgent := make(chan []byte, sendQueue)
+	toAgent := make(chan []byte, proc.SendQueue)
 	go writeLines(stdin, toAgent)
-	clientLines, agentLines := readLines(cfg.In, done), readLines(c.out, done)
+	clientLines, agentLines := readLines(cfg.In, done), readLines(c.Stdout(), done)
 	fromClient, fromAgent := clientLines.ch, agentLines.ch
 	fired := make(chan int)
 	grace := cfg.ExitGrace
@@ -132,8 +133,8 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		select {
 		case line, ok := <-fromClient:
 			if !ok {
-				if errors.Is(clientLines.err, errLongLine) {
-					fmt.Fprintf(notes, "acpsim proxy: the Client wrote %v: its input ends there\n", errLongLine)
+				if errors.Is(clientLines.err, proc.ErrLongLine) {
+					fmt.Fprintf(notes, "acpsim proxy: the Client wrote %v: its input ends there\n", proc.ErrLongLine)
 				}
 				fromClient = nil // the Client closed its side: so does the proxy
 				apply(p.Disconnect(StdioConn))
@@ -145,9 +146,9 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 			apply(p.Receive(StdioConn, line))
 		case line, ok := <-fromAgent:
 			if !ok {
-				if errors.Is(agentLines.err, errLongLine) {
-					fmt.Fprintf(notes, "acpsim proxy: the Agent wrote %v: killed it\n", errLongLine)
-					c.kill()
+				if errors.Is(agentLines.err, proc.ErrLongLine) {
+					fmt.Fprintf(notes, "acpsim proxy: the Agent wrote %v: killed it\n", proc.ErrLongLine)
+					c.Kill()
 				}
 				fromAgent = nil
 				continue
@@ -158,11 +159,11 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		case <-exitLimit:
 			exitLimit = nil
 			fmt.Fprintf(notes, "acpsim proxy: the Agent did not exit within %v of the end of its input: killed it\n", grace)
-			c.kill() // its stdout closes with it, which ends the loop
+			c.Kill() // its stdout closes with it, which ends the loop
 		}
 	}
 	inner.close() // the Agent is gone: the writer drains and closes its stdin
-	return exitCode(c.wait())
+	return exitCode(c.Wait())
 }
 
 // exitCode is a waited-for child's exit code, 128+n when signal n ended it
@@ -242,7 +243,7 @@ type lines struct {
 
 // readLines yields every line of r without its newline (a last line without
 // one too), and is closed at the end of r, on a read error, or at a line
-// over MaxLine (err errLongLine), of which nothing is kept: a proxy does not
+// over MaxLine (err proc.ErrLongLine), of which nothing is kept: a proxy does not
 // judge frames, but one that never ends must not cost more than that.
 func readLines(r io.Reader, done <-chan struct{}) *lines {
 	l := &lines{ch: make(chan []byte)}
@@ -250,7 +251,7 @@ func readLines(r io.Reader, done <-chan struct{}) *lines {
 		defer close(l.ch)
 		br := bufio.NewReaderSize(r, 64<<10)
 		for {
-			line, err := readBounded(br)
+			line, err := proc.ReadLine(br)
 			if len(line) > 0 {
 				select {
 				case l.ch <- line:

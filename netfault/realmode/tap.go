@@ -23,6 +23,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -95,11 +96,11 @@ func Tap(cfg TapConfig) (int, error) {
 		env = os.Environ()
 	}
 	env = append(slices.Clip(env), TapProcessEnv+"="+strconv.Itoa(rec.n))
-	c, stdin, err := startChild(cfg.Agent, env, stderr, true)
+	c, stdin, err := proc.StartChild(cfg.Agent, env, stderr, true)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
 	}
-	inj := newTapInjector(cfg.Faults, rec, c.kill)
+	inj := newTapInjector(cfg.Faults, rec, c.Kill)
 	go func() { // the Client's frames: forwarded until the Client closes its side
 		br := bufio.NewReaderSize(cfg.In, 64<<10)
 		for {
@@ -119,7 +120,7 @@ func Tap(cfg TapConfig) (int, error) {
 		stdin.Close()
 	}()
 	v1 := tapV1{w: stderr}
-	br := bufio.NewReaderSize(c.out, 64<<10)
+	br := bufio.NewReaderSize(c.Stdout(), 64<<10)
 	for {
 		line, err := br.ReadBytes('\n')
 		if len(line) > 0 && inj.passA2C(line) {
@@ -130,7 +131,7 @@ func Tap(cfg TapConfig) (int, error) {
 			break
 		}
 	}
-	werr := c.wait()
+	werr := c.Wait()
 	code, note := 0, "exit"
 	var ee *exec.ExitError
 	switch {

@@ -1,13 +1,17 @@
 // What a real process wrote on stderr, kept for the trace and cut down
-// for a verdict: the lines that say why it died.
+// for a verdict: the lines that say why it died; and what a peer wrote,
+// made safe to print in one.
 
-package realmode
+package proc
 
 import (
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
+	"unicode"
+	"unicode/utf8"
 )
 
 // stderrKeep bounds the stderr kept of one process. A crash at start writes
@@ -20,15 +24,16 @@ const stderrKeep = 1 << 20
 // ("Node.js v20.20.2") says nothing.
 const ExcerptLines = 20
 
-// stderrBuf keeps what a process writes on stderr, up to stderrKeep bytes
-// from the end.
-type stderrBuf struct {
+// StderrTail keeps what a process writes on stderr, up to its last
+// megabyte. Its zero value is ready; it is safe for concurrent use.
+type StderrTail struct {
 	mu      sync.Mutex
 	buf     []byte
 	dropped int // bytes cut from the start
 }
 
-func (t *stderrBuf) Write(b []byte) (int, error) {
+// Write keeps b.
+func (t *StderrTail) Write(b []byte) (int, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.buf = append(t.buf, b...)
@@ -41,7 +46,7 @@ func (t *stderrBuf) Write(b []byte) (int, error) {
 }
 
 // String is the stderr kept, trimmed, saying first how much was cut.
-func (t *stderrBuf) String() string {
+func (t *StderrTail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b, dropped := t.buf, t.dropped
@@ -81,14 +86,52 @@ func StderrExcerpt(stderr string) (headline string, lines []string, total int) {
 			break
 		}
 	}
-	headline = printable(strings.TrimSpace(all[at]))
+	headline = Printable(strings.TrimSpace(all[at]))
 	from := max(len(all)-ExcerptLines, 0)
 	if at < from {
-		lines = append(lines, printable(all[at]), "…")
+		lines = append(lines, Printable(all[at]), "…")
 		from += 2
 	}
 	for _, l := range all[from:] {
-		lines = append(lines, printable(l)) // a terminal shows them: no escape sequence of the process's gets through
+		lines = append(lines, Printable(l)) // a terminal shows them: no escape sequence of the process's gets through
 	}
 	return headline, lines, len(all)
+}
+
+// Printable escapes, as strconv.Quote would, what a terminal would act on
+// rather than show: control characters (an escape sequence), invalid UTF-8
+// and invisible runes (bidi overrides) a peer wrote, so a message that holds
+// them prints as text. Tabs stay.
+func Printable(s string) string {
+	clean := true
+	for _, r := range s {
+		if r == utf8.RuneError || (!unicode.IsPrint(r) && r != '\t') {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if (r == utf8.RuneError && n == 1) || (!unicode.IsPrint(r) && r != '\t') {
+			q := strconv.Quote(s[i : i+n])
+			b.WriteString(q[1 : len(q)-1])
+		} else {
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
+
+// Quote is a peer's frame for a message: its first 200 bytes, quoted.
+func Quote(frame []byte) string {
+	const max = 200
+	if len(frame) > max {
+		return strconv.Quote(string(frame[:max])) + "…"
+	}
+	return strconv.Quote(string(frame))
 }

@@ -1,4 +1,4 @@
-package realmode
+package proc
 
 import (
 	"os"
@@ -17,7 +17,7 @@ import (
 func TestRestartCommandReturnsWhileItsBackgroundAgentHoldsTheOutput(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
-	out, err := runRestart(exec.Command("sh", "-c", "sleep 60 & echo $! > "+pidFile+"; echo serving"))
+	out, err := RunRestart(exec.Command("sh", "-c", "sleep 60 & echo $! > "+pidFile+"; echo serving"))
 	took := time.Since(start)
 	if b, rerr := os.ReadFile(pidFile); rerr == nil {
 		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); perr == nil {
@@ -25,12 +25,12 @@ func TestRestartCommandReturnsWhileItsBackgroundAgentHoldsTheOutput(t *testing.T
 		}
 	}
 	if err != nil || !strings.Contains(string(out), "serving") {
-		t.Fatalf("runRestart: %v, output %q; want success with the command's output", err, out)
+		t.Fatalf("RunRestart: %v, output %q; want success with the command's output", err, out)
 	}
 	if took > restartPipeWait+3*time.Second {
-		t.Fatalf("runRestart took %v: it waited for the background Agent", took)
+		t.Fatalf("RunRestart took %v: it waited for the background Agent", took)
 	}
-	if _, err := runRestart(exec.Command("sh", "-c", "echo broken; exit 3")); err == nil {
+	if _, err := RunRestart(exec.Command("sh", "-c", "echo broken; exit 3")); err == nil {
 		t.Fatal("a restart command that exits 3 succeeded")
 	}
 }

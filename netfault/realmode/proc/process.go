@@ -1,4 +1,4 @@
-package realmode
+package proc
 
 import (
 	"bufio"
@@ -13,21 +13,21 @@ import (
 // connection: an Agent that never writes a newline must not exhaust memory.
 const MaxLine = 16 << 20
 
-// sendQueue bounds the frames waiting to be written to a child's stdin. An
+// SendQueue bounds the frames waiting to be written to a child's stdin. An
 // Agent that stops reading fills it, and Send then fails instead of blocking
 // the driver.
-const sendQueue = 1024
+const SendQueue = 1024
 
 // ErrNotReading is Send's error when the child has stopped reading stdin.
 var ErrNotReading = errors.New("the Agent is not reading its stdin")
 
 // Process is an Agent started as a child process, speaking ndjson on its
-// stdin and stdout: a Conn over stdio. It runs in its own process group,
-// and what it starts is killed with it (see child): a shell wrapper's
-// children would otherwise keep stdout open.
+// stdin and stdout: a dial.Conn over stdio. It runs in its own process
+// group, and what it starts is killed with it (see Child): a shell
+// wrapper's children would otherwise keep stdout open.
 type Process struct {
 	name   string
-	child  *child
+	child  *Child
 	stdin  io.WriteCloser
 	frames chan []byte
 	sendq  chan []byte
@@ -35,20 +35,20 @@ type Process struct {
 	mu     sync.Mutex
 	closed bool  // Close was called: Send refuses
 	err    error // why the connection ended
-	stderr stderrBuf
+	stderr StderrTail
 	exited chan struct{} // closed once the process has been reaped
 	status string        // how it ended, once exited is closed
 }
 
-// StartProcess starts argv with env (nil: this process's environment) and
-// names the connection name. The error is exec's: the command was not
+// Start starts the Agent argv with env (nil: this process's environment)
+// and names the connection name. The error is exec's: the command was not
 // found or could not be started.
-func StartProcess(name string, argv, env []string) (*Process, error) {
+func Start(name string, argv, env []string) (*Process, error) {
 	if len(argv) == 0 {
 		return nil, errors.New("no Agent command")
 	}
-	p := &Process{name: name, frames: make(chan []byte, 64), sendq: make(chan []byte, sendQueue), exited: make(chan struct{})}
-	c, stdin, err := startChild(argv, env, &p.stderr, true)
+	p := &Process{name: name, frames: make(chan []byte, 64), sendq: make(chan []byte, SendQueue), exited: make(chan struct{})}
+	c, stdin, err := StartChild(argv, env, &p.stderr, true)
 	if err != nil {
 		return nil, err
 	}
@@ -58,20 +58,20 @@ func StartProcess(name string, argv, env []string) (*Process, error) {
 	return p, nil
 }
 
-// Name implements Conn.
+// Name implements dial.Conn.
 func (p *Process) Name() string { return p.name }
 
-// Frames implements Conn.
+// Frames implements dial.Conn.
 func (p *Process) Frames() <-chan []byte { return p.frames }
 
-// Err implements Conn.
+// Err implements dial.Conn.
 func (p *Process) Err() error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.err
 }
 
-// Send implements Conn: the frame is queued for the child's stdin. Whether
+// Send implements dial.Conn: the frame is queued for the child's stdin. Whether
 // the child reads it is not known here (it may die first).
 func (p *Process) Send(frame []byte) (err error) {
 	p.mu.Lock()
@@ -83,11 +83,11 @@ func (p *Process) Send(frame []byte) (err error) {
 	case p.sendq <- frame:
 		return nil
 	default:
-		return fmt.Errorf("%w (%d frames waiting)", ErrNotReading, sendQueue)
+		return fmt.Errorf("%w (%d frames waiting)", ErrNotReading, SendQueue)
 	}
 }
 
-// Close implements Conn: closes the child's stdin once every queued frame is
+// Close implements dial.Conn: closes the child's stdin once every queued frame is
 // written. An Agent reads end of file and should exit.
 func (p *Process) Close() error {
 	p.mu.Lock()
@@ -100,11 +100,11 @@ func (p *Process) Close() error {
 }
 
 // Kill sends SIGKILL to the child, its process group and what it started.
-func (p *Process) Kill() { p.child.kill() }
+func (p *Process) Kill() { p.child.Kill() }
 
 // Running reports whether the process is running or waiting for a CPU, not
 // blocked: on Linux, from /proc; elsewhere always false.
-func (p *Process) Running() bool { return p.child.running() }
+func (p *Process) Running() bool { return p.child.Running() }
 
 // Exited is closed once the child has exited and been reaped.
 func (p *Process) Exited() <-chan struct{} { return p.exited }
@@ -147,7 +147,7 @@ func (p *Process) read(stdout io.Reader) {
 	br := bufio.NewReaderSize(stdout, 1<<16)
 	var end error
 	for {
-		line, err := readLine(br)
+		line, err := readAgentLine(br)
 		if len(line) > 0 {
 			p.frames <- line
 		}
@@ -162,9 +162,9 @@ func (p *Process) read(stdout io.Reader) {
 		p.Kill() // it cannot be understood any more; don't leave it running
 	}
 	// Once the process is gone, a reader still waiting on stdout waits for
-	// something it left behind: wait ends that wait (see child).
-	_ = p.child.wait()
-	p.status = p.child.status()
+	// something it left behind: Wait ends that wait (see Child).
+	_ = p.child.Wait()
+	p.status = p.child.Status()
 	p.mu.Lock()
 	if end == nil {
 		end = fmt.Errorf("the Agent process ended (%s)", p.status)
@@ -176,29 +176,30 @@ func (p *Process) read(stdout io.Reader) {
 	p.Close() // stops the writer
 }
 
-// errLongLine is readBounded's error: the peer wrote more than MaxLine bytes
+// ErrLongLine is ReadLine's error: the peer wrote more than MaxLine bytes
 // without a newline, of which nothing more was read.
-var errLongLine = fmt.Errorf("a line longer than %d bytes without a newline", MaxLine)
+var ErrLongLine = fmt.Errorf("a line longer than %d bytes without a newline", MaxLine)
 
-// readLine reads one line of the Agent's without its newline (and a
+// readAgentLine reads one line of the Agent's without its newline (and a
 // trailing \r).
-func readLine(br *bufio.Reader) ([]byte, error) {
-	line, err := readBounded(br)
-	if errors.Is(err, errLongLine) {
+func readAgentLine(br *bufio.Reader) ([]byte, error) {
+	line, err := ReadLine(br)
+	if errors.Is(err, ErrLongLine) {
 		return nil, fmt.Errorf("the Agent wrote %w", err)
 	}
 	return line, err
 }
 
-// readBounded reads one line without its newline (and a trailing \r),
+// ReadLine reads one line without its newline (and a trailing \r),
 // holding at most MaxLine bytes of it: a peer that never writes a newline
-// costs that much memory, not what it writes.
-func readBounded(br *bufio.Reader) ([]byte, error) {
+// costs that much memory, not what it writes. A longer line is ErrLongLine,
+// and nothing more of it is read.
+func ReadLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
 		if len(line)+len(chunk) > MaxLine {
-			return nil, errLongLine
+			return nil, ErrLongLine
 		}
 		if cap(line)-len(line) < len(chunk) {
 			// Doubled, not append's quarter steps: a line near the limit

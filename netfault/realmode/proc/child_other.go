@@ -1,16 +1,16 @@
 //go:build !linux
 
-package realmode
+package proc
 
 import "os"
 
 // killSpawned has no /proc to look in here: a child's process group is
 // killed (by its caller), and a descendant that left the group survives.
 // Its pipes are closed all the same, so no wait hangs on it.
-func killSpawned(c *child, root int, holders bool) {}
+func killSpawned(c *Child, root int, holders bool) {}
 
 func pipeName(f *os.File) string { return "" }
 
-// running cannot be known here without /proc: check's virtual clock relies
+// Running cannot be known here without /proc: check's virtual clock relies
 // on the Agent's silence alone.
-func (c *child) running() bool { return false }
+func (c *Child) Running() bool { return false }

@@ -1,4 +1,4 @@
-package realmode
+package proc
 
 import (
 	"fmt"
@@ -46,8 +46,8 @@ func TestStderrExcerptFindsTheErrorLine(t *testing.T) {
 }
 
 // A process's stderr is kept up to its last megabyte, saying what was cut.
-func TestStderrBufKeepsTheEnd(t *testing.T) {
-	var b stderrBuf
+func TestStderrTailKeepsTheEnd(t *testing.T) {
+	var b StderrTail
 	line := strings.Repeat("x", 1023) + "\n"
 	for range 3 * 1024 {
 		b.Write([]byte(line))

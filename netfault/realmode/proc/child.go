@@ -3,7 +3,7 @@
 // descendants found again through a mark in their environment, and its
 // output pipes ours to close once it is gone.
 
-package realmode
+package proc
 
 import (
 	"bytes"
@@ -29,7 +29,7 @@ var childSeq atomic.Uint64
 // running are the children not yet reaped, for KillAll.
 var running struct {
 	mu      sync.Mutex
-	m       map[*child]bool
+	m       map[*Child]bool
 	stopped bool // KillAll was called: no more starts
 }
 
@@ -44,13 +44,13 @@ var ErrStopped = errors.New("acpsim is stopping: no more processes are started")
 func KillAll() {
 	running.mu.Lock()
 	running.stopped = true
-	var cs []*child
+	var cs []*Child
 	for c := range running.m {
 		cs = append(cs, c)
 	}
 	running.mu.Unlock()
 	for _, c := range cs {
-		c.kill()
+		c.Kill()
 	}
 	limit := time.After(2 * time.Second)
 	for _, c := range cs {
@@ -62,12 +62,20 @@ func KillAll() {
 	}
 }
 
-// child is a started process. Its stdout (and stderr, when that is not a
+// Stopping reports whether KillAll was called: a seed that ends after it
+// was cut short by the interrupt, and its result is no verdict.
+func Stopping() bool {
+	running.mu.Lock()
+	defer running.mu.Unlock()
+	return running.stopped
+}
+
+// Child is a started process. Its stdout (and stderr, when that is not a
 // file) are pipes of ours rather than os/exec's, so that its Wait does not
 // wait for a grandchild that holds them: once the child is reaped, its
 // leftovers are killed, and a pipe still held open by one we could not
 // reach is closed from our side.
-type child struct {
+type Child struct {
 	cmd      *exec.Cmd
 	token    string
 	pipes    []string // its output pipes as /proc names them: a holder is its own
@@ -81,14 +89,15 @@ type child struct {
 	werr     error
 }
 
-// startChild starts argv with env (nil: this process's environment), its
-// stdin a pipe returned, its stdout read through c.out, its stderr to
-// stderr. In a process group of its own when ownGroup.
-func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io.WriteCloser, error) {
+// StartChild starts argv with env (nil: this process's environment), its
+// stdin a pipe returned, its stdout read through Stdout, its stderr to
+// stderr (nil: discarded). In a process group of its own when ownGroup.
+// It is ErrStopped after KillAll.
+func StartChild(argv, env []string, stderr io.Writer, ownGroup bool) (*Child, io.WriteCloser, error) {
 	if len(argv) == 0 {
 		return nil, nil, errors.New("no command")
 	}
-	c := &child{token: fmt.Sprintf("%d.%d", os.Getpid(), childSeq.Add(1)), ownGroup: ownGroup,
+	c := &Child{token: fmt.Sprintf("%d.%d", os.Getpid(), childSeq.Add(1)), ownGroup: ownGroup,
 		copied: make(chan struct{}), gone: make(chan struct{}), swept: make(chan struct{}), reaped: make(chan struct{})}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = markEnv(env, c.token)
@@ -125,7 +134,7 @@ func startChild(argv, env []string, stderr io.Writer, ownGroup bool) (*child, io
 	}
 	if err == nil {
 		if running.m == nil {
-			running.m = map[*child]bool{}
+			running.m = map[*Child]bool{}
 		}
 		running.m[c] = true
 	}
@@ -191,7 +200,7 @@ func hasMark(environ []byte, token string) bool {
 	return false
 }
 
-func (c *child) reap() {
+func (c *Child) reap() {
 	c.werr = c.cmd.Wait()
 	close(c.gone)
 	go func() { // alongside the pipes' end: the common end, at once, waits for no look
@@ -215,9 +224,9 @@ func (c *child) reap() {
 	close(c.reaped)
 }
 
-// kill sends SIGKILL to the child, its process group and every process
+// Kill sends SIGKILL to the child, its process group and every process
 // descended from it that can still be found.
-func (c *child) kill() {
+func (c *Child) Kill() {
 	select {
 	case <-c.gone:
 		killSpawned(c, 0, false) // its pid may belong to another process by now
@@ -232,17 +241,22 @@ func (c *child) kill() {
 	_ = c.cmd.Process.Kill()
 }
 
-// wait says the caller is done reading stdout, and waits until the child is
+// Stdout is the child's stdout. Once the child is reaped, a Read waiting on
+// it for a while ends at end of file, even when something the child left
+// running still holds the pipe.
+func (c *Child) Stdout() io.Reader { return c.out }
+
+// Wait says the caller is done reading stdout, and waits until the child is
 // reaped and its pipes closed; the error is exec's Wait's.
-func (c *child) wait() error {
+func (c *Child) Wait() error {
 	_ = c.out.Close()
 	<-c.reaped
 	return c.werr
 }
 
-// status says how the child ended ("exit status 1", "signal: killed"); ""
+// Status says how the child ended ("exit status 1", "signal: killed"); ""
 // while it runs.
-func (c *child) status() string {
+func (c *Child) Status() string {
 	select {
 	case <-c.reaped:
 		return c.cmd.ProcessState.String()
@@ -250,6 +264,10 @@ func (c *child) status() string {
 		return ""
 	}
 }
+
+// ExitCode is the child's exit code once it is reaped (see Wait); -1
+// before, or when a signal ended it.
+func (c *Child) ExitCode() int { return c.cmd.ProcessState.ExitCode() }
 
 // outPipe is the read end of a child's output pipe. It knows whether its
 // reader is waiting on it: once the child is reaped, a reader waiting on

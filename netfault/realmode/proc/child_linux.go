@@ -1,4 +1,4 @@
-package realmode
+package proc
 
 import (
 	"bytes"
@@ -14,7 +14,7 @@ import (
 // cleared their environment, while their parents live). It repeats until a
 // look finds nothing new: one that forked as it was being killed is found
 // the next time.
-func killSpawned(c *child, root int, holders bool) {
+func killSpawned(c *Child, root int, holders bool) {
 	killed := map[int]bool{}
 	for range 5 {
 		found := false
@@ -32,7 +32,7 @@ func killSpawned(c *child, root int, holders bool) {
 
 // spawned lists the live processes /proc shows carrying c's token (or,
 // with holders, holding its pipes), or descending from root.
-func spawned(c *child, root int, holders bool) []int {
+func spawned(c *Child, root int, holders bool) []int {
 	ents, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -112,12 +112,12 @@ func pipeName(f *os.File) string {
 	return "pipe:[" + strconv.FormatUint(st.Ino, 10) + "]"
 }
 
-// running reports whether a thread of the child is running or waiting for
+// Running reports whether a thread of the child is running or waiting for
 // a CPU (or in uninterruptible sleep): it has not finished reacting to what
 // it was given. A child blocked on a read or a timer sleeps. Only the child
 // itself is looked at (its threads), not what it spawned: cheap enough to
 // ask on every turn of check's loop.
-func (c *child) running() bool {
+func (c *Child) Running() bool {
 	select {
 	case <-c.gone:
 		return false
