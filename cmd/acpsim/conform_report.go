@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
 	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/properties/conform/suite"
 	"github.com/acpsim/acpsim/traces"
@@ -88,7 +89,7 @@ func onlyBaselines(results []conformResult) bool {
 func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, cases []*suite.Case, format, junit string) error {
 	if cfg.URL != "" {
 		// Every case would fail on its own, one answer timeout at a time.
-		if err := realmode.Reachable(cfg.URL, cfg.AnswerTimeout); err != nil {
+		if err := dial.Reachable(cfg.URL, cfg.AnswerTimeout); err != nil {
 			fmt.Fprintf(out, "conform %q: BROKEN AGENT: cannot connect to the Agent at %s for %v: %v\n", rep.target, cfg.URL, cfg.AnswerTimeout, err)
 			return exitError{exitAnomaly}
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
 	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -26,7 +27,7 @@ type rlink struct {
 	client, agent string
 	cn            *rclient // nil for the observer's link
 	c             *client.Client
-	conn          Conn
+	conn          dial.Conn
 	proc          *proc.Process // stdio: the Agent process the link is
 	node          int           // remote: the index in URLs
 	sendq         chan []byte

@@ -16,6 +16,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
 	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -40,10 +41,10 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 		// WebSocket they keep their order, so the observer tries it first.
 		u = wsURL(u)
 	}
-	opts := DialOptions{Timeout: d.cfg.StartTimeout}
+	opts := dial.Options{Timeout: d.cfg.StartTimeout}
 	d.inflight++
 	go func() {
-		conn, err := Dial(context.Background(), u, opts)
+		conn, err := dial.Remote(context.Background(), u, opts)
 		d.post(func() {
 			d.inflight--
 			switch {
@@ -51,7 +52,7 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 				if conn != nil {
 					_ = conn.Close()
 				}
-			case err != nil && cn == nil && !d.observerHTTP && u != d.cfg.URLs[node] && errors.As(err, new(*StatusError)):
+			case err != nil && cn == nil && !d.observerHTTP && u != d.cfg.URLs[node] && errors.As(err, new(*dial.StatusError)):
 				// The endpoint serves no WebSocket (the SDK's AcpServer
 				// answers the upgrade 426): the observer reads over
 				// Streamable HTTP, and waits for the Agent to be quiet for
@@ -79,7 +80,7 @@ func (d *driver) dial(cn *rclient, c *client.Client, since time.Time) {
 }
 
 // remoteLink starts the proxy's side of a remote connection.
-func (d *driver) remoteLink(cn *rclient, from string, node int, conn Conn) *rlink {
+func (d *driver) remoteLink(cn *rclient, from string, node int, conn dial.Conn) *rlink {
 	agent := fmt.Sprintf("a%d#%d", node+1, d.incarnation[node]+1)
 	d.conns++
 	l := &rlink{name: fmt.Sprintf("%s>%s/k%d", from, agent, d.conns), client: from, agent: agent, cn: cn, conn: conn, node: node,

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/netfault/realmode/internal/realtest"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -19,12 +20,12 @@ func checkConfig(seed uint64) CheckConfig {
 }
 
 func TestCheckJudgesARemoteAgentAndLeavesNothingRunning(t *testing.T) {
-	noLeaks(t)
+	realtest.NoLeaks(t)
 	st := store.NewDisk()
-	u := serveAgent(t, st, testKnobs())
+	u := realtest.ServeAgent(t, st, realtest.Knobs())
 	for seed := uint64(1); seed <= 3; seed++ {
 		cfg := checkConfig(seed)
-		cfg.URLs = []string{u, wsEndpoint(u)}
+		cfg.URLs = []string{u, realtest.WSEndpoint(u)}
 		res, err := Check(cfg)
 		if err != nil {
 			t.Fatal(err)
@@ -45,7 +46,7 @@ func TestCheckJudgesARemoteAgentAndLeavesNothingRunning(t *testing.T) {
 }
 
 func TestCheckStopsAtABrokenAgentAndLeavesNothingRunning(t *testing.T) {
-	noLeaks(t)
+	realtest.NoLeaks(t)
 	cases := []struct {
 		argv []string
 		kind string

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/acpsim/acpsim/netfault/realmode/internal/realtest"
 )
 
 // leftBehind is a shell Agent's script that starts a child in a session
@@ -66,7 +68,7 @@ func isLive(pid int) bool {
 // as the Agent's descendant, or as a holder of its stdout once the Agent
 // exited), and one whose parent (the Agent) exited.
 func TestCheckEndsAndLeavesNoChildWhenTheAgentLeavesOneHoldingStdout(t *testing.T) {
-	noLeaks(t)
+	realtest.NoLeaks(t)
 	for _, c := range []struct {
 		name, child, rest, kind string
 	}{

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
 	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/conform/suite"
 )
@@ -58,7 +59,7 @@ type conformEvent struct {
 type conformRun struct {
 	cfg    ConformConfig
 	e      *suite.Exec
-	conns  map[string]Conn
+	conns  map[string]dial.Conn
 	procs  []*proc.Process
 	events chan conformEvent
 	done   chan struct{}
@@ -72,7 +73,7 @@ func Conform(cfg ConformConfig, c *suite.Case) (suite.Verdict, error) {
 	if len(cfg.Agent) == 0 && cfg.URL == "" {
 		return suite.Verdict{}, ErrNoAgent
 	}
-	r := &conformRun{cfg: cfg, e: suite.NewExec(c), conns: map[string]Conn{}, events: make(chan conformEvent, 256), done: make(chan struct{})}
+	r := &conformRun{cfg: cfg, e: suite.NewExec(c), conns: map[string]dial.Conn{}, events: make(chan conformEvent, 256), done: make(chan struct{})}
 	r.e.Skip(cfg.Skip)
 	defer r.stop()
 	for {
@@ -104,7 +105,7 @@ func Conform(cfg ConformConfig, c *suite.Case) (suite.Verdict, error) {
 }
 
 func (r *conformRun) connect(name string) error {
-	var conn Conn
+	var conn dial.Conn
 	if r.cfg.URL == "" {
 		p, err := proc.Start(name, r.cfg.Agent, r.cfg.Env)
 		if err != nil {
@@ -116,7 +117,7 @@ func (r *conformRun) connect(name string) error {
 		// After a restart the Agent may take a moment to listen again.
 		deadline := time.Now().Add(r.cfg.AnswerTimeout)
 		for {
-			c, err := Dial(context.Background(), r.cfg.URL, DialOptions{Timeout: r.cfg.AnswerTimeout})
+			c, err := dial.Remote(context.Background(), r.cfg.URL, dial.Options{Timeout: r.cfg.AnswerTimeout})
 			if err == nil {
 				conn = c
 				break

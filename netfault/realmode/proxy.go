@@ -20,6 +20,10 @@ import (
 	"github.com/acpsim/acpsim/sim"
 )
 
+// clientConn is the proxy's one connection from a Client, its stdio, named
+// as acpsim agent names its own (serve.StdioConn).
+const clientConn = "stdio"
+
 // ProxyConfig is one run of acpsim proxy.
 type ProxyConfig struct {
 	// Agent is the Agent's command line; Env its environment (nil: ours).
@@ -128,7 +132,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 		out.Flush() // a Client gone away is the Agent's to notice, as for the tap
 	}
 
-	apply(p.Connect(StdioConn))
+	apply(p.Connect(clientConn))
 	for fromAgent != nil {
 		select {
 		case line, ok := <-fromClient:
@@ -137,13 +141,13 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 					fmt.Fprintf(notes, "acpsim proxy: the Client wrote %v: its input ends there\n", proc.ErrLongLine)
 				}
 				fromClient = nil // the Client closed its side: so does the proxy
-				apply(p.Disconnect(StdioConn))
+				apply(p.Disconnect(clientConn))
 				inner.close()
 				exitWait = time.NewTimer(grace)
 				exitLimit = exitWait.C
 				continue
 			}
-			apply(p.Receive(StdioConn, line))
+			apply(p.Receive(clientConn, line))
 		case line, ok := <-fromAgent:
 			if !ok {
 				if errors.Is(agentLines.err, proc.ErrLongLine) {
@@ -153,7 +157,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 				fromAgent = nil
 				continue
 			}
-			apply(p.FromAgent(StdioConn, line))
+			apply(p.FromAgent(clientConn, line))
 		case id := <-fired:
 			apply(p.Timer(id))
 		case <-exitLimit:

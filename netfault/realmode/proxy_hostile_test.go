@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/proxy"
+	"github.com/acpsim/acpsim/netfault/realmode/internal/realtest"
 )
 
 // lockedBuffer is a bytes.Buffer the Agent's stderr copier and the test
@@ -37,7 +38,7 @@ func (l *lockedBuffer) String() string {
 // within limit.
 func hostileProxy(t *testing.T, agent string, grace, limit time.Duration, lines ...string) (got []string, stderr string, code int) {
 	t.Helper()
-	noLeaks(t)
+	realtest.NoLeaks(t)
 	in := strings.NewReader(strings.Join(lines, "\n") + "\n")
 	outR, outW := io.Pipe()
 	var errb lockedBuffer

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/proxy"
+	"github.com/acpsim/acpsim/netfault/realmode/internal/realtest"
 )
 
 // echoAgent logs every line it reads to $LOG and answers each request with a
@@ -28,7 +29,7 @@ exit 3`
 // returns what the Client got, what the Agent read and the exit code.
 func proxyRun(t *testing.T, mode string, pause string, retryAfter time.Duration, answers int, lines ...string) (got, agentRead []string, code int) {
 	t.Helper()
-	noLeaks(t) // no reader, writer or timer outlives the proxy
+	realtest.NoLeaks(t) // no reader, writer or timer outlives the proxy
 	log := filepath.Join(t.TempDir(), "agent.log")
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()

@@ -1,8 +1,8 @@
-// acpsim agent over the network: Serve, which runs an Agent on a listener,
+// acpsim agent over the network: Remote, which runs an Agent on a listener,
 // its orderly and failpoint stops, and the server's registry of live
 // connections (peers) the Agent's frames are sent to.
 
-package realmode
+package serve
 
 import (
 	"context"
@@ -20,12 +20,6 @@ import (
 // HTTP (POST, GET with SSE, DELETE) and WebSocket (GET with Upgrade).
 const Path = "/acp"
 
-// Headers of the remote transport.
-const (
-	HeaderConnection = "Acp-Connection-Id"
-	HeaderSession    = "Acp-Session-Id"
-)
-
 // URL is the endpoint of an Agent serving on addr, e.g.
 // http://127.0.0.1:7070/acp; a WebSocket Client dials the same with ws://.
 func URL(addr net.Addr) string { return "http://" + addr.String() + Path }
@@ -41,17 +35,18 @@ const (
 	shutdownGrace = 5 * time.Second  // in-flight requests at a stop
 )
 
-// Serve runs m as an Agent process serving ACP v2 on l, at Path, over
-// Streamable HTTP and WebSocket (plain HTTP/1.1: no TLS, no h2c). Every
+// Remote runs m as an Agent process serving ACP v2 on l, at Path, over
+// Streamable HTTP and WebSocket (plain HTTP/1.1: no TLS, no h2c), with the
+// headers netfault.HeaderConnection and netfault.HeaderSession. Every
 // connection of either kind feeds the one loop that owns m, exactly as
-// ServeStdio's pipe does, and the failpoints of FailpointPrefix apply.
+// Stdio's pipe does, and the failpoints of FailpointPrefix apply.
 //
-// Serve returns nil when ctx is done (an orderly stop: SSE streams and
+// Remote returns nil when ctx is done (an orderly stop: SSE streams and
 // WebSockets end after writing what was queued, in-flight requests finish),
 // a *FailpointError when the Agent stopped at an enabled failpoint (what was
 // queued before the point is written; requests waiting on the Agent are cut
 // off without an answer, as by a kill), or the listener's error. l is
-// closed when Serve returns.
+// closed when Remote returns.
 //
 // The HTTP side behaves as netfault.HTTPLink models it: initialize (no
 // Acp-Connection-Id) is answered 200 with the Agent's response as the body
@@ -61,7 +56,7 @@ const (
 // netfault.ConnectionStreamMethods) on that session's stream, other
 // responses on the connection stream, other frames on the stream of their
 // params.sessionId. A frame whose stream is not open is lost.
-func Serve(ctx context.Context, m agent.Machine, st store.Store, l net.Listener) error {
+func Remote(ctx context.Context, m agent.Machine, st store.Store, l net.Listener) error {
 	h := newHost(m, st)
 	sctx, stopStreams := context.WithCancel(context.Background())
 	defer stopStreams()

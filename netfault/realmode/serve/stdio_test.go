@@ -1,4 +1,4 @@
-package realmode
+package serve_test
 
 import (
 	"bufio"
@@ -11,6 +11,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/netfault/realmode/serve"
 	"github.com/acpsim/acpsim/sim"
 )
 
@@ -26,7 +27,7 @@ func TestServeStdioSpeaksACP(t *testing.T) {
 	k.ChunkEvery = time.Millisecond
 	m := agent.New(k, disk, agent.Env{Name: "a", Choose: sim.Healthy{}.Choose, NewID: func() string { n++; return "id" + string(rune('0'+n)) }})
 	done := make(chan error, 1)
-	go func() { done <- ServeStdio(m, disk, inR, outW); outW.Close() }()
+	go func() { done <- serve.Stdio(m, disk, inR, outW); outW.Close() }()
 	lines := bufio.NewScanner(outR)
 	next := func() acp.Message {
 		t.Helper()
@@ -101,7 +102,7 @@ func TestServeStdioLandsTheRuntimesWritesBeforeItEnds(t *testing.T) {
 	m := agent.NewAdapter(k, disk, agent.Env{Name: "a", Choose: sim.Healthy{}.Choose, NewID: func() string { n++; return "id" + string(rune('0'+n)) }}, agent.StoredUserIDs)
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- ServeStdio(m, disk, inR, outW); outW.Close() }()
+	go func() { done <- serve.Stdio(m, disk, inR, outW); outW.Close() }()
 	lines := bufio.NewScanner(outR)
 	response := func(id acp.ID) acp.Message {
 		t.Helper()

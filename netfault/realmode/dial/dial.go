@@ -1,4 +1,4 @@
-package realmode
+package dial
 
 import (
 	"context"
@@ -10,18 +10,18 @@ import (
 	"time"
 )
 
-// DialOptions tune a remote Conn.
-type DialOptions struct {
+// Options tune a remote Conn.
+type Options struct {
 	// Timeout bounds each POST and DELETE, the wait for an SSE stream's
 	// response headers, the WebSocket handshake and each WebSocket write.
 	// Zero means DefaultTimeout.
 	Timeout time.Duration
 }
 
-// DefaultTimeout is DialOptions.Timeout when it is zero.
+// DefaultTimeout is Options.Timeout when it is zero.
 const DefaultTimeout = 10 * time.Second
 
-func (o DialOptions) timeout() time.Duration {
+func (o Options) timeout() time.Duration {
 	if o.Timeout > 0 {
 		return o.Timeout
 	}
@@ -33,22 +33,26 @@ func (o DialOptions) timeout() time.Duration {
 // after it.
 const closeTimeout = 2 * time.Second
 
+// maxBody bounds what a Conn reads of one answer: a response body or a
+// WebSocket message (16 MiB, as much as the Agent reads of one request).
+const maxBody = 16 << 20
+
 // ErrClosed is the Err of a Conn its Client closed.
 var ErrClosed = errors.New("connection closed by the Client")
 
-// Dial connects to the remote Agent endpoint u (as URL prints it) and
-// returns the connection: Streamable HTTP for http:// and https:// (see
-// DialHTTP), WebSocket for ws:// and wss:// (see DialWS).
-func Dial(ctx context.Context, u string, opts DialOptions) (Conn, error) {
+// Remote connects to the remote Agent endpoint u (as serve.URL prints it)
+// and returns the connection: Streamable HTTP for http:// and https:// (see
+// HTTP), WebSocket for ws:// and wss:// (see WS).
+func Remote(ctx context.Context, u string, opts Options) (Conn, error) {
 	pu, err := url.Parse(u)
 	if err != nil {
 		return nil, err
 	}
 	switch pu.Scheme {
 	case "http", "https":
-		return DialHTTP(ctx, u, opts)
+		return HTTP(ctx, u, opts)
 	case "ws", "wss":
-		return DialWS(ctx, u, opts)
+		return WS(ctx, u, opts)
 	}
 	return nil, fmt.Errorf("dial %s: scheme must be http, https, ws or wss", u)
 }

@@ -1,8 +1,8 @@
-// The HTTP handlers of Serve's endpoint: dispatch by method, and the
+// The HTTP handlers of Remote's endpoint: dispatch by method, and the
 // Streamable HTTP requests (POST of a frame or an initialize, GET of an SSE
 // stream, DELETE of a connection).
 
-package realmode
+package serve
 
 import (
 	"errors"
@@ -53,9 +53,9 @@ func killed() { panic(http.ErrAbortHandler) }
 // httpConn looks up the connection a request names: 400 without the
 // header, 404 when it is not a live HTTP connection.
 func (s *server) httpConn(w http.ResponseWriter, r *http.Request) *httpPeer {
-	id := r.Header.Get(HeaderConnection)
+	id := r.Header.Get(netfault.HeaderConnection)
 	if id == "" {
-		http.Error(w, "missing "+HeaderConnection, http.StatusBadRequest)
+		http.Error(w, "missing "+netfault.HeaderConnection, http.StatusBadRequest)
 		return nil
 	}
 	p, _ := s.peer(id).(*httpPeer)
@@ -98,12 +98,12 @@ func (s *server) post(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	switch hdr := r.Header.Get(HeaderSession); {
+	switch hdr := r.Header.Get(netfault.HeaderSession); {
 	case hdr != "" && session != "" && hdr != session:
-		http.Error(w, HeaderSession+" "+hdr+" does not match params.sessionId "+session, http.StatusBadRequest)
+		http.Error(w, netfault.HeaderSession+" "+hdr+" does not match params.sessionId "+session, http.StatusBadRequest)
 		return
 	case hdr == "" && sessionScoped(msg, session):
-		http.Error(w, "a session-scoped message needs "+HeaderSession, http.StatusBadRequest)
+		http.Error(w, "a session-scoped message needs "+netfault.HeaderSession, http.StatusBadRequest)
 		return
 	}
 	if msg.Kind() == acp.KindRequest {
@@ -147,7 +147,7 @@ func (s *server) initialize(w http.ResponseWriter, r *http.Request, body []byte,
 	select {
 	case resp := <-p.init:
 		w.Header().Set("Content-Type", "application/json")
-		w.Header().Set(HeaderConnection, p.id)
+		w.Header().Set(netfault.HeaderConnection, p.id)
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(resp)
 	case <-s.h.done:
@@ -174,7 +174,7 @@ func (s *server) get(w http.ResponseWriter, r *http.Request) {
 	if p == nil {
 		return
 	}
-	session := r.Header.Get(HeaderSession)
+	session := r.Header.Get(netfault.HeaderSession)
 	box := p.openStream(session)
 	if box == nil {
 		http.Error(w, "unknown connection "+p.id, http.StatusNotFound)
@@ -183,7 +183,7 @@ func (s *server) get(w http.ResponseWriter, r *http.Request) {
 	defer p.closeStream(session, box)
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Header().Set(HeaderConnection, p.id)
+	w.Header().Set(netfault.HeaderConnection, p.id)
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	if rc.Flush() != nil {

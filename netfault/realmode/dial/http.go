@@ -1,4 +1,4 @@
-package realmode
+package dial
 
 import (
 	"bufio"
@@ -46,7 +46,7 @@ type clientStream struct {
 	err   error         // why that GET failed
 }
 
-// DialHTTP returns a Streamable HTTP connection to the Agent endpoint u
+// HTTP returns a Streamable HTTP connection to the Agent endpoint u
 // (http://HOST:PORT/acp). Nothing is sent yet: the connection exists once
 // the first Send, which must be an initialize, is answered 200; its body
 // (the initialize response) comes through Frames, and Name is the
@@ -66,9 +66,9 @@ type clientStream struct {
 // then the Conn ends, as it does when that stream cannot be opened right
 // after initialize). Events of one stream come through Frames in order;
 // streams interleave. Cookies the Agent sets are kept for the Conn's life.
-// Close sends DELETE without waiting for it. ctx is not used: DialHTTP
+// Close sends DELETE without waiting for it. ctx is not used: HTTP
 // does no I/O.
-func DialHTTP(ctx context.Context, u string, opts DialOptions) (Conn, error) {
+func HTTP(ctx context.Context, u string, opts Options) (Conn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -121,7 +121,7 @@ func (c *httpConn) Send(frame []byte) error {
 	}
 	hdr := http.Header{}
 	if id := c.Name(); id != "" {
-		hdr.Set(HeaderConnection, id)
+		hdr.Set(netfault.HeaderConnection, id)
 	}
 	switch {
 	case !batch && session != "" && msg.Method != "":
@@ -129,12 +129,12 @@ func (c *httpConn) Send(frame []byte) error {
 		// and session/fork too: the SDK's AcpServer refuses them without it
 		// (400), and a server that answers them on the connection stream
 		// needs it for nothing.
-		hdr.Set(HeaderSession, session)
+		hdr.Set(netfault.HeaderSession, session)
 	case !batch && msg.Kind() == acp.KindResponse:
 		// An answer to a request the Agent wrote on a session's stream goes
 		// back with that session's header (the SDK requires it).
 		if s := c.askedOn(msg.ID); s != "" {
-			hdr.Set(HeaderSession, s)
+			hdr.Set(netfault.HeaderSession, s)
 		}
 	}
 	status, _, body, err := c.post(frame, hdr)
@@ -164,9 +164,9 @@ func (c *httpConn) initialize(frame []byte) error {
 	if status != http.StatusOK {
 		return &StatusError{Code: status, Body: body}
 	}
-	id := hdr.Get(HeaderConnection)
+	id := hdr.Get(netfault.HeaderConnection)
 	if id == "" {
-		err := fmt.Errorf("initialize answered 200 without %s", HeaderConnection)
+		err := fmt.Errorf("initialize answered 200 without %s", netfault.HeaderConnection)
 		c.end(err)
 		return err
 	}
@@ -283,9 +283,9 @@ func (c *httpConn) get(session string) (io.ReadCloser, error) {
 		return nil, err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set(HeaderConnection, c.Name())
+	req.Header.Set(netfault.HeaderConnection, c.Name())
 	if session != "" {
-		req.Header.Set(HeaderSession, session)
+		req.Header.Set(netfault.HeaderSession, session)
 	}
 	resp, err := c.streamer.Do(req)
 	if err != nil {
@@ -359,13 +359,6 @@ func (c *httpConn) askedOn(id acp.ID) string {
 	return s
 }
 
-// createdSession is the result.sessionId of a response (session/new,
-// session/fork), "" for any other frame.
-func createdSession(frame []byte) string {
-	created, _ := readAgentFrame(frame)
-	return created
-}
-
 // readAgentFrame reads, in one parse, what the Conn needs of a frame the
 // Agent wrote: the session a response creates (its result.sessionId), and
 // the id of a request (the Agent asking the Client something).
@@ -401,7 +394,7 @@ func (c *httpConn) Close() error {
 				if err != nil {
 					return
 				}
-				req.Header.Set(HeaderConnection, id)
+				req.Header.Set(netfault.HeaderConnection, id)
 				if resp, err := c.client.Do(req); err == nil {
 					_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 4096))
 					resp.Body.Close()

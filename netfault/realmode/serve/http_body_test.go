@@ -1,4 +1,4 @@
-package realmode
+package serve_test
 
 import (
 	"bufio"
@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/netfault/realmode/internal/realtest"
+	"github.com/acpsim/acpsim/netfault/realmode/serve"
 )
 
 // rawPost writes a POST of /acp with headers and body exactly as given on a
@@ -28,7 +30,7 @@ func rawPost(t *testing.T, u, headers, body string) (*http.Response, string) {
 	}
 	defer c.Close()
 	_ = c.SetDeadline(time.Now().Add(10 * time.Second))
-	req := "POST " + Path + " HTTP/1.1\r\nHost: " + pu.Host + "\r\nContent-Type: application/json\r\n" + headers + "\r\n" + body
+	req := "POST " + serve.Path + " HTTP/1.1\r\nHost: " + pu.Host + "\r\nContent-Type: application/json\r\n" + headers + "\r\n" + body
 	if _, err := io.WriteString(c, req); err != nil {
 		t.Fatal(err)
 	}
@@ -45,8 +47,8 @@ func rawPost(t *testing.T, u, headers, body string) (*http.Response, string) {
 // A POST whose body breaks off is answered 400 with why, never as if an
 // empty or partial frame had been taken.
 func TestPostWithABrokenBodyIs400(t *testing.T) {
-	noLeaks(t)
-	u := serveAgent(t, store.NewDisk(), testKnobs())
+	realtest.NoLeaks(t)
+	u := realtest.ServeAgent(t, store.NewDisk(), realtest.Knobs())
 	init := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":2}}`
 	size := strconv.FormatInt(int64(len(init)), 16)
 	for _, c := range []struct{ name, headers, body string }{

@@ -1,4 +1,4 @@
-package realmode
+package dial
 
 import (
 	"context"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/gorilla/websocket"
+
+	"github.com/acpsim/acpsim/netfault"
 )
 
 // wsConn is a WebSocket connection: one reader goroutine, writes from Send.
@@ -22,14 +24,14 @@ type wsConn struct {
 	closeOnce sync.Once
 }
 
-// DialWS opens a WebSocket to the Agent endpoint u (ws://HOST:PORT/acp);
+// WS opens a WebSocket to the Agent endpoint u (ws://HOST:PORT/acp);
 // ctx bounds the handshake. The upgrade creates the connection: Name is the
 // Acp-Connection-Id of the 101 (the local address when the Agent sends
 // none), and the Client still sends initialize first. Send writes one text
 // frame; Frames yields the Agent's text frames in order (binary frames are
 // ignored). A refused upgrade is a *StatusError. Close sends a close frame
 // and closes the socket without waiting for the Agent's.
-func DialWS(ctx context.Context, u string, opts DialOptions) (Conn, error) {
+func WS(ctx context.Context, u string, opts Options) (Conn, error) {
 	jar, err := cookiejar.New(nil)
 	if err != nil {
 		return nil, err
@@ -46,7 +48,7 @@ func DialWS(ctx context.Context, u string, opts DialOptions) (Conn, error) {
 		return nil, err
 	}
 	ws.SetReadLimit(maxBody)
-	c := &wsConn{c: ws, timeout: t, name: resp.Header.Get(HeaderConnection)}
+	c := &wsConn{c: ws, timeout: t, name: resp.Header.Get(netfault.HeaderConnection)}
 	if c.name == "" {
 		c.name = "ws:" + ws.LocalAddr().String()
 	}

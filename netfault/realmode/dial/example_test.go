@@ -1,4 +1,4 @@
-package realmode_test
+package dial_test
 
 import (
 	"context"
@@ -11,14 +11,15 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
+	"github.com/acpsim/acpsim/netfault/realmode/serve"
 	"github.com/acpsim/acpsim/sim"
 )
 
 // A reference Agent listening on a free port, and a Client dialing it over
 // Streamable HTTP (use ws:// for WebSocket). The first Send is initialize;
 // its answer comes through Frames like every later one.
-func ExampleDial() {
+func ExampleRemote() {
 	st := store.NewDisk()
 	m := agent.New(agent.DefaultKnobs(), st, agent.Env{Name: "agent", Choose: sim.Healthy{}.Choose, NewID: uuid.NewString})
 	l, err := net.Listen("tcp", "127.0.0.1:0")
@@ -27,10 +28,10 @@ func ExampleDial() {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	served := make(chan error, 1)
-	go func() { served <- realmode.Serve(ctx, m, st, l) }()
+	go func() { served <- serve.Remote(ctx, m, st, l) }()
 	defer func() { stop(); <-served }()
 
-	c, err := realmode.Dial(ctx, realmode.URL(l.Addr()), realmode.DialOptions{})
+	c, err := dial.Remote(ctx, serve.URL(l.Addr()), dial.Options{})
 	if err != nil {
 		panic(err)
 	}

@@ -1,4 +1,4 @@
-package realmode
+package serve
 
 import (
 	"net/http"
@@ -6,6 +6,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/gorilla/websocket"
+
+	"github.com/acpsim/acpsim/netfault"
 )
 
 // upgrader accepts WebSockets from any origin: the Clients are programs,
@@ -29,7 +31,7 @@ func (p *wsPeer) deliver(frame []byte) { p.box.put(frame) } // a full outbox clo
 // writes.
 func (s *server) serveWS(w http.ResponseWriter, r *http.Request) {
 	p := &wsPeer{s: s, id: uuid.NewString(), box: newOutbox()}
-	c, err := upgrader.Upgrade(w, r, http.Header{HeaderConnection: {p.id}})
+	c, err := upgrader.Upgrade(w, r, http.Header{netfault.HeaderConnection: {p.id}})
 	if err != nil {
 		return // the upgrader has answered 400
 	}

@@ -1,7 +1,8 @@
-package realmode
+package serve_test
 
 import (
 	"bufio"
+	"encoding/json"
 	"io"
 	"net/http"
 	"path/filepath"
@@ -13,6 +14,8 @@ import (
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/netfault/realmode/internal/realtest"
 )
 
 // rawHTTP is a bare HTTP client for the endpoint, to see statuses and bytes
@@ -53,6 +56,19 @@ func (r *rawHTTP) do(method, body string, headers ...string) *http.Response {
 	return resp
 }
 
+// sessionIDOf is the result.sessionId of a response frame, "" for another
+// frame.
+func sessionIDOf(frame string) string {
+	var m acp.Message
+	var r struct {
+		SessionID string `json:"sessionId"`
+	}
+	if json.Unmarshal([]byte(frame), &m) != nil || len(m.Result) == 0 || json.Unmarshal(m.Result, &r) != nil {
+		return ""
+	}
+	return r.SessionID
+}
+
 func (r *rawHTTP) post(body string, headers ...string) *http.Response {
 	r.t.Helper()
 	return r.do(http.MethodPost, body, append([]string{"Content-Type: application/json"}, headers...)...)
@@ -60,12 +76,12 @@ func (r *rawHTTP) post(body string, headers ...string) *http.Response {
 
 // The status map of the remote transport (digest §5.2), on the wire.
 func TestHTTPStatuses(t *testing.T) {
-	noLeaks(t)
-	u := serveAgent(t, store.NewDisk(), testKnobs())
+	realtest.NoLeaks(t)
+	u := realtest.ServeAgent(t, store.NewDisk(), realtest.Knobs())
 	r := newRawHTTP(t, u)
 	init := string(acp.Request(acp.NumID(1), acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: 2}))
 	resp := r.post(init)
-	conn := resp.Header.Get(HeaderConnection)
+	conn := resp.Header.Get(netfault.HeaderConnection)
 	body, _ := io.ReadAll(resp.Body)
 	if resp.StatusCode != http.StatusOK || conn == "" || !strings.Contains(string(body), `"protocolVersion":2`) || resp.Header.Get("Content-Type") != "application/json" {
 		t.Fatalf("initialize: %d %q %s", resp.StatusCode, conn, body)
@@ -77,29 +93,31 @@ func TestHTTPStatuses(t *testing.T) {
 		resp func() *http.Response
 		want int
 	}{
-		{"request on the connection", func() *http.Response { return r.post(newSession, HeaderConnection+": "+conn) }, http.StatusAccepted},
+		{"request on the connection", func() *http.Response { return r.post(newSession, netfault.HeaderConnection+": "+conn) }, http.StatusAccepted},
 		{"no connection header", func() *http.Response { return r.post(newSession) }, http.StatusBadRequest},
-		{"unknown connection", func() *http.Response { return r.post(newSession, HeaderConnection+": nope") }, http.StatusNotFound},
+		{"unknown connection", func() *http.Response { return r.post(newSession, netfault.HeaderConnection+": nope") }, http.StatusNotFound},
 		{"not JSON", func() *http.Response {
-			return r.do(http.MethodPost, newSession, "Content-Type: text/plain", HeaderConnection+": "+conn)
+			return r.do(http.MethodPost, newSession, "Content-Type: text/plain", netfault.HeaderConnection+": "+conn)
 		}, http.StatusUnsupportedMediaType},
-		{"batch", func() *http.Response { return r.post("["+newSession+"]", HeaderConnection+": "+conn) }, http.StatusNotImplemented},
-		{"session-scoped without the session header", func() *http.Response { return r.post(prompt, HeaderConnection+": "+conn) }, http.StatusBadRequest},
+		{"batch", func() *http.Response { return r.post("["+newSession+"]", netfault.HeaderConnection+": "+conn) }, http.StatusNotImplemented},
+		{"session-scoped without the session header", func() *http.Response { return r.post(prompt, netfault.HeaderConnection+": "+conn) }, http.StatusBadRequest},
 		{"session header not the params'", func() *http.Response {
-			return r.post(prompt, HeaderConnection+": "+conn, HeaderSession+": T")
+			return r.post(prompt, netfault.HeaderConnection+": "+conn, netfault.HeaderSession+": T")
 		}, http.StatusBadRequest},
-		{"session-scoped", func() *http.Response { return r.post(prompt, HeaderConnection+": "+conn, HeaderSession+": S") }, http.StatusAccepted},
+		{"session-scoped", func() *http.Response {
+			return r.post(prompt, netfault.HeaderConnection+": "+conn, netfault.HeaderSession+": S")
+		}, http.StatusAccepted},
 		{"GET without event-stream", func() *http.Response {
-			return r.do(http.MethodGet, "", "Accept: application/json", HeaderConnection+": "+conn)
+			return r.do(http.MethodGet, "", "Accept: application/json", netfault.HeaderConnection+": "+conn)
 		}, http.StatusNotAcceptable},
 		{"GET unknown connection", func() *http.Response {
-			return r.do(http.MethodGet, "", "Accept: text/event-stream", HeaderConnection+": nope")
+			return r.do(http.MethodGet, "", "Accept: text/event-stream", netfault.HeaderConnection+": nope")
 		}, http.StatusNotFound},
 		{"GET no connection header", func() *http.Response { return r.do(http.MethodGet, "", "Accept: text/event-stream") }, http.StatusBadRequest},
-		{"DELETE unknown connection", func() *http.Response { return r.do(http.MethodDelete, "", HeaderConnection+": nope") }, http.StatusNotFound},
+		{"DELETE unknown connection", func() *http.Response { return r.do(http.MethodDelete, "", netfault.HeaderConnection+": nope") }, http.StatusNotFound},
 		{"PUT", func() *http.Response { return r.do(http.MethodPut, "") }, http.StatusMethodNotAllowed},
-		{"DELETE", func() *http.Response { return r.do(http.MethodDelete, "", HeaderConnection+": "+conn) }, http.StatusAccepted},
-		{"after DELETE", func() *http.Response { return r.post(newSession, HeaderConnection+": "+conn) }, http.StatusNotFound},
+		{"DELETE", func() *http.Response { return r.do(http.MethodDelete, "", netfault.HeaderConnection+": "+conn) }, http.StatusAccepted},
+		{"after DELETE", func() *http.Response { return r.post(newSession, netfault.HeaderConnection+": "+conn) }, http.StatusNotFound},
 	} {
 		if got := c.resp(); got.StatusCode != c.want {
 			b, _ := io.ReadAll(got.Body)
@@ -150,11 +168,11 @@ func next(t *testing.T, events <-chan string) string {
 // "data: <json>\n\n", and what the Agent writes while its stream is not
 // open is lost, not delivered later.
 func TestSSEStreams(t *testing.T) {
-	noLeaks(t)
-	u := serveAgent(t, store.NewDisk(), testKnobs())
+	realtest.NoLeaks(t)
+	u := realtest.ServeAgent(t, store.NewDisk(), realtest.Knobs())
 	r := newRawHTTP(t, u)
-	conn := r.post(string(acp.Request(acp.NumID(1), acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: 2}))).Header.Get(HeaderConnection)
-	on := HeaderConnection + ": " + conn
+	conn := r.post(string(acp.Request(acp.NumID(1), acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: 2}))).Header.Get(netfault.HeaderConnection)
+	on := netfault.HeaderConnection + ": " + conn
 	// No stream is open: the session/new response is lost.
 	r.post(string(acp.Request(acp.NumID(2), acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/w"})), on)
 	events := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on))
@@ -163,10 +181,10 @@ func TestSSEStreams(t *testing.T) {
 	if !strings.Contains(first, `"id":3`) {
 		t.Fatalf("first event on the connection stream %s, want the answer to request 3 (2's was lost)", first)
 	}
-	sid := createdSession([]byte(first))
-	session := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on, HeaderSession+": "+sid))
+	sid := sessionIDOf(first)
+	session := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on, netfault.HeaderSession+": "+sid))
 	prompt := string(acp.Request(acp.NumID(4), acp.MethodSessionPrompt, acp.PromptParams{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text("x")}, IdempotencyKey: acp.KeyJSON("K")}))
-	if resp := r.post(prompt, on, HeaderSession+": "+sid); resp.StatusCode != http.StatusAccepted {
+	if resp := r.post(prompt, on, netfault.HeaderSession+": "+sid); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("prompt: HTTP %d", resp.StatusCode)
 	}
 	// The prompt's response and the session's updates, in the Agent's
@@ -202,9 +220,9 @@ func TestSSEStreams(t *testing.T) {
 func TestTwoAgentsOneStore(t *testing.T) {
 	for _, keys := range []string{agent.KeysStore, agent.KeysMemory} {
 		t.Run(keys, func(t *testing.T) {
-			noLeaks(t)
+			realtest.NoLeaks(t)
 			db := filepath.Join(t.TempDir(), "agent.db")
-			k := testKnobs()
+			k := realtest.Knobs()
 			k.Keys = keys
 			urls := make([]string, 2)
 			for i := range urls {
@@ -213,25 +231,25 @@ func TestTwoAgentsOneStore(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Cleanup(func() { st.Close() })
-				urls[i] = serveAgent(t, st, k)
+				urls[i] = realtest.ServeAgent(t, st, k)
 			}
-			a := dialClient(t, urls[0]) // over HTTP
-			a.initialize()
-			sid := a.newSession()
-			first := a.prompt(sid, "hello", "K")
-			a.until(idle)
-			_ = a.c.Close()
+			a := realtest.DialClient(t, urls[0]) // over HTTP
+			a.Initialize()
+			sid := a.NewSession()
+			first := a.Prompt(sid, "hello", "K")
+			a.Until(realtest.Idle)
+			_ = a.Conn.Close()
 
-			b := dialClient(t, wsEndpoint(urls[1])) // the retry lands on the other node, over WebSocket
-			b.initialize()
-			if got := b.resumeReplay(sid); len(got) != 1 || got[0] != first {
+			b := realtest.DialClient(t, realtest.WSEndpoint(urls[1])) // the retry lands on the other node, over WebSocket
+			b.Initialize()
+			if got := b.ResumeReplay(sid); len(got) != 1 || got[0] != first {
 				t.Fatalf("B replays %v, A stored %s", got, first)
 			}
-			retry := b.prompt(sid, "hello", "K")
+			retry := b.Prompt(sid, "hello", "K")
 			if keys == agent.KeysMemory {
-				b.until(idle)
+				b.Until(realtest.Idle)
 			}
-			held := b.resumeReplay(sid)
+			held := b.ResumeReplay(sid)
 			switch {
 			case keys == agent.KeysStore && (retry != first || len(held) != 1):
 				t.Fatalf("keys in the store: retry on B answered %s (A: %s), the session holds %v", retry, first, held)

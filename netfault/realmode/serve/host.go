@@ -1,9 +1,9 @@
-// Package realmode runs acpsim's state machines against the real world:
-// OS pipes, sockets, the wall clock, goroutines. It is the only place those
-// are allowed; the simulation packages stay deterministic. The same Agent
-// state machine serves both, so the executable and the model cannot drift
-// apart.
-package realmode
+// Package serve is the real Agent, acpsim agent: a model Agent's state
+// machine (actors/agent) served over real stdio (Stdio) and over Streamable
+// HTTP and WebSocket on a listener (Remote), its inputs fed from one loop
+// with wall-clock timers, and its failpoints. The same state machine runs in
+// the simulator, so the executable and the model cannot drift apart.
+package serve
 
 import (
 	"bufio"
@@ -72,7 +72,7 @@ type sink interface {
 // host owns one agent.Machine and feeds it from a single loop: every input,
 // whatever connection or timer it comes from, goes through run, so the
 // machine sees one step at a time, as in the simulator. The stdio Agent and
-// the listening one (Serve) share it.
+// the listening one (Remote) share it.
 type host struct {
 	m      agent.Machine
 	st     store.Store
@@ -212,11 +212,11 @@ func (s stdioSink) send(_ string, frame []byte) error {
 
 func (s stdioSink) flush() error { return s.w.Flush() }
 
-// ServeStdio runs m as an Agent process speaking ndjson on r and w until r
+// Stdio runs m as an Agent process speaking ndjson on r and w until r
 // ends (the Client closed stdin) or writing fails. Every input goes through
 // one loop, so m sees one step at a time, as in the simulator. Timers are
 // wall-clock timers feeding the same loop.
-func ServeStdio(m agent.Machine, st store.Store, r io.Reader, w io.Writer) error {
+func Stdio(m agent.Machine, st store.Store, r io.Reader, w io.Writer) error {
 	h := newHost(m, st)
 	go func() {
 		br := bufio.NewReaderSize(r, 1<<16)

@@ -1,7 +1,7 @@
-// One Streamable HTTP connection of Serve: the Client requests awaiting a
+// One Streamable HTTP connection of Remote: the Client requests awaiting a
 // response, its open SSE streams, and which stream each Agent frame goes on.
 
-package realmode
+package serve
 
 import (
 	"sync"

@@ -1,7 +1,7 @@
 // The outbox: the frames queued for one SSE stream's or WebSocket's writer,
 // bounded so that a Client that stops reading never blocks the Agent.
 
-package realmode
+package serve
 
 import "sync"
 
