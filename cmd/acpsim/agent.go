@@ -15,8 +15,8 @@ import (
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
 	"github.com/acpsim/acpsim/netfault/realmode/serve"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/google/uuid"
@@ -149,7 +149,7 @@ Agent behind its tap.`,
 func promptErrorsEnv(rate float64, seed uint64) agent.Env {
 	env := agent.Env{Name: "acpsim-agent", Choose: sim.Healthy{}.Choose, NewID: uuid.NewString}
 	if rate > 0 {
-		if n := os.Getenv(realmode.TapProcessEnv); n != "" {
+		if n := os.Getenv(tap.ProcessEnv); n != "" {
 			env.Name += "#" + n
 		}
 		env.Choose = sim.BySite{Seed: seed, Rates: map[string]float64{netfault.Reject: rate}}.Choose

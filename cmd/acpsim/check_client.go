@@ -22,7 +22,7 @@ import (
 )
 
 // clientFaults are check-client's --fault-rates kinds and defaults: the
-// tap's two (realmode.TapFaults) and the adapter's restart.
+// tap's two (tap.Faults) and the adapter's restart.
 var clientFaults = []struct {
 	Kind string
 	Rate float64

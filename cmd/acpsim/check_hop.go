@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/properties/hop"
 	"github.com/acpsim/acpsim/traces"
@@ -51,7 +51,7 @@ type seedHop struct {
 
 // readSeedHop reads and judges the hop a seed recorded at where.
 func readSeedHop(where string, outer *traces.Log) (*seedHop, error) {
-	log, err := realmode.ReadHopTrace(where)
+	log, err := tap.ReadHopTrace(where)
 	if err != nil || log == nil {
 		return &seedHop{}, err
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/parallel"
@@ -384,7 +385,7 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 		if e.Kind == traces.KindDisconnect && (e.Note == "cut" || e.Note == "kill") {
 			s.cuts++
 		}
-		if !strings.HasPrefix(e.From, realmode.AgentName+"#") {
+		if !strings.HasPrefix(e.From, tap.AgentName+"#") {
 			continue
 		}
 		switch {

@@ -106,10 +106,6 @@ type CheckResult struct {
 	Broken *BrokenAgent
 }
 
-// AgentName is the Agent installation's name in traces: its processes are
-// a1#1, a1#2, … in the order they start.
-const AgentName = "a1"
-
 // Check runs one seed against the real Agent. An error means acpsim could
 // not run it at all (the command cannot be started, a bad config); an Agent
 // that misbehaves gives a result with Broken set.

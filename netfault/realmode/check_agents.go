@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/netfault/realmode/proc"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -37,7 +38,7 @@ func (d *driver) pump(l *rlink) {
 // spawn starts an Agent process and its link; cn is nil for the observer.
 func (d *driver) spawn(cn *rclient, from string) (*rlink, error) {
 	d.procs++
-	name := fmt.Sprintf("%s#%d", AgentName, d.procs)
+	name := fmt.Sprintf("%s#%d", tap.AgentName, d.procs)
 	link := from + ":" + name
 	argv, env := d.cfg.Agent, d.cfg.Env
 	if d.cfg.Hop != nil && d.cfg.HopTrace != "" {

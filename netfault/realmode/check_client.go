@@ -19,6 +19,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/netfault/realmode/proc"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
@@ -34,7 +35,7 @@ type ClientCheck struct {
 	AgentArgs []string
 	// Prompts is the number of submissions a seed makes.
 	Prompts int
-	// Kill and Cut are the tap's fault rates (TapFaults); Restart the
+	// Kill and Cut are the tap's fault rates (tap.Faults); Restart the
 	// chance that the adapter is killed and restarted while a submission
 	// is pending; Repeat the chance that a submission repeats an earlier
 	// one's text.
@@ -144,7 +145,7 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 	d.run(restartAfter, cancelPlan(c.Cancel, seed, h.Subs, restartAfter))
 	res.Submissions, res.Told = len(h.Subs), len(h.Told)
 	if d.res.Restarts > 0 {
-		if err := SealTapTrace(res.Trace, sealNote); err != nil && !os.IsNotExist(err) {
+		if err := tap.SealTrace(res.Trace, sealNote); err != nil && !os.IsNotExist(err) {
 			res.Notes = append(res.Notes, "cannot end the killed taps' links in the trace: "+err.Error())
 		}
 	}

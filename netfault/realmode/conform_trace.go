@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/properties/conform/suite"
 	"github.com/acpsim/acpsim/traces"
@@ -36,7 +37,7 @@ func ConformTrace(agent, link string, v suite.Verdict) *traces.Log {
 		switch {
 		case f.Event == "connect":
 			procs++
-			proc = AgentName + "#" + strconv.Itoa(procs)
+			proc = tap.AgentName + "#" + strconv.Itoa(procs)
 			procOf[f.Conn] = proc
 			add(f, traces.Event{Kind: traces.KindRestart, From: proc})
 			add(f, traces.Event{Kind: traces.KindConnect, Link: f.Conn + ":" + proc, From: f.Conn, To: proc})
@@ -51,7 +52,7 @@ func ConformTrace(agent, link string, v suite.Verdict) *traces.Log {
 			if !f.Out {
 				e.From, e.To, e.Dir = proc, f.Conn, traces.AgentToClient
 			} else {
-				e.Sub = submissionOf(e.Frame, int64(len(log.Events)+1))
+				e.Sub = tap.SubmissionOf(e.Frame, int64(len(log.Events)+1))
 				if malformedKey(f.Bytes) {
 					e.Note = traces.NoteProbe
 				}

@@ -3,7 +3,7 @@
 // at every start of the Agent), and the repair of a last line cut off by a
 // tap killed while writing it.
 
-package realmode
+package tap
 
 import (
 	"bytes"
@@ -203,7 +203,7 @@ func ReadHopTrace(path string) (*traces.Log, error) {
 	if tail.cut > 0 && tail.end == 0 {
 		return nil, nil // killed before its header was whole
 	}
-	if err := SealTapTrace(path, "killed with its proxy"); err != nil {
+	if err := SealTrace(path, "killed with its proxy"); err != nil {
 		return nil, fmt.Errorf("the proxy→Agent hop's trace %s: %v", path, err)
 	}
 	return traces.ReadFile(path)

@@ -3,7 +3,7 @@
 // inserted). Both end the Agent process, as a crash on stdio does; the
 // Client sees its connection break and must recover.
 
-package realmode
+package tap
 
 import (
 	"math/rand/v2"
@@ -17,7 +17,7 @@ import (
 // directions' goroutines call it, under the recorder's lock, so a frame's
 // decision and its events are one step of the trace.
 type tapInjector struct {
-	f       TapFaults
+	f       Faults
 	rec     *tapRecorder
 	kill    func() // SIGKILL to the Agent and what it started
 	rng     *rand.Rand
@@ -25,7 +25,7 @@ type tapInjector struct {
 	dead    bool
 }
 
-func newTapInjector(f TapFaults, rec *tapRecorder, kill func()) *tapInjector {
+func newTapInjector(f Faults, rec *tapRecorder, kill func()) *tapInjector {
 	return &tapInjector{f: f, rec: rec, kill: kill, rng: rand.New(rand.NewPCG(f.Seed, uint64(rec.n))), prompts: map[acp.ID]bool{}}
 }
 
@@ -110,18 +110,18 @@ func (r *tapRecorder) dropLocked(dir string, line []byte, why string) {
 	}
 	e := traces.Event{Kind: traces.KindSend, Link: r.link, From: from, To: to, Dir: dir, Frame: string(trimEOL(line))}
 	if dir == traces.ClientToAgent {
-		e.Sub = submissionOf(e.Frame, r.seq+1)
+		e.Sub = SubmissionOf(e.Frame, r.seq+1)
 	}
 	r.addLocked(e)
 	e.Kind, e.Sub, e.Note = traces.KindDrop, "", why
 	r.addLocked(e)
 }
 
-// SealTapTrace ends, in the trace, every link of a tap that was killed
+// SealTrace ends, in the trace, every link of a tap that was killed
 // before it could record its end (a tap dies with the Client process that
 // started it): a disconnect with note, so that judge reads those links as
 // ended by a kill and not as a run stopped while busy.
-func SealTapTrace(path, note string) error {
+func SealTrace(path, note string) error {
 	log, err := traces.ReadFile(path)
 	if err != nil {
 		return err

@@ -1,9 +1,11 @@
-// acpsim tap: a transparent recorder between a real Client and a real Agent.
-// It passes every frame through unchanged and appends each to an acpsim
-// trace, one Agent process after another (each start of the tap is the next
-// process), so a failure in the field becomes a trace acpsim judge reads.
-
-package realmode
+// Package tap is acpsim tap: a transparent recorder between a real Client
+// and a real Agent. It passes every frame through unchanged and appends
+// each to an acpsim trace, one Agent process after another (each start of
+// the tap is the next process), so a failure in the field becomes a trace
+// acpsim judge reads. It may inject faults that end the Agent process
+// (Faults), and its trace stays readable when it is killed as it writes
+// (SealTrace, ReadHopTrace).
+package tap
 
 import (
 	"bufio"
@@ -27,8 +29,8 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// TapConfig is one run of acpsim tap.
-type TapConfig struct {
+// Config is one run of acpsim tap.
+type Config struct {
 	// Agent is the Agent's command line; Env its environment (nil: ours).
 	Agent []string
 	Env   []string
@@ -43,8 +45,8 @@ type TapConfig struct {
 	Label string
 	// Faults are the faults the tap injects; zero rates (the default)
 	// make it transparent.
-	Faults TapFaults
-	// Client names the Client in the trace (default TapClient); Process,
+	Faults Faults
+	// Client names the Client in the trace (default ClientName); Process,
 	// when not 0, numbers this Agent process instead of the next after
 	// the trace's last. acpsim check --via names the hop so, each proxy
 	// process's Agent after the process it is behind.
@@ -52,10 +54,10 @@ type TapConfig struct {
 	Process int
 }
 
-// TapFaults are the faults a tap injects on a stdio link, as the
+// Faults are the faults a tap injects on a stdio link, as the
 // transport really has them: each ends the Agent process (SIGKILL of its
 // process group), which the Client sees as its connection breaking.
-type TapFaults struct {
+type Faults struct {
 	// Kill is the chance that the Agent is killed as it answers a
 	// session/prompt: after it inserted the message, before the response
 	// reaches the Client (the tap drops it).
@@ -69,22 +71,27 @@ type TapFaults struct {
 	Seed uint64
 }
 
-// TapFaultKinds are the --fault-rates kinds of acpsim tap, at rate 0.
-var TapFaultKinds = map[string]float64{"kill": 0, "cut": 0}
+// FaultKinds are the --fault-rates kinds of acpsim tap, at rate 0.
+var FaultKinds = map[string]float64{"kill": 0, "cut": 0}
 
-// TapProcessEnv tells the Agent a tap starts its process's number in the
+// ProcessEnv tells the Agent a tap starts its process's number in the
 // tap's trace (1, 2, …): acpsim agent draws its --prompt-errors by it, so
 // that each process of a seed draws its own.
-const TapProcessEnv = "ACPSIM_TAP_PROCESS"
+const ProcessEnv = "ACPSIM_TAP_PROCESS"
 
-// TapClient is the name the trace gives the Client behind a tap.
-const TapClient = "c1"
+// AgentName is the Agent installation's name in the traces of real runs,
+// the tap's as acpsim check's and conform's: its processes are a1#1, a1#2,
+// … in the order they start.
+const AgentName = "a1"
 
-// Tap runs the Agent between cfg.In and cfg.Out until the Agent exits or
+// ClientName is the name the trace gives the Client behind a tap.
+const ClientName = "c1"
+
+// Run runs the Agent between cfg.In and cfg.Out until the Agent exits or
 // both sides are done, recording every line that passes. It returns the
 // Agent's exit code; an error means the trace could not be read or written
 // or the Agent could not be started.
-func Tap(cfg TapConfig) (int, error) {
+func Run(cfg Config) (int, error) {
 	rec, err := openTapTrace(cfg)
 	if err != nil {
 		return 0, err
@@ -95,7 +102,7 @@ func Tap(cfg TapConfig) (int, error) {
 	if env == nil {
 		env = os.Environ()
 	}
-	env = append(slices.Clip(env), TapProcessEnv+"="+strconv.Itoa(rec.n))
+	env = append(slices.Clip(env), ProcessEnv+"="+strconv.Itoa(rec.n))
 	c, stdin, err := proc.StartChild(cfg.Agent, env, stderr, true)
 	if err != nil {
 		return 0, fmt.Errorf("cannot start the Agent %q: %v", cfg.Agent[0], err)
@@ -164,7 +171,7 @@ type tapRecorder struct {
 	size   int64 // the file's size after the last event this tap read or wrote
 }
 
-func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
+func openTapTrace(cfg Config) (*tapRecorder, error) {
 	if len(cfg.Agent) == 0 {
 		return nil, errors.New("no Agent command: give it after --")
 	}
@@ -221,7 +228,7 @@ func openTapTrace(cfg TapConfig) (*tapRecorder, error) {
 		}
 		r.size = r.fileSize()
 	}
-	r.n, r.client = procs+1, TapClient
+	r.n, r.client = procs+1, ClientName
 	if cfg.Process > 0 {
 		r.n = cfg.Process
 	}
@@ -257,16 +264,18 @@ func (r *tapRecorder) frameLocked(dir string, line []byte) {
 	}
 	e := traces.Event{Kind: traces.KindSend, Link: r.link, From: from, To: to, Dir: dir, Frame: frame}
 	if dir == traces.ClientToAgent {
-		e.Sub = submissionOf(frame, r.seq+1)
+		e.Sub = SubmissionOf(frame, r.seq+1)
 	}
 	r.addLocked(e)
 	e.Kind, e.Sub = traces.KindDeliver, ""
 	r.addLocked(e)
 }
 
-// submissionOf names the submission a Client's frame is an attempt of, ""
-// for a frame that is not a prompt.
-func submissionOf(frame string, seq int64) string {
+// SubmissionOf names the submission a Client's frame is an attempt of, ""
+// for a frame that is not a prompt: "k" and the first bytes of the sha256
+// of its idempotencyKey in hex, or, for a prompt without one, "u" and seq
+// (its place in the trace). acpsim conform's traces name them the same way.
+func SubmissionOf(frame string, seq int64) string {
 	l := acp.ParseLine([]byte(frame))
 	if l.Batch || l.Entries[0].Err != nil || l.Entries[0].Msg.Method != acp.MethodSessionPrompt {
 		return ""
