@@ -1,4 +1,4 @@
-package realmode
+package stdioproxy
 
 import (
 	"bufio"
@@ -48,7 +48,7 @@ func hostileProxy(t *testing.T, agent string, grace, limit time.Duration, lines 
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, err := RunProxy(ProxyConfig{Agent: []string{"sh", "-c", agent}, Mode: proxy.Honest, ExitGrace: grace,
+		code, err := Run(Config{Agent: []string{"sh", "-c", agent}, Mode: proxy.Honest, ExitGrace: grace,
 			NewID: func() string { return "fresh" }, In: in, Out: outW, Err: &errb})
 		outW.Close()
 		done <- result{code, err}
@@ -87,8 +87,8 @@ func TestProxyKillsAnAgentThatIgnoresTheEndOfItsInput(t *testing.T) {
 	}
 }
 
-// An Agent's line is read up to MaxLine: one that never ends gets the Agent
-// killed, not the proxy's memory filled.
+// An Agent's line is read up to proc.MaxLine: one that never ends gets the
+// Agent killed, not the proxy's memory filled.
 func TestProxyKillsAnAgentWritingAnEndlessLine(t *testing.T) {
 	_, stderr, code := hostileProxy(t, "exec cat /dev/zero", 0, 20*time.Second)
 	if code != 137 || !strings.Contains(stderr, "the Agent wrote a line longer than 16777216 bytes without a newline: killed it") {

@@ -1,9 +1,9 @@
-// acpsim proxy: the model proxies of actors/proxy as a real stdio hop
-// between a Client (the proxy's stdin and stdout) and an Agent process it
-// starts. The Proxy state machine is the simulator's; this file only feeds
-// it lines and timer fires from one loop and carries out what it returns.
-
-package realmode
+// Package stdioproxy is acpsim proxy: the model proxies of actors/proxy as a
+// real stdio hop between a Client (the proxy's stdin and stdout) and an
+// Agent process it starts. The Proxy state machine is the simulator's; this
+// package only feeds it lines and timer fires from one loop and carries out
+// what it returns.
+package stdioproxy
 
 import (
 	"bufio"
@@ -24,8 +24,8 @@ import (
 // as acpsim agent names its own (serve.StdioConn).
 const clientConn = "stdio"
 
-// ProxyConfig is one run of acpsim proxy.
-type ProxyConfig struct {
+// Config is one run of acpsim proxy.
+type Config struct {
 	// Agent is the Agent's command line; Env its environment (nil: ours).
 	Agent []string
 	Env   []string
@@ -42,26 +42,26 @@ type ProxyConfig struct {
 	In       io.Reader
 	Out, Err io.Writer
 	// ExitGrace is how long the Agent has to exit once its stdin is closed
-	// at the end of In before it is killed (0: ProxyExitGrace).
+	// at the end of In before it is killed (0: ExitGrace).
 	ExitGrace time.Duration
 }
 
-// ProxyExitGrace is how long acpsim proxy waits for its Agent to exit after
+// ExitGrace is how long acpsim proxy waits for its Agent to exit after
 // closing its stdin, as acpsim check does, before it kills it: an Agent
 // that ignores the end of its input must not keep the proxy alive.
-const ProxyExitGrace = 2 * time.Second
+const ExitGrace = 2 * time.Second
 
-// RunProxy starts the Agent and runs a proxy of cfg.Mode between cfg.In and
+// Run starts the Agent and runs a proxy of cfg.Mode between cfg.In and
 // cfg.Out and the Agent's pipes until the Agent exits; at the end of cfg.In
 // it closes the Agent's stdin and waits for it, cfg.ExitGrace at most, then
-// kills it. A line of either side over MaxLine is not read: the Client's
+// kills it. A line of either side over proc.MaxLine is not read: the Client's
 // input ends there, the Agent is killed. It returns the Agent's exit code
 // (128+n for a signal n); an error means it could not start the Agent.
 //
 // One goroutine (the caller's) owns the Proxy: the lines from either side
 // and the proxy's timers reach it over channels, so it sees one input at a
 // time, as in the simulator.
-func RunProxy(cfg ProxyConfig) (int, error) {
+func Run(cfg Config) (int, error) {
 	if len(cfg.Agent) == 0 {
 		return 0, errors.New("no Agent command")
 	}
@@ -87,7 +87,7 @@ func RunProxy(cfg ProxyConfig) (int, error) {
 	fired := make(chan int)
 	grace := cfg.ExitGrace
 	if grace <= 0 {
-		grace = ProxyExitGrace
+		grace = ExitGrace
 	}
 	notes := cfg.Err
 	if notes == nil {
@@ -247,8 +247,9 @@ type lines struct {
 
 // readLines yields every line of r without its newline (a last line without
 // one too), and is closed at the end of r, on a read error, or at a line
-// over MaxLine (err proc.ErrLongLine), of which nothing is kept: a proxy does not
-// judge frames, but one that never ends must not cost more than that.
+// over proc.MaxLine (err proc.ErrLongLine), of which nothing is kept: a
+// proxy does not judge frames, but one that never ends must not cost more
+// than that.
 func readLines(r io.Reader, done <-chan struct{}) *lines {
 	l := &lines{ch: make(chan []byte)}
 	go func() {

@@ -1,4 +1,4 @@
-package realmode
+package stdioproxy
 
 import (
 	"bufio"
@@ -40,7 +40,7 @@ func proxyRun(t *testing.T, mode string, pause string, retryAfter time.Duration,
 	}
 	done := make(chan result, 1)
 	go func() {
-		code, err := RunProxy(ProxyConfig{Agent: []string{"sh", "-c", echoAgent}, Env: append(os.Environ(), "LOG="+log, "PAUSE="+pause),
+		code, err := Run(Config{Agent: []string{"sh", "-c", echoAgent}, Env: append(os.Environ(), "LOG="+log, "PAUSE="+pause),
 			Mode: mode, RetryAfter: retryAfter, NewID: func() string { ids++; return "fresh-" + strconv.Itoa(ids) },
 			In: inR, Out: outW, Err: io.Discard})
 		outW.Close()
