@@ -2,7 +2,7 @@
 // lint read what conform saw, and conform checks every frame against the
 // schema as lint does.
 
-package realmode
+package conformrun
 
 import (
 	"strconv"
@@ -15,12 +15,12 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// ConformTrace is the trace of one run of a case: its frames as seen at the
+// Trace is the trace of one run of a case: its frames as seen at the
 // suite (the Client end, as a tap sees them), a process per connection a
 // stdio case opens. agent labels the Agent in the header; link is "stdio"
 // or the URL's scheme. The suite's malformed-key prompts are noted as
 // probes, as the observer's are, so lint expects them refused.
-func ConformTrace(agent, link string, v suite.Verdict) *traces.Log {
+func Trace(agent, link string, v suite.Verdict) *traces.Log {
 	log := &traces.Log{Header: traces.Header{Format: 1, Tool: "acpsim conform", Source: traces.SourceSeed,
 		Agent: agent, Link: link, Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
 		Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,

@@ -1,8 +1,9 @@
-// acpsim conform's runner: one conformance case (properties/conform/suite)
-// against a real Agent, started as a process per connection (stdio) or
-// reached at a URL, with real kills and restarts.
-
-package realmode
+// Package conformrun is acpsim conform's runner: one conformance case
+// (properties/conform/suite) against a real Agent, started as a process per
+// connection (stdio) or reached at a URL, with real kills and restarts, and
+// the case's frames as an acpsim trace (Trace). The suite judges; this
+// package only carries out its actions.
+package conformrun
 
 import (
 	"context"
@@ -19,8 +20,8 @@ import (
 	"github.com/acpsim/acpsim/properties/conform/suite"
 )
 
-// ConformConfig says how to reach the Agent a case runs against.
-type ConformConfig struct {
+// Config says how to reach the Agent a case runs against.
+type Config struct {
 	// Agent is the command of a stdio Agent: started once per connection
 	// the case opens, all of one case's processes with the same Env (and so
 	// the same $ACPSIM_STORE).
@@ -44,9 +45,9 @@ type ConformConfig struct {
 	Skip map[string]suite.Skip
 }
 
-// DefaultConformConfig has the default timeouts.
-func DefaultConformConfig() ConformConfig {
-	return ConformConfig{AnswerTimeout: 5 * time.Second, Settle: 300 * time.Millisecond}
+// DefaultConfig has the default timeouts.
+func DefaultConfig() Config {
+	return Config{AnswerTimeout: 5 * time.Second, Settle: 300 * time.Millisecond}
 }
 
 type conformEvent struct {
@@ -57,7 +58,7 @@ type conformEvent struct {
 }
 
 type conformRun struct {
-	cfg    ConformConfig
+	cfg    Config
 	e      *suite.Exec
 	conns  map[string]dial.Conn
 	procs  []*proc.Process
@@ -66,10 +67,10 @@ type conformRun struct {
 	reads  sync.WaitGroup
 }
 
-// Conform runs case c once against the Agent cfg names and judges it. The
+// Run runs case c once against the Agent cfg names and judges it. The
 // error is for what is not the Agent's doing: its command cannot be
 // started, the restart command fails.
-func Conform(cfg ConformConfig, c *suite.Case) (suite.Verdict, error) {
+func Run(cfg Config, c *suite.Case) (suite.Verdict, error) {
 	if len(cfg.Agent) == 0 && cfg.URL == "" {
 		return suite.Verdict{}, ErrNoAgent
 	}
@@ -257,6 +258,14 @@ func (r *conformRun) stop() {
 	r.reads.Wait()
 }
 
-// ErrNoAgent is Conform's error when the config names neither a command
+// ErrNoAgent is Run's error when the config names neither a command
 // nor a URL.
 var ErrNoAgent = errors.New("no Agent: give a command or a URL")
+
+// lastLine is the last line of s.
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		s = s[i+1:]
+	}
+	return s
+}
