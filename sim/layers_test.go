@@ -33,7 +33,7 @@ var layers = map[string]int{
 	"sim/explore": 4, "sim/shrink": 4, "sim/matrix": 4, "sim/mutation": 4,
 	"sim/bench": 4, "traces/view": 4,
 	// 5: the real world: processes, sockets, the wall clock, SQLite.
-	"netfault/realmode": 5, "netfault/realmode/proc": 5, "netfault/realmode/serve": 5, "netfault/realmode/dial": 5, "netfault/realmode/tap": 5, "netfault/realmode/stdioproxy": 5, "netfault/realmode/conformrun": 5,
+	"netfault/realmode": 5, "netfault/realmode/proc": 5, "netfault/realmode/serve": 5, "netfault/realmode/dial": 5, "netfault/realmode/tap": 5, "netfault/realmode/stdioproxy": 5, "netfault/realmode/conformrun": 5, "netfault/realmode/checkclient": 5,
 	"netfault/realmode/internal/realtest": 5, "netfault/realmode/stdinfuzz": 5, "actors/agent/store/sqlitestore": 5,
 	// 6: the command.
 	"cmd/acpsim": 6,

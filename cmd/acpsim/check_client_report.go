@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
 	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/properties/conform"
@@ -23,7 +23,7 @@ const (
 // result and what the report adds (its verdict, schema findings, the
 // trace kept).
 type clientSeedReport struct {
-	realmode.ClientSeed
+	checkclient.Result
 	// schemaClient and schemaAgent count the lint problems (acpsim lint)
 	// of the frames the Client sent and of those it received.
 	schemaClient, schemaAgent, frames int

@@ -1,4 +1,4 @@
-package realmode
+package checkclient
 
 import (
 	"bytes"

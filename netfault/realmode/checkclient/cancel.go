@@ -6,7 +6,7 @@
 // request for that key with -32800." A cancel that comes too late leaves the
 // message inserted: the user must then be told inserted, not failed.
 
-package realmode
+package checkclient
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package realmode
+package checkclient
 
 import (
 	"bufio"
@@ -27,7 +27,7 @@ type adapterProc struct {
 type adapterLine struct {
 	text    string
 	n       int  // line number on this process's stdout, from 1
-	tooLong bool // over MaxLine without a newline: text is empty, the rest unread
+	tooLong bool // over proc.MaxLine without a newline: text is empty, the rest unread
 }
 
 func startAdapter(argv, env []string) (*adapterProc, error) {

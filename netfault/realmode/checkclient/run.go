@@ -1,12 +1,11 @@
-// acpsim check-client: a real Client, driven through its adapter
-// (docs/client-adapter.md), against the reference Agent behind a faulty
-// tap. acpsim plays the user (submissions on the adapter's stdin, restarts
-// of the adapter) and the Agent's chaos (the tap kills the Agent as it
-// answers, or loses a prompt with the pipe), then judges with
-// properties/clientcheck what the user was told, the frames the Client
-// sent and the Agent's final transcript.
-
-package realmode
+// Package checkclient is acpsim check-client's driver: a real Client,
+// driven through its adapter (docs/client-adapter.md), against the
+// reference Agent behind a faulty tap. acpsim plays the user (submissions on
+// the adapter's stdin, restarts of the adapter) and the Agent's chaos (the
+// tap kills the Agent as it answers, or loses a prompt with the pipe), then
+// judges with properties/clientcheck what the user was told, the frames the
+// Client sent and the Agent's final transcript.
+package checkclient
 
 import (
 	"fmt"
@@ -25,8 +24,8 @@ import (
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
-// ClientCheck is the setup of acpsim check-client, the same for every seed.
-type ClientCheck struct {
+// Config is the setup of acpsim check-client, the same for every seed.
+type Config struct {
 	// Client is the adapter's command line.
 	Client []string
 	// Self is the acpsim executable: the tap and the Agent run as it.
@@ -59,13 +58,14 @@ type ClientCheck struct {
 	// not at --settle per submission.
 	StartTimeout time.Duration
 	// ReadStore reads the user messages of every session in the Agent's
-	// store file (acpsim agent --db). The caller opens the database:
-	// realmode links none, so that its fuzz build instruments no SQLite.
+	// store file (acpsim agent --db). The caller opens the database: the
+	// packages of netfault/realmode link none, so that no fuzz build
+	// instruments SQLite.
 	ReadStore func(path string) ([]clientcheck.Message, error)
 }
 
-// ClientSeed is one seed's result.
-type ClientSeed struct {
+// Result is one seed's result.
+type Result struct {
 	Seed      uint64
 	Anomalies []clientcheck.Anomaly
 	// Broken says how the adapter broke its contract ("" if it did not):
@@ -96,7 +96,7 @@ type ClientSeed struct {
 }
 
 // Failed is whether the seed fails.
-func (s *ClientSeed) Failed() bool { return s.Broken != "" || len(s.Anomalies) > 0 }
+func (s *Result) Failed() bool { return s.Broken != "" || len(s.Anomalies) > 0 }
 
 // submissionText is the text of the seed's i-th submission: unique within
 // the seed, so the judge can tell submissions apart by text.
@@ -107,9 +107,9 @@ func submissionText(seed uint64, i int) string {
 // sealNote ends the links of taps killed with their Client.
 const sealNote = "killed with the Client that started it"
 
-// RunClientSeed runs one seed in the empty directory dir.
-func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
-	res := ClientSeed{Seed: seed, Dir: dir, Trace: filepath.Join(dir, "trace.ndjson")}
+// Run runs one seed in the empty directory dir.
+func Run(c Config, seed uint64, dir string) Result {
+	res := Result{Seed: seed, Dir: dir, Trace: filepath.Join(dir, "trace.ndjson")}
 	db := filepath.Join(dir, "agent.db")
 	state, cwd := filepath.Join(dir, "state"), filepath.Join(dir, "cwd")
 	for _, d := range []string{state, cwd} {
@@ -171,9 +171,9 @@ func RunClientSeed(c ClientCheck, seed uint64, dir string) ClientSeed {
 
 // clientDriver plays the user of one seed.
 type clientDriver struct {
-	c     ClientCheck
+	c     Config
 	env   []string
-	res   *ClientSeed
+	res   *Result
 	h     *clientcheck.History
 	known map[string]bool
 	a     *adapterProc
