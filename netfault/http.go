@@ -180,7 +180,7 @@ func (h *HTTPLink) NextConn() string { return h.Name + "#" + strconv.Itoa(h.post
 
 // Peek reads what Streamable HTTP routing needs from a frame: whether it is
 // a batch, and its envelope and params.sessionId. The model link and the
-// real server (realmode) route by it alike.
+// real server (netfault/realmode/serve) route by it alike.
 func Peek(frame []byte) (batch bool, msg acp.Message, session string) {
 	l := acp.ParseLine(frame)
 	if l.Batch {

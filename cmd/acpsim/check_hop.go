@@ -23,7 +23,7 @@ import (
 // hopClient is the name a hop's trace gives the proxy, its Client.
 const hopClient = "proxy"
 
-// hopCommand is CheckConfig.Hop for --via: the proxy's command with, as
+// hopCommand is check.Config.Hop for --via: the proxy's command with, as
 // its Agent, acpsim tap recording to where in front of the Agent's words.
 // The tap's flags are all given, so no $ACPSIM_… twin of check's own
 // environment changes what it does, and it has no -- (the tap takes its

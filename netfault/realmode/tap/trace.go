@@ -170,7 +170,7 @@ func indexByteAt(r io.ReaderAt, from, to int64, c byte) (int64, error) {
 }
 
 // ReadHopTrace reads the trace the taps of an acpsim check --via seed
-// appended to together (CheckConfig.HopTrace): nil when no tap started (the
+// appended to together (check.Config.HopTrace): nil when no tap started (the
 // proxy did not start the Agent through {agent} or $ACPSIM_AGENT_COMMAND).
 // A last line cut off by a tap killed as it wrote is left out, and the
 // links of taps killed with their proxy are ended as killed.

@@ -1,7 +1,7 @@
 // The model Clients of an acpsim check run: carrying out their outputs,
 // the client-restart fault, and opening their connections.
 
-package realmode
+package check
 
 import (
 	"strconv"

@@ -2,7 +2,7 @@
 // goroutine posts to, and the run's phases (warm-up, the users' events,
 // heal, stopping the Clients) up to the shutdown.
 
-package realmode
+package check
 
 import (
 	"fmt"
@@ -23,7 +23,7 @@ import (
 // goroutine in run; the Agent processes' readers and the timers post
 // closures to inbox.
 type driver struct {
-	cfg    CheckConfig
+	cfg    Config
 	start  time.Time
 	inbox  chan func()
 	done   chan struct{}
@@ -58,7 +58,7 @@ type driver struct {
 	restarting  bool // a --restart command is running
 	pumps       sync.WaitGroup
 	conns       int // remote connections opened
-	// The virtual clock (check_clock.go): its time, its steps due, and
+	// The virtual clock (clock.go): its time, its steps due, and
 	// when the Agent was last heard from or given something; inflight
 	// counts connections and restarts under way beside the loop.
 	vnow     time.Duration
@@ -84,7 +84,7 @@ type driver struct {
 	observerHTTP bool
 }
 
-func newDriver(cfg CheckConfig, pol client.Policy) *driver {
+func newDriver(cfg Config, pol client.Policy) *driver {
 	d := &driver{cfg: cfg, inbox: make(chan func(), 4096), done: make(chan struct{}), log: &traces.Log{}, ids: sim.NewIDs(cfg.Seed), sessions: map[string]bool{}, incarnation: make([]int, len(cfg.URLs))}
 	chooser, source := cfg.Chooser, traces.SourceSchedule
 	switch {
@@ -164,7 +164,7 @@ func (d *driver) post(fn func()) {
 	}
 }
 
-func (d *driver) run() (*CheckResult, error) {
+func (d *driver) run() (*Result, error) {
 	d.start = time.Now()
 	d.heard = d.start
 	d.deadline = d.start.Add(d.cfg.Cap)
@@ -237,7 +237,7 @@ func (d *driver) run() (*CheckResult, error) {
 		d.broken.Path = d.cfg.Via != ""
 		d.broken.Detail = proc.Printable(d.broken.Detail) // it may hold the Agent's ids, errors and bytes
 	}
-	return &CheckResult{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
+	return &Result{Log: d.log, Faults: d.faults.Tally(), Broken: d.broken}, nil
 }
 
 // take runs what a goroutine posted: under the virtual clock, something

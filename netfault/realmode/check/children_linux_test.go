@@ -1,4 +1,4 @@
-package realmode
+package check
 
 import (
 	"bytes"
@@ -83,7 +83,7 @@ func TestCheckEndsAndLeavesNoChildWhenTheAgentLeavesOneHoldingStdout(t *testing.
 			cfg.Clients = 1 // one Agent process: two pids
 			cfg.Agent = leftBehind(pids, c.child, strings.ReplaceAll(c.rest, "PIDS", pids))
 			start := time.Now()
-			res, err := Check(cfg)
+			res, err := Run(cfg)
 			if err != nil {
 				t.Fatal(err)
 			}

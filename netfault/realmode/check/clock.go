@@ -5,7 +5,7 @@
 // run, on an idle machine or a busy one. Under the wall clock they race the
 // Agent in real time, which finds timing races and reproduces them rarely.
 
-package realmode
+package check
 
 import (
 	"cmp"
@@ -18,7 +18,7 @@ import (
 	"github.com/acpsim/acpsim/sim"
 )
 
-// The clocks acpsim check can run on (CheckConfig.Clock).
+// The clocks acpsim check can run on (Config.Clock).
 const (
 	// ClockVirtual holds the schedule: one step at a time, each once the
 	// Agent has answered what it owes and gone quiet.
@@ -28,7 +28,7 @@ const (
 	ClockWall = "wall"
 )
 
-// Clocks are the values of CheckConfig.Clock.
+// Clocks are the values of Config.Clock.
 var Clocks = []string{ClockVirtual, ClockWall}
 
 // vtimer is a step due at a point of the virtual clock; seq keeps steps

@@ -1,7 +1,7 @@
 // The observer of an acpsim check run: once the Clients have stopped, a
 // fresh connection reads the transcript of the run's sessions back.
 
-package realmode
+package check
 
 import (
 	"slices"

@@ -1,7 +1,7 @@
 // Remote Agents of an acpsim check run (--url): dialing a node, the
 // proxy's side of a remote connection, and the remote kill (--restart).
 
-package realmode
+package check
 
 import (
 	"context"

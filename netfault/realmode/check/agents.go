@@ -1,7 +1,7 @@
 // The Agent processes of an acpsim check run (stdio): starting one per
 // connection, reading what it writes, killing it, and noticing it ended.
 
-package realmode
+package check
 
 import (
 	"fmt"

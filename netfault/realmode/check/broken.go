@@ -2,7 +2,7 @@
 // JSON on stdout, unknown ids, initialize failing or unanswered), which
 // stops the run.
 
-package realmode
+package check
 
 import (
 	"bytes"
@@ -42,7 +42,7 @@ const (
 	BrokenUnknownID     = "unknown-id"
 	BrokenStdin         = "not-reading"
 	BrokenUnreachable   = "unreachable"
-	// Set-up that never completes (check_setup.go): session/new answered
+	// Set-up that never completes (setup.go): session/new answered
 	// without a sessionId, or not answered at all.
 	BrokenNoSessionID    = "session-new-without-id"
 	BrokenSessionNoReply = "session-new-no-answer"

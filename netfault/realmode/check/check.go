@@ -1,7 +1,9 @@
-// The acpsim check API: a run's configuration (CheckConfig), its result and
-// Check, which runs one seed against a real Agent.
-
-package realmode
+// Package check is acpsim check's driver: the model Clients and users of
+// the simulator against a real Agent (a process per connection on stdio, or
+// remote endpoints), through a fault proxy it holds between them, under a
+// virtual or the wall clock. This file is its API: a run's configuration
+// (Config), its result (Result) and Run, which runs one seed.
+package check
 
 import (
 	"errors"
@@ -13,10 +15,10 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// CheckConfig is one run of acpsim check: the model Clients and users of the
+// Config is one run of acpsim check: the model Clients and users of the
 // simulator, against a real Agent process, through a fault proxy, in real
 // time.
-type CheckConfig struct {
+type Config struct {
 	// Agent is the Agent's command line (stdio): one process per Client
 	// connection, started again after every kill.
 	Agent []string
@@ -51,7 +53,7 @@ type CheckConfig struct {
 	// more), so the transcripts are still read. A run cut is inconclusive
 	// at best.
 	Cap time.Duration
-	// Rates are the fault rates (CheckFaults); Chooser, when set, replaces
+	// Rates are the fault rates (Faults); Chooser, when set, replaces
 	// the seeded choices (a recorded schedule).
 	Rates   map[string]float64
 	Chooser sim.Chooser
@@ -71,7 +73,7 @@ type CheckConfig struct {
 	Hop      func(n int, where string) (argv []string, env string)
 	HopTrace string
 	// Clock is ClockVirtual (acpsim holds the schedule; "" too) or
-	// ClockWall (check_clock.go). Under the virtual clock Settle is how
+	// ClockWall (clock.go). Under the virtual clock Settle is how
 	// long the Agent must be silent before the next step, and OwedWait how
 	// long acpsim waits for an answer the Agent owes before it goes on.
 	Clock            string
@@ -84,32 +86,32 @@ type CheckConfig struct {
 	Command, AgentLabel string
 }
 
-// DefaultCheckConfig is acpsim check with no flags: small and fast, so that
+// DefaultConfig is acpsim check with no flags: small and fast, so that
 // a run of 30 seeds fits in CI.
-func DefaultCheckConfig() CheckConfig {
-	return CheckConfig{
+func DefaultConfig() Config {
+	return Config{
 		Policy: "keyed", Clients: 2, Sessions: 2, Prompts: 5,
 		Timeout: 150 * time.Millisecond, Backoff: 20 * time.Millisecond,
 		MaxGap: 40 * time.Millisecond, ChaosFor: 300 * time.Millisecond,
 		StartTimeout: 5 * time.Second, Cap: 60 * time.Second,
 		Clock: ClockVirtual, Settle: 15 * time.Millisecond, OwedWait: time.Second,
-		Rates:    CheckRates(),
+		Rates:    Rates(),
 		Contract: traces.Contract{Retention: "all", LiveOnly: []string{}},
 	}
 }
 
-// CheckResult is one run's trace, its fault tally and, when the Agent broke
+// Result is one run's trace, its fault tally and, when the Agent broke
 // the transport itself, what it did.
-type CheckResult struct {
+type Result struct {
 	Log    *traces.Log
 	Faults []sim.KindCount
 	Broken *BrokenAgent
 }
 
-// Check runs one seed against the real Agent. An error means acpsim could
+// Run runs one seed against the real Agent. An error means acpsim could
 // not run it at all (the command cannot be started, a bad config); an Agent
 // that misbehaves gives a result with Broken set.
-func Check(cfg CheckConfig) (*CheckResult, error) {
+func Run(cfg Config) (*Result, error) {
 	pol, err := client.LookupPolicy(cfg.Policy)
 	if err != nil {
 		return nil, err

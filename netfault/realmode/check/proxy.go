@@ -2,7 +2,7 @@
 // Agent, and the per-frame fault decisions (cut, kill, drop, delay) in both
 // directions, the in-order delivery queues and the end of a link.
 
-package realmode
+package check
 
 import (
 	"encoding/json"
@@ -50,8 +50,8 @@ type rlink struct {
 	sessions    []string
 	resuming    map[acp.ID]string
 	live        *client.Observer
-	newAnswered int // session/new answers the Agent wrote (check_setup.go)
-	// Under the virtual clock (check_clock.go): the requests delivered and
+	newAnswered int // session/new answers the Agent wrote (setup.go)
+	// Under the virtual clock (clock.go): the requests delivered and
 	// not yet answered, the frames handed to a remote connection and not
 	// yet sent, and a kill held until the Agent settles.
 	owed     map[acp.ID]bool
@@ -148,7 +148,7 @@ func (d *driver) c2a(l *rlink, frame []byte, sub, note string) {
 			}
 		}
 	}
-	d.enqueue(l, dirC2A, f, CheckDelays[d.choose(sim.Decision{Kind: netfault.Delay, Site: site, N: len(CheckDelays)})])
+	d.enqueue(l, dirC2A, f, Delays[d.choose(sim.Decision{Kind: netfault.Delay, Site: site, N: len(Delays)})])
 }
 
 // a2c is a frame the Agent process wrote.
@@ -220,7 +220,7 @@ func (d *driver) a2c(l *rlink, frame []byte) {
 	}
 	extra := time.Duration(0)
 	if !exempt {
-		extra = CheckDelays[d.choose(sim.Decision{Kind: netfault.Delay, Site: site, N: len(CheckDelays)})]
+		extra = Delays[d.choose(sim.Decision{Kind: netfault.Delay, Site: site, N: len(Delays)})]
 	}
 	d.enqueue(l, dirA2C, f, extra)
 }

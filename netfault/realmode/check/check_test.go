@@ -1,4 +1,4 @@
-package realmode
+package check
 
 import (
 	"strings"
@@ -12,8 +12,8 @@ import (
 )
 
 // checkConfig is a small run: it must finish in about a second.
-func checkConfig(seed uint64) CheckConfig {
-	cfg := DefaultCheckConfig()
+func checkConfig(seed uint64) Config {
+	cfg := DefaultConfig()
 	cfg.Seed, cfg.Prompts = seed, 4
 	cfg.StartTimeout = time.Second
 	return cfg
@@ -26,7 +26,7 @@ func TestCheckJudgesARemoteAgentAndLeavesNothingRunning(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		cfg := checkConfig(seed)
 		cfg.URLs = []string{u, realtest.WSEndpoint(u)}
-		res, err := Check(cfg)
+		res, err := Run(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestCheckStopsAtABrokenAgentAndLeavesNothingRunning(t *testing.T) {
 		cfg := checkConfig(1)
 		cfg.Agent = c.argv
 		start := time.Now()
-		res, err := Check(cfg)
+		res, err := Run(cfg)
 		if err != nil {
 			t.Fatalf("%q: %v", c.argv, err)
 		}

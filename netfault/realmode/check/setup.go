@@ -3,7 +3,7 @@
 // with no session to prompt in, so without a verdict here the run would
 // judge no prompt at all and pass, or wait out its cap.
 
-package realmode
+package check
 
 import (
 	"encoding/json"
