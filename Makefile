@@ -54,10 +54,12 @@ race:
 	$(GO) test -race -count=1 ./...
 
 # The real-process and socket code under the race detector, in every run of
-# make test: acpsim check, acpsim agent (stdio and --listen), the dialers,
-# acpsim judge's decoding goroutine.
+# make test: every package of netfault/realmode (child processes, acpsim
+# agent on stdio and --listen, the dialers, the tap, the stdio proxy, the
+# drivers of check, check-client and conform), and acpsim judge's decoding
+# goroutine.
 race-real:
-	$(GO) test -race -count=1 ./netfault/realmode/
+	$(GO) test -race -count=1 ./netfault/realmode/...
 	$(GO) test -race -count=1 -run 'Listen|AgentExits|CheckPassesTheReferenceAgentThrough|CheckGivesBroken|CheckRemote|CheckJobs|JudgeReadsAhead|JudgeAgreesWithRun|CheckClientPassesTheKeyed|CheckClientBroken|TwoTapsShareATrace|TapKills|CheckEndsWhen|AnInterruptedCheck' ./cmd/acpsim/
 
 run:

@@ -33,6 +33,15 @@ var ConnectionStreamMethods = map[string]bool{
 	acp.MethodSessionList:   true,
 }
 
+// The headers of the remote transport, as the real Agent (serve.Remote) and
+// its dialers (dial.HTTP, dial.WS) write and read them: the connection an
+// initialize created (set on its 200 and on a WebSocket's 101), and the
+// session a request or an SSE stream is about.
+const (
+	HeaderConnection = "Acp-Connection-Id"
+	HeaderSession    = "Acp-Session-Id"
+)
+
 // HTTPLink is one Client's Streamable HTTP relationship with one Agent
 // endpoint, at the message level (no sockets): POSTs to /acp, SSE streams from
 // GET /acp and DELETE /acp. It hosts one connection (Acp-Connection-Id) at a
@@ -171,7 +180,7 @@ func (h *HTTPLink) NextConn() string { return h.Name + "#" + strconv.Itoa(h.post
 
 // Peek reads what Streamable HTTP routing needs from a frame: whether it is
 // a batch, and its envelope and params.sessionId. The model link and the
-// real server (realmode) route by it alike.
+// real server (netfault/realmode/serve) route by it alike.
 func Peek(frame []byte) (batch bool, msg acp.Message, session string) {
 	l := acp.ParseLine(frame)
 	if l.Batch {

@@ -32,8 +32,16 @@ var layers = map[string]int{
 	// 4: drivers of worlds, and the drawing of a trace.
 	"sim/explore": 4, "sim/shrink": 4, "sim/matrix": 4, "sim/mutation": 4,
 	"sim/bench": 4, "traces/view": 4,
-	// 5: the real world: processes, sockets, the wall clock, SQLite.
-	"netfault/realmode": 5, "netfault/realmode/stdinfuzz": 5, "actors/agent/store/sqlitestore": 5,
+	// 5: the real world: processes, sockets, the wall clock, SQLite. Real
+	// mode is a room of packages, one purpose each: child processes, the
+	// real Agent, the Client's connections, the tap, the stdio proxy, the
+	// drivers of check, check-client and conform, the fuzz target of the
+	// Agent's stdin, and the helpers their tests share.
+	"netfault/realmode/proc": 5, "netfault/realmode/serve": 5, "netfault/realmode/dial": 5,
+	"netfault/realmode/tap": 5, "netfault/realmode/stdioproxy": 5, "netfault/realmode/check": 5,
+	"netfault/realmode/checkclient": 5, "netfault/realmode/conformrun": 5,
+	"netfault/realmode/stdinfuzz": 5, "netfault/realmode/internal/realtest": 5,
+	"actors/agent/store/sqlitestore": 5,
 	// 6: the command.
 	"cmd/acpsim": 6,
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // MaxLineBytes bounds one line of a trace. The longest frame a real Agent may
-// write is 16 MiB (netfault/realmode.MaxLine), and escaping it once more
+// write is 16 MiB (netfault/realmode/proc.MaxLine), and escaping it once more
 // inside its event mostly adds a backslash per quote: four times that is
 // room to spare. A longer line is not a trace: judge /dev/zero must fail
 // with one line, not run out of memory.

@@ -15,7 +15,8 @@ import (
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/serve"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/google/uuid"
@@ -117,9 +118,9 @@ Agent behind its tap.`,
 				err = serveListen(cmd, m, st, listen, cfg.Agent)
 			} else {
 				fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on stdin/stdout\n", cfg.Agent)
-				err = realmode.ServeStdio(m, st, os.Stdin, os.Stdout)
+				err = serve.Stdio(m, st, os.Stdin, os.Stdout)
 			}
-			var fp *realmode.FailpointError
+			var fp *serve.FailpointError
 			if errors.As(err, &fp) {
 				fmt.Fprintf(os.Stderr, "acpsim agent: %v: exiting as if killed\n", fp)
 				return exitError{exitFailpoint}
@@ -148,7 +149,7 @@ Agent behind its tap.`,
 func promptErrorsEnv(rate float64, seed uint64) agent.Env {
 	env := agent.Env{Name: "acpsim-agent", Choose: sim.Healthy{}.Choose, NewID: uuid.NewString}
 	if rate > 0 {
-		if n := os.Getenv(realmode.TapProcessEnv); n != "" {
+		if n := os.Getenv(tap.ProcessEnv); n != "" {
 			env.Name += "#" + n
 		}
 		env.Choose = sim.BySite{Seed: seed, Rates: map[string]float64{netfault.Reject: rate}}.Choose
@@ -165,10 +166,10 @@ func serveListen(cmd *cobra.Command, m agent.Machine, st store.Store, addr, name
 	if err != nil {
 		return fmt.Errorf("--listen: %v", err)
 	}
-	url := realmode.URL(l.Addr())
+	url := serve.URL(l.Addr())
 	fmt.Fprintln(cmd.OutOrStdout(), url)
-	fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on %s (Streamable HTTP; WebSocket at ws://%s%s)\n", name, url, l.Addr(), realmode.Path)
+	fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on %s (Streamable HTTP; WebSocket at ws://%s%s)\n", name, url, l.Addr(), serve.Path)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
-	return realmode.Serve(ctx, m, st, l)
+	return serve.Remote(ctx, m, st, l)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 )
 
 // refusals drives the Agent of --prompt-errors rate and seed through n
@@ -67,7 +67,7 @@ func refusals(t *testing.T, rate float64, seed uint64, n int) []int {
 // v2 schema allows, leaves the key unused (the same key is inserted later)
 // and never refuses a retry of a key it recorded; the seed fixes which.
 func TestAgentPromptErrorsRefuseNewPromptsOnly(t *testing.T) {
-	t.Setenv(realmode.TapProcessEnv, "2")
+	t.Setenv(tap.ProcessEnv, "2")
 	codes := refusals(t, 0.3, 7, 60)
 	if len(codes) < 8 || len(codes) > 40 {
 		t.Fatalf("%d refusals of 60 submissions at 0.3: %v", len(codes), codes)
@@ -90,7 +90,7 @@ func TestAgentPromptErrorsRefuseNewPromptsOnly(t *testing.T) {
 	if other := refusals(t, 0.3, 8, 60); slices.Equal(other, codes) {
 		t.Errorf("seeds 7 and 8 refused alike: %v", codes)
 	}
-	t.Setenv(realmode.TapProcessEnv, "3")
+	t.Setenv(tap.ProcessEnv, "3")
 	if other := refusals(t, 0.3, 7, 60); slices.Equal(other, codes) {
 		t.Errorf("Agent processes 2 and 3 of a seed refused alike: %v", codes)
 	}

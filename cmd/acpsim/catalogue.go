@@ -17,7 +17,7 @@ import (
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/actors/proxy"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/check"
 )
 
 // catalogue is one list of named values with what each does.
@@ -87,7 +87,7 @@ func faultEntries() []entry {
 		out = append(out, entry{name: fmt.Sprintf("%s=%g", f.Kind, f.Rate), doc: f.Doc})
 	}
 	out = append(out, entry{heading: "check (a real Agent behind acpsim's proxy)"})
-	for _, f := range realmode.CheckFaults {
+	for _, f := range check.Faults {
 		out = append(out, entry{name: fmt.Sprintf("%s=%g", f.Kind, f.Rate), doc: f.Doc})
 	}
 	out = append(out, entry{heading: "check-client (a real Client's adapter)"})

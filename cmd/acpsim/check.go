@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/check"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/users"
@@ -26,7 +26,7 @@ import (
 const storeEnv = "ACPSIM_STORE"
 
 func newCheckCmd() *cobra.Command {
-	cfg := realmode.DefaultCheckConfig()
+	cfg := check.DefaultConfig()
 	var seeds, jobs int
 	var first uint64
 	var sessions sessionFlags
@@ -222,8 +222,8 @@ started, and the scratch directories removed.`,
 			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 || cfg.Settle <= 0 || cfg.OwedWait <= 0 {
 				return errors.New("--timeout, --backoff, --start-timeout, --settle, --owed-wait and --cap must be positive")
 			}
-			if !contains(realmode.Clocks, cfg.Clock) {
-				return fmt.Errorf("--clock %q: expected one of %s", cfg.Clock, strings.Join(realmode.Clocks, ", "))
+			if !contains(check.Clocks, cfg.Clock) {
+				return fmt.Errorf("--clock %q: expected one of %s", cfg.Clock, strings.Join(check.Clocks, ", "))
 			}
 			var target []string // what reruns name after --: the Agent, not the proxy
 			if len(args) > 0 {
@@ -400,7 +400,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 }
 
 // writeStderr prints the end of a process's stderr that a verdict cites
-// (realmode.StderrExcerpt), saying where the rest is.
+// (proc.StderrExcerpt), saying where the rest is.
 func writeStderr(out io.Writer, lines []string, total int, rest string) {
 	if len(lines) == 0 {
 		return

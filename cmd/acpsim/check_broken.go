@@ -1,5 +1,5 @@
 // How acpsim check words a seed that stopped the run below the properties
-// (realmode.BrokenAgent): a broken Agent, a broken path under --via, or an
+// (check.BrokenAgent): a broken Agent, a broken path under --via, or an
 // Agent that speaks ACP v1, which is inconclusive rather than broken.
 
 package main
@@ -8,14 +8,14 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/check"
 )
 
 // brokenStatus is the seed line's verdict for b, and whether it is
 // inconclusive (a v1 Agent: nothing judged) rather than broken.
-func brokenStatus(b *realmode.BrokenAgent) (status string, inconclusive bool) {
+func brokenStatus(b *check.BrokenAgent) (status string, inconclusive bool) {
 	switch {
-	case b.Kind == realmode.BrokenSpeaksV1:
+	case b.Kind == check.BrokenSpeaksV1:
 		return b.Detail, true // the one line: what showed it, and that nothing was judged
 	case b.Path:
 		return "BROKEN PATH: " + b.Detail, false
@@ -24,9 +24,9 @@ func brokenStatus(b *realmode.BrokenAgent) (status string, inconclusive bool) {
 }
 
 // brokenStop is the line that says why later seeds were not started.
-func brokenStop(b *realmode.BrokenAgent) string {
+func brokenStop(b *check.BrokenAgent) string {
 	switch {
-	case b.Kind == realmode.BrokenSpeaksV1:
+	case b.Kind == check.BrokenSpeaksV1:
 		return "later seeds would meet the same ACP version"
 	case b.Path:
 		return "the proxy or the Agent behind it cannot be talked to, so later seeds would say the same"
@@ -36,9 +36,9 @@ func brokenStop(b *realmode.BrokenAgent) string {
 
 // writeBroken is a failing seed's account of b: who broke and how, and the
 // end of its stderr. A v1 Agent's seed line said all there is.
-func writeBroken(out io.Writer, b *realmode.BrokenAgent) {
+func writeBroken(out io.Writer, b *check.BrokenAgent) {
 	switch {
-	case b.Kind == realmode.BrokenSpeaksV1:
+	case b.Kind == check.BrokenSpeaksV1:
 		return
 	case b.Path:
 		fmt.Fprintf(out, "the path (the proxy, %s, or the Agent behind it) is broken: %s\n", b.Process, b.Detail)

@@ -15,13 +15,14 @@ import (
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/actors/agent/store/sqlitestore"
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
 // clientFaults are check-client's --fault-rates kinds and defaults: the
-// tap's two (realmode.TapFaults) and the adapter's restart.
+// tap's two (tap.Faults) and the adapter's restart.
 var clientFaults = []struct {
 	Kind string
 	Rate float64
@@ -34,7 +35,7 @@ var clientFaults = []struct {
 }
 
 func newCheckClientCmd() *cobra.Command {
-	cfg := realmode.ClientCheck{Prompts: 5, Repeat: 0.2, PromptErrors: 0.1, Settle: 30 * time.Second, RestartWait: 5 * time.Second,
+	cfg := checkclient.Config{Prompts: 5, Repeat: 0.2, PromptErrors: 0.1, Settle: 30 * time.Second, RestartWait: 5 * time.Second,
 		StartTimeout: 10 * time.Second, ReadStore: readStoreTranscript}
 	var seeds, jobs int
 	var first uint64
@@ -181,7 +182,7 @@ func rerunClient(cmd *cobra.Command, args []string) func(seed uint64) string {
 	}
 }
 
-func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, seeds, jobs int, rerun func(uint64) string, junit string) error {
+func runCheckClient(cmd *cobra.Command, cfg checkclient.Config, first uint64, seeds, jobs int, rerun func(uint64) string, junit string) error {
 	out := cmd.OutOrStdout()
 	defer exitOnInterrupt(cmd.ErrOrStderr(), "check-client")()
 	scratch, err := makeScratch("acpsim-check-client-")
@@ -192,9 +193,9 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 	fmt.Fprintf(out, "check-client %s · %d seeds from %d · %d submissions each · faults kill=%g cut=%g client-restart=%g cancel=%g · prompt errors %g\n\n",
 		shell.Join(cfg.Client), seeds, first, cfg.Prompts, cfg.Kill, cfg.Cut, cfg.Restart, cfg.Cancel, cfg.PromptErrors)
 
-	results := make([]chan realmode.ClientSeed, seeds)
+	results := make([]chan checkclient.Result, seeds)
 	for i := range results {
-		results[i] = make(chan realmode.ClientSeed, 1)
+		results[i] = make(chan checkclient.Result, 1)
 	}
 	sem := make(chan struct{}, jobs)
 	go func() {
@@ -205,10 +206,10 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 				seed := first + uint64(i)
 				dir := filepath.Join(scratch, fmt.Sprintf("seed-%d", seed))
 				if err := os.MkdirAll(dir, 0o755); err != nil {
-					results[i] <- realmode.ClientSeed{Seed: seed, Broken: err.Error()}
+					results[i] <- checkclient.Result{Seed: seed, Broken: err.Error()}
 					return
 				}
-				results[i] <- realmode.RunClientSeed(cfg, seed, dir)
+				results[i] <- checkclient.Run(cfg, seed, dir)
 			}()
 		}
 	}()
@@ -216,8 +217,8 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 	var reports []clientSeedReport
 	start := time.Now()
 	for i := range seeds {
-		r := clientSeedReport{ClientSeed: <-results[i]}
-		if realmode.Stopping() {
+		r := clientSeedReport{Result: <-results[i]}
+		if proc.Stopping() {
 			// An interrupt killed the adapters: this seed, and every one
 			// after it, was cut short and proves nothing. The interrupt
 			// handler exits with its own code.
@@ -227,7 +228,7 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 		r.lintSeed()
 		r.rerun = rerun(r.Seed)
 		if r.Failed() || r.Inconclusive != "" || r.schemaClient+r.schemaAgent > 0 {
-			r.kept = keepClientTrace(&r.ClientSeed)
+			r.kept = keepClientTrace(&r.Result)
 		}
 		printClientSeed(out, &r)
 		if r.Failed() && run.failed == 0 {
@@ -256,7 +257,7 @@ func runCheckClient(cmd *cobra.Command, cfg realmode.ClientCheck, first uint64, 
 
 // keepClientTrace copies a failing seed's trace to acpsim-failures/, named
 // by the run so later runs do not overwrite it.
-func keepClientTrace(r *realmode.ClientSeed) string {
+func keepClientTrace(r *checkclient.Result) string {
 	b, err := os.ReadFile(r.Trace)
 	if err != nil {
 		return ""

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
@@ -15,7 +15,7 @@ import (
 // per seed; a failing seed's anomalies, RFD rules and rerun command as its
 // failure; an inconclusive seed skipped with why; what a seed judged and
 // did not as the testcase's properties.
-func writeClientJUnit(path string, cfg realmode.ClientCheck, reports []clientSeedReport, took time.Duration) error {
+func writeClientJUnit(path string, cfg checkclient.Config, reports []clientSeedReport, took time.Duration) error {
 	s := junitSuite{Name: "acpsim check-client", Tests: len(reports), Time: seconds(took),
 		Timestamp: time.Now().UTC().Format("2006-01-02T15:04:05"),
 		Props: []junitProp{{"client", shell.Join(cfg.Client)}, {"faults", fmt.Sprintf("kill=%g cut=%g client-restart=%g", cfg.Kill, cfg.Cut, cfg.Restart)},

@@ -5,7 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/traces"
@@ -22,7 +23,7 @@ const (
 // result and what the report adds (its verdict, schema findings, the
 // trace kept).
 type clientSeedReport struct {
-	realmode.ClientSeed
+	checkclient.Result
 	// schemaClient and schemaAgent count the lint problems (acpsim lint)
 	// of the frames the Client sent and of those it received.
 	schemaClient, schemaAgent, frames int
@@ -110,7 +111,7 @@ func orTrace(kept string) string {
 func printClientFailure(w io.Writer, r *clientSeedReport) {
 	if r.Broken != "" {
 		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
-		_, lines, total := realmode.StderrExcerpt(r.Stderr)
+		_, lines, total := proc.StderrExcerpt(r.Stderr)
 		writeStderr(w, lines, total, "")
 	}
 	for _, a := range r.Anomalies {

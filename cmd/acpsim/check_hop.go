@@ -14,7 +14,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/properties/hop"
 	"github.com/acpsim/acpsim/traces"
@@ -27,7 +27,7 @@ const hopClient = "proxy"
 // wrong with.
 const proxyClean = "the proxy, from both hops: nothing found (ids mapped, keys kept, answers routed, no prompt of its own)"
 
-// hopCommand is CheckConfig.Hop for --via: the proxy's command with, as
+// hopCommand is check.Config.Hop for --via: the proxy's command with, as
 // its Agent, acpsim tap recording to where in front of the Agent's words.
 // The tap's flags are all given, so no $ACPSIM_… twin of check's own
 // environment changes what it does, and it has no -- (the tap takes its
@@ -55,7 +55,7 @@ type seedHop struct {
 
 // readSeedHop reads and judges the hop a seed recorded at where.
 func readSeedHop(where string, outer *traces.Log) (*seedHop, error) {
-	log, err := realmode.ReadHopTrace(where)
+	log, err := tap.ReadHopTrace(where)
 	if err != nil || log == nil {
 		return &seedHop{}, err
 	}

@@ -12,7 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/check"
 	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/users"
 )
@@ -22,7 +22,7 @@ import (
 // anomaly or a broken Agent); the exit code is 1 when any run failed, so a
 // script asking "does it still fail?" gets yes even from a flaky Agent,
 // and the count says how flaky.
-func runRepeat(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, seed uint64, n, jobs int, flags string, draw *users.Actions, traceDir string) error {
+func runRepeat(cmd *cobra.Command, cfg check.Config, agentWords []string, seed uint64, n, jobs int, flags string, draw *users.Actions, traceDir string) error {
 	out := cmd.OutOrStdout()
 	start := time.Now()
 	outcomes := make([]*checkOutcome, n)

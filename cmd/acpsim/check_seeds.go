@@ -17,7 +17,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/check"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/parallel"
@@ -29,7 +30,7 @@ import (
 // checkSeed is one seed's verdict.
 type checkSeed struct {
 	seed   uint64
-	res    *realmode.CheckResult
+	res    *check.Result
 	report *properties.Report
 	trace  string
 	// procs Agent processes started; kills of them by SIGKILL; crashes
@@ -80,7 +81,7 @@ type checkTally struct {
 }
 
 // draw, when set, is the base of each seed's user action draw.
-func runCheck(cmd *cobra.Command, cfg realmode.CheckConfig, agentWords []string, first uint64, seeds, jobs int, traceDir string, show int, draw *users.Actions) error {
+func runCheck(cmd *cobra.Command, cfg check.Config, agentWords []string, first uint64, seeds, jobs int, traceDir string, show int, draw *users.Actions) error {
 	out := cmd.OutOrStdout()
 	defer exitOnInterrupt(cmd.ErrOrStderr(), "check")()
 	target := strings.Join(agentWords, " ")
@@ -220,7 +221,7 @@ func (t *checkTally) add(s *checkSeed) error {
 	}
 	actions := ""
 	// A v1 Agent's seed ran no class: it is not counted as one failing.
-	if s.actions != nil && (s.res.Broken == nil || s.res.Broken.Kind != realmode.BrokenSpeaksV1) {
+	if s.actions != nil && (s.res.Broken == nil || s.res.Broken.Kind != check.BrokenSpeaksV1) {
 		t.countActions(s.actions.On, s.wire, s.res.Broken != nil, !s.report.OK())
 	}
 	if s.actions != nil {
@@ -289,17 +290,17 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	return nil
 }
 
-// faultTally lists the fault kinds in the order of realmode.CheckFaults
+// faultTally lists the fault kinds in the order of check.Faults
 // (any other kind after them, by name), not in the order the proxy first
 // asked them: that order is the OS's.
 func (t *checkTally) faultTally() []sim.KindCount {
 	rank := func(kind string) int {
-		for i, f := range realmode.CheckFaults {
+		for i, f := range check.Faults {
 			if f.Kind == kind {
 				return i
 			}
 		}
-		return len(realmode.CheckFaults)
+		return len(check.Faults)
 	}
 	var out []sim.KindCount
 	for _, c := range t.faults {
@@ -321,7 +322,7 @@ func (t *checkTally) faultTally() []sim.KindCount {
 // reruns repeat; cfg.Agent is what is started: the proxy's under --via.
 // draw, when set, is the base of the seed's user action draw: the actions
 // drawn are stated in its rerun command with --actions=off.
-func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, flags string, draw *users.Actions) (checkSeed, error) {
+func runCheckSeed(cfg check.Config, agentWords []string, seed uint64, flags string, draw *users.Actions) (checkSeed, error) {
 	started := time.Now()
 	var acts *users.ActionDraw
 	if draw != nil {
@@ -362,7 +363,7 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 	if cfg.Hop != nil {
 		cfg.HopTrace = filepath.Join(scratch, "hop.ndjson")
 	}
-	res, err := realmode.Check(cfg)
+	res, err := check.Run(cfg)
 	if err != nil {
 		return checkSeed{}, err
 	}
@@ -384,7 +385,7 @@ func runCheckSeed(cfg realmode.CheckConfig, agentWords []string, seed uint64, fl
 		if e.Kind == traces.KindDisconnect && (e.Note == "cut" || e.Note == "kill") {
 			s.cuts++
 		}
-		if !strings.HasPrefix(e.From, realmode.AgentName+"#") {
+		if !strings.HasPrefix(e.From, tap.AgentName+"#") {
 			continue
 		}
 		switch {

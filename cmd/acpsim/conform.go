@@ -7,14 +7,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/conformrun"
 	"github.com/acpsim/acpsim/properties/conform/suite"
 	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newConformCmd() *cobra.Command {
-	cfg := realmode.DefaultConformConfig()
+	cfg := conformrun.DefaultConfig()
 	var junit, format, run, traceDir string
 	var verbose bool
 	contract := traces.SessionsAuto

@@ -10,7 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/conformrun"
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
 	"github.com/acpsim/acpsim/properties/conform"
 	"github.com/acpsim/acpsim/properties/conform/suite"
 	"github.com/acpsim/acpsim/traces"
@@ -85,10 +86,10 @@ func onlyBaselines(results []conformResult) bool {
 	return true
 }
 
-func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, cases []*suite.Case, format, junit string) error {
+func runConform(out io.Writer, cfg conformrun.Config, rep conformReport, cases []*suite.Case, format, junit string) error {
 	if cfg.URL != "" {
 		// Every case would fail on its own, one answer timeout at a time.
-		if err := realmode.Reachable(cfg.URL, cfg.AnswerTimeout); err != nil {
+		if err := dial.Reachable(cfg.URL, cfg.AnswerTimeout); err != nil {
 			fmt.Fprintf(out, "conform %q: BROKEN AGENT: cannot connect to the Agent at %s for %v: %v\n", rep.target, cfg.URL, cfg.AnswerTimeout, err)
 			return exitError{exitAnomaly}
 		}
@@ -161,7 +162,7 @@ func runConform(out io.Writer, cfg realmode.ConformConfig, rep conformReport, ca
 }
 
 // runCase runs one case in a scratch store of its own.
-func runCase(cfg realmode.ConformConfig, c *suite.Case, skip map[string]suite.Skip) (suite.Verdict, time.Duration, error) {
+func runCase(cfg conformrun.Config, c *suite.Case, skip map[string]suite.Skip) (suite.Verdict, time.Duration, error) {
 	scratch, err := makeScratch("acpsim-conform-" + c.ID + "-")
 	if err != nil {
 		return suite.Verdict{}, 0, err
@@ -170,7 +171,7 @@ func runCase(cfg realmode.ConformConfig, c *suite.Case, skip map[string]suite.Sk
 	cfg.Env = append(os.Environ(), storeEnv+"="+scratch)
 	cfg.Skip = skip
 	start := time.Now()
-	v, err := realmode.Conform(cfg, c)
+	v, err := conformrun.Run(cfg, c)
 	return v, time.Since(start), err
 }
 
@@ -181,7 +182,7 @@ func (rep *conformReport) schemaCheck(v suite.Verdict) error {
 	if u, err := url.Parse(rep.target); err == nil && u.Scheme != "" && !strings.Contains(rep.target, " ") {
 		link = u.Scheme
 	}
-	log := realmode.ConformTrace(rep.target, link, v)
+	log := conformrun.Trace(rep.target, link, v)
 	for _, e := range log.Events {
 		if e.Kind == traces.KindSend {
 			rep.frames++

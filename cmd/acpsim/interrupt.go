@@ -14,7 +14,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 )
 
 // Exit codes of an interrupted check, check-client or conform: the shell's
@@ -132,7 +132,7 @@ func exitOnInterrupt(stderr io.Writer, name string) (stop func()) {
 	go func() {
 		select {
 		case sig := <-sigs:
-			realmode.KillAll()
+			proc.KillAll()
 			scratchDirs.mu.Lock() // held to the exit: no seed makes another
 			for dir := range scratchDirs.dirs {
 				removeAllSettled(dir)

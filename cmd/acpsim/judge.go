@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/check"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
@@ -167,7 +167,7 @@ func readTrace(path string) (*traces.Log, error) {
 func traceChecks() traces.Checks {
 	return world.TraceChecks(func(h *traces.Header) []netfault.Fault {
 		if world.OfRealAgent(h) {
-			return realmode.CheckFaults
+			return check.Faults
 		}
 		return netfault.Faults
 	})

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/dial"
 )
 
 // listeningAgent is `acpsim agent --listen 127.0.0.1:0 args…` as a real
@@ -81,16 +81,16 @@ func (p *listeningAgent) waitExit(t *testing.T) int {
 	return 0
 }
 
-// remote is a bare Client on a realmode.Conn.
+// remote is a bare Client on a dial.Conn.
 type remote struct {
 	t *testing.T
-	c realmode.Conn
+	c dial.Conn
 	n int64
 }
 
 func dialRemote(t *testing.T, url string) *remote {
 	t.Helper()
-	c, err := realmode.Dial(context.Background(), url, realmode.DialOptions{Timeout: 5 * time.Second})
+	c, err := dial.Remote(context.Background(), url, dial.Options{Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -191,7 +191,7 @@ func TestAgentListenExitsAtAFailpoint(t *testing.T) {
 	}
 }
 
-func drained(c realmode.Conn) <-chan struct{} {
+func drained(c dial.Conn) <-chan struct{} {
 	done := make(chan struct{})
 	go func() {
 		for range c.Frames() {

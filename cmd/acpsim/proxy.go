@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/actors/proxy"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/stdioproxy"
 	"github.com/acpsim/acpsim/traces/shell"
 )
 
@@ -80,7 +80,7 @@ ACPSIM_RETRY_AFTER (the Agent it starts inherits them, and $` + agentEnv + `).`,
 			if len(argv) == 0 {
 				return fmt.Errorf("no Agent command: give it after --, e.g. acpsim proxy -- acpsim agent, or in $%s", agentEnv)
 			}
-			code, err := realmode.RunProxy(realmode.ProxyConfig{Agent: resolveAgent(argv), Mode: mode, RetryAfter: retryAfter,
+			code, err := stdioproxy.Run(stdioproxy.Config{Agent: resolveAgent(argv), Mode: mode, RetryAfter: retryAfter,
 				NewID: uuid.NewString, In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr()})
 			if err != nil {
 				return err

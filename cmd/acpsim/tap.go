@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/netfault"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/tap"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/traces/shell"
 )
@@ -66,13 +66,13 @@ draws by it, so each process refuses prompts of its own.`,
 			if strings.ContainsAny(client, ":# ") {
 				return fmt.Errorf("--client %q: expected a name without ':', '#' or spaces, e.g. proxy", client)
 			}
-			rates, err := netfault.ParseRates(faults, realmode.TapFaultKinds)
+			rates, err := netfault.ParseRates(faults, tap.FaultKinds)
 			if err != nil {
 				return fmt.Errorf("--fault-rates: %v", err)
 			}
-			code, err := realmode.Tap(realmode.TapConfig{Agent: resolveAgent(args), Trace: trace, Label: shell.Join(args),
+			code, err := tap.Run(tap.Config{Agent: resolveAgent(args), Trace: trace, Label: shell.Join(args),
 				In: cmd.InOrStdin(), Out: cmd.OutOrStdout(), Err: cmd.ErrOrStderr(),
-				Faults: realmode.TapFaults{Kill: rates["kill"], Cut: rates["cut"], Seed: seed},
+				Faults: tap.Faults{Kill: rates["kill"], Cut: rates["cut"], Seed: seed},
 				Client: client, Process: process})
 			if err != nil {
 				return err
@@ -91,7 +91,7 @@ draws by it, so each process refuses prompts of its own.`,
 	cmd.Flags().StringVar(&trace, "trace", "", "the trace file: created, or appended to when it is a trace an earlier tap wrote")
 	cmd.Flags().StringVar(&faults, "fault-rates", "", "faults to inject, as kind=rate,…: kill (the Agent dies as it answers a prompt) or cut (a prompt is lost); default none")
 	cmd.Flags().Uint64Var(&seed, "seed", 1, "the seed the fault decisions are drawn from")
-	cmd.Flags().StringVar(&client, "client", "", "the Client's name in the trace (default "+realmode.TapClient+"); acpsim check --via calls it proxy")
+	cmd.Flags().StringVar(&client, "client", "", "the Client's name in the trace (default "+tap.ClientName+"); acpsim check --via calls it proxy")
 	cmd.Flags().IntVar(&process, "process", 0, "number this Agent process N in the trace (a1#N) instead of the next after the trace's last")
 	return cmd
 }

@@ -58,7 +58,8 @@ const liveIDPrefix = "acpsim-observer-"
 // an observer that reads back the Client's sessions before the pipe closes
 // and its Agent process ends: an Agent that keeps sessions in memory
 // (--sessions-in memory) shows them nowhere else, and acpsim check reads
-// the same way (realmode). The Client hears nothing of it: it is done.
+// the same way (netfault/realmode/check). The Client hears nothing of it:
+// it is done.
 func (w *world) readLive() {
 	for _, cn := range w.clients {
 		if cn.c == nil || cn.link != LinkStdio || cn.pipe == nil || !cn.pipe.Alive() {

@@ -1,6 +1,6 @@
 // Package stdinfuzz holds the fuzz target of acpsim agent's stdin. It is a
 // package of its own so that its instrumented build links only what serving
-// stdio needs: realmode's own tests open SQLite stores, and instrumenting
+// stdio needs: package serve's own tests open SQLite stores, and instrumenting
 // SQLite for a fuzz run took minutes of a clean CI machine.
 package stdinfuzz
 
@@ -19,7 +19,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
-	"github.com/acpsim/acpsim/netfault/realmode"
+	"github.com/acpsim/acpsim/netfault/realmode/serve"
 	"github.com/acpsim/acpsim/sim"
 )
 
@@ -61,7 +61,7 @@ func FuzzServeStdio(f *testing.F) {
 	})
 }
 
-// stdinLines splits in as ServeStdio reads it: at each newline, empty
+// stdinLines splits in as serve.Stdio reads it: at each newline, empty
 // lines skipped.
 func stdinLines(in []byte) [][]byte {
 	var out [][]byte
@@ -171,7 +171,7 @@ func isAnswer(l string) bool {
 	return strings.HasPrefix(l, "[") || stdjson.Unmarshal([]byte(l), &m) == nil && m.Kind() == acp.KindResponse
 }
 
-// serveInProcess runs ServeStdio on in, keeps stdin open until the Agent
+// serveInProcess runs serve.Stdio on in, keeps stdin open until the Agent
 // has written n answers (or answerWait passed), then closes it and returns
 // every line the Agent wrote.
 func serveInProcess(t *testing.T, in []byte, n int) []string {
@@ -183,7 +183,7 @@ func serveInProcess(t *testing.T, in []byte, n int) []string {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	served := make(chan error, 1)
-	go func() { served <- realmode.ServeStdio(m, disk, inR, outW); outW.Close() }()
+	go func() { served <- serve.Stdio(m, disk, inR, outW); outW.Close() }()
 	lines := make(chan string)
 	go func() {
 		defer close(lines)
@@ -220,7 +220,7 @@ func serveInProcess(t *testing.T, in []byte, n int) []string {
 		out = append(out, l)
 	}
 	if err := <-served; err != nil {
-		t.Fatalf("ServeStdio: %v", err)
+		t.Fatalf("serve.Stdio: %v", err)
 	}
 	return out
 }

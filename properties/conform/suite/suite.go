@@ -5,10 +5,11 @@
 // (kill the Agent, cut a connection, open a new one), and says what must
 // hold of the frames the Agent sends back.
 //
-// The package does no I/O. A runner (netfault/realmode for a real process
-// or endpoint, the model Agent in go test) drives an Exec: it asks Next for
-// the next Action, performs it, and reports what the Agent sent with
-// Received and Ended; Verdict then judges the case from those frames alone.
+// The package does no I/O. A runner (netfault/realmode/conformrun for a
+// real process or endpoint, the model Agent in go test) drives an Exec: it
+// asks Next for the next Action, performs it, and reports what the Agent
+// sent with Received and Ended; Verdict then judges the case from those
+// frames alone.
 // Nothing is drawn at random, so a case runs the same way every time the
 // Agent answers the same way.
 package suite
