@@ -83,6 +83,12 @@ type Knobs struct {
 	// by the Agent, the Message ID RFD) or "key" (the Client's key is the
 	// id: the rejected Client-chosen messageId).
 	MessageIDs string
+	// KeyWindow, when not 0, is how long after its insertion a key stays
+	// bound: then its binding is dropped and the message kept, as a
+	// payments API keeps a key for a fixed time (Stripe's 24 h; the RFD's
+	// "Why is there no time window?"). The window runs in the process that
+	// inserted the message: one that dies first leaves the key bound.
+	KeyWindow time.Duration
 }
 
 // Knob values.
@@ -205,6 +211,13 @@ func (k *Knobs) Set(name, value string) error {
 	case "live-only":
 		k.LiveOnly = value
 		return nil
+	case "key-window":
+		d, err := time.ParseDuration(value)
+		if err != nil || d < 0 {
+			return fmt.Errorf("knob key-window=%q: expected a duration such as 500ms (0: no window)", value)
+		}
+		k.KeyWindow = d
+		return nil
 	case "runtime-delay":
 		d, err := time.ParseDuration(value)
 		if err != nil || d < 0 {
@@ -250,6 +263,9 @@ func (k Knobs) Map() map[string]string {
 	// so a trace of an Agent that stores its sessions reads as before.
 	if k.SessionsIn == SessionsStore {
 		delete(m, "sessions-in")
+	}
+	if k.KeyWindow > 0 {
+		m["key-window"] = k.KeyWindow.String()
 	}
 	// So are the alternatives' knobs, at the RFD's values.
 	for name, def := range map[string]string{"in-progress": InProgressWait, "binding": BindingWithMessage, "message-ids": MessageIDsAgent} {

@@ -34,9 +34,12 @@ type Agent struct {
 	conns    map[string]*connState
 	sessions map[string]*session
 	timers   map[int]string // timer id → session id
-	batches  map[waiter][]*batchReply
-	nextTmr  int
-	out      []Output
+	// windows are, under key-window, the bindings whose window a timer
+	// (by id) ends.
+	windows map[int]store.Binding
+	batches map[waiter][]*batchReply
+	nextTmr int
+	out     []Output
 	// strat stores user messages and recognizes keys for a model that
 	// reuses this protocol handling (the adapter); nil is the reference's
 	// own store batch with a key binding.

@@ -185,6 +185,14 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 	a.out = append(a.out,
 		Output{Kind: OutInsert, Step: "inserted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text},
 		Output{Kind: OutSync, Step: "sync-insert"})
+	if h.hasKey && a.knobs.KeyWindow > 0 {
+		if a.windows == nil {
+			a.windows = map[int]store.Binding{}
+		}
+		a.nextTmr++
+		a.windows[a.nextTmr] = store.Binding{Session: s.rec.ID, Key: h.key}
+		a.out = append(a.out, Output{Kind: OutTimer, Step: "key-window", After: a.knobs.KeyWindow, ID: a.nextTmr})
+	}
 	a.applyRetention(s)
 	a.started(s, h, msg)
 }

@@ -66,6 +66,13 @@ func (a *Agent) Timer(id int) []Output {
 			return a.flush()
 		}
 	}
+	if b, ok := a.windows[id]; ok { // key-window: the key's time is up
+		delete(a.windows, id)
+		if a.st.Commit(store.Batch{Unbind: []store.Binding{b}}) == nil {
+			a.out = append(a.out, Output{Kind: OutSync, Step: "sync-unbind"})
+		}
+		return a.flush()
+	}
 	sid, ok := a.timers[id]
 	delete(a.timers, id)
 	s := a.sessions[sid]

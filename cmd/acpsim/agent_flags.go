@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/spf13/pflag"
 
@@ -14,10 +15,11 @@ import (
 // acpsim agent takes of the simulation's flags, as it runs no Clients, links
 // or faults.
 type agentFlags struct {
-	name     string
-	knobs    []knobFlag
-	retain   int
-	liveOnly string
+	name      string
+	knobs     []knobFlag
+	retain    int
+	liveOnly  string
+	keyWindow time.Duration
 }
 
 // knobFlag is one Agent knob with a fixed set of values, as a flag.
@@ -35,7 +37,7 @@ var knobDocs = map[string]knobDoc{
 		"a prompt arriving while the session runs is refused (reject), held until idle (hold) or inserted at once (breakpoint)"},
 	"held-on-disconnect": {"a held prompt whose connection ends is kept or dropped",
 		"a held prompt whose connection ends is kept or dropped"},
-	"compare": {"a recorded key with another prompt is answered as a retry, -32602 or -32010",
+	"compare": {"a key reused with another prompt: a retry, -32602 or -32010",
 		"a recorded key with a different prompt is answered as a retry (retry), -32602 (reject) or a dedicated error -32010 (error: the RFD's rejected stricter rule)"},
 	"close-missing": {"session/close of an unknown session succeeds or is -32002",
 		"session/close of an unknown or inactive session succeeds (ok) or is -32002 (error)"},
@@ -53,6 +55,8 @@ var knobDocs = map[string]knobDoc{
 		"a prompt's key binding is written in the message's own batch (with-message: the RFD's one transaction) or when the prompt's turn ends (after-turn: a process that dies during the turn keeps the message and loses the key)"},
 	"message-ids": {"a user message's id is the Agent's or the Client's key",
 		"a user message's messageId is minted by the Agent (agent: the Message ID RFD) or is the prompt's idempotencyKey (key: the rejected Client-chosen messageId)"},
+	"key-window": {"a key stays bound this long after its insertion (0: as long as its message)",
+		"a key stays bound this long after its message was inserted, then the message stays and the key is forgotten (0: as long as the message, the RFD; a window is Stripe's 24 h, the RFD's rejected alternative)"},
 	"retain": {"each session keeps its N newest user messages and their keys (0: all)",
 		"each session keeps its N newest user messages, forgetting older ones and their keys (0: keep all)"},
 	"live-only": {`prompts with this prefix (e.g. "/") are handled locally, never stored`,
@@ -63,6 +67,7 @@ func (a *agentFlags) register(fs *pflag.FlagSet) {
 	fs.StringVar(&a.name, "agent", agent.Reference, "model Agent (--list-agents)")
 	fs.IntVar(&a.retain, "retain", 0, "Agent knob: "+knobDocs["retain"].short)
 	fs.StringVar(&a.liveOnly, "live-only", "", "Agent knob: "+knobDocs["live-only"].short)
+	fs.DurationVar(&a.keyWindow, "key-window", 0, "Agent knob: "+knobDocs["key-window"].short)
 	knobs := agent.ChoiceKnobs()
 	a.knobs = make([]knobFlag, len(knobs)) // sized once: the flags keep pointers into it
 	for i, k := range knobs {
@@ -74,7 +79,7 @@ func (a *agentFlags) register(fs *pflag.FlagSet) {
 // apply sets cfg's Agent and knobs.
 func (a *agentFlags) apply(cfg *world.Config) error {
 	cfg.Agent = a.name
-	for _, k := range append(a.knobs, knobFlag{"retain", fmt.Sprint(a.retain)}, knobFlag{"live-only", a.liveOnly}) {
+	for _, k := range append(a.knobs, knobFlag{"retain", fmt.Sprint(a.retain)}, knobFlag{"live-only", a.liveOnly}, knobFlag{"key-window", a.keyWindow.String()}) {
 		if err := cfg.Knobs.Set(k.name, k.value); err != nil {
 			return fmt.Errorf("--%s: %v", k.name, err)
 		}

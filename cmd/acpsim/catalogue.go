@@ -75,7 +75,7 @@ func knobEntries() []entry {
 	for _, k := range agent.ChoiceKnobs() {
 		out = append(out, entry{name: "--" + k.Name, doc: fmt.Sprintf("%s (%s; default %s)", knobDocs[k.Name].long, strings.Join(k.Values, "|"), k.Default)})
 	}
-	for _, name := range []string{"retain", "live-only"} {
+	for _, name := range []string{"retain", "live-only", "key-window"} {
 		out = append(out, entry{name: "--" + name, doc: knobDocs[name].long})
 	}
 	return out

@@ -94,7 +94,7 @@ func TestAgentTakesOnlyTheAgentsFlags(t *testing.T) {
 	var names []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	sort.Strings(names)
-	want := []string{"agent", "auth", "binding", "busy", "close-missing", "compare", "db", "held-on-disconnect", "in-progress", "keys",
+	want := []string{"agent", "auth", "binding", "busy", "close-missing", "compare", "db", "held-on-disconnect", "in-progress", "key-window", "keys",
 		"list-agents", "listen", "live-only", "message-ids", "prompt-errors", "prompt-errors-seed", "retain", "runtime-dedupe", "sessions-in", "store"}
 	if !slices.Equal(names, want) {
 		t.Errorf("acpsim agent's flags:\n got %v\nwant %v", names, want)

@@ -38,6 +38,7 @@ func Keys() []Key {
 	keys = append(keys,
 		Key{Name: "retain", Values: "N ≥ 0", Default: strconv.Itoa(def.Retain), Doc: "Agent knob: user messages a session keeps, with their keys (0: all)", set: setKnob("retain")},
 		Key{Name: "live-only", Values: `a prompt prefix, e.g. "/"`, Default: def.LiveOnly, Doc: "Agent knob: prompts with this prefix are handled locally, never stored", set: setKnob("live-only")},
+		Key{Name: "key-window", Values: "a duration, e.g. 1s", Default: "0s", Doc: "Agent knob: a key stays bound this long after its insertion (0: as long as its message)", set: setKnob("key-window")},
 		Key{Name: "nodes", Values: "N ≥ 1", Default: "1", Doc: "Agent nodes sharing one store behind a remote endpoint (more than 1: remote links only)", set: setNodes},
 		Key{Name: "sticky", Values: "true|false", Default: "false", Doc: "route a Client back to the node of its last connection while it lives", set: setSticky},
 		Key{Name: "proxies", Values: "N ≥ 0", Default: "0", Doc: "proxies between each Client and its Agent", set: setProxies},

@@ -24,8 +24,8 @@ func alt(name string, settings ...design.Setting) design.Design {
 }
 
 // Alternatives are the RFD's alternatives, in the order it names them,
-// after its own proposal. Not here yet: a fixed key window (Stripe's 24 h)
-// and a key on every method; the README says why.
+// after its own proposal. Not here yet: a key on every method; the README
+// says why.
 var Alternatives = []Alternative{
 	{Name: "the RFD", Policy: "keyed", Design: design.Builtin[0], Stores: "a key per pending submission",
 		RFD: `"The Client generates the key and sends the same key on every attempt. The Agent inserts the user message at most once for that key and answers retries with the messageId of the original."`},
@@ -43,6 +43,8 @@ var Alternatives = []Alternative{
 		RFD: `"Stricter rules. Agents would compare a retry's prompt with the original ..." (an Agent that notices "rejects it with -32602")`},
 	{Name: "stricter: a dedicated error for a reused key, a Client reusing keys", Policy: "reuse-key", Design: alt("compare-error", design.Setting{Key: "compare", Value: "error"}), Stores: "a key per pending submission",
 		RFD: `"Why is there no error for a reused key? ... A dedicated error code would also need a rule for intermediaries that rewrite prompts. An Agent that does notice a different prompt rejects it with -32602."`},
+	{Name: "stricter: a fixed key window (1 s here, as 24 h to a Client away for a day)", Policy: "keyed", Design: alt("key-window-1s", design.Setting{Key: "key-window", Value: "1s"}), Stores: "a key per pending submission",
+		RFD: `"Why is there no time window? Payments APIs keep a key for a fixed time, such as Stripe's 24 hours ... Tying the key to the message needs no number"`},
 	{Name: "key and message not in one transaction", Policy: "keyed", Design: alt("binding-after-turn", design.Setting{Key: "binding", Value: "after-turn"}), Stores: "a key per pending submission",
 		RFD: `"Stricter rules ... write the key and the message in one transaction." (here the binding is written when the turn ends)`},
 	{Name: "Client-chosen messageId", Policy: "keyed", Design: alt("message-id-is-key", design.Setting{Key: "message-ids", Value: "key"}), Stores: "a messageId per pending submission",

@@ -92,6 +92,7 @@ func (d *Disk) Commit(b Batch) error {
 	b.Bindings = slices.Clone(b.Bindings)
 	b.Delete = slices.Clone(b.Delete)
 	b.Forget = slices.Clone(b.Forget)
+	b.Unbind = slices.Clone(b.Unbind)
 	d.log = append(d.log, b)
 	d.undo = append(d.undo, d.undoOf(b))
 	d.apply(b)
@@ -101,7 +102,7 @@ func (d *Disk) Commit(b Batch) error {
 // undoOf records what b will change, before it is applied; nil when b
 // deletes or forgets (Crash then replays the log).
 func (d *Disk) undoOf(b Batch) *undoRec {
-	if len(b.Delete) > 0 || len(b.Forget) > 0 {
+	if len(b.Delete) > 0 || len(b.Forget) > 0 || len(b.Unbind) > 0 {
 		return nil
 	}
 	u := &undoRec{msgLens: map[string]int{}}
@@ -163,6 +164,9 @@ func (d *Disk) apply(b Batch) {
 	}
 	for _, id := range b.Delete {
 		d.deleteSession(id)
+	}
+	for _, k := range b.Unbind {
+		delete(d.bindings, [2]string{k.Session, k.Key})
 	}
 	for _, m := range b.Forget {
 		msgs := d.messages[m.Session]

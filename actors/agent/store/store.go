@@ -56,6 +56,9 @@ type Batch struct {
 	Delete   []string
 	// Forget discards messages (by Session and ID) with their key bindings.
 	Forget []Message
+	// Unbind drops key bindings (by Session and Key) and keeps their
+	// messages: a key whose window ran out (the key-window knob).
+	Unbind []Binding
 	// UniqueIDs makes Commit refuse the batch (ErrMessageExists, nothing
 	// written) when one of its Messages has an ID its session already holds:
 	// a runtime that refuses a repeated message id.

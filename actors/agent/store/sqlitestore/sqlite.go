@@ -117,6 +117,11 @@ func (s *Store) Commit(b store.Batch) (err error) {
 			}
 		}
 	}
+	for _, k := range b.Unbind {
+		if _, err = tx.Exec(`DELETE FROM bindings WHERE session = ? AND key = ?`, k.Session, k.Key); err != nil {
+			return err
+		}
+	}
 	for _, m := range b.Forget {
 		if _, err = tx.Exec(`DELETE FROM bindings WHERE session = ? AND key = (SELECT key FROM messages WHERE session = ? AND id = ? AND key != '' LIMIT 1)`, m.Session, m.Session, m.ID); err != nil {
 			return err
