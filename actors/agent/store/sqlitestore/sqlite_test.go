@@ -60,3 +60,21 @@ func TestOpenRefusesAFileThatIsNotAStore(t *testing.T) {
 		t.Fatal("opened a text file as a store")
 	}
 }
+
+func TestUnbindDropsTheKeyAndKeepsTheMessage(t *testing.T) {
+	a, err := Open(filepath.Join(t.TempDir(), "agent.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if err := a.Commit(store.Batch{Sessions: []store.Session{{ID: "S", Cwd: "/w"}}, Messages: []store.Message{{Session: "S", ID: "M1", Role: store.RoleUser, Text: "hi", Content: []byte(`[]`), Key: "K"}},
+		Bindings: []store.Binding{{Session: "S", Key: "K", MessageID: "M1", Prompt: "hi"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Commit(store.Batch{Unbind: []store.Binding{{Session: "S", Key: "K"}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := a.Binding("S", "K"); ok || len(a.Messages("S")) != 1 {
+		t.Fatalf("binding kept or message lost: %d messages", len(a.Messages("S")))
+	}
+}
