@@ -199,6 +199,12 @@ type Config struct {
 	// without a key (omitted or null, drawn), as the RFD allows, and never
 	// resends it (0: every submission keyed).
 	UnkeyedOneIn int
+	// MayOmitKey, when set, is asked before a submission is sent without
+	// a key: acpsim check lets only a text no other submission of the
+	// Client types go unkeyed, since the checker can then attribute its
+	// insertion by text (two unkeyed same-text submissions, one lost in a
+	// crash, are unattributable on an honest Agent).
+	MayOmitKey func(text string) bool
 }
 
 // Env is what a Client gets from its host: the stream of fresh ids, a

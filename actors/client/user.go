@@ -21,7 +21,7 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 		s.sess, parent.continuedIn = parent.continuedIn-1, 0
 	}
 	switch {
-	case c.cfg.Policy.Keyed && c.cfg.UnkeyedOneIn > 0 && c.draw(sub+"/unkeyed", c.cfg.UnkeyedOneIn) == 0:
+	case c.cfg.Policy.Keyed && c.cfg.UnkeyedOneIn > 0 && c.draw(sub+"/unkeyed", c.cfg.UnkeyedOneIn) == 0 && (c.cfg.MayOmitKey == nil || c.cfg.MayOmitKey(text)):
 		// Sent without a key, as the RFD allows ("The field is optional"):
 		// omitted or null; such a submission is never resent (resends).
 		s.nullKey = c.draw(sub+"/unkeyed-null", 2) == 0

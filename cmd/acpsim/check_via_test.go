@@ -75,8 +75,9 @@ func TestCheckThroughAProxyThatEmptiesKeysFails(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, code := checkRun(t, "--seeds", "10", "--via", "python3 "+proxy, "--", "self", "agent")
-	if code != 1 || !strings.Contains(out, "carried no idempotencyKey") {
-		t.Fatalf("exit %d, want 1 with an unkeyed prompt refused -32602:\n%s", code, out)
+	refused := strings.Contains(out, "carried no idempotencyKey") || strings.Contains(out, `carried "idempotencyKey": null`)
+	if code != 1 || !refused || !strings.Contains(out, "(the proxy: key-changed)") {
+		t.Fatalf("exit %d, want 1 with an unkeyed prompt refused -32602 and the proxy's key change named:\n%s", code, out)
 	}
 }
 
