@@ -268,14 +268,21 @@ type silentRec struct {
 // withdrawnInserted notes the candidates of g that hold a message of it
 // however the group splits (lo) although every request of theirs that could
 // have inserted one was withdrawn before insertion.
+//
+// Seen at a proxy or a tap, a cancel was written to the Agent, not read: a
+// request counts as withdrawn only where the Agent showed it had read the
+// cancel (readBy), as judgeCancelled asks. An Agent that died right after
+// the cancel was written (a crash after insertion) may never have read it,
+// and inserted the prompt before it would have.
 func (c *checker) withdrawnInserted(g *group, lo []int) {
+	proxy := c.h.Observed == traces.ObservedAtProxy || c.h.Observed == traces.ObservedAtTap
 	for ci, x := range g.cands {
 		if lo[ci] == 0 {
 			continue
 		}
 		all := true
 		for _, r := range x.reqs {
-			all = all && r.cancel != nil
+			all = all && r.cancel != nil && (!proxy || c.readBy(r.cancel) != 0)
 		}
 		if all {
 			c.silent = append(c.silent, silentRec{g, ci, lo[ci]})
