@@ -49,17 +49,17 @@ func hopCommand(via string, agentWords []string) (func(n int, where string) ([]s
 type seedHop struct {
 	log     *traces.Log // nil: no tap started
 	pairing *hop.Pairing
-	alone   *properties.Report // the hop judged on its own, as acpsim judge judges a tap's trace
-	trace   string             // where a failing seed's hop trace was written
+	trace   string // where a failing seed's hop trace was written
 }
 
-// readSeedHop reads and judges the hop a seed recorded at where.
+// readSeedHop reads the hop a seed recorded at where and pairs it with the
+// seed's trace.
 func readSeedHop(where string, outer *traces.Log) (*seedHop, error) {
 	log, err := tap.ReadHopTrace(where)
 	if err != nil || log == nil {
 		return &seedHop{}, err
 	}
-	return &seedHop{log: log, pairing: hop.Pair(outer.Events, log.Events), alone: properties.Check(log.Header, log.Events)}, nil
+	return &seedHop{log: log, pairing: hop.Pair(outer.Events, log.Events)}, nil
 }
 
 // saveHopTrace writes a failing seed's hop beside its trace: NAME.hop.ndjson.
@@ -107,11 +107,12 @@ func writeHop(out io.Writer, h *seedHop) {
 		fmt.Fprintf(out, "; trace %s", h.trace)
 	}
 	fmt.Fprintln(out)
-	if h.alone.OK() {
+	alone := properties.Check(h.log.Header, h.log.Events) // as acpsim judge judges a tap's trace; only a failing seed's report shows it
+	if alone.OK() {
 		fmt.Fprintf(out, "  the Agent, judged on what the proxy sent it (as acpsim judge judges a tap's trace): no anomaly\n")
 	} else {
-		fmt.Fprintf(out, "  the Agent, judged on what the proxy sent it (as acpsim judge judges a tap's trace): %s\n", strings.Join(anomalyKinds(h.alone), ", "))
-		for _, a := range h.alone.Anomalies {
+		fmt.Fprintf(out, "  the Agent, judged on what the proxy sent it (as acpsim judge judges a tap's trace): %s\n", strings.Join(anomalyKinds(alone), ", "))
+		for _, a := range alone.Anomalies {
 			fmt.Fprintf(out, "  - %s: %s\n", a.Kind, a.Explanation)
 		}
 	}

@@ -352,16 +352,7 @@ func hasMessageID(f *frame) bool {
 }
 
 func jsonEqual(a, b json.RawMessage) bool {
-	if bytes.Equal(a, b) {
-		return true
-	}
-	var x, y any
-	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
-		return false
-	}
-	ax, _ := json.Marshal(x) // map keys sorted: one spelling per value
-	by, _ := json.Marshal(y)
-	return bytes.Equal(ax, by)
+	return bytes.Equal(a, b) || canon(a) == canon(b)
 }
 
 // short is a frame's bytes cut for a sentence.

@@ -143,9 +143,10 @@ func (c *Config) rows() []Pair {
 // parameters give (a row's --timeout from timeout=…, not the base's).
 func withoutPolicyParams(flags []string, pol design.Policy) []string {
 	var out []string
+	params := pol.Flags()[1:]
 	for _, f := range flags {
 		own := false
-		for _, p := range pol.Flags()[1:] {
+		for _, p := range params {
 			name, _, _ := strings.Cut(p, "=")
 			own = own || strings.HasPrefix(f, name+"=")
 		}

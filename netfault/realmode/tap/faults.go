@@ -126,6 +126,24 @@ func SealTrace(path, note string) error {
 	if err != nil {
 		return err
 	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	w := traces.NewAppendWriter(f)
+	for _, e := range sealEvents(log, note) {
+		w.WriteEvent(&e)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// sealEvents are the events that end, as killed, every link of log that
+// has no end: a kill of its Agent and its disconnect, after log's last.
+func sealEvents(log *traces.Log, note string) []traces.Event {
 	open := map[string]traces.Event{}
 	var order []string
 	var lastT int64
@@ -139,25 +157,17 @@ func SealTrace(path, note string) error {
 			delete(open, e.Link)
 		}
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
-	if err != nil {
-		return err
-	}
-	w := traces.NewAppendWriter(f)
+	var out []traces.Event
 	seq := int64(len(log.Events))
 	for _, link := range order {
 		c, ok := open[link]
 		if !ok {
 			continue
 		}
-		seq++
-		w.WriteEvent(&traces.Event{T: lastT, Seq: seq, Kind: traces.KindKill, From: c.To, Note: note})
-		seq++
-		w.WriteEvent(&traces.Event{T: lastT, Seq: seq, Kind: traces.KindDisconnect, Link: link, From: c.From, To: c.To, Note: note})
+		out = append(out,
+			traces.Event{T: lastT, Seq: seq + 1, Kind: traces.KindKill, From: c.To, Note: note},
+			traces.Event{T: lastT, Seq: seq + 2, Kind: traces.KindDisconnect, Link: link, From: c.From, To: c.To, Note: note})
+		seq += 2
 	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	return out
 }

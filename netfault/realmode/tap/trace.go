@@ -173,7 +173,8 @@ func indexByteAt(r io.ReaderAt, from, to int64, c byte) (int64, error) {
 // appended to together (check.Config.HopTrace): nil when no tap started (the
 // proxy did not start the Agent through {agent} or $ACPSIM_AGENT_COMMAND).
 // A last line cut off by a tap killed as it wrote is left out, and the
-// links of taps killed with their proxy are ended as killed.
+// links of taps killed with their proxy are ended as killed (in the log
+// returned; the file is read once).
 func ReadHopTrace(path string) (*traces.Log, error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if errors.Is(err, os.ErrNotExist) {
@@ -203,8 +204,10 @@ func ReadHopTrace(path string) (*traces.Log, error) {
 	if tail.cut > 0 && tail.end == 0 {
 		return nil, nil // killed before its header was whole
 	}
-	if err := SealTrace(path, "killed with its proxy"); err != nil {
-		return nil, fmt.Errorf("the proxy→Agent hop's trace %s: %v", path, err)
+	log, err := traces.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
-	return traces.ReadFile(path)
+	log.Events = append(log.Events, sealEvents(log, "killed with its proxy")...) // the file is scratch: sealed in memory
+	return log, nil
 }
