@@ -139,7 +139,11 @@ type checker struct {
 	// sessionUsed are the sessions some Client (not the observer) named in a
 	// request: a session no Client knew of can only be an orphan.
 	sessionUsed map[string]bool
-	sessOrder   []string // sessions in the order their transcript was first read
+	// created are the sessions the Agent answered a Client's session/new
+	// with, in order, once each.
+	created    []string
+	createdSet map[string]bool
+	sessOrder  []string // sessions in the order their transcript was first read
 
 	shared []*respRec // success responses naming a message another submission already got
 	rework []reworkRec

@@ -36,6 +36,12 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 
 func (c *checker) finish() *Report {
 	c.rep.Stats.Submissions = len(c.order)
+	c.rep.Stats.Sessions = len(c.created)
+	for _, id := range c.created {
+		if !c.sessionUsed[id] {
+			c.rep.Stats.UnusedSessions++
+		}
+	}
 	// A run cut at its cap did not do all it was asked: what it did is
 	// judged, but no verdict of it is a pass.
 	c.rep.Inconclusive = c.rep.End == traces.EndCap

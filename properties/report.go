@@ -228,6 +228,11 @@ type Stats struct {
 	ExpectedForgotten int
 	// Submissions, prompt requests sent, and frames sent.
 	Submissions, Prompts, Frames int
+	// Sessions the Agent made for a Client's session/new (one answered to
+	// several attempts counts once), and of those the ones no Client ever
+	// named in a request: made for an attempt whose answer was lost, the
+	// duplicate the RFD calls cheap ("an unused session").
+	Sessions, UnusedSessions int
 }
 
 // Add adds o to s, for summing over the seeds of a swarm.
@@ -240,4 +245,6 @@ func (s *Stats) Add(o Stats) {
 	s.Submissions += o.Submissions
 	s.Prompts += o.Prompts
 	s.Frames += o.Frames
+	s.Sessions += o.Sessions
+	s.UnusedSessions += o.UnusedSessions
 }

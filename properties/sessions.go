@@ -152,6 +152,13 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 		if !m.hasErr {
 			if id := c.name(readSession(m.result)); id != "" {
 				c.sess(id).sawHad(proc, e, "created it")
+				if r.method == acp.MethodSessionNew && !l.observer && !c.createdSet[id] {
+					if c.createdSet == nil {
+						c.createdSet = map[string]bool{}
+					}
+					c.createdSet[id] = true
+					c.created = append(c.created, id)
+				}
 			}
 		}
 	case acp.MethodSessionResume:

@@ -81,6 +81,9 @@ type NewSessionParams struct {
 	Cwd                   string            `json:"cwd"`
 	AdditionalDirectories []string          `json:"additionalDirectories,omitempty"`
 	McpServers            []json.RawMessage `json:"mcpServers,omitempty"`
+	// IdempotencyKey is not in the RFD: its alternative "key session/new
+	// and session/fork" (the keyed-create policy, the create-keys knob).
+	IdempotencyKey string `json:"idempotencyKey,omitempty"`
 }
 
 // NewSessionResult is the result of session/new.

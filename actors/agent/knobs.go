@@ -89,6 +89,13 @@ type Knobs struct {
 	// "Why is there no time window?"). The window runs in the process that
 	// inserted the message: one that dies first leaves the key bound.
 	KeyWindow time.Duration
+	// CreateKeys is what session/new does with an idempotencyKey (the
+	// RFD's "Why not key session/new and session/fork?"): "ignore" it (the
+	// RFD: a duplicate is an unused session), or answer a repeated key with
+	// the session it made, the key bound in the "store" in the session's
+	// own batch, or in the process's "memory" (as an adapter whose runtime
+	// chooses session ids could: until it restarts).
+	CreateKeys string
 }
 
 // Knob values.
@@ -117,6 +124,9 @@ const (
 	BindingAfterTurn   = "after-turn"
 	MessageIDsAgent    = "agent"
 	MessageIDsKey      = "key"
+	CreateKeysIgnore   = "ignore"
+	CreateKeysStore    = "store"
+	CreateKeysMemory   = "memory"
 )
 
 // CodeKeyReused is the error compare=error answers a recorded key sent with
@@ -128,7 +138,7 @@ const CodeKeyReused = -32010
 func DefaultKnobs() Knobs {
 	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, SessionsIn: SessionsStore, Auth: AuthNone,
 		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond,
-		InProgress: InProgressWait, Binding: BindingWithMessage, MessageIDs: MessageIDsAgent}
+		InProgress: InProgressWait, Binding: BindingWithMessage, MessageIDs: MessageIDsAgent, CreateKeys: CreateKeysIgnore}
 }
 
 // choiceKnobs are the knobs with a fixed set of values, as data: the trace
@@ -149,6 +159,7 @@ var choiceKnobs = []struct {
 	{"in-progress", []string{InProgressWait, InProgressConflict}, func(k *Knobs) *string { return &k.InProgress }},
 	{"binding", []string{BindingWithMessage, BindingAfterTurn}, func(k *Knobs) *string { return &k.Binding }},
 	{"message-ids", []string{MessageIDsAgent, MessageIDsKey}, func(k *Knobs) *string { return &k.MessageIDs }},
+	{"create-keys", []string{CreateKeysIgnore, CreateKeysStore, CreateKeysMemory}, func(k *Knobs) *string { return &k.CreateKeys }},
 }
 
 // Retention is the Agent's retention promise in the trace contract's terms:
@@ -268,7 +279,7 @@ func (k Knobs) Map() map[string]string {
 		m["key-window"] = k.KeyWindow.String()
 	}
 	// So are the alternatives' knobs, at the RFD's values.
-	for name, def := range map[string]string{"in-progress": InProgressWait, "binding": BindingWithMessage, "message-ids": MessageIDsAgent} {
+	for name, def := range map[string]string{"in-progress": InProgressWait, "binding": BindingWithMessage, "message-ids": MessageIDsAgent, "create-keys": CreateKeysIgnore} {
 		if m[name] == def {
 			delete(m, name)
 		}

@@ -37,9 +37,12 @@ type Agent struct {
 	// windows are, under key-window, the bindings whose window a timer
 	// (by id) ends.
 	windows map[int]store.Binding
-	batches map[waiter][]*batchReply
-	nextTmr int
-	out     []Output
+	// createKeys are, under create-keys=memory, the session/new keys this
+	// process answered, with the session each made.
+	createKeys map[string]string
+	batches    map[waiter][]*batchReply
+	nextTmr    int
+	out        []Output
 	// strat stores user messages and recognizes keys for a model that
 	// reuses this protocol handling (the adapter); nil is the reference's
 	// own store batch with a key binding.

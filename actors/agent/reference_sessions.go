@@ -18,14 +18,55 @@ func (a *Agent) newSession(conn string, m *acp.Message) {
 		a.fail(conn, m.ID, e)
 		return
 	}
+	if s := a.createdFor(p.IdempotencyKey); s != nil {
+		s.activate(conn)
+		a.reply(conn, m.ID, "respond-session-new", acp.NewSessionResult{SessionID: s.rec.ID})
+		return
+	}
 	rec := store.Session{ID: a.env.NewID(), Cwd: p.Cwd}
-	if err := a.st.Commit(store.Batch{Sessions: []store.Session{rec}}); err != nil {
+	b := store.Batch{Sessions: []store.Session{rec}}
+	if p.IdempotencyKey != "" && a.knobs.CreateKeys == CreateKeysStore {
+		b.Bindings = []store.Binding{{Session: createScope, Key: p.IdempotencyKey, MessageID: rec.ID, Prompt: acp.MethodSessionNew}}
+	}
+	if err := a.st.Commit(b); err != nil {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeInternalError, "store: %v", err))
 		return
+	}
+	if p.IdempotencyKey != "" && a.knobs.CreateKeys == CreateKeysMemory {
+		if a.createKeys == nil {
+			a.createKeys = map[string]string{}
+		}
+		a.createKeys[p.IdempotencyKey] = rec.ID
 	}
 	a.sessions[rec.ID] = &session{rec: rec, conn: conn, state: acp.StateIdle, pending: map[string]*heldPrompt{}}
 	a.out = append(a.out, Output{Kind: OutSync, Step: "sync-session"})
 	a.reply(conn, m.ID, "respond-session-new", acp.NewSessionResult{SessionID: rec.ID})
+}
+
+// createScope is the store's session of session/new's key bindings: no
+// session's id, so that a creation key and a prompt key never meet.
+const createScope = ""
+
+// createdFor is the session a session/new with key made before, under the
+// create-keys knob, if this process still has it (a session kept in the
+// memory of a process that ended is gone with its key's promise).
+func (a *Agent) createdFor(key string) *session {
+	if key == "" {
+		return nil
+	}
+	var id string
+	switch a.knobs.CreateKeys {
+	case CreateKeysStore:
+		if b, ok := a.st.Binding(createScope, key); ok {
+			id = b.MessageID
+		}
+	case CreateKeysMemory:
+		id = a.createKeys[key]
+	}
+	if id == "" {
+		return nil
+	}
+	return a.session(id)
 }
 
 func (a *Agent) resume(conn string, m *acp.Message) {

@@ -233,7 +233,11 @@ func TestScenarios(t *testing.T) {
 			case "init":
 				return h.request(t, conn, acp.MethodInitialize, td, acp.InitializeParams{ProtocolVersion: 2, Info: acp.Implementation{Name: "t", Version: "0"}})
 			case "new":
-				return h.request(t, conn, acp.MethodSessionNew, td, acp.NewSessionParams{Cwd: "/w"})
+				p := acp.NewSessionParams{Cwd: "/w"}
+				if td.HasArg("key") {
+					p.IdempotencyKey = arg(td, "key")
+				}
+				return h.request(t, conn, acp.MethodSessionNew, td, p)
 			case "resume":
 				p := acp.ResumeSessionParams{SessionID: arg(td, "session"), Cwd: "/w"}
 				if td.HasArg("replay") {

@@ -73,6 +73,13 @@ type Policy struct {
 	// Alternative: one of the RFD's alternatives, which acpsim matrix
 	// --alternatives runs (not a row of the default matrix).
 	Alternative bool
+	// KeyedCreate: session/new carries a key of its own, the same on every
+	// attempt to create one session, so that an Agent that honours it
+	// (the create-keys knob) answers a retry with the session it made: the
+	// RFD's "Why not key session/new and session/fork?". The key lives in
+	// the Client's memory until the session's id comes; forks are not
+	// resent, so they carry none.
+	KeyedCreate bool
 	// TellsUnknown: a prompt whose response did not come, which the policy
 	// does not resend, is told to the user as unknown instead of dropped
 	// without a word (a Client that knows its retry class).
@@ -110,6 +117,7 @@ var Policies = []Policy{
 	{Name: "bounded", Resend: true, Keyed: true, Bounded: true, Doc: "keyed, but gives up after MaxAttempts attempts and tells the user the outcome is unknown"},
 	{Name: "stale", Resend: true, Keyed: true, ShowStale: true, Doc: "keyed, but a prompt still pending StaleAfter after it was submitted is shown to the user (outcome unknown) instead of resent"},
 	{Name: "classes-only", TellsUnknown: true, Alternative: true, Doc: "the RFD's first alternative, retry classes documented and no key: a prompt (unsafe to retry) is never resent; one whose response did not come is told to the user as unknown"},
+	{Name: "keyed-create", Resend: true, Keyed: true, KeyedCreate: true, Alternative: true, Doc: "keyed, and session/new carries a key too, the same on every attempt to create one session (the RFD's alternative of a key on the creating methods)"},
 	{Name: "lookup", Resend: true, Lookup: true, Doc: "no key: when a response does not come, resumes with replay from the start and looks for its message by text; resends if it is not there (the RFD's rejected alternative)"},
 	{Name: "resend-before-resume", Resend: true, Keyed: true, ResendBeforeResume: true, Catches: "phantom",
 		Doc: "known-bad: keyed, but after reconnecting resends pending prompts before session/resume and shows their -32002 as failed"},

@@ -167,7 +167,7 @@ func (c *Client) response(r request, m *acp.Message) {
 			c.setupErrorAnswered(r.sess) // the id never reached us, so a new one is no duplicate we could use
 			return
 		}
-		c.sessions[r.sess].id, c.sessions[r.sess].setupErrors = res.SessionID, 0
+		c.sessions[r.sess].id, c.sessions[r.sess].setupErrors, c.sessions[r.sess].createKey = res.SessionID, 0, ""
 		c.sessionReady(r.sess)
 	case reqResume:
 		sess := c.sessions[r.sess]
@@ -250,7 +250,14 @@ func (c *Client) openSession(i int, s *clientSession) {
 			}
 		}
 		s.state = sessCreating
-		id := c.request(reqNew, i, nil, acp.MethodSessionNew, acp.NewSessionParams{Cwd: c.cfg.Cwd})
+		p := acp.NewSessionParams{Cwd: c.cfg.Cwd}
+		if c.cfg.Policy.KeyedCreate {
+			if s.createKey == "" {
+				s.createKey = c.env.NewID()
+			}
+			p.IdempotencyKey = s.createKey
+		}
+		id := c.request(reqNew, i, nil, acp.MethodSessionNew, p)
 		c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})
 		return
 	}

@@ -56,8 +56,11 @@ type Client struct {
 }
 
 type clientSession struct {
-	id    string // "" until session/new answered
-	state sessState
+	id string // "" until session/new answered
+	// createKey is the key of the session/new attempts while id is ""
+	// (Policy.KeyedCreate).
+	createKey string
+	state     sessState
 	// replaying is set while a session/resume with replay from the start is
 	// outstanding; seen collects the user messages it replays, in order.
 	replaying bool

@@ -55,6 +55,8 @@ var knobDocs = map[string]knobDoc{
 		"a prompt's key binding is written in the message's own batch (with-message: the RFD's one transaction) or when the prompt's turn ends (after-turn: a process that dies during the turn keeps the message and loses the key)"},
 	"message-ids": {"a user message's id is the Agent's or the Client's key",
 		"a user message's messageId is minted by the Agent (agent: the Message ID RFD) or is the prompt's idempotencyKey (key: the rejected Client-chosen messageId)"},
+	"create-keys": {"session/new's idempotencyKey: ignored (RFD) or honoured, bound in the store or memory",
+		"an idempotencyKey on session/new is ignored (ignore: the RFD, a duplicate is an unused session) or a repeat of it is answered with the session it made, the key bound with the session in the store (store) or in the process's memory until it ends (memory: as an adapter could)"},
 	"key-window": {"a key stays bound this long after its insertion (0: as long as its message)",
 		"a key stays bound this long after its message was inserted, then the message stays and the key is forgotten (0: as long as the message, the RFD; a window is Stripe's 24 h, the RFD's rejected alternative)"},
 	"retain": {"each session keeps its N newest user messages and their keys (0: all)",

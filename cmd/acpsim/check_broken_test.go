@@ -36,6 +36,7 @@ func closedPort(t *testing.T) string {
 func TestCheckAnAgentNothingListensForIsBrokenWithinStartTimeout(t *testing.T) {
 	for _, scheme := range []string{"http", "ws"} {
 		t.Run(scheme, func(t *testing.T) {
+			t.Setenv("ACPSIM_START_TIMEOUT", "5s") // the default, which checkRun raises
 			u := scheme + "://" + closedPort(t) + "/acp"
 			start := time.Now()
 			out, code := checkRun(t, "--url", u, "--seeds", "3")

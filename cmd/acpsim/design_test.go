@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -113,6 +114,15 @@ func TestMatrixAlternativesMeasuresEachAgainstTheRFD(t *testing.T) {
 	}
 	if r := row("key and message not in one transaction"); !strings.Contains(r, "duplicate") {
 		t.Errorf("a binding written after the turn must duplicate: %q", r)
+	}
+	// A key on session/new: the RFD's duplicate sessions (made for an
+	// attempt whose answer was lost) are gone when the key is stored.
+	unused := regexp.MustCompile(`  ([1-9][0-9]*) of [0-9]+ \(`)
+	if r := row("the RFD"); !unused.MatchString(r) {
+		t.Errorf("the RFD's row must show unused sessions: %q", r)
+	}
+	if r := row("a key on session/new too, bound in the store"); !strings.Contains(r, "keyed-create × create-keys-store") || !strings.Contains(r, "  0 of ") || !strings.Contains(r, " ·  ") {
+		t.Errorf("a stored key on session/new must leave no unused session and no anomaly: %q", r)
 	}
 	if strings.Contains(out, "--alternatives=") {
 		t.Errorf("a rerun command carries --alternatives:\n%s", out)

@@ -24,8 +24,7 @@ func alt(name string, settings ...design.Setting) design.Design {
 }
 
 // Alternatives are the RFD's alternatives, in the order it names them,
-// after its own proposal. Not here yet: a key on every method; the README
-// says why.
+// after its own proposal.
 var Alternatives = []Alternative{
 	{Name: "the RFD", Policy: "keyed", Design: design.Builtin[0], Stores: "a key per pending submission",
 		RFD: `"The Client generates the key and sends the same key on every attempt. The Agent inserts the user message at most once for that key and answers retries with the messageId of the original."`},
@@ -51,6 +50,10 @@ var Alternatives = []Alternative{
 		RFD: `"Let the Client choose the messageId. A Client-chosen ID would deduplicate prompts. The Message ID RFD rejected Client-generated message IDs."`},
 	{Name: "409: a retry of a held prompt polls", Policy: "keyed", Design: alt("in-progress-conflict", design.Setting{Key: "in-progress", Value: "conflict"}), Stores: "a key per pending submission",
 		RFD: `"HTTP APIs answer a retry of an in-progress request with 409 and expect the client to poll. ACP requests can stay pending, so the Agent answers the retry when it answers the original."`},
+	{Name: "a key on session/new too, bound in the store", Policy: "keyed-create", Design: alt("create-keys-store", design.Setting{Key: "create-keys", Value: "store"}), Stores: "a key per pending submission and per session being created",
+		RFD: `"Why not key session/new and session/fork? ... A duplicate is cheap. It is an unused session, not repeated work."`},
+	{Name: "a key on session/new too, kept in memory (an adapter)", Policy: "keyed-create", Design: alt("create-keys-memory", design.Setting{Key: "create-keys", Value: "memory"}), Stores: "a key per pending submission and per session being created",
+		RFD: `"Adapters could not keep the promise ... an adapter could only remember the key until it restarts. On stdio, a restart is the only time the key would be needed."`},
 }
 
 // Pair is one row of a matrix that is not a product: a policy with a

@@ -15,23 +15,23 @@ import (
 // markdown writes the same as Markdown tables.
 func (r *Report) WriteAlternatives(w io.Writer, markdown bool) error {
 	fmt.Fprintf(w, "RFD alternatives: %s\n", r.title())
-	fmt.Fprintf(w, "any: seeds with an anomaly (its kinds after it); unknown: submissions per 100 whose user was told the outcome is unknown or nothing; requests: prompt requests per submission\n")
+	fmt.Fprintf(w, "any: seeds with an anomaly (its kinds after it); unknown: submissions per 100 whose user was told the outcome is unknown or nothing; requests: prompt requests per submission; unused sessions: of the sessions the Agent made for session/new, those no Client used\n")
 	for _, link := range r.Links {
 		rows := r.rowsOf(link)
 		if len(rows) == 0 {
 			continue
 		}
 		if markdown {
-			fmt.Fprintf(w, "\n**%s**\n\n| alternative | policy × design | any | unknown | requests | a Client stores |\n|---|---|---|---|---|---|\n", link)
+			fmt.Fprintf(w, "\n**%s**\n\n| alternative | policy × design | any | unknown | requests | unused sessions | a Client stores |\n|---|---|---|---|---|---|---|\n", link)
 		} else {
 			fmt.Fprintf(w, "\nlink %s\n", link)
 		}
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 		if !markdown {
-			fmt.Fprintln(tw, "  alternative\tpolicy × design\tany\tunknown\trequests\ta Client stores")
+			fmt.Fprintln(tw, "  alternative\tpolicy × design\tany\tunknown\trequests\tunused sessions\ta Client stores")
 		}
 		for _, row := range rows {
-			cells := []string{row.Alternative, row.Policy + " × " + row.Design, r.anyKinds(row), perHundred(row.ToldUnknown, row.Submissions), perSubmission(row.PromptRequests, row.Submissions), storesOf(row.Alternative)}
+			cells := []string{row.Alternative, row.Policy + " × " + row.Design, r.anyKinds(row), perHundred(row.ToldUnknown, row.Submissions), perSubmission(row.PromptRequests, row.Submissions), unusedOf(row), storesOf(row.Alternative)}
 			if markdown {
 				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 			} else {
@@ -83,6 +83,17 @@ func perSubmission(n, of int) string {
 		return "-"
 	}
 	return fmt.Sprintf("%.2f", float64(n)/float64(of))
+}
+
+// unusedOf is a row's unused sessions: how many of those made, and the share.
+func unusedOf(row *Row) string {
+	if row.Sessions == 0 {
+		return "-"
+	}
+	if row.UnusedSessions == 0 {
+		return fmt.Sprintf("0 of %d", row.Sessions)
+	}
+	return fmt.Sprintf("%d of %d (%s)", row.UnusedSessions, row.Sessions, Percent(row.UnusedSessions, row.Sessions))
 }
 
 func storesOf(name string) string {

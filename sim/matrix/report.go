@@ -58,6 +58,10 @@ type Row struct {
 	Submissions    int `json:"submissions"`
 	PromptRequests int `json:"promptRequests"`
 	ToldUnknown    int `json:"toldUnknown"`
+	// Sessions the Agent made for the Clients' session/new, and those no
+	// Client used: made for an attempt whose answer was lost.
+	Sessions       int `json:"sessions"`
+	UnusedSessions int `json:"unusedSessions"`
 }
 
 // Size is how big a run is.

@@ -55,6 +55,7 @@ type seedResult struct {
 	err          error
 	// subs, prompts, unknown: the row's counts (Row.Submissions, …).
 	subs, prompts, unknown int
+	sessions, unused       int
 }
 
 func (c *Config) runSeeds(cells []*cell) error {
@@ -75,6 +76,7 @@ func (c *Config) runSeeds(cells []*cell) error {
 		r.err = runners.JudgeOnly(cfg, func(v *world.Verdict) {
 			r.inconclusive, r.size = v.Report.Inconclusive, sizeOf(v.Result)
 			r.subs, r.prompts = v.Report.Stats.Submissions, v.Report.Stats.Prompts
+			r.sessions, r.unused = v.Report.Stats.Sessions, v.Report.Stats.UnusedSessions
 			for _, sr := range v.Report.Submissions {
 				if sr.Outcome == traces.OutcomeUnknown || sr.Outcome == traces.OutcomeAbandoned || sr.Outcome == "" {
 					r.unknown++
@@ -112,6 +114,8 @@ func (c *Config) runSeeds(cells []*cell) error {
 		cl.row.Submissions += r.subs
 		cl.row.PromptRequests += r.prompts
 		cl.row.ToldUnknown += r.unknown
+		cl.row.Sessions += r.sessions
+		cl.row.UnusedSessions += r.unused
 		if r.kinds == 0 {
 			return
 		}

@@ -126,6 +126,8 @@ type StatsCount struct {
 	Submissions         int `json:"submissions"`
 	Prompts             int `json:"prompts"`
 	Frames              int `json:"frames"`
+	Sessions            int `json:"sessions"`
+	UnusedSessions      int `json:"unused_sessions"`
 }
 
 // CoverageCounts is CoverageTotal by pair name.
