@@ -96,6 +96,13 @@ type Knobs struct {
 	// own batch, or in the process's "memory" (as an adapter whose runtime
 	// chooses session ids could: until it restarts).
 	CreateKeys string
+	// Protocol is the ACP version the Agent speaks on the wire: "2", or
+	// "1" (SpeakV1 over the same model: no key, the prompt answered when
+	// its turn ends, history through session/load), the status quo.
+	Protocol string
+	// LoadSession (v1) is whether the Agent offers session/load: "yes", or
+	// "no" (a v1 Agent that cannot reopen a session on a new connection).
+	LoadSession string
 }
 
 // Knob values.
@@ -127,6 +134,10 @@ const (
 	CreateKeysIgnore   = "ignore"
 	CreateKeysStore    = "store"
 	CreateKeysMemory   = "memory"
+	ProtocolV2         = "2"
+	ProtocolV1         = "1"
+	LoadSessionYes     = "yes"
+	LoadSessionNo      = "no"
 )
 
 // CodeKeyReused is the error compare=error answers a recorded key sent with
@@ -138,7 +149,7 @@ const CodeKeyReused = -32010
 func DefaultKnobs() Knobs {
 	return Knobs{Busy: BusyHold, HeldOnDisconnect: HeldDrop, Compare: CompareReject, CloseMissing: CloseOK, Keys: KeysStore, SessionsIn: SessionsStore, Auth: AuthNone,
 		Chunks: 3, ChunkEvery: 20 * time.Millisecond, RuntimeDedupe: DedupeAppend, RuntimeDelay: 15 * time.Millisecond,
-		InProgress: InProgressWait, Binding: BindingWithMessage, MessageIDs: MessageIDsAgent, CreateKeys: CreateKeysIgnore}
+		InProgress: InProgressWait, Binding: BindingWithMessage, MessageIDs: MessageIDsAgent, CreateKeys: CreateKeysIgnore, Protocol: ProtocolV2, LoadSession: LoadSessionYes}
 }
 
 // choiceKnobs are the knobs with a fixed set of values, as data: the trace
@@ -160,6 +171,8 @@ var choiceKnobs = []struct {
 	{"binding", []string{BindingWithMessage, BindingAfterTurn}, func(k *Knobs) *string { return &k.Binding }},
 	{"message-ids", []string{MessageIDsAgent, MessageIDsKey}, func(k *Knobs) *string { return &k.MessageIDs }},
 	{"create-keys", []string{CreateKeysIgnore, CreateKeysStore, CreateKeysMemory}, func(k *Knobs) *string { return &k.CreateKeys }},
+	{"protocol", []string{ProtocolV2, ProtocolV1}, func(k *Knobs) *string { return &k.Protocol }},
+	{"load-session", []string{LoadSessionYes, LoadSessionNo}, func(k *Knobs) *string { return &k.LoadSession }},
 }
 
 // Retention is the Agent's retention promise in the trace contract's terms:
@@ -279,7 +292,7 @@ func (k Knobs) Map() map[string]string {
 		m["key-window"] = k.KeyWindow.String()
 	}
 	// So are the alternatives' knobs, at the RFD's values.
-	for name, def := range map[string]string{"in-progress": InProgressWait, "binding": BindingWithMessage, "message-ids": MessageIDsAgent, "create-keys": CreateKeysIgnore} {
+	for name, def := range map[string]string{"in-progress": InProgressWait, "binding": BindingWithMessage, "message-ids": MessageIDsAgent, "create-keys": CreateKeysIgnore, "protocol": ProtocolV2, "load-session": LoadSessionYes} {
 		if m[name] == def {
 			delete(m, name)
 		}
@@ -335,6 +348,14 @@ func (k Knobs) Validate() error {
 	if k.Chunks < 1 || k.ChunkEvery <= 0 {
 		return fmt.Errorf("work must have at least one chunk and a positive chunk interval")
 	}
+	if k.Protocol == ProtocolV1 && k.LiveOnly != "" {
+		// v1 answers a prompt when its turn ends: a command handled
+		// locally has no turn the translation could see end.
+		return fmt.Errorf("protocol 1 with live-only: expected no live-only prefix (a v1 prompt is answered when its turn ends)")
+	}
+	if k.LoadSession == LoadSessionNo && k.Protocol != ProtocolV1 {
+		return fmt.Errorf("load-session=no: expected with protocol=1 only (v2 has session/resume)")
+	}
 	return nil
 }
 
@@ -362,7 +383,13 @@ func Lookup(name string) (Factory, error) {
 	if !ok {
 		return nil, fmt.Errorf("unknown agent %q: expected one of %s", name, strings.Join(Names(), ", "))
 	}
-	return e.factory, nil
+	return func(k Knobs, open StoreOpener, env Env) Machine {
+		m := e.factory(k, open, env)
+		if k.Protocol == ProtocolV1 {
+			return SpeakV1(m, k.LoadSession == LoadSessionYes)
+		}
+		return m
+	}, nil
 }
 
 // Names lists the registered model Agents, sorted.

@@ -115,9 +115,9 @@ Agent behind its tap.`,
 			}
 			m := f(cfg.Knobs, func() store.Store { return st }, promptErrorsEnv(promptErrors, seed))
 			if listen != "" {
-				err = serveListen(cmd, m, st, listen, cfg.Agent)
+				err = serveListen(cmd, m, st, listen, cfg.Agent, cfg.Knobs.Protocol)
 			} else {
-				fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on stdin/stdout\n", cfg.Agent)
+				fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v%s on stdin/stdout\n", cfg.Agent, cfg.Knobs.Protocol)
 				err = serve.Stdio(m, st, os.Stdin, os.Stdout)
 			}
 			var fp *serve.FailpointError
@@ -161,14 +161,14 @@ func promptErrorsEnv(rate float64, seed uint64) agent.Env {
 // serveListen serves m on addr until SIGTERM or SIGINT, after printing the
 // endpoint's URL as the first line on stdout: stdio carries no ACP in this
 // mode, and a script or test that asked for port 0 learns the port there.
-func serveListen(cmd *cobra.Command, m agent.Machine, st store.Store, addr, name string) error {
+func serveListen(cmd *cobra.Command, m agent.Machine, st store.Store, addr, name, version string) error {
 	l, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--listen: %v", err)
 	}
 	url := serve.URL(l.Addr())
 	fmt.Fprintln(cmd.OutOrStdout(), url)
-	fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v2 on %s (Streamable HTTP; WebSocket at ws://%s%s)\n", name, url, l.Addr(), serve.Path)
+	fmt.Fprintf(os.Stderr, "acpsim agent %s: serving ACP v%s on %s (Streamable HTTP; WebSocket at ws://%s%s)\n", name, version, url, l.Addr(), serve.Path)
 	ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM, os.Interrupt)
 	defer stop()
 	return serve.Remote(ctx, m, st, l)
