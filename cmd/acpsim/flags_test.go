@@ -16,6 +16,8 @@ func twinValue(f *pflag.Flag) string {
 	switch f.Name {
 	case "session-contract": // its values are checked as they are set
 		return "process"
+	case "protocol": // likewise
+		return "1"
 	}
 	switch f.Value.Type() {
 	case "bool":

@@ -5,6 +5,7 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,14 +23,24 @@ var lintRules = []string{
 
 func newLintCmd() *cobra.Command {
 	var rules string
+	var protocol protocolValue // auto
 	cmd := &cobra.Command{
 		Use:   "lint [flags] TRACE...",
-		Short: "Check that every frame of a trace conforms to ACP v2 and the RFD's idempotencyKey",
-		Long: `Read traces (ndjson, from run --trace, swarm or check) and check every frame an
-endpoint sent: each JSON-RPC message against the official ACP v2 JSON Schema
+		Short: "Check that every frame of a trace conforms to ACP (v2 and the RFD's idempotencyKey, or v1)",
+		Long: `Read traces (ndjson, from run --trace, swarm, check or tap) and check every frame
+an endpoint sent: each JSON-RPC message against the official ACP v2 JSON Schema
 (with the RFD's idempotencyKey on session/prompt: a string of 1 to 255
 characters, or null), a response against the result of the request it
 answers, and the rules the schema cannot express.
+
+ACP v1: a trace whose Agent answered initialize as ACP v1 (protocolVersion 1,
+or v1's field names) is checked against the official ACP v1 schema instead,
+with its JSON-RPC rules (json, jsonrpc, id-reused) but not the key rules or
+probes: the idempotency RFD extends v2, so v1 has no key. --protocol 1 or 2
+pins the schema whatever the trace negotiated. Wherever v1 is involved, lint
+names the schema and why first (FILE: schema: ACP v1 (the Agent answered
+initialize with protocolVersion 1 at line 5)) and says once that the key rules
+were not run; a v2 trace lints as it always did.
 
 Rules:
   json              the frame is not JSON
@@ -64,10 +75,11 @@ that cannot be read (reported as file:line: what was expected).`,
 			if err != nil {
 				return err
 			}
-			return lint(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, want)
+			return lint(cmd.OutOrStdout(), cmd.ErrOrStderr(), args, want, int(protocol))
 		},
 	}
 	cmd.Flags().StringVar(&rules, "rules", "", "report only these rules, comma-separated (default: all, as listed above)")
+	cmd.Flags().Var(&protocol, "protocol", "the ACP schema to check against: auto (what the trace's initialize negotiated; v2 if nothing says v1), 1 or 2")
 	return cmd
 }
 
@@ -90,9 +102,9 @@ func parseRules(s string) (map[string]bool, error) {
 // lint checks each trace and prints its problems, then a summary. A trace
 // that cannot be read is reported on stderr and the others are still
 // checked; it makes the exit code 2.
-func lint(out, errOut io.Writer, paths []string, want map[string]bool) error {
+func lint(out, errOut io.Writer, paths []string, want map[string]bool, protocol int) error {
 	byRule := map[string]int{}
-	frames, problems, read, unreadable := 0, 0, 0, 0
+	frames, problems, read, unreadable, v1 := 0, 0, 0, 0, 0
 	for _, path := range paths {
 		log, err := readTrace(path)
 		if err != nil {
@@ -106,7 +118,14 @@ func lint(out, errOut io.Writer, paths []string, want map[string]bool) error {
 				frames++
 			}
 		}
-		for _, p := range conform.Trace(log.Events) {
+		version, line := lintSchema(log.Events, protocol)
+		if line != "" {
+			fmt.Fprintf(out, "%s: %s\n", path, line)
+		}
+		if version == conform.V1 {
+			v1++
+		}
+		for _, p := range conform.TraceVersion(version, log.Events) {
 			if want != nil && !want[p.Rule] {
 				continue
 			}
@@ -115,6 +134,9 @@ func lint(out, errOut io.Writer, paths []string, want map[string]bool) error {
 			problems++
 			byRule[p.Rule]++
 		}
+	}
+	if v1 > 0 {
+		fmt.Fprintf(out, "key rules: not applicable to ACP v1 (the idempotency RFD extends ACP v2), not run on %d %s\n", v1, plural(v1, "trace"))
 	}
 	summary := fmt.Sprintf("%d %s of %d %s", frames, plural(frames, "frame"), read, plural(read, "trace"))
 	if unreadable > 0 {
@@ -138,6 +160,57 @@ func lint(out, errOut io.Writer, paths []string, want map[string]bool) error {
 		return exitError{exitUsage}
 	case problems > 0:
 		return exitError{exitAnomaly}
+	}
+	return nil
+}
+
+// lintSchema picks the schema a trace is checked against, and the line
+// that says which and why. The line is left out only in the ordinary case,
+// v2 with nothing in the trace saying v1, so v2 traces lint as they always
+// did; any time v1 is involved, a reader is told before the problems.
+func lintSchema(events []traces.Event, protocol int) (version int, line string) {
+	n := conform.Negotiated(events)
+	why := n.Why
+	if n.Seq != 0 {
+		// The header is line 1 and event n is line n+1.
+		why += fmt.Sprintf(" at line %d", n.Seq+1)
+	}
+	version = n.Version
+	if protocol != protocolAuto {
+		version, why = protocol, fmt.Sprintf("--protocol %d; %s", protocol, why)
+	}
+	if version == conform.V2 && n.Version == conform.V2 {
+		return version, ""
+	}
+	return version, fmt.Sprintf("schema: ACP v%d (%s)", version, why)
+}
+
+// protocolValue is --protocol: protocolAuto, or the version to pin. Its
+// values are checked as they are set, so ACPSIM_PROTOCOL is held to them
+// too.
+type protocolValue int
+
+const protocolAuto = 0
+
+func (v *protocolValue) String() string {
+	if *v == protocolAuto {
+		return "auto"
+	}
+	return strconv.Itoa(int(*v))
+}
+
+func (v *protocolValue) Type() string { return "string" }
+
+func (v *protocolValue) Set(s string) error {
+	switch s {
+	case "auto":
+		*v = protocolAuto
+	case "1":
+		*v = conform.V1
+	case "2":
+		*v = conform.V2
+	default:
+		return fmt.Errorf("expected auto, 1 (ACP v1) or 2 (ACP v2)")
 	}
 	return nil
 }

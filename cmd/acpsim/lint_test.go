@@ -176,6 +176,7 @@ func TestLintBadInput(t *testing.T) {
 		{"a directory", []string{"lint", dir}, "is a directory"},
 		{"no trace", []string{"lint"}, "requires at least 1 arg"},
 		{"unknown rule", []string{"lint", "--rules", "key-in-mete", good}, `unknown rule "key-in-mete"`},
+		{"unknown protocol", []string{"lint", "--protocol", "3", good}, `invalid argument "3" for "--protocol" flag: expected auto, 1 (ACP v1) or 2 (ACP v2)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			code, _, stderr := run(t, tc.args...)
@@ -193,5 +194,87 @@ func TestLintBadInput(t *testing.T) {
 	}
 	if code, out, _ := run(t, "lint", good); code != exitOK || out != "OK: no problems in 1 frame of 1 trace\n" {
 		t.Fatalf("good trace: exit %d, output:\n%s", code, out)
+	}
+}
+
+// v1Fixture is a v1 Client and Agent's trace: initialize, session/new, a
+// prompt, and session/load on a new process.
+const v1Fixture = "../../properties/conform/testdata/v1.ndjson"
+
+// A trace whose Agent answered initialize as ACP v1 is checked against
+// the v1 schema, said in one line with where it was read, and the key rules
+// are said once not to apply; broken v1 frames are problems at their line;
+// the same trace held to v2 is not clean, so the choice is what made it so.
+func TestLintChecksAV1TraceAgainstTheV1Schema(t *testing.T) {
+	code, out, errOut := run(t, "lint", v1Fixture)
+	want := v1Fixture + ": schema: ACP v1 (the Agent answered initialize with protocolVersion 1 at line 5)\n" +
+		"key rules: not applicable to ACP v1 (the idempotency RFD extends ACP v2), not run on 1 trace\n" +
+		"OK: no problems in 14 frames of 1 trace\n"
+	if code != exitOK || out != want || errOut != "" {
+		t.Fatalf("exit %d, stderr %q, output:\n%s\nwant:\n%s", code, errOut, out, want)
+	}
+
+	b, err := os.ReadFile(v1Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// session/new without mcpServers (line 6; session/load keeps its own),
+	// the prompt answered without a stop reason (line 11).
+	broken := strings.Replace(string(b), `,\"mcpServers\":[]}}`, `}}`, 1)
+	broken = strings.Replace(broken, `{\"stopReason\":\"end_turn\"}`, `{}`, 1)
+	if broken == string(b) {
+		t.Fatal("the fixture changed: the edits no longer apply")
+	}
+	path := filepath.Join(t.TempDir(), "broken.ndjson")
+	if err := os.WriteFile(path, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = run(t, "lint", path)
+	for _, w := range []string{
+		path + ": schema: ACP v1 (the Agent answered initialize with protocolVersion 1 at line 5)\n",
+		path + ":6: seq 5 link c1:a1#1 dir c2a: schema: session/new request (params: NewSessionRequest): missing property 'mcpServers' (at /params)\n",
+		path + ":11: seq 10 link c1:a1#1 dir a2c: schema: response to session/prompt (result: PromptResponse): missing property 'stopReason' (at /result)\n",
+		"FAIL: 2 problems (schema 2) in 14 frames of 1 trace\n",
+	} {
+		if !strings.Contains(out, w) {
+			t.Errorf("broken: no %q in:\n%s", w, out)
+		}
+	}
+	if code != exitAnomaly {
+		t.Errorf("broken: exit %d, want %d", code, exitAnomaly)
+	}
+
+	// Pinned to v2, by the flag or its twin: the v1 trace is not clean.
+	for _, args := range [][]string{{"lint", "--protocol", "2", v1Fixture}, {"lint", v1Fixture}} {
+		if len(args) == 2 {
+			t.Setenv("ACPSIM_PROTOCOL", "2")
+		}
+		code, out, _ = run(t, args...)
+		first, _, _ := strings.Cut(out, "\n")
+		if code != exitAnomaly || first != v1Fixture+": schema: ACP v2 (--protocol 2; the Agent answered initialize with protocolVersion 1 at line 5)" ||
+			!strings.Contains(out, "missing property 'messageId'") || strings.Contains(out, "key rules:") {
+			t.Errorf("%q: exit %d, output:\n%s", args, code, out)
+		}
+	}
+}
+
+// A v2 trace lints as it did, with no schema line; pinned to v1, it says
+// so and is not clean.
+func TestLintOfAV2TraceWithTheProtocolPinned(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "v2.ndjson")
+	if code, out, _ := run(t, "run", "--seed", "1", "--prompts", "1", "--trace", path); code != exitOK {
+		t.Fatalf("run: exit %d:\n%s", code, out)
+	}
+	for _, protocol := range []string{"auto", "2"} {
+		code, out, _ := run(t, "lint", "--protocol", protocol, path)
+		if code != exitOK || !strings.HasPrefix(out, "OK: no problems in ") || strings.Count(out, "\n") != 1 {
+			t.Errorf("--protocol %s: exit %d, output:\n%s", protocol, code, out)
+		}
+	}
+	code, out, _ := run(t, "lint", "--protocol", "1", path)
+	if code != exitAnomaly || !strings.HasPrefix(out, path+": schema: ACP v1 (--protocol 1; the Agent answered initialize with protocolVersion 2 at line ") ||
+		!strings.Contains(out, "missing property 'stopReason'") || !strings.Contains(out, "key rules: not applicable to ACP v1") {
+		t.Errorf("--protocol 1: exit %d, output:\n%s", code, out)
 	}
 }

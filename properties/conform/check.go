@@ -19,6 +19,7 @@ import (
 // conn is what one connection's checks remember: the requests each side
 // sent, by direction and id.
 type conn struct {
+	version  int                // V1 or V2: the schema, and whether the RFD's rules apply
 	sent     map[string]sentReq // dir + " " + id text → the request
 	fixed    string             // Frame's method for every response
 	hasFixed bool
@@ -50,11 +51,14 @@ func (c *conn) check(seq int64, dir string, frame []byte, probe bool) []Problem 
 		problem(RuleJSONRPC, "", "direction %q: expected %q or %q", dir, traces.ClientToAgent, traces.AgentToClient)
 		return ps
 	}
-	cs, err := load()
+	cs, err := load(c.version)
 	if err != nil {
 		problem(RuleSchema, "", "%v", err)
 		return ps
 	}
+	// A probe is malformed in the RFD's terms; v1 has no key to malform.
+	rfd := c.version == V2
+	probe = probe && rfd
 	v, err := jsonschema.UnmarshalJSON(bytes.NewReader(frame))
 	if err != nil {
 		problem(RuleJSON, "", "not JSON: %v", err)
@@ -112,7 +116,9 @@ func (c *conn) check(seq int64, dir string, frame []byte, probe bool) []Problem 
 			p.Dir = dir
 			mps = append(mps, p)
 		}
-		mps = append(mps, keyProblems(dir, m)...)
+		if rfd {
+			mps = append(mps, keyProblems(dir, m)...)
+		}
 		if probe && m.kind == kindRequest {
 			mps = probeProblems(dir, m, mps)
 		}

@@ -1,12 +1,14 @@
 // Package conform says whether a frame, or every frame of a trace, conforms
-// to ACP v2 plus the prompt-idempotency RFD's idempotencyKey.
+// to ACP v2 plus the prompt-idempotency RFD's idempotencyKey, or to ACP v1
+// when that is what the trace's peers negotiated.
 //
 // The check has two halves. The schema half validates each JSON-RPC message
-// against the official ACP v2 JSON Schema (embedded, compiled once) with
-// github.com/santhosh-tekuri/jsonschema/v6: a request or notification
-// against its method's params definition (PromptRequest for session/prompt,
-// ...), a response against the result definition of the method of the
-// request it answers, an error response against the schema's Error. The
+// against the official ACP v2 JSON Schema (embedded, compiled once; v1's
+// likewise, when first needed) with github.com/santhosh-tekuri/jsonschema/v6:
+// a request or notification against its method's params definition
+// (PromptRequest for session/prompt, ...), a response against the result
+// definition of the method of the request it answers, an error response
+// against the schema's Error. The
 // lint half is the rules the schema cannot express: where the key may
 // appear (only directly in a session/prompt request's params, spelled
 // idempotencyKey, never in _meta) and that one side never sends two
@@ -32,6 +34,21 @@
 // byte for byte the SDK's. When the upstream schema gains the field, loading
 // fails on purpose, so the patch is dropped rather than silently shadowing
 // the official definition.
+//
+// # ACP v1
+//
+// Most published Agents and Clients speak ACP v1, and a v1 trace held to
+// v2's schema is a page of problems that say only "this is not v2". So
+// FrameVersion and TraceVersion check against the official v1 schema too,
+// and Negotiated reads which version a trace's initialize settled on. The
+// v1 copy is schema.v1.unstable.json from the same SDK release, unstable
+// for the same reason as v2's: the SDK's own v1 API is built on it, so an
+// Agent written with it may answer session/fork, session/archive or
+// session/status, which only the unstable schema defines, while for what
+// both define the unstable one only adds optional fields and variants.
+// The RFD extends v2, so v1 is not patched with idempotencyKey and its
+// frames get no key rules and no probe rule; JSON-RPC's rules (RuleJSON,
+// RuleJSONRPC, RuleIDReused) hold in both.
 //
 // # What the schema allows that a reader might not expect
 //
@@ -118,23 +135,49 @@ func (p Problem) String() string {
 	return b.String()
 }
 
+// Protocol versions whose official schema the package embeds.
+const (
+	// V1 is ACP v1, what most published Agents and Clients speak. The
+	// idempotency RFD extends v2, so a v1 frame is held to the schema and
+	// to JSON-RPC's rules (RuleJSON, RuleJSONRPC, RuleIDReused) only.
+	V1 = 1
+	// V2 is ACP v2 with the RFD's idempotencyKey, and every rule.
+	V2 = 2
+)
+
 // Frame checks one frame (a JSON-RPC message or a batch of them) sent in
-// dir, traces.ClientToAgent or traces.AgentToClient, and returns its
-// problems, none when it conforms. method is the method of the request a
-// response answers; it applies to every response in the frame, and "" checks
-// a response against the schema's union of all results. Frame knows nothing
-// of the connection, so it reports RuleIDReused only within a batch; Trace
-// reports it across a link.
+// dir, traces.ClientToAgent or traces.AgentToClient, against ACP v2, and
+// returns its problems, none when it conforms. method is the method of the
+// request a response answers; it applies to every response in the frame,
+// and "" checks a response against the schema's union of all results.
+// Frame knows nothing of the connection, so it reports RuleIDReused only
+// within a batch; Trace reports it across a link.
 func Frame(dir string, frame []byte, method string) []Problem {
-	c := conn{fixed: method, hasFixed: true}
+	return FrameVersion(V2, dir, frame, method)
+}
+
+// FrameVersion is Frame against the schema of protocol version V1 or V2.
+// Under V1 the idempotency RFD's rules (the key rules and RuleProbe) are
+// not applied: v1 has no idempotencyKey, and its schema is not patched
+// with one. Another version is reported as a RuleSchema problem.
+func FrameVersion(version int, dir string, frame []byte, method string) []Problem {
+	c := conn{version: version, fixed: method, hasFixed: true}
 	return c.check(0, dir, frame, false)
 }
 
-// Trace checks every frame a trace's send events carry. It pairs each
-// response with the request it answers by link, id and direction, so the
-// response is validated against that method's result, and it reports a
-// request id one side uses twice on one link. Problems come in event order.
+// Trace checks every frame a trace's send events carry against ACP v2. It
+// pairs each response with the request it answers by link, id and
+// direction, so the response is validated against that method's result,
+// and it reports a request id one side uses twice on one link. Problems
+// come in event order.
 func Trace(events []traces.Event) []Problem {
+	return TraceVersion(V2, events)
+}
+
+// TraceVersion is Trace against the schema of protocol version V1 or V2,
+// with FrameVersion's rules for that version. Negotiated says which version
+// a trace's peers settled on.
+func TraceVersion(version int, events []traces.Event) []Problem {
 	var out []Problem
 	conns := map[string]*conn{}
 	for _, e := range events {
@@ -143,7 +186,7 @@ func Trace(events []traces.Event) []Problem {
 		}
 		c := conns[e.Link]
 		if c == nil {
-			c = &conn{}
+			c = &conn{version: version}
 			conns[e.Link] = c
 		}
 		for _, p := range c.check(e.Seq, e.Dir, []byte(e.Frame), e.Note == traces.NoteProbe) {

@@ -17,8 +17,11 @@ import (
 //go:embed schema.unstable.json
 var schemaJSON []byte
 
-// schemaURL names the embedded schema for the compiler; nothing is fetched.
-const schemaURL = "https://acpsim.invalid/acp-v2/schema.unstable.json"
+// schemaV1JSON is the official ACP v1 schema, unchanged, the unstable one
+// for the same reason as v2's.
+//
+//go:embed schema.v1.unstable.json
+var schemaV1JSON []byte
 
 // MaxKeyLength is the RFD's upper bound on an idempotencyKey, in Unicode
 // code points (JSON Schema's maxLength counts code points).
@@ -37,7 +40,8 @@ const (
 // a response whose request is unknown).
 type target struct{ dir, kind, method string }
 
-// compiled is the schema, patched and compiled once for the process.
+// compiled is one version's schema, patched and compiled once for the
+// process.
 type compiled struct {
 	schemas map[target]*jsonschema.Schema
 	// defs names the $defs entry each method's params or result is checked
@@ -45,17 +49,37 @@ type compiled struct {
 	defs map[target]string
 }
 
-var (
-	loadOnce sync.Once
-	loaded   *compiled
-	loadErr  error
-)
+// schemaSource is one version's embedded schema and what loading it adds.
+type schemaSource struct {
+	raw []byte
+	// url names the schema for the compiler; nothing is fetched.
+	url string
+	// patch changes the $defs before they are compiled: v2 gets the RFD's
+	// field, v1 nothing, since the RFD extends v2 only.
+	patch func(defs map[string]any) error
 
-// load returns the compiled schema; the embedded copy is part of the
-// binary, so an error here is a build defect, reported on every call.
-func load() (*compiled, error) {
-	loadOnce.Do(func() { loaded, loadErr = compile(schemaJSON) })
-	return loaded, loadErr
+	once sync.Once
+	c    *compiled
+	err  error
+}
+
+// sources are the schemas by protocol version. Each compiles on first use
+// only: a run that never meets a v1 trace never pays for v1's.
+var sources = map[int]*schemaSource{
+	V1: {raw: schemaV1JSON, url: "https://acpsim.invalid/acp-v1/schema.unstable.json"},
+	V2: {raw: schemaJSON, url: "https://acpsim.invalid/acp-v2/schema.unstable.json", patch: addIdempotencyKey},
+}
+
+// load returns the compiled schema of a protocol version; the embedded
+// copies are part of the binary, so an error here is a build defect (or a
+// version with no schema), reported on every call.
+func load(version int) (*compiled, error) {
+	src := sources[version]
+	if src == nil {
+		return nil, fmt.Errorf("conform: no ACP schema for protocol version %d: expected %d or %d", version, V1, V2)
+	}
+	src.once.Do(func() { src.c, src.err = compile(src.raw, src.url, src.patch) })
+	return src.c, src.err
 }
 
 // sides maps a method definition's x-side (who handles the method) to the
@@ -77,7 +101,7 @@ var unions = map[string]map[string]string{
 	"a2c": {kindRequest: "AgentRequest", kindNotification: "AgentNotification", kindResult: "AgentResponse", kindError: "AgentResponse"},
 }
 
-func compile(raw []byte) (*compiled, error) {
+func compile(raw []byte, url string, patch func(defs map[string]any) error) (*compiled, error) {
 	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(raw))
 	if err != nil {
 		return nil, fmt.Errorf("conform: schema: %v", err)
@@ -87,8 +111,10 @@ func compile(raw []byte) (*compiled, error) {
 	if defs == nil {
 		return nil, fmt.Errorf("conform: schema has no $defs")
 	}
-	if err := addIdempotencyKey(defs); err != nil {
-		return nil, err
+	if patch != nil {
+		if err := patch(defs); err != nil {
+			return nil, err
+		}
 	}
 
 	// Each message shape gets a definition of its own next to the
@@ -110,6 +136,10 @@ func compile(raw []byte) (*compiled, error) {
 		side, _ := def["x-side"].(string)
 		if method == "" {
 			continue
+		}
+		if _, ok := sides[side]; !ok {
+			// Skipping it would check the method as an unknown one, quietly.
+			return nil, fmt.Errorf("conform: schema: %s (%s) has x-side %q: expected one of agent, client, protocol, proxy", name, method, side)
 		}
 		ref := map[string]any{"$ref": "#/$defs/" + name}
 		required := []any{"jsonrpc"}
@@ -160,11 +190,11 @@ func compile(raw []byte) (*compiled, error) {
 		}
 	}
 	comp := jsonschema.NewCompiler()
-	if err := comp.AddResource(schemaURL, doc); err != nil {
+	if err := comp.AddResource(url, doc); err != nil {
 		return nil, fmt.Errorf("conform: schema: %v", err)
 	}
 	for t, name := range entry {
-		s, err := comp.Compile(schemaURL + "#/$defs/" + name)
+		s, err := comp.Compile(url + "#/$defs/" + name)
 		if err != nil {
 			return nil, fmt.Errorf("conform: schema for %s %s %q: %v", t.dir, t.kind, t.method, err)
 		}
