@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -36,6 +37,9 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 
 func (c *checker) finish() *Report {
 	c.rep.Stats.Submissions = len(c.order)
+	if c.rep.Protocol == 0 {
+		c.rep.Protocol = acp.ProtocolVersion
+	}
 	c.rep.Stats.Sessions = len(c.created)
 	for _, id := range c.created {
 		if !c.sessionUsed[id] {

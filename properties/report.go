@@ -112,10 +112,11 @@ type Report struct {
 	// NothingJudged says why the report judged no submission at all; such
 	// a report is inconclusive, never a pass.
 	NothingJudged string `json:",omitempty"`
-	// PeerV1, when set, is the one line saying a peer of the trace speaks
-	// ACP v1 (acp.PeerVersion.V1Line, version.go): the properties are v2's
-	// and the RFD's, so the report is inconclusive, neither PASS nor FAIL.
-	PeerV1 string `json:",omitempty"`
+	// Protocol is the ACP version the trace's peers spoke: 2, or 1 when a
+	// peer's initialize read as v1 (version.go). V1 is then the line that
+	// says so, what is judged under v1 and what is not.
+	Protocol int
+	V1       string `json:",omitempty"`
 	// NotJudged are the kinds the trace cannot show (NeedWholeHistory, on
 	// a trace acpsim tap recorded), so the report can say so.
 	NotJudged []string `json:",omitempty"`

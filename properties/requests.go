@@ -82,6 +82,11 @@ func (x reqList) last() *reqRec {
 }
 
 func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, params string, sent bool) *reqRec {
+	if method == acp.MethodSessionLoad {
+		// v1's session/load is v2's session/resume with replay from the
+		// start: it activates the session and replays its history.
+		method = acp.MethodSessionResume
+	}
 	r := &reqRec{link: l, id: acp.ID(c.own(string(id))), method: c.name(method)}
 	if sent {
 		r.sendSeq, r.sendT = e.Seq, e.T

@@ -18,6 +18,10 @@ func (r *Report) WriteText(w io.Writer) {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	defer bw.Flush()
 	w = bw
+	if r.V1 != "" {
+		fmt.Fprintln(w, r.V1)
+		fmt.Fprintln(w)
+	}
 	r.writeTable(w)
 	if len(r.Submissions) > 0 {
 		for _, l := range tableLegend {

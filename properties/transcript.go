@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"strconv"
+
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -25,10 +27,17 @@ type tmsg struct {
 	seq      int64    // first delivery of an update carrying it
 	bound    int64    // it was inserted before this seq (set by attribute)
 	owner    *respRec // the first success response that named it (set by bound)
+	// unnamed: the replay gave it no messageId (ACP v1): its id is the
+	// checker's, and only its text can attribute it.
+	unnamed bool
 }
 
 // apply adds an update of the replay; own copies what t keeps (checker.own).
 func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
+	if u.msgID == "" {
+		t.applyUnnamed(u, seq, own)
+		return
+	}
 	i, ok := t.index[u.msgID]
 	if ok && u.kind == acp.UpdateUserMessage && i < t.sealed {
 		// The replay came back to a message it had moved past: the
@@ -60,6 +69,24 @@ func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 			m.text += t
 		}
 	}
+}
+
+// applyUnnamed adds a user message update that carries no messageId, as
+// ACP v1's replay sends them: consecutive chunks (nothing else replayed
+// between them) are one message, and each message gets a name of its own,
+// by its place in the replay, that no Agent's messageId can take.
+func (t *transcript) applyUnnamed(u *updView, seq int64, own func(string) string) {
+	n := len(t.msgs)
+	if n == 0 || n <= t.sealed || !t.msgs[n-1].unnamed || u.kind != acp.UpdateUserMessageChunk {
+		if t.index == nil {
+			t.index = map[string]int{}
+		}
+		id := "unnamed#" + strconv.Itoa(n+1)
+		t.index[id] = n
+		t.msgs = append(t.msgs, tmsg{id: id, seq: seq, unnamed: true, text: own(u.text())})
+		return
+	}
+	t.msgs[n-1].text += u.text()
 }
 
 func (t *transcript) has(id string) bool {

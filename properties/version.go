@@ -23,7 +23,7 @@ type versionState struct {
 // answer. Only frames naming protocolVersion are parsed (both v1 and v2
 // require it in initialize, both ways), so the other frames cost a scan.
 func (c *checker) readVersion(l *linkState, d int, frame string) {
-	if c.rep.PeerV1 != "" || !strings.Contains(frame, "protocolVersion") {
+	if c.v1 || !strings.Contains(frame, "protocolVersion") {
 		return
 	}
 	for _, e := range acp.ParseLine([]byte(frame)).Entries {
@@ -37,12 +37,12 @@ func (c *checker) readVersion(l *linkState, d int, frame string) {
 			}
 			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], e.Msg.ID)
 			if v := acp.ReadPeerVersion(e.Msg.Params); v.V1 {
-				c.rep.PeerV1 = v.V1Line("the Client")
+				c.setV1(v.V1JudgedLine("the Client"))
 				return
 			}
 		case d == a2c && e.Msg.Kind() == acp.KindResponse && e.Msg.Error == nil && c.isInitID(l.name, e.Msg.ID):
 			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 {
-				c.rep.PeerV1 = v.V1Line("the Agent")
+				c.setV1(v.V1JudgedLine("the Agent"))
 				return
 			}
 		}
@@ -56,4 +56,8 @@ func (c *checker) isInitID(link string, id acp.ID) bool {
 		}
 	}
 	return false
+}
+
+func (c *checker) setV1(line string) {
+	c.v1, c.rep.Protocol, c.rep.V1 = true, acp.ProtocolV1, line
 }

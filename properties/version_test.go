@@ -27,16 +27,16 @@ const (
 
 func TestAnAgentThatAnswersInitializeInV1IsNamedInOneLine(t *testing.T) {
 	rep := v1Trace(v2Params, `{"protocolVersion":1,"agentCapabilities":{}}`, `{"stopReason":"end_turn"}`)
-	want := acp.PeerVersion{Version: 1, V1: true, Why: "protocolVersion 1"}.V1Line("the Agent")
-	if rep.PeerV1 != want {
-		t.Fatalf("PeerV1 %q, want %q", rep.PeerV1, want)
+	want := acp.PeerVersion{Version: 1, V1: true, Why: "protocolVersion 1"}.V1JudgedLine("the Agent")
+	if rep.V1 != want || rep.Protocol != 1 {
+		t.Fatalf("V1 %q, protocol %d; want %q, 1", rep.V1, rep.Protocol, want)
 	}
 }
 
 func TestAClientThatAsksInV1ShapeIsNamedInOneLine(t *testing.T) {
 	rep := v1Trace(`{"protocolVersion":1,"clientCapabilities":{}}`, `{"protocolVersion":1,"agentCapabilities":{}}`, `{"stopReason":"end_turn"}`)
-	if want := acp.ReadPeerVersion([]byte(`{"protocolVersion":1}`)).V1Line("the Client"); rep.PeerV1 != want {
-		t.Fatalf("PeerV1 %q, want the Client's line %q (it asked first)", rep.PeerV1, want)
+	if want := acp.ReadPeerVersion([]byte(`{"protocolVersion":1}`)).V1JudgedLine("the Client"); rep.V1 != want {
+		t.Fatalf("V1 %q, want the Client's line %q (it asked first)", rep.V1, want)
 	}
 }
 
@@ -47,8 +47,8 @@ func TestAV2TraceIsNotTakenForV1(t *testing.T) {
 		"v2":                         v1Trace(v2Params, v2Result, `{"stopReason":"end_turn"}`),
 		"protocolVersion in a reply": v1Trace(v2Params, v2Result, `{"stopReason":"end_turn","protocolVersion":1}`),
 	} {
-		if rep.PeerV1 != "" {
-			t.Errorf("%s: PeerV1 %q, want none", name, rep.PeerV1)
+		if rep.V1 != "" || rep.Protocol != 2 {
+			t.Errorf("%s: V1 %q, protocol %d; want none, 2", name, rep.V1, rep.Protocol)
 		}
 	}
 }

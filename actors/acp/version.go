@@ -51,6 +51,14 @@ func ReadPeerVersion(raw []byte) PeerVersion {
 	return p
 }
 
+// V1JudgedLine is the line a report of a v1 trace starts with, after "the
+// Agent" or "the Client": what showed v1, what is judged under it and what
+// v1 cannot show.
+func (p PeerVersion) V1JudgedLine(who string) string {
+	return fmt.Sprintf("%s speaks ACP v1 (%s): judged under v1, by text: duplicate, lost, phantom and unresolved; "+
+		"the RFD's key rules do not apply (v1 has no idempotencyKey), nor the cancel rules (v1 answers a cancelled turn \"cancelled\" whether or not its message went in)", who, p.Why)
+}
+
 // V1Line is the one line every real-mode command prints for a peer that
 // speaks ACP v1, after "the Agent" or "the Client": what showed it and why
 // nothing was judged.

@@ -197,6 +197,9 @@ func (v *speakV1) send(res []Output, o Output) []Output {
 func (v *speakV1) update(res []Output, o Output, c *v1Conn, p acp.SessionUpdateParams) []Output {
 	u := p.Update
 	replaying := c != nil && c.replays(p.SessionID)
+	// A v1 chunk may carry its message's id (the v1 schema's
+	// ContentChunk.messageId); this Agent gives it, so that two user
+	// messages replayed back to back do not read as one.
 	chunk := func(kind string, blocks json.RawMessage) []Output {
 		var bs []json.RawMessage
 		if len(blocks) > 0 && blocks[0] == '[' {
@@ -205,7 +208,7 @@ func (v *speakV1) update(res []Output, o Output, c *v1Conn, p acp.SessionUpdateP
 			bs = []json.RawMessage{blocks}
 		}
 		for _, b := range bs {
-			f := acp.UpdateFrame(p.SessionID, acp.Update{Kind: kind, Content: b})
+			f := acp.UpdateFrame(p.SessionID, acp.Update{Kind: kind, MessageID: u.MessageID, Content: b})
 			res = append(res, Output{Kind: OutSend, Step: o.Step, Conn: o.Conn, Frame: f})
 		}
 		return res

@@ -213,6 +213,10 @@ type Config struct {
 	// insertion by text (two unkeyed same-text submissions, one lost in a
 	// crash, are unattributable on an honest Agent).
 	MayOmitKey func(text string) bool
+	// Protocol is the ACP version the Client speaks on the wire: 2 (0
+	// too), or 1 (v1.go: no key, session/load, the prompt's answer at the
+	// end of its turn). A keyed policy has nothing to send its key in v1.
+	Protocol int
 }
 
 // Env is what a Client gets from its host: the stream of fresh ids, a

@@ -271,7 +271,7 @@ func (c *Client) openSession(i int, s *clientSession) {
 	}
 	if replay {
 		p.ReplayFrom = &acp.ReplayFrom{Type: acp.ReplayStart}
-		s.replaying, s.seen = true, nil
+		s.replaying, s.seen, s.v1Users, s.v1UserOpen = true, nil, 0, false
 	}
 	id := c.requestAs(request{kind: reqResume, sess: i, replay: replay}, acp.MethodSessionResume, p)
 	c.setTimer(timer{kind: timerSetup, sess: i, req: id, conn: c.conn}, Output{After: c.cfg.Timeout})

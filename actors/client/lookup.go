@@ -31,6 +31,13 @@ func (c *Client) notification(m *acp.Message) {
 		return
 	}
 	u := &p.Update
+	if c.cfg.Protocol == acp.ProtocolV1 {
+		for _, s := range c.sessions {
+			if s.replaying && s.id == p.SessionID {
+				s.v1Replayed(u)
+			}
+		}
+	}
 	if u.Kind != acp.UpdateUserMessage && u.Kind != acp.UpdateUserMessageChunk {
 		return
 	}

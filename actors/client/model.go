@@ -60,7 +60,11 @@ type clientSession struct {
 	// createKey is the key of the session/new attempts while id is ""
 	// (Policy.KeyedCreate).
 	createKey string
-	state     sessState
+	// v1Users counts the user messages of the replay under way, and
+	// v1UserOpen says whether the last update was one of them (v1.go).
+	v1Users    int
+	v1UserOpen bool
+	state      sessState
 	// replaying is set while a session/resume with replay from the start is
 	// outstanding; seen collects the user messages it replays, in order.
 	replaying bool
@@ -251,6 +255,9 @@ func (c *Client) requestAs(r request, method string, params any) acp.ID {
 	id := c.nextID()
 	c.reqs[id] = r
 	sub := r.sub
+	if c.cfg.Protocol == acp.ProtocolV1 {
+		method, params = v1Params(method, params)
+	}
 	o := Output{Kind: OutSend, Conn: c.conn, Frame: acp.Request(id, method, params)}
 	if sub != nil {
 		o.Sub = sub.id

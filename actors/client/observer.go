@@ -29,6 +29,9 @@ type Observer struct {
 	Only func(sessionID string) bool
 	// idPrefix, when set, makes its request ids strings (ReadLive).
 	idPrefix string
+	// Protocol is the ACP version it speaks (Config.Protocol): in v1 it
+	// reads each session with session/load and sends no malformed keys.
+	Protocol int
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
@@ -57,6 +60,9 @@ func (o *Observer) request(tag, method string, params any) {
 	}
 	o.reqs[id] = obsReq{tag, method, params}
 	o.open++
+	if o.Protocol == acp.ProtocolV1 {
+		method, params = v1Params(method, params)
+	}
 	o.out = append(o.out, Output{Kind: OutSend, Conn: o.conn, Frame: acp.Request(id, method, params)})
 }
 
@@ -157,7 +163,7 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 			}
 		}
 	}
-	if o.open == 0 && o.probe != "" && !o.probed {
+	if o.open == 0 && o.probe != "" && !o.probed && o.Protocol != acp.ProtocolV1 {
 		o.probed = true
 		for _, key := range MalformedKeys {
 			o.request("probe", acp.MethodSessionPrompt, acp.PromptParams{

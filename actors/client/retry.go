@@ -89,6 +89,10 @@ func (c *Client) attemptLost(s *submission) bool {
 
 func (c *Client) promptResponse(r request, m *acp.Message) {
 	s := r.sub
+	if m.Error == nil && c.cfg.Protocol == acp.ProtocolV1 {
+		c.v1PromptResponse(s, m)
+		return
+	}
 	if m.Error == nil {
 		res, ok := acp.DecodePromptResult(m.Result)
 		ok = ok && res.MessageID != ""

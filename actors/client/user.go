@@ -179,8 +179,8 @@ func (c *Client) Fork(sess int) []Output {
 	c.step()
 	sess %= len(c.sessions)
 	s := c.sessions[sess]
-	if c.conn == "" || s.state != sessReady {
-		return nil
+	if c.conn == "" || s.state != sessReady || c.cfg.Protocol == acp.ProtocolV1 {
+		return nil // v1 has no session/fork: the user's fork does nothing
 	}
 	keys := c.boundKeys(sess)
 	if len(keys) == 0 && s.unresolved > 0 {

@@ -55,7 +55,7 @@ var knobDocs = map[string]knobDoc{
 		"a prompt's key binding is written in the message's own batch (with-message: the RFD's one transaction) or when the prompt's turn ends (after-turn: a process that dies during the turn keeps the message and loses the key)"},
 	"message-ids": {"a user message's id is the Agent's or the Client's key",
 		"a user message's messageId is minted by the Agent (agent: the Message ID RFD) or is the prompt's idempotencyKey (key: the rejected Client-chosen messageId)"},
-	"create-keys": {"session/new's idempotencyKey: ignored (RFD) or honoured, bound in the store or memory",
+	"create-keys": {"a key on session/new: ignored (RFD), or bound in the store or in memory",
 		"an idempotencyKey on session/new is ignored (ignore: the RFD, a duplicate is an unused session) or a repeat of it is answered with the session it made, the key bound with the session in the store (store) or in the process's memory until it ends (memory: as an adapter could)"},
 	"protocol": {"the ACP version spoken on the wire: 2, or 1 (today's protocol, no key)",
 		"the ACP version the Agent speaks on the wire: 2 (with the RFD), or 1 (the status quo: no idempotencyKey, the prompt answered with its stop reason when the turn ends, history through session/load)"},

@@ -39,10 +39,6 @@ expected. On a terminal a bar on stderr shows how much of the file is read.`,
 			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], h.Seed, h.Policy, h.Agent, events)
-			if rep.PeerV1 != "" { // v2's rules do not apply: no table of them
-				fmt.Fprintln(out, rep.PeerV1)
-				return exitError{exitInconclusive}
-			}
 			rep.WriteText(out)
 			fmt.Fprintln(out)
 			return verdict(out, rep, reproduceCommand(h, args[0]), func() string { return args[0] })

@@ -45,6 +45,11 @@ type Spec struct {
 	CancelBy               string
 	// MaxGap is the longest pause between two submissions of one user.
 	MaxGap time.Duration
+	// DistinctTexts: a user who sends a text again on purpose adds
+	// "(again N)" to it, so that no two submissions of a Client share a
+	// text. ACP v1 names no message, so its checker tells submissions
+	// apart by text alone; the draws are the same either way.
+	DistinctTexts bool
 }
 
 // Texts are what the model users type. A user sometimes sends the same text
@@ -66,12 +71,17 @@ func Draw(ids *sim.IDs, s Spec) []Event {
 		at := time.Duration(0)
 		var mine []string
 		var typed typedTexts
+		again := 0
 		for range s.Prompts {
 			at += time.Duration(ids.IntN(int(s.MaxGap/time.Millisecond)+1)) * time.Millisecond
 			ti, n := ids.IntN(len(Texts)), 0
 			var text string
 			if len(mine) > 0 && ids.IntN(5) == 0 {
 				text = mine[ids.IntN(len(mine))] // the user sends it again on purpose
+				if s.DistinctTexts {
+					again++
+					text = fmt.Sprintf("%s (again %d)", text, again)
+				}
 			} else {
 				// Otherwise a new text: chance repeats would only make the
 				// checker's attribution by text ambiguous, not the test harder.

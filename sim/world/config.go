@@ -7,6 +7,7 @@ package world
 import (
 	"cmp"
 	"fmt"
+	"github.com/acpsim/acpsim/actors/acp"
 	"maps"
 	"slices"
 	"strings"
@@ -203,6 +204,7 @@ var settingChecks = []settingCheck{
 	}},
 	{"knobs", func(c *Config) error { return c.Knobs.Validate() }},
 	{"knobs", (*Config).checkAgentKnobs},
+	{"policy", (*Config).checkProtocol},
 	{"contract", func(c *Config) error { return traces.CheckSessionContract(c.SessionContract) }},
 	{"link", func(c *Config) error { return checkLink(c.Link, Links) }},
 	{"actions", func(c *Config) error { return users.CheckCancelBy(c.CancelBy) }},
@@ -236,6 +238,26 @@ func (c *Config) checkAgentKnobs() error {
 			// acpsim checks says what it should be.
 			return fmt.Errorf("sessions-in memory with nodes %d: a session would live in one node's memory only (use --nodes 1)", c.Nodes)
 		}
+	}
+	return nil
+}
+
+// Protocol is the ACP version of the run: the Agent's knob, which the model
+// Clients and the observer speak too.
+func (c *Config) Protocol() int {
+	if c.Knobs.Protocol == agent.ProtocolV1 {
+		return acp.ProtocolV1
+	}
+	return acp.ProtocolVersion
+}
+
+// checkProtocol refuses a policy that needs what the run's protocol lacks.
+func (c *Config) checkProtocol() error {
+	if c.Protocol() != acp.ProtocolV1 {
+		return nil
+	}
+	if p, err := client.LookupPolicy(c.Policy); err == nil && (p.Keyed || p.Catches != "") {
+		return fmt.Errorf("policy %s under protocol 1: v1 has no idempotencyKey; expected none, naive, lookup or classes-only", c.Policy)
 	}
 	return nil
 }

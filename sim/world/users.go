@@ -4,6 +4,7 @@
 package world
 
 import (
+	"github.com/acpsim/acpsim/actors/acp"
 	"time"
 
 	"github.com/acpsim/acpsim/actors/client"
@@ -14,7 +15,8 @@ import (
 // Scenario is the users' part of cfg.
 func (cfg *Config) Scenario() users.Spec {
 	return users.Spec{Clients: cfg.Clients, Prompts: cfg.Prompts, Sessions: cfg.Sessions,
-		Forks: cfg.Forks, Cancels: cfg.Cancels, Closes: cfg.Closes, CancelBy: cfg.CancelBy, MaxGap: cfg.MaxGap}
+		Forks: cfg.Forks, Cancels: cfg.Cancels, Closes: cfg.Closes, CancelBy: cfg.CancelBy, MaxGap: cfg.MaxGap,
+		DistinctTexts: cfg.Protocol() == acp.ProtocolV1}
 }
 
 // userActions are what a user does besides typing prompts, as data: what

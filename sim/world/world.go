@@ -221,6 +221,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 			// in drawn ways, so a hop that does not map ids shows; without
 			// one, 1, 2, 3 …, as every seed's trace always had.
 			IDStyles: cfg.Proxies > 0,
+			Protocol: cfg.Protocol(),
 		}
 		cn.c = client.New(cn.cfg, w.cenv)
 		w.agents = append(w.agents, an)

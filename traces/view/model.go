@@ -221,9 +221,6 @@ func build(log *traces.Log, rep *properties.Report, opt Options) *model {
 }
 
 func verdict(rep *properties.Report) string {
-	if rep.PeerV1 != "" {
-		return "inconclusive: " + rep.PeerV1
-	}
 	if rep.OK() {
 		if rep.NothingJudged != "" {
 			return "inconclusive: nothing judged: " + rep.NothingJudged
