@@ -158,7 +158,7 @@ const (
 
 // Outcomes a Client reports to its user.
 const (
-	OutcomeInserted  = "inserted"  // with MessageID
+	OutcomeInserted  = "inserted"  // with MessageID (ACP v2; v1 names none)
 	OutcomeFailed    = "failed"    // a definite error was shown
 	OutcomeUnknown   = "unknown"   // the Client gave up and told the user it does not know
 	OutcomeAbandoned = "abandoned" // the Client stopped tracking it and told the user nothing

@@ -39,9 +39,9 @@ var kindSpecs = []kindSpec{
 	{kind: KindDisconnect, required: []string{"link"}},
 	{kind: KindKill, required: []string{"from", "note"}},
 	{kind: KindRestart, required: []string{"from"}},
-	{kind: KindOutcome, required: []string{"client", "sub", "outcome"}, when: []condition{
-		{field: "outcome", value: OutcomeInserted, required: []string{"messageId"}},
-	}},
+	// An inserted outcome names its messageId in ACP v2; in v1 the
+	// prompt's answer names none, so the field is not required here.
+	{kind: KindOutcome, required: []string{"client", "sub", "outcome"}},
 	{kind: KindHeal},
 	{kind: KindEnd, required: []string{"note"}},
 	{kind: KindChoose, required: []string{"decision", "site", "option"}},

@@ -332,7 +332,6 @@ var malformed = []struct {
 	{"choose missing site", hdr + `{"t":0,"seq":1,"kind":"choose","decision":"drop","option":1}` + "\n", `a.ndjson:2: event: choose event: missing field "site"`, nil},
 	{"outcome value", hdr + `{"t":0,"seq":1,"kind":"outcome","client":"c","sub":"s","outcome":"maybe"}` + "\n", `a.ndjson:2: event: field "outcome": got "maybe", expected one of "inserted", "failed", "unknown", "abandoned"`, nil},
 	{"outcome missing sub", hdr + `{"t":0,"seq":1,"kind":"outcome","client":"c","outcome":"failed"}` + "\n", `a.ndjson:2: event: outcome event: missing field "sub"`, nil},
-	{"outcome inserted without id", hdr + `{"t":0,"seq":1,"kind":"outcome","client":"c","sub":"s","outcome":"inserted"}` + "\n", `a.ndjson:2: event: outcome event with outcome "inserted": missing field "messageId"`, nil},
 	{"error after good events", hdr + ev1 + `{"t":0,"seq":2,"kind":"heal"}` + "\n" + `{"t":0,"seq":3,"kind":"heal","x":1}` + "\n", `a.ndjson:4: event: unknown field "x"`, nil},
 	{"long garbage key", hdr + `{"t":0,"seq":1,"kind":"heal","` + strings.Repeat("k", 500) + `\n":1}` + "\n", `a.ndjson:2: event: unknown field "kkkk`, nil},
 }

@@ -131,3 +131,39 @@ func TestMatrixAlternativesMeasuresEachAgainstTheRFD(t *testing.T) {
 		t.Errorf("--alternatives with --policies: exit %d:\n%s", code, out)
 	}
 }
+
+// The status quo: ACP v1 with today's Clients beside v2 with the RFD, on
+// the same seeds. The RFD's row is clean; a v1 Client that resends
+// duplicates, one that does not loses input silently, and one that says it
+// does not know is honest but leaves its users not knowing.
+func TestMatrixStatusQuoPutsV1BesideTheRFD(t *testing.T) {
+	out, code := acpsimRun(t, "matrix", "--status-quo", "--seeds", "20", "--shrink", "0", "--links", "stdio")
+	if code != 0 {
+		t.Fatalf("exit %d:\n%s", code, out)
+	}
+	row := func(name string) string {
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), name+"  ") {
+				return l
+			}
+		}
+		t.Fatalf("no row %q:\n%s", name, out)
+		return ""
+	}
+	if r := row("v2 with the RFD"); !strings.Contains(r, "keyed × reference") || !strings.Contains(r, " ·  ") {
+		t.Errorf("the RFD's row must be clean: %q", r)
+	}
+	if r := row("v1, the Client resends"); !strings.Contains(r, "naive × v1") || !strings.Contains(r, "duplicate") {
+		t.Errorf("a v1 Client that resends must duplicate: %q", r)
+	}
+	if r := row("v1, the Client does not resend"); !strings.Contains(r, "lost") {
+		t.Errorf("a v1 Client that never resends must lose input: %q", r)
+	}
+	honest := regexp.MustCompile(` ·  +[1-9][0-9]*\.[0-9] `)
+	if r := row("v1, the Client does not resend and says it does not know"); !honest.MatchString(r) {
+		t.Errorf("an honest v1 Client shows no anomaly and leaves users not knowing: %q", r)
+	}
+	if out, code := acpsimRun(t, "matrix", "--status-quo", "--alternatives"); code != 2 || !strings.Contains(out, "give one") {
+		t.Errorf("--status-quo with --alternatives: exit %d:\n%s", code, out)
+	}
+}

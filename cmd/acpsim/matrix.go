@@ -32,7 +32,7 @@ func newMatrixCmd() *cobra.Command {
 	var timeout time.Duration
 	var faults string
 	var custom designFlags
-	var alternatives bool
+	var alternatives, statusQuo bool
 	cmd := &cobra.Command{
 		Use:   "matrix",
 		Short: "Every Client policy against every Agent design over each link: anomaly fractions and shortest counterexamples",
@@ -53,6 +53,11 @@ Seeds run on every core (--jobs); the output is the same for every --jobs.
 The designs (--designs) are listed with their flags and why each is in after
 the tables; acpsim run reproduces each with those flags.
 
+--alternatives and --status-quo run named rows instead of the product: the
+RFD's alternatives, or ACP v1 (no key, the status quo) with today's Clients
+beside v2 with the RFD; each row with what it costs and the passage of the
+RFD it measures.
+
 Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 2 bad usage.`,
 		Example: `  acpsim matrix
@@ -60,7 +65,8 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
   acpsim matrix --seeds 50 --links stdio --policies naive,keyed --format md
   acpsim matrix --format json > matrix.json
   acpsim matrix --plot matrix.svg
-  acpsim matrix --alternatives --seeds 100`,
+  acpsim matrix --alternatives --seeds 100
+  acpsim matrix --status-quo --seeds 200 --format md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			mine, err := custom.all()
@@ -74,13 +80,23 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			if err != nil {
 				return err
 			}
-			if alternatives {
+			var preset *matrix.Preset
+			for i, on := range []bool{alternatives, statusQuo} {
+				if !on {
+					continue
+				}
+				if preset != nil {
+					return fmt.Errorf("--%s and --%s: each runs its own rows; give one", preset.Flag, matrix.Presets[i].Flag)
+				}
+				preset = &matrix.Presets[i]
+			}
+			if preset != nil {
 				for _, f := range []string{"policies", "designs", "design", "design-file"} {
 					if cmd.Flags().Changed(f) {
-						return fmt.Errorf("--alternatives runs the RFD's alternatives as its rows; --%s picks rows of a product matrix: give one or the other", f)
+						return fmt.Errorf("--%s runs its own rows; --%s picks rows of a product matrix: give one or the other", preset.Flag, f)
 					}
 				}
-				mc.Pairs, mine = matrix.AlternativePairs(), nil
+				mc.Pairs, mine = preset.Pairs(), nil
 			}
 			for _, d := range mine {
 				if _, clash := matrix.LookupDesign(d.Name); clash && slices.Contains(designs, d.Name) {
@@ -100,7 +116,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			base := world.DefaultConfig()
 			base.Prompts, base.Sessions, base.Clients, base.Timeout = prompts, sessions, clients, timeout
 			mc.Base, mc.FaultRates = base, faults
-			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "design", "design-file", "alternatives", "links", "format", "plot", "traces", "shrink"))
+			mc.Flags = strings.Fields(rerunFlags(cmd.Flags(), "seeds", "first-seed", "jobs", "policies", "designs", "design", "design-file", "alternatives", "status-quo", "links", "format", "plot", "traces", "shrink"))
 			mc.Bin = binName()
 			mc.FirstSeed, mc.Seeds, mc.Jobs, mc.Shrink, mc.TraceDir = first, seeds, jobs, shrinkN, traceDir
 			var bar *progress
@@ -131,8 +147,8 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 			}
 			out := cmd.OutOrStdout()
 			switch {
-			case alternatives && format != "json":
-				err = rep.WriteAlternatives(out, format == "md")
+			case preset != nil && format != "json":
+				err = rep.WritePreset(out, *preset, format == "md")
 			case format == "md":
 				err = rep.WriteMarkdown(out)
 			case format == "json":
@@ -164,6 +180,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
 	fs.StringSliceVar(&policies, "policies", matrix.Policies(), "Client policies (NAME:PARAM=VALUE:…), rows in this order (acpsim knobs)")
 	custom.register(fs, true)
 	fs.BoolVar(&alternatives, "alternatives", false, "rows: the RFD's alternatives (each a policy with a design), with their costs and RFD passages")
+	fs.BoolVar(&statusQuo, "status-quo", false, "rows: ACP v1 with today's Clients beside v2 with the RFD, on the same seeds")
 	fs.StringSliceVar(&designs, "designs", matrixDesignNames(), "Agent designs, rows in this order (default: all; listed with their flags after the tables)")
 	fs.Lookup("designs").DefValue = "[]" // all: the list is in the output, and too long for one line of --help
 	fs.StringSliceVar(&links, "links", matrix.Links, "links, one table each (stdio, http, ws, mixed)")

@@ -56,6 +56,51 @@ var Alternatives = []Alternative{
 		RFD: `"Adapters could not keep the promise ... an adapter could only remember the key until it restarts. On stdio, a restart is the only time the key would be needed."`},
 }
 
+// StatusQuo is ACP v1, the protocol most published software speaks, with
+// the Clients of today, beside v2 with the RFD on the same seeds: the RFD's
+// "Status quo" section in numbers (acpsim matrix --status-quo).
+var StatusQuo = []Alternative{
+	{Name: "v2 with the RFD", Policy: "keyed", Design: design.Builtin[0], Stores: "a key per pending submission",
+		RFD: `"Each one is inserted once, and the Client gets the messageId it needs to reconcile its optimistic message." (Shiny future)`},
+	{Name: "v1, the Client resends", Policy: "naive", Design: v1Design("v1"), Stores: "each pending prompt",
+		RFD: `"The Client retries, and the first message was inserted. The Agent now has two user messages and does the work twice."`},
+	{Name: "v1, the Client does not resend", Policy: "none", Design: v1Design("v1"), Stores: "nothing",
+		RFD: `"The Client doesn't retry, and the message was never inserted. The user's input is dropped without an error."`},
+	{Name: "v1, the Client does not resend and says it does not know", Policy: "classes-only", Design: v1Design("v1"), Stores: "nothing",
+		RFD: `"If the response is lost, the submission's outcome remains uncertain" (an honest Client shows it)`},
+	{Name: "v1, the Client looks the text up in session/load, then resends", Policy: "lookup", Design: v1Design("v1"), Stores: "each pending prompt's text",
+		RFD: `"replay may omit live-only or discarded messages, and a retry can create another submission."`},
+	{Name: "v1, sessions in the Agent's memory, the Client resends", Policy: "naive", Design: v1Design("v1-sessions-in-memory", design.Setting{Key: "sessions-in", Value: "memory"}), Stores: "each pending prompt",
+		RFD: `"On stdio, the ambiguity needs a crash." (and the crash takes the session with it)`},
+}
+
+// v1Design is the reference Agent speaking ACP v1, with settings.
+func v1Design(name string, settings ...design.Setting) design.Design {
+	return design.Design{Name: name, Why: "ACP v1, the status quo", Settings: append([]design.Setting{{Key: "protocol", Value: "1"}}, settings...)}
+}
+
+// Preset is a matrix whose rows are named pairs, with its own table.
+type Preset struct {
+	// Flag is the matrix flag that runs it; Title heads its table.
+	Flag, Title string
+	Rows        []Alternative
+}
+
+// Presets are the matrices acpsim matrix runs by a flag.
+var Presets = []Preset{
+	{Flag: "alternatives", Title: "RFD alternatives", Rows: Alternatives},
+	{Flag: "status-quo", Title: "the status quo (ACP v1) beside the RFD", Rows: StatusQuo},
+}
+
+// Pairs are the preset's rows as matrix rows.
+func (p Preset) Pairs() []Pair {
+	out := make([]Pair, len(p.Rows))
+	for i, a := range p.Rows {
+		out[i] = Pair{Label: a.Name, Policy: a.Policy, Design: a.Design}
+	}
+	return out
+}
+
 // Pair is one row of a matrix that is not a product: a policy with a
 // design, under a label.
 type Pair struct {
@@ -65,10 +110,4 @@ type Pair struct {
 }
 
 // AlternativePairs are the Alternatives as matrix rows.
-func AlternativePairs() []Pair {
-	out := make([]Pair, len(Alternatives))
-	for i, a := range Alternatives {
-		out[i] = Pair{Label: a.Name, Policy: a.Policy, Design: a.Design}
-	}
-	return out
-}
+func AlternativePairs() []Pair { return Presets[0].Pairs() }

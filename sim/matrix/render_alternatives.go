@@ -14,7 +14,13 @@ import (
 // then each alternative's RFD passage and its shortest counterexample.
 // markdown writes the same as Markdown tables.
 func (r *Report) WriteAlternatives(w io.Writer, markdown bool) error {
-	fmt.Fprintf(w, "RFD alternatives: %s\n", r.title())
+	return r.WritePreset(w, Presets[0], markdown)
+}
+
+// WritePreset prints a matrix of a preset's rows as WriteAlternatives
+// does the alternatives'.
+func (r *Report) WritePreset(w io.Writer, p Preset, markdown bool) error {
+	fmt.Fprintf(w, "%s: %s\n", p.Title, r.title())
 	fmt.Fprintf(w, "any: seeds with an anomaly (its kinds after it); unknown: submissions per 100 whose user was told the outcome is unknown or nothing; requests: prompt requests per submission; unused sessions: of the sessions the Agent made for session/new, those no Client used\n")
 	for _, link := range r.Links {
 		rows := r.rowsOf(link)
@@ -31,7 +37,7 @@ func (r *Report) WriteAlternatives(w io.Writer, markdown bool) error {
 			fmt.Fprintln(tw, "  alternative\tpolicy × design\tany\tunknown\trequests\tunused sessions\ta Client stores")
 		}
 		for _, row := range rows {
-			cells := []string{row.Alternative, row.Policy + " × " + row.Design, r.anyKinds(row), perHundred(row.ToldUnknown, row.Submissions), perSubmission(row.PromptRequests, row.Submissions), unusedOf(row), storesOf(row.Alternative)}
+			cells := []string{row.Alternative, row.Policy + " × " + row.Design, r.anyKinds(row), perHundred(row.ToldUnknown, row.Submissions), perSubmission(row.PromptRequests, row.Submissions), unusedOf(row), storesOf(p.Rows, row.Alternative)}
 			if markdown {
 				fmt.Fprintf(w, "| %s |\n", strings.Join(cells, " | "))
 			} else {
@@ -41,7 +47,7 @@ func (r *Report) WriteAlternatives(w io.Writer, markdown bool) error {
 		tw.Flush()
 	}
 	fmt.Fprintf(w, "\nwhat each measures, and its shortest counterexample:\n")
-	for _, a := range Alternatives {
+	for _, a := range p.Rows {
 		fmt.Fprintf(w, "- %s: %s\n", a.Name, a.RFD)
 		for _, link := range r.Links {
 			for _, row := range r.rowsOf(link) {
@@ -96,8 +102,8 @@ func unusedOf(row *Row) string {
 	return fmt.Sprintf("%d of %d (%s)", row.UnusedSessions, row.Sessions, Percent(row.UnusedSessions, row.Sessions))
 }
 
-func storesOf(name string) string {
-	for _, a := range Alternatives {
+func storesOf(rows []Alternative, name string) string {
+	for _, a := range rows {
 		if a.Name == name {
 			return a.Stores
 		}

@@ -118,7 +118,7 @@ func (w *world) httpSend(cn *clientNode, o client.Output) {
 		return // written to a connection that is gone
 	}
 	l := acp.ParseLine(o.Frame)
-	if !l.Batch && l.Entries[0].Err == nil && l.Entries[0].Msg.Method == acp.MethodSessionResume {
+	if m := l.Entries[0].Msg.Method; !l.Batch && l.Entries[0].Err == nil && (m == acp.MethodSessionResume || m == acp.MethodSessionLoad) {
 		var p acp.ResumeSessionParams
 		if acp.DecodeParams(l.Entries[0].Msg.Params, &p) == nil {
 			hs.link.OpenStream(p.SessionID) // its replay comes on the session's stream
