@@ -165,6 +165,9 @@ func (c *checker) told(s *subState, ev *evs) string {
 	case "":
 		return who + " never reported an outcome"
 	case traces.OutcomeInserted:
+		if s.outcomeMsg == "" { // ACP v1: the turn ended, no message named
+			return fmt.Sprintf("%s told the user inserted at %s (its answer names no message)", who, ms(s.outT))
+		}
 		return fmt.Sprintf("%s told the user inserted(%s) at %s", who, short(s.outcomeMsg), ms(s.outT))
 	case traces.OutcomeAbandoned:
 		return fmt.Sprintf("%s stopped tracking it at %s without telling the user", who, ms(s.outT))
