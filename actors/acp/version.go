@@ -59,6 +59,12 @@ func (p PeerVersion) V1JudgedLine(who string) string {
 		"the RFD's key rules do not apply (v1 has no idempotencyKey), nor the cancel rules (v1 answers a cancelled turn \"cancelled\" whether or not its message went in)", who, p.Why)
 }
 
+// V1TapLine is what acpsim tap says of a peer that speaks v1: its trace
+// will be judged under v1.
+func (p PeerVersion) V1TapLine(who string) string {
+	return fmt.Sprintf("%s speaks ACP v1 (%s): acpsim judge judges this trace under v1, by text; the idempotency RFD's rules do not apply", who, p.Why)
+}
+
 // V1Line is the one line every real-mode command prints for a peer that
 // speaks ACP v1, after "the Agent" or "the Client": what showed it and why
 // nothing was judged.

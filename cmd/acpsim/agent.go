@@ -71,10 +71,12 @@ Agent behind its tap.`,
   acpsim agent --db /tmp/agent.db
   acpsim agent --listen 127.0.0.1:7070 --db /tmp/agent.db
   acpsim agent --busy breakpoint --agent memory-keys
-  acpsim agent --sessions-in memory`,
+  acpsim agent --sessions-in memory
+  acpsim agent --protocol 1`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg := world.DefaultConfig()
+			cfg.Policy = "none" // no model Client here: nothing for a policy to ask of the protocol
 			if err := af.apply(&cfg); err != nil {
 				return err
 			}

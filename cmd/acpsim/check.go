@@ -32,6 +32,7 @@ func newCheckCmd() *cobra.Command {
 	var sessions sessionFlags
 	var faults, schedule, traceDir, via, actions, cancelBy string
 	var recordHop bool
+	protocol := "auto"
 	var show int
 	cmd := &cobra.Command{
 		Use:   "check [flags] -- AGENT-COMMAND [ARGS...]",
@@ -222,6 +223,9 @@ started, and the scratch directories removed.`,
 			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 || cfg.Settle <= 0 || cfg.OwedWait <= 0 {
 				return errors.New("--timeout, --backoff, --start-timeout, --settle, --owed-wait and --cap must be positive")
 			}
+			if err := checkProtocol(cmd.Flags(), protocol, &cfg); err != nil {
+				return err
+			}
 			if !contains(check.Clocks, cfg.Clock) {
 				return fmt.Errorf("--clock %q: expected one of %s", cfg.Clock, strings.Join(check.Clocks, ", "))
 			}
@@ -292,6 +296,7 @@ started, and the scratch directories removed.`,
 	f.IntVarP(&jobs, "jobs", "j", 0, "seeds run side by side, each with its own Agent and $ACPSIM_STORE (0: one per core); the report is the same")
 	f.Uint64Var(&first, "first-seed", 1, "the first seed")
 	f.StringVar(&cfg.Policy, "policy", cfg.Policy, "the model Clients' retry policy (--list-policies)")
+	f.StringVar(&protocol, "protocol", protocol, "ACP version: auto (v2, or v1 if the Agent answers initialize in v1), 1 or 2 (pinned)")
 	f.IntVar(&cfg.Clients, "clients", cfg.Clients, "model Clients, each with its own Agent process at a time")
 	cfg.Contract.Sessions = traces.SessionsAuto
 	sessions = sessionFlags{n: &cfg.Sessions, contract: &cfg.Contract.Sessions}

@@ -124,6 +124,9 @@ func classesOnWire(events []traces.Event) map[string]*classUse {
 					use["cancel-request"].miss("$/cancel_request named a request already answered")
 				}
 			}
+			if m.Method == acp.MethodSessionLoad {
+				m.Method = acp.MethodSessionResume // v1's reopening, with its replay
+			}
 			if len(m.ID) > 0 && m.Method != "" {
 				if pending[e.Link] == nil {
 					pending[e.Link] = map[string]pendingReq{}

@@ -1,5 +1,6 @@
 // check's schema account: every frame of every seed checked as acpsim lint
-// checks it (the official ACP v2 schema and the RFD's key rules). A schema
+// checks it (the official ACP v2 schema and the RFD's key rules, or the v1
+// schema when initialize negotiated v1). A schema
 // problem is a finding beside the verdict, not a failed property: whether a
 // submission was lost or inserted twice is judged from what the frames say
 // however they are shaped, and an Agent that writes `content` as an object
@@ -28,7 +29,7 @@ type seedLint struct {
 func lintSeed(events []traces.Event) seedLint {
 	l := seedLint{byRule: map[string]int{}}
 	seen := map[int64]bool{}
-	for _, p := range conform.Trace(events) {
+	for _, p := range conform.TraceVersion(conform.Negotiated(events).Version, events) {
 		l.byRule[p.Rule]++
 		if !seen[p.Seq] {
 			seen[p.Seq] = true
@@ -40,6 +41,8 @@ func lintSeed(events []traces.Event) seedLint {
 
 // lintTally is the run's schema account, folded in seed order.
 type lintTally struct {
+	// v1: the seeds negotiated ACP v1, checked against its schema.
+	v1            bool
 	frames, seeds int
 	byRule        map[string]int
 	traces        []string // the traces of the seeds with problems, for the lint command
@@ -64,6 +67,10 @@ func (t *lintTally) add(s *checkSeed) {
 
 // write prints the one schema line.
 func (t *lintTally) write(out io.Writer) {
+	if t.frames == 0 && t.v1 {
+		fmt.Fprintln(out, "schema: every frame conforms to ACP v1 (as acpsim lint checks; the RFD's key rules are v2's)")
+		return
+	}
 	if t.frames == 0 {
 		fmt.Fprintln(out, "schema: every frame conforms to ACP v2 and the RFD's key rules (as acpsim lint checks)")
 		return
@@ -73,8 +80,12 @@ func (t *lintTally) write(out io.Writer) {
 		rules = append(rules, fmt.Sprintf("%s %d", r, n))
 	}
 	sort.Strings(rules)
-	fmt.Fprintf(out, "schema: %d %s in %d %s break ACP v2 or the RFD's key rules (%s), a finding beside the verdict: %s\n",
-		t.frames, plural(t.frames, "frame"), t.seeds, plural(t.seeds, "seed"), strings.Join(rules, ", "), t.command())
+	broken := "ACP v2 or the RFD's key rules"
+	if t.v1 {
+		broken = "ACP v1"
+	}
+	fmt.Fprintf(out, "schema: %d %s in %d %s break %s (%s), a finding beside the verdict: %s\n",
+		t.frames, plural(t.frames, "frame"), t.seeds, plural(t.seeds, "seed"), broken, strings.Join(rules, ", "), t.command())
 }
 
 // command is the acpsim lint command that lists the problems.

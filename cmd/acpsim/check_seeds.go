@@ -6,6 +6,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/acpsim/acpsim/actors/acp"
 	"io"
 	"os"
 	"path/filepath"
@@ -76,6 +77,7 @@ type checkTally struct {
 	accounts      accountTally
 	actionClasses []checkClassTotal // nil with --actions off
 	lint          lintTally
+	v1            string // the v1 line of the first seed judged under v1
 	hops          hopTally
 	junit         *checkJUnit // nil without --junit
 }
@@ -128,7 +130,7 @@ func runCheck(cmd *cobra.Command, cfg check.Config, agentWords []string, first u
 	}
 	outcomes := make([]*checkOutcome, seeds) // written by seed i's worker, read after it is done
 	done := make([]bool, seeds)              // on this goroutine only
-	next, ended := 0, false
+	next, ended, rerunV1 := 0, false, false
 	var runErr error
 	parallel.ForEach(seeds, jobs, func(i int) {
 		if int64(i) > stopAt.Load() {
@@ -143,6 +145,10 @@ func runCheck(cmd *cobra.Command, cfg check.Config, agentWords []string, first u
 		done[i] = true
 		for ; !ended && next < seeds && done[next]; next++ {
 			o := outcomes[next]
+			if o.err == nil && v1Rerun(cfg, o.seed.res) {
+				rerunV1, ended = true, true // nothing of this v2 attempt is reported
+				break
+			}
 			if o.err == nil {
 				o.err = t.add(&o.seed)
 			}
@@ -159,6 +165,22 @@ func runCheck(cmd *cobra.Command, cfg check.Config, agentWords []string, first u
 	if runErr != nil {
 		return runErr
 	}
+	if rerunV1 {
+		fmt.Fprintf(out, "the Agent answered initialize in ACP v1: checking again under v1 (--protocol 1), with Clients that never resend a prompt (policy %s unless --policy says otherwise)\n", checkV1Policy)
+		cfg.Protocol = acp.ProtocolV1
+		if err := useV1Policy(cmd.Flags(), &cfg); err != nil {
+			return err
+		}
+		if !cmd.Flags().Changed("protocol") {
+			_ = cmd.Flags().Set("protocol", "1") // in every rerun command
+		}
+		if draw != nil { // v1 has no session/fork, and v1 Clients do not resend
+			d := *draw
+			d.Forks, d.Timeout = 0, 0
+			draw = &d
+		}
+		return runCheck(cmd, cfg, agentWords, first, seeds, jobs, traceDir, show, draw)
+	}
 	verdict := t.summary(start, show)
 	if err := t.junit.write(); err != nil {
 		return err
@@ -173,6 +195,9 @@ func (t *checkTally) add(s *checkSeed) error {
 		return err
 	}
 	t.reported++
+	if s.report != nil && s.report.V1 != "" && t.v1 == "" {
+		t.v1, t.lint.v1 = s.report.V1, true
+	}
 	t.lint.add(s)
 	t.hops.add(s)
 	t.junit.add(s)
@@ -262,6 +287,9 @@ func (t *checkTally) summary(start time.Time, show int) error {
 	writeFaults(out, t.faultTally())
 	writeCheckActionClasses(out, t.actionClasses)
 	t.contracts.write(out)
+	if t.v1 != "" {
+		fmt.Fprintln(out, "protocol: "+t.v1)
+	}
 	t.accounts.write(out)
 	t.lint.write(out)
 	t.hops.write(out)

@@ -82,7 +82,7 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 				b.Kind, b.Detail = BrokenInitError, fmt.Sprintf("%s answered initialize with error %d %q", d.peer(), e.Msg.Error.Code, e.Msg.Error.Message)
 				return b
 			}
-			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 {
+			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 && d.cfg.Protocol != acp.ProtocolV1 {
 				b.Kind, b.Detail = BrokenSpeaksV1, v.V1Line(d.peer())
 				return b
 			}

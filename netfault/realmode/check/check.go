@@ -34,6 +34,11 @@ type Config struct {
 	Seed uint64
 	// Policy names the Clients' retry policy (client.Policies).
 	Policy string
+	// Protocol is the ACP version the Clients and the observer speak: 2
+	// (0 too), or 1 (the Agent answered initialize in v1: acpsim check
+	// runs again in v1). A v1 Agent that answers a Client pinned to 2 is
+	// BrokenSpeaksV1.
+	Protocol int
 	// Users: Clients, sessions per Client, submissions per Client, actions.
 	Clients, Sessions, Prompts int
 	Cancels, Closes, Forks     int

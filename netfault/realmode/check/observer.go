@@ -33,6 +33,7 @@ func (d *driver) observe(try int) {
 func (d *driver) observerConnected(l *rlink) {
 	try := d.observerTry
 	d.observer = client.NewObserver("/")
+	d.observer.Protocol = d.cfg.Protocol
 	d.observer.Only = func(id string) bool { return d.sessions[id] }
 	d.applyObserver(l, d.observer.Connected(l.name), try)
 	d.phase = func() {
@@ -99,6 +100,7 @@ func (d *driver) readLive(done func()) bool {
 			continue
 		}
 		l.live = client.NewObserver("/")
+		l.live.Protocol = d.cfg.Protocol
 		d.applyLive(l, l.live.ReadLive(l.name, liveIDPrefix, l.sessions))
 		reading = append(reading, l)
 	}

@@ -126,7 +126,7 @@ func newDriver(cfg Config, pol client.Policy) *driver {
 		name := fmt.Sprintf("c%d", i+1)
 		cc := client.Config{Name: name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + name,
 			Timeout: cfg.Timeout, Backoff: cfg.Backoff, StallWaitOneIn: checkStallWaitOneIn, IDStyles: true, UnkeyedOneIn: checkUnkeyedOneIn,
-			MayOmitKey: func(text string) bool { return d.texts[i][text] == 1 }}
+			MayOmitKey: func(text string) bool { return d.texts[i][text] == 1 }, Protocol: cfg.Protocol}
 		cn := &rclient{name: name, cfg: cc, ids: sim.NewNamedIDs(cfg.Seed, "client/"+name)}
 		cn.c = client.New(cc, d.clientEnv(cn))
 		d.clients = append(d.clients, cn)
@@ -176,7 +176,8 @@ func (d *driver) run() (*Result, error) {
 	d.deadline = d.start.Add(d.cfg.Cap)
 	defer d.shutdown()
 	evs := users.Draw(d.ids, users.Spec{Clients: d.cfg.Clients, Prompts: d.cfg.Prompts, Sessions: d.cfg.Sessions,
-		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, CancelBy: d.cfg.CancelBy, MaxGap: d.cfg.MaxGap})
+		Forks: d.cfg.Forks, Cancels: d.cfg.Cancels, Closes: d.cfg.Closes, CancelBy: d.cfg.CancelBy, MaxGap: d.cfg.MaxGap,
+		DistinctTexts: d.cfg.Protocol == acp.ProtocolV1})
 	evs = slices.DeleteFunc(evs, func(e users.Event) bool { return users.Skipped(e, d.cfg.Skip) })
 	d.texts = make([]map[string]int, d.cfg.Clients)
 	for i := range d.texts {

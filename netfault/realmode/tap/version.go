@@ -11,9 +11,10 @@ import (
 )
 
 // tapV1 tells the tap's user, once, on its stderr, that the Agent answered
-// initialize in ACP v1: the session still passes through unchanged, but
-// acpsim judge will judge nothing on its trace (properties.Report.PeerV1),
-// which is better learnt now than after a day of recording.
+// initialize in ACP v1: the session still passes through unchanged, and
+// acpsim judge will judge its trace under v1 (properties.Report.V1), by
+// text and without the RFD's rules, which is better learnt now than after
+// a day of recording.
 type tapV1 struct {
 	w    io.Writer // nil: nowhere to say it
 	said bool
@@ -32,7 +33,7 @@ func (n *tapV1) read(line []byte) {
 		}
 		if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 {
 			n.said = true
-			fmt.Fprintf(n.w, "acpsim tap: %s\n", v.V1Line("the Agent"))
+			fmt.Fprintf(n.w, "acpsim tap: %s\n", v.V1TapLine("the Agent"))
 			return
 		}
 	}
