@@ -32,6 +32,10 @@ type Observer struct {
 	// Protocol is the ACP version it speaks (Config.Protocol): in v1 it
 	// reads each session with session/load and sends no malformed keys.
 	Protocol int
+	// Known, when set, are the sessions to read if the Agent has no
+	// session/list (-32601): optional in ACP v1, so a v1 Agent without it
+	// is read by the sessions its Clients were given.
+	Known func() []string
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
@@ -121,6 +125,10 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 		o.open--
 		if e.Msg.Error != nil {
 			switch {
+			case r.tag == "list" && e.Msg.Error.Code == acp.CodeMethodNotFound && o.Known != nil:
+				for _, s := range o.Known() {
+					o.read(s)
+				}
 			case r.tag == "init" || r.tag == "login":
 				// initialize is not sent twice on a connection: ask for a new one.
 				o.out = append(o.out, Output{Kind: OutHangup, Conn: o.conn})
@@ -150,9 +158,7 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 				if o.Only != nil && !o.Only(s.SessionID) {
 					continue
 				}
-				o.request(s.SessionID, acp.MethodSessionResume, acp.ResumeSessionParams{
-					SessionID: s.SessionID, Cwd: o.cwd, ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart},
-				})
+				o.read(s.SessionID)
 			}
 			if res.NextCursor != nil {
 				o.request("list", acp.MethodSessionList, acp.ListSessionsParams{Cursor: res.NextCursor})
@@ -173,6 +179,13 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 		}
 	}
 	return o.flush()
+}
+
+// read resumes session with replay from the start.
+func (o *Observer) read(session string) {
+	o.request(session, acp.MethodSessionResume, acp.ResumeSessionParams{
+		SessionID: session, Cwd: o.cwd, ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart},
+	})
 }
 
 // MalformedKeys are idempotencyKey values an Agent must refuse with -32602

@@ -118,6 +118,23 @@ func TestCheckJudgesAV1AgentUnderV1(t *testing.T) {
 	}
 }
 
+// A v1 Agent on the official SDK's default (v1) API, with a store and
+// session/load but no session/list: judged under v1 and passed; the same
+// Agent dropping the last user message from its replay fails, lost.
+func TestCheckAV1AgentOnTheSDKsV1API(t *testing.T) {
+	requireNode(t)
+	agent := filepath.Join(interopDir, "sdk-v1-agent.mjs")
+	out, code := checkRun(t, "--seeds", "4", "--", "node", agent)
+	if code != exitOK || !strings.Contains(out, "checking again under v1") || !strings.Contains(out, "\nPASS") ||
+		!strings.Contains(out, "lost: judged for") || !strings.Contains(out, "schema: every frame conforms to ACP v1") {
+		t.Fatalf("exit %d, want a PASS judged under v1:\n%s", code, out)
+	}
+	out, code = checkRun(t, "--seeds", "3", "--", "node", agent, "--bug", "lose-last")
+	if code != exitAnomaly || !strings.Contains(out, "FAIL: lost") {
+		t.Fatalf("--bug lose-last: exit %d, want 1 with lost:\n%s", code, out)
+	}
+}
+
 // A known-bad v1 Agent fails under v1: lost-writes (each process writes back
 // the session list it loaded) loses another process's sessions.
 func TestCheckFailsAKnownBadV1Agent(t *testing.T) {

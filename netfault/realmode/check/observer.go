@@ -34,6 +34,7 @@ func (d *driver) observerConnected(l *rlink) {
 	try := d.observerTry
 	d.observer = client.NewObserver("/")
 	d.observer.Protocol = d.cfg.Protocol
+	d.observer.Known = d.knownSessions
 	d.observer.Only = func(id string) bool { return d.sessions[id] }
 	d.applyObserver(l, d.observer.Connected(l.name), try)
 	d.phase = func() {
@@ -132,4 +133,15 @@ func (d *driver) applyLive(l *rlink, outs []client.Output) {
 		}
 		d.c2a(l, o.Frame, "", note)
 	}
+}
+
+// knownSessions are the sessions the Agent made for this seed's Clients,
+// sorted: what the observer reads when the Agent has no session/list.
+func (d *driver) knownSessions() []string {
+	out := make([]string, 0, len(d.sessions))
+	for id := range d.sessions {
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	return out
 }
