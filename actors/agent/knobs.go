@@ -136,6 +136,7 @@ const (
 	CreateKeysMemory   = "memory"
 	ProtocolV2         = "2"
 	ProtocolV1         = "1"
+	ProtocolNegotiate  = "negotiate"
 	LoadSessionYes     = "yes"
 	LoadSessionNo      = "no"
 )
@@ -171,7 +172,7 @@ var choiceKnobs = []struct {
 	{"binding", []string{BindingWithMessage, BindingAfterTurn}, func(k *Knobs) *string { return &k.Binding }},
 	{"message-ids", []string{MessageIDsAgent, MessageIDsKey}, func(k *Knobs) *string { return &k.MessageIDs }},
 	{"create-keys", []string{CreateKeysIgnore, CreateKeysStore, CreateKeysMemory}, func(k *Knobs) *string { return &k.CreateKeys }},
-	{"protocol", []string{ProtocolV2, ProtocolV1}, func(k *Knobs) *string { return &k.Protocol }},
+	{"protocol", []string{ProtocolV2, ProtocolV1, ProtocolNegotiate}, func(k *Knobs) *string { return &k.Protocol }},
 	{"load-session", []string{LoadSessionYes, LoadSessionNo}, func(k *Knobs) *string { return &k.LoadSession }},
 }
 
@@ -348,13 +349,13 @@ func (k Knobs) Validate() error {
 	if k.Chunks < 1 || k.ChunkEvery <= 0 {
 		return fmt.Errorf("work must have at least one chunk and a positive chunk interval")
 	}
-	if k.Protocol == ProtocolV1 && k.LiveOnly != "" {
+	if k.Protocol != ProtocolV2 && k.LiveOnly != "" {
 		// v1 answers a prompt when its turn ends: a command handled
 		// locally has no turn the translation could see end.
 		return fmt.Errorf("protocol 1 with live-only: expected no live-only prefix (a v1 prompt is answered when its turn ends)")
 	}
-	if k.LoadSession == LoadSessionNo && k.Protocol != ProtocolV1 {
-		return fmt.Errorf("load-session=no: expected with protocol=1 only (v2 has session/resume)")
+	if k.LoadSession == LoadSessionNo && k.Protocol == ProtocolV2 {
+		return fmt.Errorf("load-session=no: expected with protocol=1 or negotiate only (v2 has session/resume)")
 	}
 	return nil
 }
@@ -385,8 +386,11 @@ func Lookup(name string) (Factory, error) {
 	}
 	return func(k Knobs, open StoreOpener, env Env) Machine {
 		m := e.factory(k, open, env)
-		if k.Protocol == ProtocolV1 {
+		switch k.Protocol {
+		case ProtocolV1:
 			return SpeakV1(m, k.LoadSession == LoadSessionYes)
+		case ProtocolNegotiate:
+			return Negotiate(m, k.LoadSession == LoadSessionYes)
 		}
 		return m
 	}, nil

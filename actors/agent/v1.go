@@ -26,6 +26,10 @@ var v1Methods = map[string]bool{
 type speakV1 struct {
 	inner       Machine
 	loadSession bool
+	// negotiate: a connection whose Client asks for v2 in initialize is
+	// served v2 as it is (protocol=negotiate); otherwise every connection
+	// is v1.
+	negotiate bool
 	conns       map[string]*v1Conn
 	// turns: per session, the user messages whose turn has started (their
 	// user_message went out) and not ended; ended: messages whose turn
@@ -46,6 +50,9 @@ type v1Waiter struct {
 // of each request it read (an answer is translated by its request's
 // method), and the sessions a session/load is replaying.
 type v1Conn struct {
+	// v2: the Client asked for v2 and the Agent negotiates: its frames
+	// pass as they are.
+	v2      bool
 	methods map[acp.ID]string
 	loading map[acp.ID]string // session/load request → its session
 }
@@ -54,7 +61,19 @@ type v1Conn struct {
 // offers session/load (history replayed); without it, a session outlives
 // its connection only for the Agent.
 func SpeakV1(m Machine, loadSession bool) Machine {
-	return &speakV1{inner: m, loadSession: loadSession, conns: map[string]*v1Conn{},
+	return newSpeakV1(m, loadSession, false)
+}
+
+// Negotiate returns m speaking to each connection the version its Client
+// asks for in initialize: v1 to a v1 Client (protocolVersion 1, or v1's
+// field names), v2 to the others, as the spec's negotiation has an Agent
+// that supports both answer.
+func Negotiate(m Machine, loadSession bool) Machine {
+	return newSpeakV1(m, loadSession, true)
+}
+
+func newSpeakV1(m Machine, loadSession, negotiate bool) *speakV1 {
+	return &speakV1{inner: m, loadSession: loadSession, negotiate: negotiate, conns: map[string]*v1Conn{},
 		turns: map[string][]string{}, ended: map[string]string{}, waiting: map[string][]v1Waiter{}}
 }
 
@@ -80,6 +99,12 @@ func (v *speakV1) Receive(conn string, frame []byte) []Output {
 		return v.out(v.inner.Receive(conn, frame))
 	}
 	m := line.Entries[0].Msg
+	if m.Method == acp.MethodInitialize && v.negotiate {
+		c.v2 = !acp.ReadPeerVersion(m.Params).V1
+	}
+	if c.v2 {
+		return v.out(v.inner.Receive(conn, frame))
+	}
 	if m.Kind() == acp.KindRequest {
 		if !v1Methods[m.Method] || m.Method == acp.MethodSessionLoad && !v.loadSession {
 			return []Output{{Kind: OutSend, Step: "respond-error", Conn: conn,
@@ -138,6 +163,16 @@ func (v *speakV1) send(res []Output, o Output) []Output {
 	}
 	m := line.Entries[0].Msg
 	c := v.conns[o.Conn]
+	if c != nil && c.v2 {
+		if m.Method == acp.MethodSessionUpdate {
+			// Its turns still end v1 Clients' prompts on other connections.
+			var p acp.SessionUpdateParams
+			if json.Unmarshal(m.Params, &p) == nil {
+				res = v.track(res, p)
+			}
+		}
+		return append(res, o)
+	}
 	switch m.Kind() {
 	case acp.KindResponse:
 		if c == nil {
@@ -218,16 +253,30 @@ func (v *speakV1) update(res []Output, o Output, c *v1Conn, p acp.SessionUpdateP
 		if replaying {
 			return chunk(acp.UpdateUserMessageChunk, u.Content)
 		}
-		v.turns[p.SessionID] = append(v.turns[p.SessionID], u.MessageID)
-		return res
+		return v.track(res, p)
 	case acp.UpdateAgentMessage:
 		return chunk(acp.UpdateAgentMessageChunk, u.Content)
 	case acp.UpdateAgentMessageChunk:
 		return chunk(acp.UpdateAgentMessageChunk, u.Content)
 	case acp.UpdateState:
-		if u.State != acp.StateIdle || replaying {
+		if replaying {
 			return res
 		}
+		return v.track(res, p)
+	}
+	return res // v2's other updates have no v1 counterpart here
+}
+
+// track follows the turns of a session from its live updates: a user
+// message starts one, an idle state ends those started and answers their
+// v1 prompts with its stop reason.
+func (v *speakV1) track(res []Output, p acp.SessionUpdateParams) []Output {
+	u := p.Update
+	switch {
+	case u.Kind == acp.UpdateUserMessage:
+		v.turns[p.SessionID] = append(v.turns[p.SessionID], u.MessageID)
+		return res
+	case u.Kind == acp.UpdateState && u.State == acp.StateIdle:
 		stop := u.StopReason
 		if stop == "" {
 			stop = acp.StopEndTurn
@@ -242,9 +291,8 @@ func (v *speakV1) update(res []Output, o Output, c *v1Conn, p acp.SessionUpdateP
 			delete(v.waiting, msg)
 		}
 		delete(v.turns, p.SessionID)
-		return res
 	}
-	return res // v2's other updates have no v1 counterpart here
+	return res
 }
 
 // replays says whether a session/load of session is being answered.
