@@ -57,7 +57,7 @@ var knobDocs = map[string]knobDoc{
 		"a user message's messageId is minted by the Agent (agent: the Message ID RFD) or is the prompt's idempotencyKey (key: the rejected Client-chosen messageId)"},
 	"create-keys": {"a key on session/new: ignored (RFD), or bound in the store or in memory",
 		"an idempotencyKey on session/new is ignored (ignore: the RFD, a duplicate is an unused session) or a repeat of it is answered with the session it made, the key bound with the session in the store (store) or in the process's memory until it ends (memory: as an adapter could)"},
-	"protocol": {"ACP version on the wire: 2, 1 (today's, no key) or negotiate (what the Client asks)",
+	"protocol": {"ACP version on the wire: 2, 1 (today's, no key) or negotiate (as the Client asks)",
 		"the ACP version the Agent speaks on the wire: 2 (with the RFD), 1 (the status quo: no idempotencyKey, the prompt answered with its stop reason when the turn ends, history through session/load), or negotiate (each connection the version its Client asks for in initialize)"},
 	"load-session": {"protocol 1: session/load offered (yes) or not (no)",
 		"under protocol 1, whether the Agent offers session/load, which replays a session's history on a new connection (no: -32601)"},

@@ -63,7 +63,7 @@ func (r *clientSeedReport) lintSeed() {
 			r.frames++
 		}
 	}
-	for _, p := range conform.Trace(log.Events) {
+	for _, p := range conform.TraceVersion(conform.Negotiated(log.Events).Version, log.Events) {
 		if p.Dir == traces.ClientToAgent {
 			r.schemaClient++
 		} else {

@@ -40,14 +40,10 @@ func TestCheckClientSaysOnceThatAV1ClientSpeaksV1(t *testing.T) {
 	if n := strings.Count(out, "the Client speaks ACP v1 (protocolVersion 1): acpsim's checks cover ACP v2"); n != 1 {
 		t.Fatalf("the v1 line printed %d times, want once:\n%s", n, out)
 	}
-	// Its v1 initialize breaks the v2 schema: counted beside the verdict,
-	// with a lint command that works on the trace kept.
-	m := regexp.MustCompile(`schema: 2 problems in 2 of 2 seeds' frames \(beside the verdict, not part of it\): acpsim lint (\S+) (\S+)\n`).FindStringSubmatch(out)
-	if m == nil {
-		t.Fatalf("no schema line with the lint command:\n%s", out)
-	}
-	if lout, lcode := acpsimRun(t, "lint", m[1]); lcode != 1 || !strings.Contains(lout, "schema") {
-		t.Fatalf("acpsim lint %s: exit %d, want 1 with the schema problem:\n%s", m[1], lcode, lout)
+	// Its v1 initialize is checked against the v1 schema, as acpsim lint
+	// checks the trace: it conforms, so no schema problem is counted.
+	if strings.Contains(out, "schema: 2 problems") {
+		t.Fatalf("a v1 initialize counted against the v2 schema:\n%s", out)
 	}
 }
 

@@ -96,8 +96,8 @@ func TestAgentTakesOnlyTheAgentsFlags(t *testing.T) {
 	var names []string
 	cmd.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
 	sort.Strings(names)
-	want := []string{"agent", "auth", "binding", "busy", "close-missing", "compare", "db", "held-on-disconnect", "in-progress", "key-window", "keys",
-		"list-agents", "listen", "live-only", "message-ids", "prompt-errors", "prompt-errors-seed", "retain", "runtime-dedupe", "sessions-in", "store"}
+	want := []string{"agent", "auth", "binding", "busy", "close-missing", "compare", "create-keys", "db", "held-on-disconnect", "in-progress", "key-window", "keys",
+		"list-agents", "listen", "live-only", "load-session", "message-ids", "prompt-errors", "prompt-errors-seed", "protocol", "retain", "runtime-dedupe", "sessions-in", "store"}
 	if !slices.Equal(names, want) {
 		t.Errorf("acpsim agent's flags:\n got %v\nwant %v", names, want)
 	}
