@@ -83,10 +83,8 @@ func printClientSeed(w io.Writer, r *clientSeedReport) {
 		r.Seed, r.verdict(), r.Submissions, r.Cancels, r.Told, r.Attempts, r.Errors, r.Agents, r.Kills, r.Cuts, r.Restarts)
 	switch {
 	case r.Broken != "":
-	case r.Inconclusive != "" && r.V1 == nil:
-		fmt.Fprintf(w, "  why: %s\n", r.Inconclusive)
 	case r.Inconclusive != "":
-		fmt.Fprintln(w, "  why: the Client speaks ACP v1 (see below)")
+		fmt.Fprintf(w, "  why: %s\n", r.Inconclusive)
 	default:
 		fmt.Fprintf(w, "  %s\n", judgedLine(r.Cover))
 	}
@@ -146,6 +144,9 @@ func (run *clientRun) add(r *clientSeedReport) {
 	run.errors += r.Errors
 	run.canCancel = run.canCancel || r.CanCancel
 	run.cancels += r.Cancels
+	if r.V1 != nil && run.v1 == "" {
+		run.v1 = r.V1.V1JudgedLine("the Client")
+	}
 	if n := r.schemaClient + r.schemaAgent; n > 0 {
 		run.schema += n
 		run.schemaSeeds++
@@ -168,12 +169,7 @@ func (run *clientRun) add(r *clientSeedReport) {
 		}
 	case r.Inconclusive != "":
 		run.inconclusive++
-		if r.V1 != nil && run.v1 == "" {
-			run.v1 = r.Inconclusive
-		}
-		if run.firstWhy == "" && r.V1 != nil {
-			run.firstWhy = "the Client speaks ACP v1"
-		} else if run.firstWhy == "" {
+		if run.firstWhy == "" {
 			run.firstWhy = r.Inconclusive
 		}
 	}
@@ -187,13 +183,18 @@ func (run *clientRun) add(r *clientSeedReport) {
 func (run *clientRun) finish(w io.Writer) int {
 	c := run.cover
 	fmt.Fprintln(w)
+	if run.v1 != "" {
+		fmt.Fprintln(w, "protocol: "+run.v1)
+	}
 	if c.Subs > 0 {
 		fmt.Fprintf(w, "judged: %s on %d of %d submissions of the judged seeds", outcomeProps, c.Outcomes, c.Subs)
 		if n := c.Subs - c.Outcomes; n > 0 {
 			fmt.Fprintf(w, "; %d never sent as session/prompt", n)
 		}
 		fmt.Fprintf(w, "\n        %s on %d", resendProps, c.Resent)
-		if c.Resent == 0 {
+		if run.v1 != "" {
+			fmt.Fprint(w, ": not judged, ACP v1 has no key")
+		} else if c.Resent == 0 {
 			fmt.Fprint(w, ": not judged, the Client resent no prompt")
 		} else {
 			fmt.Fprintf(w, "; %d were sent once, nothing to compare", c.Outcomes-c.Resent)
@@ -219,15 +220,12 @@ func (run *clientRun) finish(w io.Writer) int {
 	case run.failed > 0:
 		fmt.Fprintf(w, "FAIL: %d of %d seeds (%s)\n", run.failed, run.seeds, strings.Join(kinds, ", "))
 		return exitAnomaly
-	case run.v1 != "":
-		fmt.Fprintln(w, run.v1)
-		return exitInconclusive
 	case run.inconclusive > 0 || c.Outcomes == 0:
 		fmt.Fprintf(w, "INCONCLUSIVE: %d of %d seeds judged nothing, %d passed: %s\n", run.inconclusive, run.seeds, run.seeds-run.inconclusive, run.firstWhy)
 		return exitInconclusive
 	}
 	line := fmt.Sprintf("PASS: %d seeds; every submission the Client sent was inserted at most once and never silently lost, and every outcome told was true", run.seeds)
-	if c.Resent > 0 {
+	if c.Resent > 0 && run.v1 == "" {
 		line += fmt.Sprintf("; its %d resent %s keyed as the RFD asks", c.Resent, plural(c.Resent, "submission"))
 	}
 	fmt.Fprintln(w, line)
@@ -262,7 +260,11 @@ func (run *clientRun) printCancels(w io.Writer) {
 // printSchema is the run's one schema line: a finding beside the verdict.
 func (run *clientRun) printSchema(w io.Writer) {
 	if run.schema == 0 {
-		fmt.Fprintf(w, "schema: the %d frames conform to the ACP v2 schema (acpsim lint)\n", run.frames)
+		version := "v2"
+		if run.v1 != "" {
+			version = "v1"
+		}
+		fmt.Fprintf(w, "schema: the %d frames conform to the ACP %s schema (acpsim lint)\n", run.frames, version)
 		return
 	}
 	cmd := "acpsim lint " + strings.Join(run.schemaTraces, " ")

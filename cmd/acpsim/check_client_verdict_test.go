@@ -30,14 +30,15 @@ func TestCheckClientNeverPromptingIsNotAPass(t *testing.T) {
 	}
 }
 
-// A Client that asks for ACP v1 in its initialize (as acpx does) is told
-// so once, and judged on nothing.
+// A Client that asks for ACP v1 in its initialize (as acpx does) is served
+// v1 (the Agent negotiates) and told so once; this one then never prompts,
+// so nothing is judged.
 func TestCheckClientSaysOnceThatAV1ClientSpeaksV1(t *testing.T) {
 	out, code := badClientRun(t, "v1", "--seeds", "2")
-	if code != exitInconclusive || strings.Contains(out, "PASS") {
-		t.Fatalf("exit %d, want 3:\n%s", code, out)
+	if code != exitInconclusive || strings.Contains(out, "PASS") || !strings.Contains(out, "the Client sent no session/prompt") {
+		t.Fatalf("exit %d, want 3, no prompt sent:\n%s", code, out)
 	}
-	if n := strings.Count(out, "the Client speaks ACP v1 (protocolVersion 1): acpsim's checks cover ACP v2"); n != 1 {
+	if n := strings.Count(out, "the Client speaks ACP v1 (protocolVersion 1): judged under v1"); n != 1 {
 		t.Fatalf("the v1 line printed %d times, want once:\n%s", n, out)
 	}
 	// Its v1 initialize is checked against the v1 schema, as acpsim lint
@@ -221,5 +222,22 @@ func TestCheckClientSendsNoCancelToAnAdapterThatDidNotSayItTakesThem(t *testing.
 	if code != exitAnomaly || !strings.Contains(out, "(0 cancelled)") ||
 		!strings.Contains(out, `user cancels: none sent: the adapter did not say it takes them ({"capabilities":{"cancel":true}}`) {
 		t.Fatalf("exit %d, want 1 with no cancel sent, and the reason:\n%s", code, out)
+	}
+}
+
+// A v1 Client on the official SDK's default (v1) API: the Agent serves it
+// v1, its prompts are sent and judged by text (its "inserted" names only
+// the turn's stop reason). As shipped it tells unknown when the Agent dies
+// and passes; resending on a new Agent process instead, it duplicates.
+func TestCheckClientJudgesAV1ClientOnTheSDKsV1API(t *testing.T) {
+	requireNode(t)
+	out, code := checkClientRun(t, "sdk-v1-client-adapter.mjs", "--seeds", "4")
+	if code != exitOK || !strings.Contains(out, "protocol: the Client speaks ACP v1") || !strings.Contains(out, "judged: outcomes") ||
+		!strings.Contains(out, "not judged, ACP v1 has no key") || !strings.Contains(out, "conform to the ACP v1 schema") || !strings.Contains(out, "PASS: 4 seeds") {
+		t.Fatalf("exit %d, want a PASS judged under v1:\n%s", code, out)
+	}
+	out, code = checkClientRun(t, "sdk-v1-client-adapter.mjs --resend", "--seeds", "8")
+	if code != exitAnomaly || !strings.Contains(out, "duplicate: ") {
+		t.Fatalf("--resend: exit %d, want 1 with a duplicate:\n%s", code, out)
 	}
 }

@@ -147,7 +147,9 @@ func Check(h History) []Anomaly {
 	attempts, setupGaps := readFrames(h.Frames)
 	var out []Anomaly
 	out = append(out, judgeOutcomes(h, attempts)...)
-	out = append(out, judgeKeys(h.Subs, attempts)...)
+	if !ReadSetup(h.Frames).Peer.V1 { // v1 has no key to judge
+		out = append(out, judgeKeys(h.Subs, attempts)...)
+	}
 	out = append(out, setupGaps...)
 	slices.SortStableFunc(out, func(a, b Anomaly) int {
 		return slices.Index(Kinds, a.Kind) - slices.Index(Kinds, b.Kind)

@@ -104,10 +104,11 @@ func (a *adapterProc) status() string {
 // parseTold reads one outcome line of the contract.
 func parseTold(line string) (clientcheck.Told, error) {
 	var t struct {
-		ID        *string `json:"id"`
-		Outcome   *string `json:"outcome"`
-		MessageID *string `json:"messageId"`
-		Error     any     `json:"error"`
+		ID         *string `json:"id"`
+		Outcome    *string `json:"outcome"`
+		MessageID  *string `json:"messageId"`
+		StopReason *string `json:"stopReason"`
+		Error      any     `json:"error"`
 	}
 	if err := json.Unmarshal([]byte(line), &t); err != nil {
 		return clientcheck.Told{}, fmt.Errorf("not a JSON object (%v), expected an outcome such as {\"id\":\"s1\",\"outcome\":\"inserted\",\"messageId\":\"…\"}", err)
@@ -124,10 +125,15 @@ func parseTold(line string) (clientcheck.Told, error) {
 	}
 	switch told.Outcome {
 	case clientcheck.Inserted:
-		if t.MessageID == nil || *t.MessageID == "" {
-			return told, errors.New(`"outcome": "inserted" without a "messageId": expected the messageId the Agent answered`)
+		switch {
+		case t.MessageID != nil && *t.MessageID != "":
+			told.MessageID = *t.MessageID
+		case t.StopReason != nil && *t.StopReason != "":
+			// ACP v1: the turn's answer names no message, only why it
+			// stopped; the judge goes by the text.
+		default:
+			return told, errors.New(`"outcome": "inserted" without a "messageId": expected the messageId the Agent answered (ACP v2), or in ACP v1 the turn's "stopReason"`)
 		}
-		told.MessageID = *t.MessageID
 	case clientcheck.Failed, clientcheck.Unknown:
 	default:
 		return told, fmt.Errorf(`"outcome" %q: expected inserted, failed or unknown`, told.Outcome)

@@ -120,7 +120,7 @@ func Run(c Config, seed uint64, dir string) Result {
 	}
 	agent := append([]string{"env", "-u", "ACPSIM_AGENT", c.Self, "tap", "--trace", res.Trace,
 		"--seed", strconv.FormatUint(seed, 10), "--fault-rates", fmt.Sprintf("kill=%g,cut=%g", c.Kill, c.Cut),
-		"--", c.Self, "agent", "--db", db, "--prompt-errors", strconv.FormatFloat(c.PromptErrors, 'g', -1, 64),
+		"--", c.Self, "agent", "--db", db, "--protocol", "negotiate", "--prompt-errors", strconv.FormatFloat(c.PromptErrors, 'g', -1, 64),
 		"--prompt-errors-seed", strconv.FormatUint(seed, 10)}, c.AgentArgs...)
 	env := append(os.Environ(), "ACPSIM_AGENT="+shell.Join(agent), "ACPSIM_STATE_DIR="+state, "ACPSIM_CWD="+cwd)
 
@@ -154,9 +154,6 @@ func Run(c Config, seed uint64, dir string) Result {
 	res.Setup, res.Cover = clientcheck.ReadSetup(h.Frames), clientcheck.Cover(h)
 	switch {
 	case res.Broken != "":
-	case res.Setup.Peer.V1:
-		res.V1 = &res.Setup.Peer
-		res.Inconclusive = res.Setup.Peer.V1Line("the Client")
 	case d.stalled != "":
 		res.Inconclusive = d.stalled
 	case res.Setup.Prompts == 0:
@@ -165,6 +162,11 @@ func Run(c Config, seed uint64, dir string) Result {
 		res.Inconclusive = res.Setup.Why()
 	default:
 		res.Anomalies = clientcheck.Check(h)
+	}
+	if res.Setup.Peer.V1 {
+		// Judged under v1 (the Agent negotiated it): by text, and
+		// without the RFD's key rules, which check-client says once.
+		res.V1 = &res.Setup.Peer
 	}
 	return res
 }
