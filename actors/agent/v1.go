@@ -30,7 +30,7 @@ type speakV1 struct {
 	// served v2 as it is (protocol=negotiate); otherwise every connection
 	// is v1.
 	negotiate bool
-	conns       map[string]*v1Conn
+	conns     map[string]*v1Conn
 	// turns: per session, the user messages whose turn has started (their
 	// user_message went out) and not ended; ended: messages whose turn
 	// ended, with its stop reason, for an answer that comes after it.
