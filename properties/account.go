@@ -27,6 +27,7 @@ const (
 	lossSessionGone
 	lossSetupFailed
 	lossStopped
+	lossNoLoad
 )
 
 // lossWhy tells why a submission's loss could not be judged.
@@ -34,6 +35,7 @@ var lossWhy = map[lossJudgement]string{
 	lossSessionGone: "their session ended with its Agent process (the process contract) and no transcript of it was read while the process lived",
 	lossSetupFailed: "their session could not be set up again (setup-failed), so its transcript could not be read",
 	lossStopped:     "the run stopped before their session's transcript was read",
+	lossNoLoad:      "the Agent has no session/load (optional in ACP v1), so their session's transcript could not be read",
 }
 
 // tapWhy is why a tap's trace judges no outcome and no transcript.
@@ -104,6 +106,10 @@ func (c *checker) accounts() {
 		switch {
 		case read || s.delivered() == 0:
 			dup.Judged++
+		case c.v1:
+			// v1 answers name no message: without a transcript there is
+			// nothing to count its insertions by.
+			skip(&dup, "no transcript of their session was read, and ACP v1's answers name no message")
 		default:
 			dup.Partly++
 		}

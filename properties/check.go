@@ -139,8 +139,9 @@ type checker struct {
 	// sessionUsed are the sessions some Client (not the observer) named in a
 	// request: a session no Client knew of can only be an orphan.
 	sessionUsed map[string]bool
-	// v1: a peer spoke ACP v1 (version.go).
-	v1 bool
+	// v1: a peer spoke ACP v1 (version.go); noLoad: its Agent answered
+	// session/load -32601, so no transcript can be read.
+	v1, noLoad bool
 	// created are the sessions the Agent answered a Client's session/new
 	// with, in order, once each.
 	created    []string

@@ -45,6 +45,12 @@ func (c *checker) setupAnswered(l *linkState, r *reqRec, rp *respRec, msg string
 	default:
 		return
 	}
+	if c.v1 && r.method == acp.MethodSessionResume && !rp.ok && rp.code == acp.CodeMethodNotFound {
+		// A v1 Agent without session/load (v1 makes it optional): no
+		// session can be read back, which is no set-up failure.
+		c.noLoad = true
+		return
+	}
 	if !rp.ok && rp.code == acp.CodeResourceNotFound {
 		// The Agent says it does not have the session: the Client makes a
 		// new one. Whether that was allowed is the session contract's

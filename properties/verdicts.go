@@ -34,6 +34,8 @@ func (c *checker) judgeSub(s *subState) {
 		case ok || c.mayLack(s, cands...):
 		case c.allGone(cands):
 			s.loss = lossSessionGone
+		case c.noLoad && c.noneRead(cands):
+			s.loss = lossNoLoad
 		case c.uncheckable(s, cands):
 			s.loss = lossSetupFailed
 		default:
@@ -52,6 +54,8 @@ func (c *checker) judgeSub(s *subState) {
 		case s.ambiguous || len(s.msgs) > 0 || !c.mustRetain(s):
 		case c.allGone(s.sessions):
 			s.loss = lossSessionGone
+		case c.noLoad && c.noneRead(s.sessions):
+			s.loss = lossNoLoad
 		case c.uncheckable(s, s.sessions):
 			s.loss = lossSetupFailed
 		default:
@@ -187,4 +191,14 @@ func (c *checker) misnamedFirst(rp, own *respRec) bool {
 	}
 	text := t.msgs[t.index[rp.msgID]].text
 	return text == rp.req.sub.text && text != own.req.sub.text
+}
+
+// noneRead reports whether no final transcript of sessions was read.
+func (c *checker) noneRead(sessions []string) bool {
+	for _, S := range sessions {
+		if c.final[S] != nil {
+			return false
+		}
+	}
+	return true
 }

@@ -174,7 +174,7 @@ func (c *Client) response(r request, m *acp.Message) {
 		sess.replaying = false
 		if m.Error != nil {
 			sess.seen = nil
-			if m.Error.Code == acp.CodeResourceNotFound {
+			if m.Error.Code == acp.CodeResourceNotFound || c.cfg.Protocol == acp.ProtocolV1 && m.Error.Code == acp.CodeMethodNotFound {
 				// The Agent does not know the session: it kept it in the
 				// memory of a process that has ended, which the ACP v2
 				// notes allow ("session/resume fails (session unknown)

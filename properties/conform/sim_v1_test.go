@@ -2,6 +2,7 @@ package conform_test
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"github.com/acpsim/acpsim/properties"
@@ -54,4 +55,27 @@ func traceBytes(t *testing.T, log *traces.Log) []byte {
 		t.Fatal(err)
 	}
 	return b.Bytes()
+}
+
+// A v1 Agent without session/load (v1 makes it optional) cannot show any
+// session back: the Clients start new sessions, nothing is reported
+// setup-failed or lost, and the report says why never silently lost was
+// not judged, so the verdict is no pass.
+func TestAV1AgentWithoutSessionLoadIsNotJudgedLost(t *testing.T) {
+	sc := simConfig{"stdio/naive/load-session=no", func(c *world.Config) error {
+		c.Policy = "naive"
+		if err := c.Knobs.Set("protocol", "1"); err != nil {
+			return err
+		}
+		return c.Knobs.Set("load-session", "no")
+	}}
+	for _, log := range runs(t, sc, 6) {
+		rep := properties.Check(log.Header, log.Events)
+		for _, a := range rep.Anomalies {
+			t.Errorf("seed %d: %s: %s", log.Header.Seed, a.Kind, a.Explanation)
+		}
+		if v, line := rep.Verdict(); v != properties.VerdictInconclusive || !strings.Contains(line, "no session/load") {
+			t.Errorf("seed %d: verdict %v %q, want inconclusive naming the missing session/load", log.Header.Seed, v, line)
+		}
+	}
 }
