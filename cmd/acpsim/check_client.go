@@ -40,6 +40,7 @@ func newCheckClientCmd() *cobra.Command {
 	var seeds, jobs int
 	var first uint64
 	var faults, agentFlags, junit string
+	protocol := "auto"
 	cmd := &cobra.Command{
 		Use:   "check-client [flags] -- CLIENT-ADAPTER [ARGS...]",
 		Short: "Check a real ACP Client: acpsim plays its user and its Agent, under chaos, and judges it from the wire",
@@ -144,6 +145,10 @@ scratch directory removed, and no verdict for the seeds cut short.`,
 			if cfg.AgentArgs, err = shell.Split(agentFlags); err != nil {
 				return fmt.Errorf("--agent-flags %q: %v", agentFlags, err)
 			}
+			versions := map[string]string{"auto": "negotiate", "1": "1", "2": "2"}
+			if cfg.Protocol = versions[protocol]; cfg.Protocol == "" {
+				return fmt.Errorf("--protocol %q: expected auto (the version the Client asks for), 1 or 2", protocol)
+			}
 			if _, err := exec.LookPath(args[0]); err != nil {
 				return fmt.Errorf("cannot start the adapter: %v", err)
 			}
@@ -163,6 +168,7 @@ scratch directory removed, and no verdict for the seeds cut short.`,
 	f.DurationVar(&cfg.Settle, "settle", cfg.Settle, "how long an outcome may take, and the adapter's exit after its input ended")
 	f.DurationVar(&cfg.RestartWait, "restart-wait", cfg.RestartWait, "how long a restarted adapter may take to tell the pending submission's outcome before the next one is submitted")
 	f.DurationVar(&cfg.StartTimeout, "start-timeout", cfg.StartTimeout, "how long a submission may wait for a session/new answered on the wire before its seed ends, judging nothing")
+	f.StringVar(&protocol, "protocol", protocol, "ACP version the Agent serves: auto (the one the Client asks for in initialize), 1 or 2 (pinned)")
 	f.StringVar(&junit, "junit", "", "also write the report as JUnit XML to FILE: a testcase per seed, inconclusive seeds skipped with why")
 	return cmd
 }

@@ -8,6 +8,7 @@
 package checkclient
 
 import (
+	"cmp"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -32,6 +33,9 @@ type Config struct {
 	Self string
 	// AgentArgs follow `acpsim agent --db FILE` (e.g. --agent NAME).
 	AgentArgs []string
+	// Protocol is the Agent's protocol knob: "negotiate" (the version the
+	// Client asks for; "" too), "1" or "2".
+	Protocol string
 	// Prompts is the number of submissions a seed makes.
 	Prompts int
 	// Kill and Cut are the tap's fault rates (tap.Faults); Restart the
@@ -120,7 +124,7 @@ func Run(c Config, seed uint64, dir string) Result {
 	}
 	agent := append([]string{"env", "-u", "ACPSIM_AGENT", c.Self, "tap", "--trace", res.Trace,
 		"--seed", strconv.FormatUint(seed, 10), "--fault-rates", fmt.Sprintf("kill=%g,cut=%g", c.Kill, c.Cut),
-		"--", c.Self, "agent", "--db", db, "--protocol", "negotiate", "--prompt-errors", strconv.FormatFloat(c.PromptErrors, 'g', -1, 64),
+		"--", c.Self, "agent", "--db", db, "--protocol", cmp.Or(c.Protocol, "negotiate"), "--prompt-errors", strconv.FormatFloat(c.PromptErrors, 'g', -1, 64),
 		"--prompt-errors-seed", strconv.FormatUint(seed, 10)}, c.AgentArgs...)
 	env := append(os.Environ(), "ACPSIM_AGENT="+shell.Join(agent), "ACPSIM_STATE_DIR="+state, "ACPSIM_CWD="+cwd)
 
