@@ -117,7 +117,7 @@ func (c *Config) Cell(link string, d Design, policy string) (world.Config, []str
 	}
 	cfg.Rates = rates
 	if err := cfg.Validate(); err != nil {
-		return cfg, nil, fmt.Errorf("%s × %s over %s: %v", policy, d.Name, link, err)
+		return cfg, nil, fmt.Errorf("%s × %s over %s: %w", policy, d.Name, link, err)
 	}
 	flags := slices.Concat(withoutPolicyParams(c.Flags, pol), []string{"--link=" + link}, pol.Flags(), d.Flags())
 	slices.Sort(flags)
@@ -237,6 +237,14 @@ func Run(c Config) (*Report, error) {
 				continue
 			}
 			cfg, flags, err := c.Cell(link, p.Design, p.Policy)
+			if errors.Is(err, world.ErrNoKeyInV1) && c.Pairs == nil {
+				// A product matrix crosses every policy with every
+				// design: a keyed policy has nothing to say to a v1 Agent.
+				if note := fmt.Sprintf("%s × %s: not run (ACP v1 has no idempotencyKey)", p.Policy, p.Design.Name); !slices.Contains(rep.NotRun, note) {
+					rep.NotRun = append(rep.NotRun, note)
+				}
+				continue
+			}
 			if err != nil {
 				return nil, err
 			}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/properties"
+	simdesign "github.com/acpsim/acpsim/sim/design"
 	"github.com/acpsim/acpsim/sim/matrix"
 	"github.com/acpsim/acpsim/sim/world"
 )
@@ -184,5 +185,31 @@ func TestRenderers(t *testing.T) {
 		if err != nil {
 			t.Fatalf("SVG: %v", err)
 		}
+	}
+}
+
+// A product matrix with a v1 design leaves out the keyed policies' cells
+// against it, and says so, instead of refusing the whole matrix; the
+// other cells run.
+func TestAKeyedPolicyAgainstAV1DesignIsNotRun(t *testing.T) {
+	v1 := matrix.Design{Name: "v1", Why: "ACP v1", Settings: []simdesign.Setting{{Key: "protocol", Value: "1"}}}
+	rep, err := matrix.Run(matrix.Config{
+		Base: world.DefaultConfig(), Policies: []string{"naive", "keyed"},
+		Designs: []matrix.Design{design(t, "reference"), v1},
+		Links:   []string{world.LinkStdio}, Seeds: 3, FirstSeed: 1, Jobs: 1,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.NotRun) != 1 || !strings.Contains(rep.NotRun[0], "keyed × v1: not run") {
+		t.Errorf("not run: %q, want keyed × v1 named", rep.NotRun)
+	}
+	for _, row := range rep.Rows {
+		if row.Policy == "keyed" && row.Design == "v1" {
+			t.Errorf("a keyed × v1 row ran")
+		}
+	}
+	if len(rep.Rows) != 3 {
+		t.Errorf("%d rows, want 3 (naive × both, keyed × reference)", len(rep.Rows))
 	}
 }

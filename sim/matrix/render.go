@@ -195,6 +195,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	if hint {
 		fmt.Fprintln(w, "\n(--traces DIR writes each counterexample's trace; acpsim replay reruns it as shrunk, which the run command alone cannot)")
 	}
+	for _, n := range r.NotRun {
+		fmt.Fprintln(w, n)
+	}
 	fmt.Fprintln(w, "\nagent designs:")
 	for _, d := range r.Designs {
 		flags := strings.Join(d.Flags, " ")
@@ -238,6 +241,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	for _, n := range r.limitNote() {
+		fmt.Fprintf(w, "\n%s\n", n)
+	}
+	for _, n := range r.NotRun {
 		fmt.Fprintf(w, "\n%s\n", n)
 	}
 	fmt.Fprintf(w, "\n### Agent designs\n\n| agent | flags | links | why |\n|---|---|---|---|\n")

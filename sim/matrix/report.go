@@ -19,6 +19,9 @@ type Report struct {
 	Designs  []DesignReport `json:"designs"`
 	// Shrink is how many failing seeds per cell were shrunk (0: none).
 	Shrink int `json:"shrink"`
+	// NotRun are the policy × design cells the product left out, each
+	// with why (a keyed policy against a v1 Agent).
+	NotRun []string `json:"notRun,omitempty"`
 	// Rows are in table order: by link, then policy, then design.
 	Rows []Row `json:"rows"`
 }

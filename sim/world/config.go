@@ -6,13 +6,14 @@ package world
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
-	"github.com/acpsim/acpsim/actors/acp"
 	"maps"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/mutants"
 	"github.com/acpsim/acpsim/actors/client"
@@ -251,13 +252,16 @@ func (c *Config) Protocol() int {
 	return acp.ProtocolVersion
 }
 
+// ErrNoKeyInV1 is why a keyed policy cannot run against a v1 Agent.
+var ErrNoKeyInV1 = errors.New("v1 has no idempotencyKey")
+
 // checkProtocol refuses a policy that needs what the run's protocol lacks.
 func (c *Config) checkProtocol() error {
 	if c.Protocol() != acp.ProtocolV1 {
 		return nil
 	}
 	if p, err := client.LookupPolicy(c.Policy); err == nil && (p.Keyed || p.Catches != "") {
-		return fmt.Errorf("policy %s under protocol 1: v1 has no idempotencyKey; expected none, naive, lookup or classes-only", c.Policy)
+		return fmt.Errorf("policy %s under protocol 1: %w; expected none, naive, lookup or classes-only", c.Policy, ErrNoKeyInV1)
 	}
 	return nil
 }
