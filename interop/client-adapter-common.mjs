@@ -34,17 +34,18 @@ export function saveState(persist, state) {
 
 // Connection is one Agent process, spoken to with the SDK's Client. A
 // request fails (rejects) when the process dies or the answer takes too
-// long: the SDK alone would wait forever on a dead pipe.
+// long: the SDK alone would wait forever on a dead pipe. api is the SDK
+// entry point to speak with (its v2 API unless given; its default, v1).
 export class Connection {
-  static async open() {
+  static async open(api = acp) {
     const c = new Connection();
     c.child = spawn("sh", ["-c", `exec ${process.env.ACPSIM_AGENT}`], { stdio: ["pipe", "pipe", "inherit"] });
     c.child.stdin.on("error", () => {});
     c.exited = new Promise((resolve) => c.child.on("exit", resolve));
-    const stream = acp.ndJsonStream(Writable.toWeb(c.child.stdin), Readable.toWeb(c.child.stdout));
+    const stream = api.ndJsonStream(Writable.toWeb(c.child.stdin), Readable.toWeb(c.child.stdout));
     let ready;
     const gotCtx = new Promise((resolve) => (ready = resolve));
-    const app = acp.client({ name: "acpsim-client-adapter" });
+    const app = api.client({ name: "acpsim-client-adapter" }).onNotification("session/update", () => {});
     c.done = app
       .connectWith(stream, (ctx) => {
         ready(ctx);

@@ -10,60 +10,12 @@
 // inserted twice: acpsim reports the duplicate.
 //
 //   node sdk-v1-client-adapter.mjs [--resend]
-import { spawn } from "node:child_process";
 import readline from "node:readline";
-import { Readable, Writable } from "node:stream";
 import * as acp from "@agentclientprotocol/sdk";
+import { Connection, isRPCError, tell } from "./client-adapter-common.mjs";
 
 const cwd = process.env.ACPSIM_CWD ?? "/tmp";
 const resend = process.argv.includes("--resend");
-const attemptTimeout = 5000;
-
-const tell = (o) => process.stdout.write(JSON.stringify(o) + "\n");
-const isRPCError = (err) => typeof err?.code === "number";
-
-// Connection is one Agent process spoken to with the SDK's v1 Client.
-class Connection {
-  static async open() {
-    const c = new Connection();
-    c.child = spawn("sh", ["-c", `exec ${process.env.ACPSIM_AGENT}`], { stdio: ["pipe", "pipe", "inherit"] });
-    c.child.stdin.on("error", () => {});
-    c.exited = new Promise((resolve) => c.child.on("exit", resolve));
-    const stream = acp.ndJsonStream(Writable.toWeb(c.child.stdin), Readable.toWeb(c.child.stdout));
-    let ready;
-    const gotCtx = new Promise((resolve) => (ready = resolve));
-    const app = acp.client({ name: "acpsim-v1-client-adapter" }).onNotification("session/update", () => {});
-    app.connectWith(stream, (ctx) => {
-      ready(ctx);
-      return c.exited;
-    }).catch(() => {});
-    c.ctx = await Promise.race([gotCtx, c.exited.then(() => null)]);
-    return c;
-  }
-
-  alive() {
-    return this.ctx && this.child.exitCode === null && this.child.signalCode === null;
-  }
-
-  async request(method, params) {
-    if (!this.alive()) throw new Error("the Agent process is gone");
-    let timer;
-    const gone = new Promise((_, reject) => {
-      this.exited.then(() => reject(new Error("the Agent process exited")));
-      timer = setTimeout(() => reject(new Error(`no answer to ${method} within ${attemptTimeout} ms`)), attemptTimeout);
-    });
-    try {
-      return await Promise.race([this.ctx.request(method, params), gone]);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  close() {
-    this.child.stdin.end();
-    setTimeout(() => this.child.kill("SIGKILL"), 1000).unref();
-  }
-}
 
 let conn = null;
 let sessionId = null;
@@ -71,7 +23,7 @@ let sessionId = null;
 // connect opens a connection with the session on it: session/new the first
 // time, session/load after (v1's way back into a session).
 async function connect() {
-  const c = await Connection.open();
+  const c = await Connection.open(acp);
   await c.request("initialize", {
     protocolVersion: acp.PROTOCOL_VERSION,
     clientCapabilities: {},

@@ -97,15 +97,7 @@ func TestMatrixAlternativesMeasuresEachAgainstTheRFD(t *testing.T) {
 			t.Errorf("the table lacks the alternative %q or its passage", a.Name)
 		}
 	}
-	row := func(name string) string {
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), name+"  ") {
-				return l
-			}
-		}
-		t.Fatalf("no row %q:\n%s", name, out)
-		return ""
-	}
+	row := func(name string) string { return tableRow(t, out, name) }
 	if r := row("the RFD"); !strings.Contains(r, "keyed × reference") || !strings.Contains(r, " ·  ") {
 		t.Errorf("the RFD's row must be clean: %q", r)
 	}
@@ -141,15 +133,7 @@ func TestMatrixStatusQuoPutsV1BesideTheRFD(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d:\n%s", code, out)
 	}
-	row := func(name string) string {
-		for _, l := range strings.Split(out, "\n") {
-			if strings.HasPrefix(strings.TrimSpace(l), name+"  ") {
-				return l
-			}
-		}
-		t.Fatalf("no row %q:\n%s", name, out)
-		return ""
-	}
+	row := func(name string) string { return tableRow(t, out, name) }
 	if r := row("v2 with the RFD"); !strings.Contains(r, "keyed × reference") || !strings.Contains(r, " ·  ") {
 		t.Errorf("the RFD's row must be clean: %q", r)
 	}
@@ -166,4 +150,16 @@ func TestMatrixStatusQuoPutsV1BesideTheRFD(t *testing.T) {
 	if out, code := acpsimRun(t, "matrix", "--status-quo", "--alternatives"); code != 2 || !strings.Contains(out, "give one") {
 		t.Errorf("--status-quo with --alternatives: exit %d:\n%s", code, out)
 	}
+}
+
+// tableRow is the line of a text table whose first cell is name.
+func tableRow(t *testing.T, out, name string) string {
+	t.Helper()
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(l), name+"  ") {
+			return l
+		}
+	}
+	t.Fatalf("no row %q:\n%s", name, out)
+	return ""
 }
