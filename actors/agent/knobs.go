@@ -354,6 +354,11 @@ func (k Knobs) Validate() error {
 		// locally has no turn the translation could see end.
 		return fmt.Errorf("protocol 1 with live-only: expected no live-only prefix (a v1 prompt is answered when its turn ends)")
 	}
+	if k.Protocol != ProtocolV2 && k.Auth == AuthRequired {
+		// v1's authMethods and authenticate differ in shape from v2's
+		// auth/login; the translation does not carry them.
+		return fmt.Errorf("protocol %s with auth required: not modelled (v1's authenticate is not translated); expected auth none", k.Protocol)
+	}
 	if k.LoadSession == LoadSessionNo && k.Protocol == ProtocolV2 {
 		return fmt.Errorf("load-session=no: expected with protocol=1 or negotiate only (v2 has session/resume)")
 	}
