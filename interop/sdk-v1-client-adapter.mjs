@@ -4,21 +4,23 @@
 // app drives it, for acpsim check-client (docs/client-adapter.md). v1 has no
 // idempotencyKey and names no message in a prompt's answer: the outcome
 // told is "inserted" with the turn's stopReason. When the Agent dies before
-// answering, this app tells the user the outcome is unknown (it cannot know
-// whether the input went in); with --resend it sends the prompt again on a
-// new Agent process instead, and a prompt the dead process had inserted is
-// inserted twice: acpsim reports the duplicate.
+// answering, or the app itself restarts while it waits, this app tells the
+// user the outcome is unknown (it cannot know whether the input went in);
+// it keeps its session and the pending input in $ACPSIM_STATE_DIR for that.
+// With --resend it sends the prompt again on a new Agent process instead,
+// and a prompt the dead process had inserted is inserted twice: acpsim
+// reports the duplicate.
 //
 //   node sdk-v1-client-adapter.mjs [--resend]
 import readline from "node:readline";
 import * as acp from "@agentclientprotocol/sdk";
-import { Connection, isRPCError, tell } from "./client-adapter-common.mjs";
+import { Connection, isRPCError, loadState, saveState, tell } from "./client-adapter-common.mjs";
 
 const cwd = process.env.ACPSIM_CWD ?? "/tmp";
 const resend = process.argv.includes("--resend");
 
 let conn = null;
-let sessionId = null;
+const state = loadState(true); // { sessionId, pending }
 
 // connect opens a connection with the session on it: session/new the first
 // time, session/load after (v1's way back into a session).
@@ -29,16 +31,17 @@ async function connect() {
     clientCapabilities: {},
     clientInfo: { name: "acpsim-v1-client-adapter", version: "0" },
   });
-  if (sessionId) {
+  if (state.sessionId) {
     try {
-      await c.request("session/load", { sessionId, cwd, mcpServers: [] });
+      await c.request("session/load", { sessionId: state.sessionId, cwd, mcpServers: [] });
       return c;
     } catch (err) {
       if (!isRPCError(err)) throw err;
-      sessionId = null;
+      state.sessionId = null;
     }
   }
-  ({ sessionId } = await c.request("session/new", { cwd, mcpServers: [] }));
+  ({ sessionId: state.sessionId } = await c.request("session/new", { cwd, mcpServers: [] }));
+  saveState(true, state);
   return c;
 }
 
@@ -51,7 +54,7 @@ async function settle(m) {
         conn = await connect();
       }
       sent = true;
-      const res = await conn.request("session/prompt", { sessionId, prompt: [{ type: "text", text: m.submit }] });
+      const res = await conn.request("session/prompt", { sessionId: state.sessionId, prompt: [{ type: "text", text: m.submit }] });
       return { id: m.id, outcome: "inserted", stopReason: res.stopReason };
     } catch (err) {
       if (isRPCError(err)) return { id: m.id, outcome: "failed", error: `${err.code} ${err.message}` };
@@ -66,14 +69,32 @@ async function settle(m) {
   return { id: m.id, outcome: "unknown", error: "no answer after 8 attempts" };
 }
 
-// The user's lines, one at a time; this app keeps nothing across its own
-// restarts, so a restart line has nothing pending to finish.
+// finish tells an outcome and forgets the pending input after: a kill in
+// between tells it again after the restart, which is legal.
+function finish(outcome) {
+  tell(outcome);
+  state.pending = null;
+  saveState(true, state);
+}
+
+// The user's lines, one at a time. After its own restart, input still
+// pending when it died is told unknown: v1 gives no way to learn whether
+// it went in short of reading the history, which this app does not do.
 let queue = Promise.resolve();
 for await (const line of readline.createInterface({ input: process.stdin })) {
   if (!line.trim()) continue;
   const m = JSON.parse(line);
+  if (m.restart && state.pending) {
+    const p = state.pending;
+    queue = queue.then(() => finish({ id: p.id, outcome: "unknown", error: "the app restarted while it waited for the answer" }));
+    continue;
+  }
   if (m.submit === undefined) continue;
-  queue = queue.then(async () => tell(await settle(m)));
+  queue = queue.then(async () => {
+    state.pending = { id: m.id, text: m.submit };
+    saveState(true, state);
+    finish(await settle(m));
+  });
 }
 await queue;
 conn?.close();
