@@ -6,8 +6,9 @@
 // ("the latest protocol version supported by the agent"), in the v1 shape
 // (agentCapabilities, agentInfo). A session/prompt is answered {stopReason}
 // at the end of the turn; history comes back through session/load.
-// acpsim's checks cover ACP v2: against this Agent they must say so and
-// judge nothing (exit 3), never FAIL on an RFD rule and never PASS.
+// It keeps sessions in memory only. acpsim check sees it answer in v1 and
+// checks it again under v1 (by text, without the RFD's key rules); pinned
+// to v2 (--protocol 2) it must say so and judge nothing (exit 3).
 import { createInterface } from "node:readline";
 
 const sessions = new Map(); // sessionId → [{role, text, id}]

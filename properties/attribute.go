@@ -35,6 +35,9 @@ type cand struct {
 // when every way of matching it to the candidates' requests gives each
 // candidate the same verdict.
 func (c *checker) attribute() {
+	if c.v1 {
+		c.splitUnnamed()
+	}
 	groups := map[groupKey]*group{}
 	var order []*group
 	for _, S := range c.sessOrder {

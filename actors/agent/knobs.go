@@ -352,7 +352,7 @@ func (k Knobs) Validate() error {
 	if k.Protocol != ProtocolV2 && k.LiveOnly != "" {
 		// v1 answers a prompt when its turn ends: a command handled
 		// locally has no turn the translation could see end.
-		return fmt.Errorf("protocol 1 with live-only: expected no live-only prefix (a v1 prompt is answered when its turn ends)")
+		return fmt.Errorf("protocol %s with live-only: expected no live-only prefix (a v1 prompt is answered when its turn ends)", k.Protocol)
 	}
 	if k.Protocol != ProtocolV2 && k.Auth == AuthRequired {
 		// v1's authMethods and authenticate differ in shape from v2's

@@ -32,6 +32,11 @@ const (
 	// another process (an adapter's runtime) finishes on its own. A Commit
 	// error (a refused batch) is ignored.
 	OutDeferred
+	// OutTurnEnd notes that the work of Session ended, Text its stop
+	// reason. Only a model Agent that speaks v1 (Knobs.Protocol) emits it,
+	// for its translation at the edge (SpeakV1) to answer the turn's
+	// prompts, which takes it out: no host sees it.
+	OutTurnEnd
 )
 
 // Output is one effect of a step. Step names the protocol step that produced

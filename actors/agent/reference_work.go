@@ -112,6 +112,11 @@ func (a *Agent) finishWork(s *session, stop string) {
 	}
 	s.state = acp.StateIdle
 	a.update(s, "update-idle", acp.StateUpdate(acp.StateIdle, stop))
+	if a.knobs.Protocol != ProtocolV2 {
+		// Whether or not a connection hears the idle update: a v1
+		// prompt is answered when its turn ends.
+		a.out = append(a.out, Output{Kind: OutTurnEnd, Step: "turn-end", Session: s.rec.ID, Text: stop})
+	}
 	// Insert held prompts until one starts work: one answered from another
 	// process's binding, or failed, must not leave the rest waiting.
 	for len(s.held) > 0 && s.state == acp.StateIdle {

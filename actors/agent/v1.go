@@ -147,11 +147,19 @@ func (v *speakV1) Receive(conn string, frame []byte) []Output {
 func (v *speakV1) out(outs []Output) []Output {
 	res := outs[:0:0]
 	for _, o := range outs {
-		if o.Kind != OutSend {
+		switch o.Kind {
+		case OutSend:
+			res = v.send(res, o)
+		case OutInsert:
+			// A turn starts with its message's insertion, which is
+			// noted whether or not a connection hears of it.
+			v.turns[o.Session] = append(v.turns[o.Session], o.MessageID)
 			res = append(res, o)
-			continue
+		case OutTurnEnd:
+			res = v.endTurn(res, o.Session, o.Text)
+		default:
+			res = append(res, o)
 		}
-		res = v.send(res, o)
 	}
 	return res
 }
@@ -164,13 +172,6 @@ func (v *speakV1) send(res []Output, o Output) []Output {
 	m := line.Entries[0].Msg
 	c := v.conns[o.Conn]
 	if c != nil && c.v2 {
-		if m.Method == acp.MethodSessionUpdate {
-			// Its turns still end v1 Clients' prompts on other connections.
-			var p acp.SessionUpdateParams
-			if json.Unmarshal(m.Params, &p) == nil {
-				res = v.track(res, p)
-			}
-		}
 		return append(res, o)
 	}
 	switch m.Kind() {
@@ -253,45 +254,31 @@ func (v *speakV1) update(res []Output, o Output, c *v1Conn, p acp.SessionUpdateP
 		if replaying {
 			return chunk(acp.UpdateUserMessageChunk, u.Content)
 		}
-		return v.track(res, p)
+		return res // v1 does not echo the user's message
 	case acp.UpdateAgentMessage:
 		return chunk(acp.UpdateAgentMessageChunk, u.Content)
 	case acp.UpdateAgentMessageChunk:
 		return chunk(acp.UpdateAgentMessageChunk, u.Content)
-	case acp.UpdateState:
-		if replaying {
-			return res
-		}
-		return v.track(res, p)
 	}
-	return res // v2's other updates have no v1 counterpart here
+	return res // v2's other updates (state_update among them) have no v1 counterpart here
 }
 
-// track follows the turns of a session from its live updates: a user
-// message starts one, an idle state ends those started and answers their
-// v1 prompts with its stop reason.
-func (v *speakV1) track(res []Output, p acp.SessionUpdateParams) []Output {
-	u := p.Update
-	switch {
-	case u.Kind == acp.UpdateUserMessage:
-		v.turns[p.SessionID] = append(v.turns[p.SessionID], u.MessageID)
-		return res
-	case u.Kind == acp.UpdateState && u.State == acp.StateIdle:
-		stop := u.StopReason
-		if stop == "" {
-			stop = acp.StopEndTurn
-		}
-		for _, msg := range v.turns[p.SessionID] {
-			v.ended[msg] = stop
-			for _, w := range v.waiting[msg] {
-				if _, open := v.conns[w.conn]; open {
-					res = append(res, Output{Kind: OutSend, Step: "respond-prompt", Conn: w.conn, Frame: acp.Result(w.id, acp.PromptResultV1{StopReason: stop})})
-				}
-			}
-			delete(v.waiting, msg)
-		}
-		delete(v.turns, p.SessionID)
+// endTurn ends the turns started in session and answers their v1 prompts
+// with the stop reason.
+func (v *speakV1) endTurn(res []Output, session, stop string) []Output {
+	if stop == "" {
+		stop = acp.StopEndTurn
 	}
+	for _, msg := range v.turns[session] {
+		v.ended[msg] = stop
+		for _, w := range v.waiting[msg] {
+			if _, open := v.conns[w.conn]; open {
+				res = append(res, Output{Kind: OutSend, Step: "respond-prompt", Conn: w.conn, Frame: acp.Result(w.id, acp.PromptResultV1{StopReason: stop})})
+			}
+		}
+		delete(v.waiting, msg)
+	}
+	delete(v.turns, session)
 	return res
 }
 

@@ -220,11 +220,12 @@ started, and the scratch directories removed.`,
 			if actions == "on" {
 				draw = &base
 			}
-			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 || cfg.Settle <= 0 || cfg.OwedWait <= 0 {
-				return errors.New("--timeout, --backoff, --start-timeout, --settle, --owed-wait and --cap must be positive")
-			}
 			if err := checkProtocol(cmd.Flags(), protocol, &cfg); err != nil {
 				return err
+			}
+			draw = v1Actions(cfg, draw)
+			if cfg.Timeout <= 0 || cfg.Backoff <= 0 || cfg.StartTimeout <= 0 || cfg.Cap <= 0 || cfg.Settle <= 0 || cfg.OwedWait <= 0 {
+				return errors.New("--timeout, --backoff, --start-timeout, --settle, --owed-wait and --cap must be positive")
 			}
 			if !contains(check.Clocks, cfg.Clock) {
 				return fmt.Errorf("--clock %q: expected one of %s", cfg.Clock, strings.Join(check.Clocks, ", "))

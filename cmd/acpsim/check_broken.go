@@ -15,7 +15,7 @@ import (
 // inconclusive (a v1 Agent: nothing judged) rather than broken.
 func brokenStatus(b *check.BrokenAgent) (status string, inconclusive bool) {
 	switch {
-	case b.Kind == check.BrokenSpeaksV1:
+	case b.Inconclusive():
 		return b.Detail, true // the one line: what showed it, and that nothing was judged
 	case b.Path:
 		return "BROKEN PATH: " + b.Detail, false
@@ -26,7 +26,7 @@ func brokenStatus(b *check.BrokenAgent) (status string, inconclusive bool) {
 // brokenStop is the line that says why later seeds were not started.
 func brokenStop(b *check.BrokenAgent) string {
 	switch {
-	case b.Kind == check.BrokenSpeaksV1:
+	case b.Inconclusive():
 		return "later seeds would meet the same ACP version"
 	case b.Path:
 		return "the proxy or the Agent behind it cannot be talked to, so later seeds would say the same"
@@ -38,7 +38,7 @@ func brokenStop(b *check.BrokenAgent) string {
 // end of its stderr. A v1 Agent's seed line said all there is.
 func writeBroken(out io.Writer, b *check.BrokenAgent) {
 	switch {
-	case b.Kind == check.BrokenSpeaksV1:
+	case b.Inconclusive():
 		return
 	case b.Path:
 		fmt.Fprintf(out, "the path (the proxy, %s, or the Agent behind it) is broken: %s\n", b.Process, b.Detail)

@@ -77,13 +77,16 @@ A verdict is an account: each seed and the run say on how many
 submissions the outcomes were judged (those the Client sent as
 session/prompt) and the keys on resend (those it sent more than once), and
 the PASS line names only what was judged. A seed in which the Client sent
-no session/prompt, whose initialize reads as ACP v1, or whose session/new
-nothing answered within --start-timeout judged nothing: it is inconclusive,
+no session/prompt, or whose session/new nothing answered within
+--start-timeout judged nothing: it is inconclusive,
 with the one line the frames show (the initialize refused and the version
 asked, session/new never answered, ...).
 
-Every frame the Client sent and received is validated against the ACP v2
-schema as acpsim lint does; the count is printed with the acpsim lint
+A Client that asks for ACP v1 is served v1 (--protocol auto) and judged
+under v1: its outcomes by text, its keys not at all (v1 has none).
+
+Every frame the Client sent and received is validated against the ACP
+schema of the version negotiated, as acpsim lint does; the count is printed with the acpsim lint
 command for the traces kept. A schema problem is a finding beside the
 verdict: it does not change the exit code. --junit FILE writes the report as
 JUnit XML: a testcase per seed (a failure holds the anomalies and the
@@ -93,8 +96,8 @@ not as properties).
 Exit codes: 0 every seed passed and judged its outcomes; 1 a seed failed, or
 the adapter broke the contract (a line that is not an outcome, an exit
 before its input ended, no exit after it); 2 bad usage (or the adapter
-cannot be started); 3 inconclusive: a seed judged nothing (the Client speaks
-ACP v1, sent no prompt, or its session was never set up), and none failed;
+cannot be started); 3 inconclusive: a seed judged nothing (the Client sent
+no prompt, or its session was never set up), and none failed;
 130 (SIGINT) or 143 (SIGTERM) interrupted: the adapter processes killed, the
 scratch directory removed, and no verdict for the seeds cut short.`,
 		Example: `  acpsim check-client -- node interop/keyed-client-adapter.mjs

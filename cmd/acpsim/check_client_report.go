@@ -86,7 +86,11 @@ func printClientSeed(w io.Writer, r *clientSeedReport) {
 	case r.Inconclusive != "":
 		fmt.Fprintf(w, "  why: %s\n", r.Inconclusive)
 	default:
-		fmt.Fprintf(w, "  %s\n", judgedLine(r.Cover))
+		line := judgedLine(r.Cover)
+		if r.V1 != nil {
+			line = fmt.Sprintf("judged: outcomes on %d of %d submissions (by text: ACP v1); keys not judged (v1 has none)", r.Cover.Outcomes, r.Cover.Subs)
+		}
+		fmt.Fprintf(w, "  %s\n", line)
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

@@ -11,6 +11,7 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault/realmode/check"
+	"github.com/acpsim/acpsim/sim/users"
 )
 
 // checkV1Policy is the model Clients' policy against a v1 Agent: a prompt
@@ -53,4 +54,16 @@ func useV1Policy(fs *pflag.FlagSet, cfg *check.Config) error {
 // under auto, the Agent answered initialize in v1.
 func v1Rerun(cfg check.Config, res *check.Result) bool {
 	return cfg.Protocol == 0 && res != nil && res.Broken != nil && res.Broken.Kind == check.BrokenSpeaksV1
+}
+
+// v1Actions is the action classes' base for the run's protocol: v1 has no
+// session/fork, and its Clients never resend, so an impatient user
+// exercises nothing.
+func v1Actions(cfg check.Config, draw *users.Actions) *users.Actions {
+	if draw == nil || cfg.Protocol != acp.ProtocolV1 {
+		return draw
+	}
+	d := *draw
+	d.Forks, d.Timeout = 0, 0
+	return &d
 }

@@ -174,11 +174,7 @@ func runCheck(cmd *cobra.Command, cfg check.Config, agentWords []string, first u
 		if !cmd.Flags().Changed("protocol") {
 			_ = cmd.Flags().Set("protocol", "1") // in every rerun command
 		}
-		if draw != nil { // v1 has no session/fork, and v1 Clients do not resend
-			d := *draw
-			d.Forks, d.Timeout = 0, 0
-			draw = &d
-		}
+		draw = v1Actions(cfg, draw)
 		return runCheck(cmd, cfg, agentWords, first, seeds, jobs, traceDir, show, draw)
 	}
 	verdict := t.summary(start, show)
@@ -246,7 +242,7 @@ func (t *checkTally) add(s *checkSeed) error {
 	}
 	actions := ""
 	// A v1 Agent's seed ran no class: it is not counted as one failing.
-	if s.actions != nil && (s.res.Broken == nil || s.res.Broken.Kind != check.BrokenSpeaksV1) {
+	if s.actions != nil && (s.res.Broken == nil || !s.res.Broken.Inconclusive()) {
 		t.countActions(s.actions.On, s.wire, s.res.Broken != nil, !s.report.OK())
 	}
 	if s.actions != nil {

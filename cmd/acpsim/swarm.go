@@ -316,6 +316,11 @@ func writeSwarm(out io.Writer, file *world.SummaryFile, note string) error {
 		fmt.Fprintf(out, "FAIL: %d of %d seeds broke a property\n", sum.Failed, sum.Seeds)
 	case sum.Inconclusive > 0:
 		fmt.Fprintf(out, "INCONCLUSIVE: %d of %d seeds could not be judged whole (a cap hit while still busy, or no submission)\n", sum.Inconclusive, sum.Seeds)
+	case sum.JudgedNone == sum.Seeds:
+		fmt.Fprintf(out, "INCONCLUSIVE: no seed could be judged for never silently lost (the first: %s)\n", sum.JudgedNoneWhy)
+	case sum.JudgedNone > 0:
+		fmt.Fprintf(out, "PASS on what was judged: %d seeds, every submission inserted at most once and never silently lost where it could be judged; %d seeds judged never silently lost for none of their submissions (the first: %s)\n",
+			sum.Seeds, sum.JudgedNone, sum.JudgedNoneWhy)
 	default:
 		fmt.Fprintf(out, "PASS: %d seeds, every submission inserted at most once and never silently lost\n", sum.Seeds)
 	}
@@ -327,7 +332,7 @@ func swarmVerdict(sum *world.Summary) error {
 	switch {
 	case sum.NotDeterministic > 0, sum.Failed > 0:
 		return exitError{exitAnomaly}
-	case sum.Inconclusive > 0:
+	case sum.Inconclusive > 0, sum.JudgedNone > 0 && sum.JudgedNone == sum.Seeds:
 		return exitError{exitInconclusive}
 	}
 	return nil

@@ -92,14 +92,15 @@ func judgeOutcomes(h History, attempts []attempt) []Anomaly {
 				// ACP v1: the answer names no message, so the text is
 				// all there is: each submission of it told inserted
 				// takes one of its messages, in order.
-				if matched < len(msgs) {
+				took := matched < len(msgs)
+				if took {
 					matched++
 				} else {
 					out = append(out, Anomaly{Kind: properties.Lost, Sub: s.ID, Explanation: fmt.Sprintf(
 						"%s (%q) was told inserted (adapter line %d; in ACP v1 its answer names no message), and the final transcript holds %s of its text for %s told so",
 						s.ID, t, inserted[0].Line, times(len(msgs)), times(matched+1))})
 				}
-				if everFailed && matched > 0 {
+				if everFailed && took {
 					out = append(out, phantom(h, s, attempts, Anomaly{Kind: properties.Phantom, Sub: s.ID, Explanation: fmt.Sprintf(
 						"%s (%q) was told failed (%s, adapter line %d) and inserted (adapter line %d): the user saw it fail, yet the final transcript holds it",
 						s.ID, t, clip(fail.Error), fail.Line, inserted[0].Line)}))

@@ -95,6 +95,15 @@ func (r *Report) limitNote() []string {
 	if len(limits) > 0 {
 		out = append(out, "† a limit of the checker, not an anomaly a policy causes: same-text submissions the frames cannot tell apart (any counts them too)")
 	}
+	var judgedNot []string
+	for _, row := range r.Rows {
+		if row.Inconclusive > 0 && row.Failed < row.Seeds {
+			judgedNot = append(judgedNot, fmt.Sprintf("%s × %s on %s %s", row.Policy, row.Design, row.Link, Percent(row.Inconclusive, row.Seeds)))
+		}
+	}
+	if len(judgedNot) > 0 {
+		out = append(out, "inconclusive seeds (no anomaly, yet no pass: a cap hit, or never silently lost judged for none of their submissions; a \"·\" there is no clean bill): "+strings.Join(judgedNot, ", "))
+	}
 	return out
 }
 

@@ -65,8 +65,12 @@ func (r *Report) WritePreset(w io.Writer, p Preset, markdown bool) error {
 // anyKinds is a row's "any" cell: the fraction of seeds with an anomaly
 // and its kinds, each with its own fraction.
 func (r *Report) anyKinds(row *Row) string {
+	inconclusive := ""
+	if row.Inconclusive > 0 {
+		inconclusive = "; " + Percent(row.Inconclusive, row.Seeds) + " inconclusive"
+	}
 	if row.Failed == 0 {
-		return "·"
+		return "·" + inconclusive
 	}
 	var kinds []string
 	for _, k := range r.Kinds {
@@ -74,7 +78,7 @@ func (r *Report) anyKinds(row *Row) string {
 			kinds = append(kinds, k+" "+Percent(n, row.Seeds))
 		}
 	}
-	return Percent(row.Failed, row.Seeds) + " (" + strings.Join(kinds, ", ") + ")"
+	return Percent(row.Failed, row.Seeds) + " (" + strings.Join(kinds, ", ") + ")" + inconclusive
 }
 
 func perHundred(n, of int) string {

@@ -42,8 +42,9 @@ type Row struct {
 	// Flags are the `acpsim run` flags of the row (with --seed N, a rerun).
 	Flags []string `json:"flags"`
 	Seeds int      `json:"seeds"`
-	// Failed counts the seeds with any anomaly; Inconclusive those that hit
-	// their cap while still busy.
+	// Failed counts the seeds with any anomaly; Inconclusive those with
+	// none that are still no pass: they hit their cap while still busy, or
+	// never silently lost was judged for none of their submissions.
 	Failed       int `json:"failed"`
 	Inconclusive int `json:"inconclusive"`
 	// Failing counts, per kind of Kinds (every kind, 0 included), the seeds

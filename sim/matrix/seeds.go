@@ -74,7 +74,9 @@ func (c *Config) runSeeds(cells []*cell) error {
 		cfg.Command = c.command(cfg.Seed, cl.flags, nil)
 		var r seedResult
 		r.err = runners.JudgeOnly(cfg, func(v *world.Verdict) {
-			r.inconclusive, r.size = v.Report.Inconclusive, sizeOf(v.Result)
+			r.size = sizeOf(v.Result)
+			verdict, _ := v.Report.Verdict()
+			r.inconclusive = v.Report.Inconclusive || verdict == properties.VerdictInconclusive
 			r.subs, r.prompts = v.Report.Stats.Submissions, v.Report.Stats.Prompts
 			r.sessions, r.unused = v.Report.Stats.Sessions, v.Report.Stats.UnusedSessions
 			for _, sr := range v.Report.Submissions {

@@ -32,13 +32,16 @@ type SummaryFile struct {
 	MergedFrom []ShardInfo `json:"merged_from,omitempty"`
 
 	// FirstSeed and Seeds are the seeds this file counts.
-	FirstSeed    uint64         `json:"first_seed"`
-	Seeds        int            `json:"seeds"`
-	Failed       int            `json:"failed"`
-	Inconclusive int            `json:"inconclusive"`
-	Anomalies    []AnomalyCount `json:"anomalies"`
-	Stats        StatsCount     `json:"stats"`
-	Faults       []FaultCount   `json:"faults"`
+	FirstSeed    uint64 `json:"first_seed"`
+	Seeds        int    `json:"seeds"`
+	Failed       int    `json:"failed"`
+	Inconclusive int    `json:"inconclusive"`
+	// JudgedNone and JudgedNoneWhy are Summary's.
+	JudgedNone    int            `json:"judged_none"`
+	JudgedNoneWhy string         `json:"judged_none_why,omitempty"`
+	Anomalies     []AnomalyCount `json:"anomalies"`
+	Stats         StatsCount     `json:"stats"`
+	Faults        []FaultCount   `json:"faults"`
 	// Classes is null without fault classes, ActionClasses without action
 	// classes.
 	Classes       []ClassCount    `json:"classes"`
@@ -180,7 +183,7 @@ type DivergenceEntry struct {
 // NewSummaryFile is sum as a file; rerun gives each failing seed's command.
 func NewSummaryFile(sum *Summary, cfg SummaryConfig, shard ShardInfo, rerun func(SeedFailure) string) *SummaryFile {
 	f := &SummaryFile{Schema: SummarySchema, Config: cfg, Shard: shard, FirstSeed: sum.FirstSeed, Seeds: sum.Seeds,
-		Failed: sum.Failed, Inconclusive: sum.Inconclusive, Stats: StatsCount(sum.Stats),
+		Failed: sum.Failed, Inconclusive: sum.Inconclusive, JudgedNone: sum.JudgedNone, JudgedNoneWhy: sum.JudgedNoneWhy, Stats: StatsCount(sum.Stats),
 		Events: sum.Events, NotDeterministic: sum.NotDeterministic,
 		Anomalies: []AnomalyCount{}, Faults: []FaultCount{}, Failures: []FailureEntry{}}
 	f.Classes, f.ActionClasses = classCounts(sum.Classes), classCounts(sum.ActionClasses)
@@ -213,7 +216,7 @@ func NewSummaryFile(sum *Summary, cfg SummaryConfig, shard ShardInfo, rerun func
 // Summary is the file as a Summary (for printing), with each listed
 // failure's rerun command.
 func (f *SummaryFile) Summary() (*Summary, []string, error) {
-	sum := &Summary{FirstSeed: f.FirstSeed, Seeds: f.Seeds, Failed: f.Failed, Inconclusive: f.Inconclusive,
+	sum := &Summary{FirstSeed: f.FirstSeed, Seeds: f.Seeds, Failed: f.Failed, Inconclusive: f.Inconclusive, JudgedNone: f.JudgedNone, JudgedNoneWhy: f.JudgedNoneWhy,
 		Stats: properties.Stats(f.Stats), Events: f.Events, NotDeterministic: f.NotDeterministic}
 	sum.Classes, sum.ActionClasses = classTotals(f.Classes), classTotals(f.ActionClasses)
 	for _, a := range f.Anomalies {
@@ -345,6 +348,10 @@ func MergeSummaryFiles(files []*SummaryFile, names []string) (*SummaryFile, erro
 		m.Seeds += f.Seeds
 		m.Failed += f.Failed
 		m.Inconclusive += f.Inconclusive
+		m.JudgedNone += f.JudgedNone
+		if m.JudgedNoneWhy == "" {
+			m.JudgedNoneWhy = f.JudgedNoneWhy
+		}
 		m.Events += f.Events
 		m.NotDeterministic += f.NotDeterministic
 		st := properties.Stats(m.Stats)

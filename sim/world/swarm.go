@@ -6,6 +6,7 @@ import (
 	"maps"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/acpsim/acpsim/properties"
@@ -141,6 +142,13 @@ type Summary struct {
 	Seeds        int
 	Failed       int
 	Inconclusive int
+	// JudgedNone counts the seeds with no anomaly whose report is still no
+	// pass: never silently lost was judged for none of their submissions
+	// (their sessions died with their processes, or no transcript could be
+	// read). JudgedNoneWhy is the first one's reason.
+	JudgedNone    int
+	JudgedNoneWhy string
+	judgedNoneAt  uint64 // the seed of JudgedNoneWhy: the lowest, whatever order seeds end in
 	// Anomalies counts anomalies per kind, in the order kinds were first seen.
 	Anomalies []KindTotal
 	Stats     properties.Stats
@@ -376,6 +384,12 @@ func (f *folder) fold(r *seedResult) {
 		sum.Inconclusive++
 	}
 	if r.report.OK() {
+		if v, line := r.report.Verdict(); v == properties.VerdictInconclusive && !r.report.Inconclusive {
+			sum.JudgedNone++
+			if sum.JudgedNoneWhy == "" || r.seed < sum.judgedNoneAt {
+				sum.JudgedNoneWhy, sum.judgedNoneAt = strings.TrimPrefix(line, "INCONCLUSIVE: "), r.seed
+			}
+		}
 		return
 	}
 	sum.Failed++

@@ -51,7 +51,15 @@ const (
 	// broken Agent (later seeds would say the same), and its verdict is
 	// inconclusive, its Detail the one line acp.PeerVersion.V1Line.
 	BrokenSpeaksV1 = "speaks-v1"
+	// BrokenNoV1 is no fault of the Agent either: pinned to ACP v1
+	// (Config.Protocol 1), the Clients met an Agent that refused v1
+	// (-32022) or answered in v2. Inconclusive, as BrokenSpeaksV1.
+	BrokenNoV1 = "no-v1"
 )
+
+// Inconclusive reports whether b is a version the run was not set to
+// speak, rather than a broken Agent: nothing is judged, nothing is failed.
+func (b *BrokenAgent) Inconclusive() bool { return b.Kind == BrokenSpeaksV1 || b.Kind == BrokenNoV1 }
 
 // brokenFrame checks what no Agent may write on stdout: not JSON, not
 // JSON-RPC, an answer to a request never sent, an error for initialize.
@@ -78,8 +86,16 @@ func (d *driver) brokenFrame(l *rlink, frame []byte, line acp.Line) *BrokenAgent
 			if l.cn != nil {
 				l.cn.unreachableSince = time.Time{}
 			}
+			if e.Msg.Error != nil && d.cfg.Protocol == acp.ProtocolV1 && e.Msg.Error.Code == acp.CodeUnsupportedVersion {
+				b.Kind, b.Detail = BrokenNoV1, fmt.Sprintf("%s does not speak ACP v1 (it answered initialize with error %d %q): --protocol 1 pins v1; --protocol auto checks it in the version it speaks; nothing judged", d.peer(), e.Msg.Error.Code, e.Msg.Error.Message)
+				return b
+			}
 			if e.Msg.Error != nil {
 				b.Kind, b.Detail = BrokenInitError, fmt.Sprintf("%s answered initialize with error %d %q", d.peer(), e.Msg.Error.Code, e.Msg.Error.Message)
+				return b
+			}
+			if v := acp.ReadPeerVersion(e.Msg.Result); d.cfg.Protocol == acp.ProtocolV1 && !v.V1 {
+				b.Kind, b.Detail = BrokenNoV1, fmt.Sprintf("%s answered initialize in ACP v2 (protocolVersion %d) to a Client pinned to v1 (--protocol 1; --protocol auto checks it in v2); nothing judged", d.peer(), v.Version)
 				return b
 			}
 			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 && d.cfg.Protocol != acp.ProtocolV1 {
