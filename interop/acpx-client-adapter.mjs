@@ -11,7 +11,7 @@ import fs from "node:fs";
 import path from "node:path";
 import readline from "node:readline";
 import { fileURLToPath } from "node:url";
-import { loadState, saveState, tell } from "./client-adapter-common.mjs";
+import { loadState, runForgetful, saveState } from "./client-adapter-common.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const acpx = path.join(here, "node_modules", ".bin", "acpx");
@@ -70,26 +70,4 @@ function prompt(m) {
   });
 }
 
-function finish(outcome) {
-  tell(outcome);
-  state.pending = null;
-  saveState(true, state);
-}
-
-let queue = Promise.resolve();
-for await (const line of readline.createInterface({ input: process.stdin })) {
-  if (!line.trim()) continue;
-  const m = JSON.parse(line);
-  if (m.restart && state.pending) {
-    const p = state.pending;
-    queue = queue.then(() => finish({ id: p.id, outcome: "unknown", error: "the script restarted while acpx ran" }));
-    continue;
-  }
-  if (m.submit === undefined) continue;
-  queue = queue.then(async () => {
-    state.pending = { id: m.id, text: m.submit };
-    saveState(true, state);
-    finish(await run(m));
-  });
-}
-await queue;
+await runForgetful(state, run, "the script restarted while acpx ran");

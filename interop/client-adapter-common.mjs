@@ -191,3 +191,34 @@ export async function runAdapter({ keyFor, persist, newPending, onError = failed
   await queue;
   conn?.close();
 }
+
+// runForgetful plays the contract for an app that settles each submission
+// once (settle(m) resolves with its outcome) and keeps its state in
+// state: the outcome is told, then the pending input forgotten (a kill in
+// between tells it again after the restart, which is legal); input still
+// pending when the app died is told unknown after its restart, as an app
+// that cannot look the message up can only say.
+export async function runForgetful(state, settle, restartedWhy) {
+  const finish = (outcome) => {
+    tell(outcome);
+    state.pending = null;
+    saveState(true, state);
+  };
+  let queue = Promise.resolve();
+  for await (const line of readline.createInterface({ input: process.stdin })) {
+    if (!line.trim()) continue;
+    const m = JSON.parse(line);
+    if (m.restart && state.pending) {
+      const p = state.pending;
+      queue = queue.then(() => finish({ id: p.id, outcome: "unknown", error: restartedWhy }));
+      continue;
+    }
+    if (m.submit === undefined) continue;
+    queue = queue.then(async () => {
+      state.pending = { id: m.id, text: m.submit };
+      saveState(true, state);
+      finish(await settle(m));
+    });
+  }
+  await queue;
+}

@@ -12,9 +12,8 @@
 // reports the duplicate.
 //
 //   node sdk-v1-client-adapter.mjs [--resend]
-import readline from "node:readline";
 import * as acp from "@agentclientprotocol/sdk";
-import { Connection, isRPCError, loadState, saveState, tell } from "./client-adapter-common.mjs";
+import { Connection, isRPCError, loadState, runForgetful, saveState } from "./client-adapter-common.mjs";
 
 const cwd = process.env.ACPSIM_CWD ?? "/tmp";
 const resend = process.argv.includes("--resend");
@@ -69,32 +68,8 @@ async function settle(m) {
   return { id: m.id, outcome: "unknown", error: "no answer after 8 attempts" };
 }
 
-// finish tells an outcome and forgets the pending input after: a kill in
-// between tells it again after the restart, which is legal.
-function finish(outcome) {
-  tell(outcome);
-  state.pending = null;
-  saveState(true, state);
-}
-
-// The user's lines, one at a time. After its own restart, input still
-// pending when it died is told unknown: v1 gives no way to learn whether
-// it went in short of reading the history, which this app does not do.
-let queue = Promise.resolve();
-for await (const line of readline.createInterface({ input: process.stdin })) {
-  if (!line.trim()) continue;
-  const m = JSON.parse(line);
-  if (m.restart && state.pending) {
-    const p = state.pending;
-    queue = queue.then(() => finish({ id: p.id, outcome: "unknown", error: "the app restarted while it waited for the answer" }));
-    continue;
-  }
-  if (m.submit === undefined) continue;
-  queue = queue.then(async () => {
-    state.pending = { id: m.id, text: m.submit };
-    saveState(true, state);
-    finish(await settle(m));
-  });
-}
-await queue;
+// The user's lines, one at a time; v1 gives no way to learn whether input
+// pending at the app's own restart went in, short of reading the history,
+// which this app does not do.
+await runForgetful(state, settle, "the app restarted while it waited for the answer");
 conn?.close();
