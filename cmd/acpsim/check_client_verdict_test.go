@@ -241,15 +241,3 @@ func TestCheckClientJudgesAV1ClientOnTheSDKsV1API(t *testing.T) {
 		t.Fatalf("--resend: exit %d, want 1 with a duplicate:\n%s", code, out)
 	}
 }
-
-// acpx, a published headless ACP v1 Client (from the lockfile), one run per
-// submission as a script drives it: served v1, its prompts sent and judged
-// by text, under kills and cuts of its Agent.
-func TestCheckClientJudgesAcpx(t *testing.T) {
-	requireNode(t)
-	out, code := checkClientRun(t, "acpx-client-adapter.mjs", "--seeds", "2")
-	if code != exitOK || !strings.Contains(out, "protocol: the Client speaks ACP v1") || !strings.Contains(out, "judged: outcomes on 5 of 5 submissions (by text: ACP v1)") ||
-		!strings.Contains(out, "PASS: 2 seeds") {
-		t.Fatalf("exit %d, want acpx judged under v1 and passed:\n%s", code, out)
-	}
-}
