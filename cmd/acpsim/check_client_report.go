@@ -73,8 +73,11 @@ func (r *clientSeedReport) lintSeed() {
 }
 
 // judgedLine is the seed's account: what was judged on how many of its
-// submissions.
-func judgedLine(c clientcheck.Coverage) string {
+// submissions; under ACP v1 the outcomes by text and the keys not at all.
+func judgedLine(c clientcheck.Coverage, v1 bool) string {
+	if v1 {
+		return fmt.Sprintf("judged: outcomes on %d of %d submissions (by text: ACP v1); keys not judged (v1 has none)", c.Outcomes, c.Subs)
+	}
 	return fmt.Sprintf("judged: outcomes on %d of %d submissions, keys on resend on %d", c.Outcomes, c.Subs, c.Resent)
 }
 
@@ -86,11 +89,7 @@ func printClientSeed(w io.Writer, r *clientSeedReport) {
 	case r.Inconclusive != "":
 		fmt.Fprintf(w, "  why: %s\n", r.Inconclusive)
 	default:
-		line := judgedLine(r.Cover)
-		if r.V1 != nil {
-			line = fmt.Sprintf("judged: outcomes on %d of %d submissions (by text: ACP v1); keys not judged (v1 has none)", r.Cover.Outcomes, r.Cover.Subs)
-		}
-		fmt.Fprintf(w, "  %s\n", line)
+		fmt.Fprintf(w, "  %s\n", judgedLine(r.Cover, r.V1 != nil))
 	}
 	for _, n := range r.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
