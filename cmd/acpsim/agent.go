@@ -33,7 +33,8 @@ func newAgentCmd() *cobra.Command {
 		Long: `Run the reference Agent (or any model Agent: --agent) as a real process that
 speaks ACP v2 as ndjson on stdin and stdout; logs go to stderr. It is the same
 state machine the simulator runs, so the executable and the model cannot
-drift apart. The Agent knobs are flags, as for run and swarm.
+drift apart. The Agent knobs are flags, as for run and swarm. A stdin line over
+16 MiB without a newline is not read: the Agent stops with an error saying so.
 
 With --listen ADDR it serves remote Clients instead, on one endpoint /acp:
 Streamable HTTP (POST, GET for SSE streams, DELETE; Acp-Connection-Id and

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,10 +22,16 @@ import (
 // bytes (its VmHWM, polled while it runs).
 func runSelf(t *testing.T, dir string, stdin []byte, env []string, args ...string) (out string, code int, maxRSS int64) {
 	t.Helper()
+	return runSelfFrom(t, dir, bytes.NewReader(stdin), env, args...)
+}
+
+// runSelfFrom is runSelf with its stdin read from r.
+func runSelfFrom(t *testing.T, dir string, r io.Reader, env []string, args ...string) (out string, code int, maxRSS int64) {
+	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
 	cmd.Dir = dir
 	cmd.Env = append(append(os.Environ(), "ACPSIM_TEST_AS_MAIN=1"), env...)
-	cmd.Stdin = bytes.NewReader(stdin)
+	cmd.Stdin = r
 	var b bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &b, &b
 	if err := cmd.Start(); err != nil {
@@ -85,6 +92,66 @@ func TestCheckClientAdapterWithAnEndlessLineIsBrokenInBoundedMemory(t *testing.T
 	}
 	if rss == 0 || rss > 100<<20 {
 		t.Fatalf("acpsim's peak RSS was %d MB, want under 100 MB", rss>>20)
+	}
+}
+
+// endless is n bytes of 'x' with no newline, made as they are read.
+func endless(n int64) io.Reader { return io.LimitReader(xReader{}, n) }
+
+type xReader struct{}
+
+func (xReader) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'x'
+	}
+	return len(p), nil
+}
+
+// A Client or an Agent that writes 1 GiB without a newline through acpsim
+// tap costs the tap its line limit, not the gigabyte: the Client's input
+// ends there, the Agent is killed, and each is said in one line.
+func TestTapBoundsEndlessLines(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		stdin io.Reader
+		agent string
+		code  int
+		want  string
+	}{
+		{"client", endless(1 << 30), "cat > /dev/null", 0, "acpsim tap: the Client wrote a line longer than 16777216 bytes without a newline: its input ends there"},
+		{"agent", nil, "exec head -c 1073741824 /dev/zero", 137, "acpsim tap: the Agent wrote a line longer than 16777216 bytes without a newline: killed it"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			trace := filepath.Join(dir, "t.ndjson")
+			stdin := c.stdin
+			if stdin == nil {
+				stdin = strings.NewReader("")
+			}
+			out, code, rss := runSelfFrom(t, dir, stdin, nil, "tap", "--trace", trace, "--", "sh", "-c", c.agent)
+			if code != c.code || !strings.Contains(out, c.want) {
+				t.Fatalf("exit %d, want %d and %q:\n%.2000s", code, c.code, c.want, out)
+			}
+			if rss == 0 || rss > 100<<20 {
+				t.Fatalf("the tap's peak RSS was %d MB, want under 100 MB", rss>>20)
+			}
+			if _, err := traces.ReadFile(trace); err != nil {
+				t.Fatalf("the tap's trace does not read back: %v", err)
+			}
+		})
+	}
+}
+
+// acpsim agent on stdio reads no more of a Client's line than its limit:
+// a Client that writes 1 GiB without a newline stops it with an error
+// that says so, in bounded memory.
+func TestAgentStopsOnAnEndlessClientLine(t *testing.T) {
+	out, code, rss := runSelfFrom(t, t.TempDir(), endless(1<<30), nil, "agent")
+	if code == 0 || !strings.Contains(out, "the Client wrote a line longer than 16777216 bytes without a newline") {
+		t.Fatalf("exit %d, want an error naming the endless line:\n%.2000s", code, out)
+	}
+	if rss == 0 || rss > 100<<20 {
+		t.Fatalf("the Agent's peak RSS was %d MB, want under 100 MB", rss>>20)
 	}
 }
 

@@ -26,7 +26,9 @@ and stdout) and the Agent unchanged, lets the Agent's stderr through, and
 appends each frame to the trace FILE. Each start of the tap is the next
 Agent process in the same trace, so a session across editor and Agent
 restarts is one trace; a last line a killed tap left cut off is truncated
-away first (said on stderr). The tap's exit code is the Agent's.
+away first (said on stderr). The tap's exit code is the Agent's. A line over
+16 MiB without a newline is not read: from the editor, its input ends there;
+from the Agent, the Agent is killed (137). Each is said on stderr.
 
 acpsim judge FILE judges what such a partial history shows: duplicates the
 Agent's responses reveal (two messageIds for one key), wrong ids, key leaks,

@@ -195,6 +195,15 @@ func readAgentLine(br *bufio.Reader) ([]byte, error) {
 // costs that much memory, not what it writes. A longer line is ErrLongLine,
 // and nothing more of it is read.
 func ReadLine(br *bufio.Reader) ([]byte, error) {
+	line, err := ReadRawLine(br)
+	line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+	return line, err
+}
+
+// ReadRawLine is ReadLine keeping the line's bytes as they came, its
+// newline included (a last line without one has none): for a tap, which
+// forwards what it reads unchanged.
+func ReadRawLine(br *bufio.Reader) ([]byte, error) {
 	var line []byte
 	for {
 		chunk, err := br.ReadSlice('\n')
@@ -211,7 +220,6 @@ func ReadLine(br *bufio.Reader) ([]byte, error) {
 		if err == bufio.ErrBufferFull {
 			continue
 		}
-		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
 		return line, err
 	}
 }

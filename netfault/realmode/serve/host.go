@@ -18,6 +18,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
+	"github.com/acpsim/acpsim/netfault/realmode/proc"
 )
 
 // FailpointPrefix names the Agent's crash points: FailpointPrefix plus the
@@ -221,17 +222,19 @@ func Stdio(m agent.Machine, st store.Store, r io.Reader, w io.Writer) error {
 	go func() {
 		br := bufio.NewReaderSize(r, 1<<16)
 		for {
-			line, err := br.ReadBytes('\n')
-			if len(line) > 0 && line[len(line)-1] == '\n' {
-				line = line[:len(line)-1]
-			}
+			// Bounded: a Client that never writes a newline costs
+			// proc.MaxLine, and the Agent stops with an error saying so.
+			line, err := proc.ReadLine(br)
 			if len(line) > 0 && !h.feed(input{kind: inFrame, conn: StdioConn, frame: line}) {
 				return // the process is ending: nobody reads any more
 			}
 			if err != nil {
-				if errors.Is(err, io.EOF) {
+				switch {
+				case errors.Is(err, io.EOF):
 					h.feed(input{kind: inDisconnect, conn: StdioConn, last: true})
-				} else {
+				case errors.Is(err, proc.ErrLongLine):
+					h.feed(input{kind: inStop, err: fmt.Errorf("the Client wrote %w", err)})
+				default:
 					h.feed(input{kind: inStop, err: fmt.Errorf("reading from the Client: %w", err)})
 				}
 				return

@@ -111,7 +111,9 @@ func Run(cfg Config) (int, error) {
 	go func() { // the Client's frames: forwarded until the Client closes its side
 		br := bufio.NewReaderSize(cfg.In, 64<<10)
 		for {
-			line, err := br.ReadBytes('\n')
+			// Bounded as the proxy's reads are: a Client that never
+			// writes a newline costs proc.MaxLine, and its input ends.
+			line, err := proc.ReadRawLine(br)
 			if len(line) > 0 {
 				if !inj.passC2A(line) {
 					break
@@ -119,6 +121,9 @@ func Run(cfg Config) (int, error) {
 				if _, werr := stdin.Write(line); werr != nil {
 					break
 				}
+			}
+			if errors.Is(err, proc.ErrLongLine) {
+				fmt.Fprintf(stderr, "acpsim tap: the Client wrote %v: its input ends there\n", err)
 			}
 			if err != nil {
 				break
@@ -128,11 +133,17 @@ func Run(cfg Config) (int, error) {
 	}()
 	v1 := tapV1{w: stderr}
 	br := bufio.NewReaderSize(c.Stdout(), 64<<10)
+	longLine := false
 	for {
-		line, err := br.ReadBytes('\n')
+		line, err := proc.ReadRawLine(br)
 		if len(line) > 0 && inj.passA2C(line) {
 			v1.read(line)
 			cfg.Out.Write(line) // a Client gone away is the Agent's to notice
+		}
+		if errors.Is(err, proc.ErrLongLine) {
+			longLine = true
+			fmt.Fprintf(stderr, "acpsim tap: the Agent wrote %v: killed it\n", err)
+			c.Kill()
 		}
 		if err != nil {
 			break
@@ -144,6 +155,8 @@ func Run(cfg Config) (int, error) {
 	switch {
 	case inj.killed():
 		code, note = 137, "killed by the tap's fault"
+	case longLine:
+		code, note = 137, "killed by the tap: the Agent wrote "+proc.ErrLongLine.Error()
 	case errors.As(werr, &ee):
 		code, note = ee.ExitCode(), ee.String()
 	case werr != nil:
