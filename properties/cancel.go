@@ -55,12 +55,13 @@ type sessKey struct{ session, key string }
 
 // readCancel reads a Client notification that cancels: session/cancel or
 // $/cancel_request. Anything else, or one naming no request, is nil.
-func readCancel(method, params string) *cancelRec {
+func readCancel(v *msgView) *cancelRec {
+	method := v.method
 	switch method {
 	case acp.MethodSessionCancel:
-		return &cancelRec{how: bySessionCancel, session: readSession(params)}
+		return &cancelRec{how: bySessionCancel, session: v.sessionParam()}
 	case acp.MethodCancelRequest:
-		if id := readRequestID(params); id != "" {
+		if id := readRequestID(v.rawParams()); id != "" {
 			return &cancelRec{how: byCancelRequest, id: id}
 		}
 	}

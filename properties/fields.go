@@ -16,6 +16,10 @@ type promptFields struct {
 	session string
 	prompt  string // raw JSON
 	key     string // raw JSON; "" when absent
+	// text is the prompt's text when a digest gave it (hasText), instead
+	// of the raw prompt.
+	text    string
+	hasText bool
 }
 
 var promptKeys = []string{"sessionId", "prompt", "idempotencyKey"}
@@ -74,6 +78,19 @@ func readMessageID(result string) string {
 type updView struct {
 	session, kind, msgID, state string
 	content                     string // raw JSON
+	// typedText is the content's text when a digest gave it (typed), and
+	// typedContent whether the update had content.
+	typedText    string
+	typed        bool
+	typedContent bool
+}
+
+// hasContent reports whether the update carries content (even null or []).
+func (u *updView) hasContent() bool {
+	if u.typed {
+		return u.typedContent
+	}
+	return u.content != ""
 }
 
 var (
@@ -99,11 +116,14 @@ func readUpdate(params string) (u updView, ok bool) {
 	if json.Unmarshal([]byte(params), &up) != nil {
 		return updView{}, false
 	}
-	return updView{up.SessionID, up.Update.Kind, up.Update.MessageID, up.Update.State, string(up.Update.Content)}, true
+	return updView{session: up.SessionID, kind: up.Update.Kind, msgID: up.Update.MessageID, state: up.Update.State, content: string(up.Update.Content)}, true
 }
 
 // text is the update's content as acp reads it.
 func (u *updView) text() string {
+	if u.typed {
+		return u.typedText
+	}
 	if t, ok := contentText(u.content); ok {
 		return t
 	}

@@ -91,7 +91,7 @@ func (c *checker) send(e *traces.Event) {
 			c.keys.addFrameKeys(e.Frame)
 		}
 	}
-	c.readVersion(l, d, e.Frame)
+	c.readVersion(l, d, e)
 	f := c.parse(l, d, e, true)
 	l.q[d].push(f)
 }
@@ -109,7 +109,11 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 	}
 	f.frame = e.Frame
 	f.entries = f.one[:0]
-	c.views = viewFrame(e.Frame, c.views[:0])
+	if v, ok := digestView(e); ok && sent {
+		c.views = append(c.views[:0], v)
+	} else {
+		c.views = viewFrame(e.Frame, c.views[:0])
+	}
 	for i := range c.views {
 		v := &c.views[i]
 		var en entry
@@ -119,16 +123,16 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 				if v.errID == "" || v.errID == "null" {
 					en.nullErr = true
 				} else {
-					en.req = c.newReq(l, e, v.errID, "", "", sent)
+					en.req = c.newReq(l, e, v.errID, "", nil, sent)
 				}
 			}
 		case acp.KindRequest:
 			if d == c2a {
-				en.req = c.newReq(l, e, v.id, v.method, v.params, sent)
+				en.req = c.newReq(l, e, v.id, v.method, v, sent)
 			}
 		case acp.KindNotification:
 			if d == c2a {
-				en.cancel = readCancel(v.method, v.params)
+				en.cancel = readCancel(v)
 				if en.cancel != nil {
 					en.cancel.session, en.cancel.id = c.name(en.cancel.session), acp.ID(c.own(string(en.cancel.id)))
 					if sent {
@@ -137,7 +141,7 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 				}
 			}
 			if d == a2c && v.method == acp.MethodSessionUpdate && (sent || l.observer) {
-				if u, ok := readUpdate(v.params); ok {
+				if u, ok := v.update(); ok {
 					u.session = c.name(u.session)
 					if sent {
 						c.agentUpdate(l, e, &u)

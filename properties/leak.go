@@ -238,12 +238,17 @@ func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
 // keys included, decoded so that no JSON escape can hide a key, for the
 // keys Clients have sent so far.
 func (c *checker) scanLeaks(e *traces.Event) {
-	eachString(e.Frame, func(s string, isKey bool) {
+	fn := func(s string, isKey bool) {
 		if isKey && s == keyField {
 			c.leak(e, nil, true, s)
 		}
 		c.keys.find(s, func(ki *keyInfo) { c.leak(e, ki, isKey, s) })
-	})
+	}
+	if d := e.Digest; d.Describes(e.Frame) {
+		digestStrings(d, fn)
+		return
+	}
+	eachString(e.Frame, fn)
 }
 
 // eachString calls fn with the decoded value of every string token of the

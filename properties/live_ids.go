@@ -36,7 +36,7 @@ func (c *checker) noteLive(l *linkState, e *traces.Event, u *updView, sr *msgRec
 		x := &c.live[i]
 		if u.kind == acp.UpdateUserMessageChunk {
 			x.text += u.text()
-		} else if u.content != "" {
+		} else if u.hasContent() {
 			x.text = c.own(u.text())
 		}
 		return

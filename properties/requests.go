@@ -81,7 +81,9 @@ func (x reqList) last() *reqRec {
 	return x.one
 }
 
-func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, params string, sent bool) *reqRec {
+// newReq is the record of request id; v is its message (nil for an entry
+// the codec refused).
+func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method string, v *msgView, sent bool) *reqRec {
 	if method == acp.MethodSessionLoad {
 		// v1's session/load is v2's session/resume with replay from the
 		// start: it activates the session and replays its history.
@@ -93,7 +95,7 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 	}
 	switch method {
 	case acp.MethodSessionPrompt:
-		p := readPrompt(params)
+		p := v.prompt()
 		r.session = c.name(p.session)
 		var ki *keyInfo
 		if sent && p.key != "" && p.key[0] == '"' {
@@ -121,21 +123,25 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method, param
 		if e.Sub != "" {
 			s := c.sub(e.Sub, e.From)
 			if !s.textFromSubmit && s.text == "" {
-				var blocks []acp.ContentBlock
-				_ = json.Unmarshal([]byte(p.prompt), &blocks)
-				s.text = acp.PromptText(blocks)
+				if p.hasText {
+					s.text = c.own(p.text)
+				} else {
+					var blocks []acp.ContentBlock
+					_ = json.Unmarshal([]byte(p.prompt), &blocks)
+					s.text = acp.PromptText(blocks)
+				}
 			}
 			c.addReq(s, r)
 		}
 	case acp.MethodSessionClose:
-		r.session = c.name(readSession(params))
+		r.session = c.name(v.sessionParam())
 	case acp.MethodSessionFork:
-		r.session = c.name(readSession(params))
+		r.session = c.name(v.sessionParam())
 		if sent {
 			c.forks = append(c.forks, r)
 		}
 	case acp.MethodSessionResume:
-		r.session = c.name(readSession(params))
+		r.session = c.name(v.sessionParam())
 		if l.observer && sent {
 			// A new replay of the session starts from scratch.
 			delete(l.cand, r.session)

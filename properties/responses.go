@@ -52,7 +52,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	}
 	r := l.target(m.id)
 	if rp.ok && (r == nil || r.method == acp.MethodSessionPrompt) {
-		rp.msgID = c.own(readMessageID(m.result))
+		rp.msgID = c.own(m.messageID())
 	}
 	if !sent {
 		rp.req = r
@@ -69,7 +69,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	rp.req = r
 	r.resps = append(r.resps, rp)
 	if r.method == acp.MethodSessionFork && rp.ok && len(r.resps) == 1 {
-		if child := c.name(readSession(m.result)); child != "" {
+		if child := c.name(m.resultSession()); child != "" {
 			if c.forkOf == nil {
 				c.forkOf = map[string]string{}
 			}

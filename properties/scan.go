@@ -26,6 +26,10 @@ type msgView struct {
 	hasErr  bool
 	errCode int
 	errMsg  string // the error's message, for explanations
+	// dig is the frame's digest when the checker reads it instead of the
+	// bytes (typed.go), frame the bytes; params and result are then unset.
+	dig   *acp.Digest
+	frame string
 }
 
 // viewFrame appends the messages of frame to out.

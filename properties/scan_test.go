@@ -115,7 +115,7 @@ func codecReads(raw string) (p promptFields, u updView, session, msgID string, o
 		return p, u, "", "", false
 	}
 	p = promptFields{session: pp.SessionID, prompt: string(pp.Prompt), key: string(pp.IdempotencyKey)}
-	u = updView{up.SessionID, up.Update.Kind, up.Update.MessageID, up.Update.State, string(up.Update.Content)}
+	u = updView{session: up.SessionID, kind: up.Update.Kind, msgID: up.Update.MessageID, state: up.Update.State, content: string(up.Update.Content)}
 	return p, u, pp.SessionID, r.MessageID, true
 }
 

@@ -150,7 +150,7 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 	switch r.method {
 	case acp.MethodSessionNew, acp.MethodSessionFork:
 		if !m.hasErr {
-			if id := c.name(readSession(m.result)); id != "" {
+			if id := c.name(m.resultSession()); id != "" {
 				c.sess(id).sawHad(proc, e, "created it")
 				if r.method == acp.MethodSessionNew && !l.observer && !c.createdSet[id] {
 					if c.createdSet == nil {
@@ -179,7 +179,7 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 	case acp.MethodSessionList:
 		if p := c.procs[proc]; l.observer && p != nil && !m.hasErr {
 			var res acp.ListSessionsResult
-			if json.Unmarshal([]byte(m.result), &res) == nil {
+			if json.Unmarshal([]byte(m.rawResult()), &res) == nil {
 				if !p.listed {
 					p.listed, p.listedSeq, p.listT = true, e.Seq, e.T
 				}

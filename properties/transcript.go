@@ -59,7 +59,7 @@ func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 	case acp.UpdateUserMessage:
 		// A whole update without content patches other fields only; with
 		// content (even null or []) it replaces what chunks built.
-		if u.content != "" {
+		if u.hasContent() {
 			m.text = own(u.text())
 		}
 	case acp.UpdateUserMessageChunk:

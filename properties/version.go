@@ -1,9 +1,8 @@
 package properties
 
 import (
-	"strings"
-
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // The protocol version of a trace's peers. acpsim's properties are ACP v2's
@@ -22,11 +21,11 @@ type versionState struct {
 // readVersion reads a sent frame that may be an initialize request or
 // answer. Only frames naming protocolVersion are parsed (both v1 and v2
 // require it in initialize, both ways), so the other frames cost a scan.
-func (c *checker) readVersion(l *linkState, d int, frame string) {
-	if c.v1 || !strings.Contains(frame, "protocolVersion") {
+func (c *checker) readVersion(l *linkState, d int, ev *traces.Event) {
+	if c.v1 || !mayNameVersion(ev) {
 		return
 	}
-	for _, e := range acp.ParseLine([]byte(frame)).Entries {
+	for _, e := range acp.ParseLine([]byte(ev.Frame)).Entries {
 		if e.Err != nil {
 			continue
 		}

@@ -6,6 +6,8 @@ package traces
 import (
 	"fmt"
 	"strings"
+
+	"github.com/acpsim/acpsim/actors/acp"
 )
 
 // FormatVersion is the version of the trace format this package writes.
@@ -220,4 +222,10 @@ type Event struct {
 
 	LostUnsynced bool   `json:"lostUnsynced,omitempty"`
 	Note         string `json:"note,omitempty"`
+
+	// Digest is what a send event's Frame says, as the simulator's actor
+	// encoded it (acp.Digest): the checker reads it instead of the bytes.
+	// It is never written: a trace read back has none, and the checker
+	// reads the bytes, reaching the same verdict.
+	Digest *acp.Digest `json:"-"`
 }

@@ -9,6 +9,7 @@ package agent
 import (
 	"time"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/sim"
 )
@@ -46,8 +47,12 @@ type Output struct {
 	Step  string
 	Conn  string
 	Frame []byte
-	After time.Duration
-	ID    int
+	// Digest is what Frame says, made as it was encoded (acp.Digest); nil
+	// when nobody made one. It describes Frame only while Frame is those
+	// bytes: a wrapper that re-encodes Frame need not clear it.
+	Digest *acp.Digest
+	After  time.Duration
+	ID     int
 
 	Session   string
 	MessageID string

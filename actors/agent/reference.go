@@ -158,15 +158,19 @@ func (a *Agent) flush() []Output {
 	return out
 }
 
-func (a *Agent) send(conn, step string, frame []byte) {
-	a.out = append(a.out, Output{Kind: OutSend, Step: step, Conn: conn, Frame: frame})
+func (a *Agent) send(conn, step string, frame []byte) { a.sendDigest(conn, step, frame, nil) }
+
+// sendDigest is send with what the frame says (acp.Digest).
+func (a *Agent) sendDigest(conn, step string, frame []byte, d *acp.Digest) {
+	a.out = append(a.out, Output{Kind: OutSend, Step: step, Conn: conn, Frame: frame, Digest: d})
 }
 
 func (a *Agent) update(s *session, step string, u acp.Update) {
 	if s.conn == "" {
 		return // no connection to tell: live updates are lost, replay recovers them
 	}
-	a.send(s.conn, step, acp.UpdateFrame(s.rec.ID, u))
+	frame, d := acp.UpdateFrameDigest(s.rec.ID, u)
+	a.sendDigest(s.conn, step, frame, d)
 }
 
 // sortedSessions lists sessions in creation order, never in map order.

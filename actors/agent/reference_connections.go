@@ -127,10 +127,16 @@ func (a *Agent) finishBatch(b *batchReply) {
 // Client reused it) the oldest takes the response, so each waits for as
 // many responses as it holds requests of that id.
 func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
+	a.respondDigest(conn, id, step, frame, nil)
+}
+
+// respondDigest is respond with what the frame says (acp.Digest), which a
+// batch's frame does not keep.
+func (a *Agent) respondDigest(conn string, id acp.ID, step string, frame []byte, d *acp.Digest) {
 	ref := waiter{conn, id}
 	queue := a.batches[ref]
 	if len(queue) == 0 {
-		a.send(conn, step, frame)
+		a.sendDigest(conn, step, frame, d)
 		return
 	}
 	b := queue[0]
@@ -147,11 +153,18 @@ func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
 }
 
 func (a *Agent) reply(conn string, id acp.ID, step string, result any) {
-	a.respond(conn, id, step, acp.Result(id, result))
+	frame, d := acp.ResultDigest(id, result)
+	a.respondDigest(conn, id, step, frame, d)
 }
 
 func (a *Agent) fail(conn string, id acp.ID, e *acp.Error) {
-	a.respond(conn, id, "respond-error", acp.ErrorResponse(id, e))
+	a.failStep(conn, id, "respond-error", e)
+}
+
+// failStep is fail at a protocol step of its own.
+func (a *Agent) failStep(conn string, id acp.ID, step string, e *acp.Error) {
+	frame, d := acp.ErrorDigest(id, e)
+	a.respondDigest(conn, id, step, frame, d)
 }
 
 func (a *Agent) handle(conn string, p acp.Parsed) {

@@ -172,12 +172,12 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 		var be *store.BoundError
 		if errors.As(err, &be) { // another process bound the key first: this is a retry
 			for _, w := range h.waiters {
-				a.respond(w.conn, w.id, "respond-from-binding", acp.Result(w.id, acp.PromptResult{MessageID: be.Existing.MessageID}))
+				a.reply(w.conn, w.id, "respond-from-binding", acp.PromptResult{MessageID: be.Existing.MessageID})
 			}
 			return
 		}
 		for _, w := range h.waiters {
-			a.respond(w.conn, w.id, "respond-error", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeInternalError, "store: %v", err)))
+			a.fail(w.conn, w.id, acp.Errorf(acp.CodeInternalError, "store: %v", err))
 		}
 		return
 	}
@@ -201,7 +201,7 @@ func (a *Agent) insert(s *session, h *heldPrompt) {
 // user message and starts (or, at a breakpoint, extends) the work.
 func (a *Agent) started(s *session, h *heldPrompt, msg store.Message) {
 	for _, w := range h.waiters {
-		a.respond(w.conn, w.id, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
+		a.reply(w.conn, w.id, "respond-prompt", acp.PromptResult{MessageID: msg.ID})
 	}
 	a.update(s, "update-user-message", messageUpdate(msg))
 	if s.state == acp.StateRunning { // breakpoint: the running work takes the message in
@@ -230,7 +230,7 @@ func (a *Agent) handleLocally(s *session, h *heldPrompt) {
 	}
 	a.out = append(a.out, Output{Kind: OutInsert, Step: "inserted-live", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text})
 	for _, w := range h.waiters {
-		a.respond(w.conn, w.id, "respond-prompt", acp.Result(w.id, acp.PromptResult{MessageID: msg.ID}))
+		a.reply(w.conn, w.id, "respond-prompt", acp.PromptResult{MessageID: msg.ID})
 	}
 	a.update(s, "update-user-message", messageUpdate(msg))
 }

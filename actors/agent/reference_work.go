@@ -25,7 +25,7 @@ func (a *Agent) cancelSession(s *session) {
 
 func (a *Agent) withdraw(s *session, h *heldPrompt, why string) {
 	for _, w := range h.waiters {
-		a.respond(w.conn, w.id, "respond-cancelled", acp.ErrorResponse(w.id, acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why)))
+		a.failStep(w.conn, w.id, "respond-cancelled", acp.Errorf(acp.CodeRequestCancelled, "request cancelled: %s", why))
 	}
 	if h.hasKey {
 		delete(s.pending, h.key)

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/acpsim/acpsim/actors/acp"
 )
 
 // OutputKind says what an Output asks the host to do.
@@ -31,9 +33,12 @@ const (
 
 // Output is one effect of a step.
 type Output struct {
-	Kind      OutputKind
-	Conn      string
-	Frame     []byte
+	Kind  OutputKind
+	Conn  string
+	Frame []byte
+	// Digest is what Frame says, made as it was encoded (acp.Digest); nil
+	// when none was made.
+	Digest    *acp.Digest
 	Sub       string
 	After     time.Duration
 	ID        int

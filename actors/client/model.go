@@ -258,7 +258,12 @@ func (c *Client) requestAs(r request, method string, params any) acp.ID {
 	if c.cfg.Protocol == acp.ProtocolV1 {
 		method, params = v1Params(method, params)
 	}
-	o := Output{Kind: OutSend, Conn: c.conn, Frame: acp.Request(id, method, params)}
+	o := Output{Kind: OutSend, Conn: c.conn}
+	if c.cfg.Protocol == acp.ProtocolV1 {
+		o.Frame = acp.Request(id, method, params)
+	} else {
+		o.Frame, o.Digest = acp.RequestDigest(id, method, params)
+	}
 	if sub != nil {
 		o.Sub = sub.id
 	}

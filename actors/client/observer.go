@@ -64,10 +64,14 @@ func (o *Observer) request(tag, method string, params any) {
 	}
 	o.reqs[id] = obsReq{tag, method, params}
 	o.open++
+	out := Output{Kind: OutSend, Conn: o.conn}
 	if o.Protocol == acp.ProtocolV1 {
 		method, params = v1Params(method, params)
+		out.Frame = acp.Request(id, method, params)
+	} else {
+		out.Frame, out.Digest = acp.RequestDigest(id, method, params)
 	}
-	o.out = append(o.out, Output{Kind: OutSend, Conn: o.conn, Frame: acp.Request(id, method, params)})
+	o.out = append(o.out, out)
 }
 
 func (o *Observer) flush() []Output {

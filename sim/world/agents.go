@@ -66,6 +66,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		}
 		switch o.Kind {
 		case agent.OutSend:
+			w.digest = o.Digest
 			if p.pipe != nil && p.pipe.Name == o.Conn {
 				p.pipe.SendToClient(o.Frame)
 			} else if pipe := w.wsPipes[o.Conn]; pipe != nil {
@@ -73,6 +74,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 			} else if cn := w.httpConns[o.Conn]; cn != nil && cn.http.link.Conn() == o.Conn {
 				cn.http.link.FromAgent(o.Frame, "")
 			}
+			w.digest = nil
 		case agent.OutSync:
 			p.node.disk.Sync()
 		case agent.OutTimer:

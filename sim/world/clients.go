@@ -52,14 +52,16 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 	for _, o := range outs {
 		switch o.Kind {
 		case client.OutSend:
-			if cn.link == LinkHTTP {
+			w.digest = o.Digest
+			switch {
+			case cn.link == LinkHTTP:
 				w.httpSend(cn, o)
-				continue
+			case cn.pipe == nil || cn.pipe.Name != o.Conn:
+				// written to a connection that is gone: nobody reads it
+			default:
+				cn.pipe.SendToAgent(o.Frame, o.Sub)
 			}
-			if cn.pipe == nil || cn.pipe.Name != o.Conn {
-				continue // written to a connection that is gone: nobody reads it
-			}
-			cn.pipe.SendToAgent(o.Frame, o.Sub)
+			w.digest = nil
 		case client.OutConnect:
 			w.loop.After(w.cfg.Spawn, func() {
 				if cn.c != c {

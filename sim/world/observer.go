@@ -32,11 +32,13 @@ func (w *world) observeTry(an *agentNode, try int) {
 		for _, o := range outs {
 			switch o.Kind {
 			case client.OutSend:
+				w.digest = o.Digest
 				if o.Probe {
 					pipe.SendProbeToAgent(o.Frame)
 				} else {
 					pipe.SendToAgent(o.Frame, "")
 				}
+				w.digest = nil
 			case client.OutHangup:
 				w.exitProc(p, "exited: the observer hung up")
 				pipe.Close("hangup")
@@ -85,7 +87,9 @@ func (w *world) readLive() {
 				case o.Probe:
 					pipe.SendProbeToAgent(o.Frame)
 				default:
+					w.digest = o.Digest
 					pipe.SendObserveToAgent(o.Frame)
+					w.digest = nil
 				}
 			}
 		}

@@ -41,6 +41,11 @@ type world struct {
 	clients []*clientNode
 	agents  []*agentNode
 
+	// digest is what the frame an actor is writing now says (acp.Digest),
+	// set around the write: the send event of those bytes carries it.
+	digest *acp.Digest
+	judged func(*traces.Event) // Runner.judged
+
 	httpConns map[string]*clientNode    // HTTP connection id → its Client
 	wsPipes   map[string]*netfault.Pipe // WebSocket connection → its pipe
 	stopping  bool                      // the run is over: dead servers stay dead
@@ -61,6 +66,12 @@ func (w *world) Record(e traces.Event) {
 		w.log.Append(e)
 	}
 	if w.check != nil {
+		if e.Kind == traces.KindSend && w.digest.Describes(e.Frame) {
+			e.Digest = w.digest
+		}
+		if w.judged != nil {
+			w.judged(&e)
+		}
 		w.check.Add(&e)
 	}
 	if w.cov != nil {
@@ -101,6 +112,8 @@ func Run(cfg Config) (*Result, error) { return new(Runner).Run(cfg) }
 type Runner struct {
 	loop   sim.Loop
 	events []traces.Event
+	// judged, when set, sees each event as the checker does (tests).
+	judged func(*traces.Event)
 }
 
 // Runners lends Runners to the goroutines of a parallel loop: a seed takes
@@ -189,7 +202,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
-	w := &world{cfg: cfg, loop: &r.loop, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed), factory: factory}
+	w := &world{cfg: cfg, loop: &r.loop, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed), factory: factory, judged: r.judged}
 	if keep {
 		w.log = &traces.Log{Header: h, Events: events}
 	}

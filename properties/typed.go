@@ -1,0 +1,159 @@
+package properties
+
+import (
+	"fmt"
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Typed events: a send event from the simulator may carry its frame's
+// acp.Digest, made by the actor that encoded the frame. The checker then
+// reads the digest's fields instead of scanning the bytes; whatever the
+// digest does not hold (a result it has no field for, a cancel's params)
+// is read from the bytes as before (msgView.undigest), so a digest can
+// only spare work, never change what is read. TestDigestsReadAsTheBytes
+// holds the two paths to the same answers on every frame of many seeds.
+
+// digestView is the msgView of a frame its digest describes, or false.
+func digestView(e *traces.Event) (msgView, bool) {
+	d := e.Digest
+	if !d.Describes(e.Frame) {
+		return msgView{}, false
+	}
+	return msgView{kind: d.Kind, id: d.ID, method: d.Method, hasErr: d.HasErr, errCode: d.ErrCode, errMsg: d.ErrMsg, dig: d, frame: e.Frame}, true
+}
+
+// undigest turns a digested view into the view of its bytes: for the reads
+// the digest holds no field for.
+func (v *msgView) undigest() {
+	if v.dig == nil {
+		return
+	}
+	if vs := viewFrame(v.frame, nil); len(vs) == 1 {
+		*v = vs[0]
+	}
+	v.dig = nil
+}
+
+// rawParams is the message's params as written.
+func (v *msgView) rawParams() string {
+	v.undigest()
+	return v.params
+}
+
+// rawResult is the message's result as written.
+func (v *msgView) rawResult() string {
+	v.undigest()
+	return v.result
+}
+
+// prompt is a session/prompt's params.
+func (v *msgView) prompt() promptFields {
+	if d := v.dig; d != nil {
+		return promptFields{session: d.Session, key: d.KeyRaw, text: d.Text, hasText: true}
+	}
+	return readPrompt(v.params)
+}
+
+// sessionParam is params.sessionId.
+func (v *msgView) sessionParam() string {
+	if d := v.dig; d != nil && d.Kind != acp.KindResponse {
+		return d.Session
+	}
+	return readSession(v.rawParams())
+}
+
+// update is a session/update's params.
+func (v *msgView) update() (updView, bool) {
+	if d := v.dig; d != nil {
+		return updView{session: d.Session, kind: d.Update, msgID: d.MessageID, state: d.State, typedText: d.Text, typed: true, typedContent: d.Content}, true
+	}
+	return readUpdate(v.params)
+}
+
+// messageID is a success result's messageId.
+func (v *msgView) messageID() string {
+	if d := v.dig; d != nil {
+		return d.MessageID
+	}
+	return readMessageID(v.result)
+}
+
+// resultSession is a success result's sessionId.
+func (v *msgView) resultSession() string {
+	if d := v.dig; d != nil {
+		return d.ResultSession
+	}
+	return readSession(v.result)
+}
+
+// digestStrings calls fn as eachString would on the digested frame.
+func digestStrings(d *acp.Digest, fn func(s string, isKey bool)) {
+	for i, s := range d.Strings {
+		fn(s, d.Keys>>i&1 == 1)
+	}
+}
+
+// mayNameVersion reports whether a frame may be an initialize request or
+// answer, as readVersion asks: its bytes spell protocolVersion.
+func mayNameVersion(e *traces.Event) bool {
+	if d := e.Digest; d.Describes(e.Frame) {
+		for _, s := range d.Strings {
+			if strings.Contains(s, "protocolVersion") {
+				return true
+			}
+		}
+		return false
+	}
+	return strings.Contains(e.Frame, "protocolVersion")
+}
+
+// DigestDiff says where a send event's digest reads otherwise than its
+// frame's bytes ("" when it reads the same, or carries none): every field
+// the checker takes from a digest, against the same read of the bytes. The
+// simulator's tests run it on every frame of many seeds.
+func DigestDiff(e *traces.Event) string {
+	tv, ok := digestView(e)
+	if !ok {
+		return ""
+	}
+	vs := viewFrame(e.Frame, nil)
+	if len(vs) != 1 {
+		return fmt.Sprintf("the digest describes one message, the bytes hold %d", len(vs))
+	}
+	bv := &vs[0]
+	var diffs []string
+	same := func(what string, got, want any) {
+		if got != want {
+			diffs = append(diffs, fmt.Sprintf("%s: digest %#v, bytes %#v", what, got, want))
+		}
+	}
+	same("kind", tv.kind, bv.kind)
+	same("id", tv.id, bv.id)
+	same("method", tv.method, bv.method)
+	same("error", [3]any{tv.hasErr, tv.errCode, tv.errMsg}, [3]any{bv.hasErr, bv.errCode, bv.errMsg})
+	switch {
+	case tv.kind == acp.KindRequest && tv.method == acp.MethodSessionPrompt:
+		tp, bp := tv.prompt(), bv.prompt()
+		var blocks []acp.ContentBlock
+		_ = json.Unmarshal([]byte(bp.prompt), &blocks)
+		same("prompt", [3]string{tp.session, tp.key, tp.text}, [3]string{bp.session, bp.key, acp.PromptText(blocks)})
+	case tv.kind == acp.KindRequest || tv.kind == acp.KindNotification && tv.method != acp.MethodSessionUpdate:
+		same("sessionId", tv.sessionParam(), bv.sessionParam())
+	case tv.kind == acp.KindNotification:
+		tu, tok := tv.update()
+		bu, bok := bv.update()
+		same("update", [7]any{tok, tu.session, tu.kind, tu.msgID, tu.state, tu.text(), tu.hasContent()}, [7]any{bok, bu.session, bu.kind, bu.msgID, bu.state, bu.text(), bu.hasContent()})
+	case tv.kind == acp.KindResponse && !tv.hasErr:
+		same("result", [2]string{tv.messageID(), tv.resultSession()}, [2]string{bv.messageID(), bv.resultSession()})
+	}
+	var ts, bs []string
+	digestStrings(e.Digest, func(s string, isKey bool) { ts = append(ts, fmt.Sprint(s, isKey)) })
+	eachString(e.Frame, func(s string, isKey bool) { bs = append(bs, fmt.Sprint(s, isKey)) })
+	same("strings", strings.Join(ts, " | "), strings.Join(bs, " | "))
+	return strings.Join(diffs, "; ")
+}

@@ -1,0 +1,40 @@
+package world
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Every digest the actors make reads as its frame's bytes read, field by
+// field, on every frame of the live runs (every link, policy and mutant),
+// and the digests cover most of a run's frames: the checker's typed path
+// spares the scan of nearly every frame and changes no reading.
+func TestDigestsReadAsTheBytes(t *testing.T) {
+	var r Runner
+	sends, digested := 0, 0
+	for _, cfg := range liveRuns() {
+		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
+		r.judged = func(e *traces.Event) {
+			if e.Kind != traces.KindSend {
+				return
+			}
+			sends++
+			if e.Digest.Describes(e.Frame) {
+				digested++
+			}
+			if d := properties.DigestDiff(e); d != "" {
+				t.Fatalf("%s: event %d %s: the digest reads otherwise than the bytes: %s", name, e.Seq, e.Frame, d)
+			}
+		}
+		if _, err := r.JudgeOnly(cfg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if sends == 0 || digested*10 < sends*7 {
+		t.Fatalf("%d of %d frames sent carried a digest, want at least 70%%", digested, sends)
+	}
+	t.Logf("%d of %d frames sent carried a digest", digested, sends)
+}
