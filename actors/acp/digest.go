@@ -115,6 +115,9 @@ func (g *digester) done(frame []byte) *Digest {
 	if !g.ok || len(frame) == 0 {
 		return nil
 	}
+	if g.d.Kind == KindRequest && g.d.ID == "" {
+		g.d.Kind = KindNotification // a request without an id, as Message.Kind reads it
+	}
 	g.d.data, g.d.size = unsafe.SliceData(frame), len(frame)
 	return g.d
 }

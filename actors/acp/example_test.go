@@ -3,6 +3,7 @@ package acp_test
 import (
 	"encoding/json"
 	"fmt"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -39,4 +40,18 @@ func ExampleParseLine() {
 	// true session/list
 	// false session/cancel
 	// error -32600 answered with id null
+}
+
+// A frame's Digest is made by the encoder from the values it encoded, and
+// describes those bytes only: a copy, or a frame encoded again, is not
+// described, and a reader falls back to the bytes.
+func ExampleUpdateFrameDigest() {
+	frame, d := acp.UpdateFrameDigest("s-1", acp.ChunkUpdate(acp.UpdateAgentMessageChunk, "m-1", "done"))
+	fmt.Println(string(frame))
+	fmt.Println(d.Method, d.Session, d.Update, d.MessageID, d.Text)
+	fmt.Println(d.Describes(unsafe.String(unsafe.SliceData(frame), len(frame))), d.Describes(string(frame)))
+	// Output:
+	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m-1","content":{"type":"text","text":"done"}}}}
+	// session/update s-1 agent_message_chunk m-1 done
+	// true false
 }
