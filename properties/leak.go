@@ -245,7 +245,7 @@ func (c *checker) scanLeaks(e *traces.Event) {
 		c.keys.find(s, func(ki *keyInfo) { c.leak(e, ki, isKey, s) })
 	}
 	if d := e.Digest; d.Describes(e.Frame) {
-		digestStrings(d, fn)
+		d.EachString(fn)
 		return
 	}
 	eachString(e.Frame, fn)

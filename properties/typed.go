@@ -86,28 +86,19 @@ func (v *msgView) messageID() string {
 // resultSession is a success result's sessionId.
 func (v *msgView) resultSession() string {
 	if d := v.dig; d != nil {
-		return d.ResultSession
+		return d.Session
 	}
 	return readSession(v.result)
 }
 
-// digestStrings calls fn as eachString would on the digested frame.
-func digestStrings(d *acp.Digest, fn func(s string, isKey bool)) {
-	for i, s := range d.Strings {
-		fn(s, d.Keys>>i&1 == 1)
-	}
-}
 
 // mayNameVersion reports whether a frame may be an initialize request or
 // answer, as readVersion asks: its bytes spell protocolVersion.
 func mayNameVersion(e *traces.Event) bool {
 	if d := e.Digest; d.Describes(e.Frame) {
-		for _, s := range d.Strings {
-			if strings.Contains(s, "protocolVersion") {
-				return true
-			}
-		}
-		return false
+		found := false
+		d.EachString(func(s string, _ bool) { found = found || strings.Contains(s, "protocolVersion") })
+		return found
 	}
 	return strings.Contains(e.Frame, "protocolVersion")
 }
@@ -152,7 +143,7 @@ func DigestDiff(e *traces.Event) string {
 		same("result", [2]string{tv.messageID(), tv.resultSession()}, [2]string{bv.messageID(), bv.resultSession()})
 	}
 	var ts, bs []string
-	digestStrings(e.Digest, func(s string, isKey bool) { ts = append(ts, fmt.Sprint(s, isKey)) })
+	e.Digest.EachString(func(s string, isKey bool) { ts = append(ts, fmt.Sprint(s, isKey)) })
 	eachString(e.Frame, func(s string, isKey bool) { bs = append(bs, fmt.Sprint(s, isKey)) })
 	same("strings", strings.Join(ts, " | "), strings.Join(bs, " | "))
 	return strings.Join(diffs, "; ")

@@ -29,8 +29,8 @@ func TestDigestsOfEveryEncoderReadAsTheBytes(t *testing.T) {
 		id := rapid.SampledFrom([]acp.ID{"1", "0", "9007199254740991", `"req-7"`, `"a<b"`, ""}).Draw(t, "id")
 		key := rapid.SampledFrom([]string{"", "null", `"k-1"`, `"0b1c2d3e-aaaa-4bbb-8ccc-123456789abc"`, `""`, `"é"`, "7"}).Draw(t, "key")
 		var frame []byte
-		var d *acp.Digest
-		switch rapid.IntRange(0, 7).Draw(t, "encoder") {
+		var d acp.Digest
+		switch rapid.IntRange(0, 11).Draw(t, "encoder") {
 		case 0:
 			frame, d = acp.UpdateFrameDigest(sid, acp.MessageUpdate(acp.UpdateUserMessage, mid, text))
 		case 1:
@@ -51,16 +51,24 @@ func TestDigestsOfEveryEncoderReadAsTheBytes(t *testing.T) {
 			frame, d = acp.RequestDigest(id, acp.MethodSessionPrompt, p)
 		case 7:
 			frame, d = acp.RequestDigest(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: sid, Cwd: text, ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}})
+		case 8:
+			frame, d = acp.RequestDigest(id, acp.MethodSessionNew, acp.NewSessionParams{Cwd: text, AdditionalDirectories: []string{mid, sid}, IdempotencyKey: mid})
+		case 9:
+			frame, d = acp.RequestDigest(id, acp.MethodSessionClose, acp.SessionParams{SessionID: sid})
+		case 10:
+			frame, d = acp.UpdateFrameDigest(sid, acp.BlocksUpdate(acp.UpdateUserMessage, mid, []acp.ContentBlock{acp.Text(text), acp.Text(sid)}))
+		case 11:
+			frame, d = acp.ResultDigest(id, nil)
 		}
 		runs++
-		if d != nil {
-			digested++
-		}
-		e := traces.Event{Kind: traces.KindSend, Frame: string(frame), Digest: d}
-		if d != nil && d.Describes(e.Frame) {
+		e := traces.Event{Kind: traces.KindSend, Frame: string(frame), Digest: &d}
+		if d.Describes(e.Frame) {
 			t.Fatalf("a digest describes a copy of its frame's bytes")
 		}
 		e.Frame = unsafeString(frame)
+		if d.Describes(e.Frame) {
+			digested++
+		}
 		if diff := DigestDiff(&e); diff != "" {
 			t.Fatalf("%s: %s", frame, diff)
 		}

@@ -11,14 +11,17 @@ import (
 // same process (the simulator's checker) need not scan the bytes again. It
 // describes exactly one frame, the bytes it was made with: a frame changed
 // or encoded afresh afterwards (a mutant's, a proxy's) is not described by
-// it (Describes), and its reader falls back to the bytes.
+// it (Describes), and its reader falls back to the bytes. The zero Digest
+// describes nothing.
 //
 // Only frames whose every part the fields below say are digested: one
-// JSON-RPC message, no _meta or error data, strings of valid UTF-8. Others
-// get none (nil), and are read from their bytes.
+// JSON-RPC message of a shape this package writes, with no _meta or error
+// data and strings of valid UTF-8. It is a value, to be kept beside the
+// frame without an allocation of its own.
 type Digest struct {
-	data *byte // the frame the digest describes
-	size int
+	data  *byte // the frame the digest describes
+	size  int
+	shape shape
 
 	Kind    Kind
 	ID      ID // the id token as written; "" for a notification
@@ -27,99 +30,189 @@ type Digest struct {
 	ErrCode int
 	ErrMsg  string
 
-	// Session is params.sessionId of a request or notification.
+	// Session is params.sessionId of a request or notification, or a
+	// success result's sessionId.
 	Session string
 	// KeyRaw is a session/prompt's idempotencyKey as written ("" when
-	// omitted); Text its prompt's text (PromptText).
+	// omitted).
 	KeyRaw string
-	// Text is also a session/update's content text.
-	Text string
+	// Text is a session/prompt's text (PromptText) or a session/update's
+	// content text; texts holds each block's text when there are several.
+	Text  string
+	texts []string
 	// MessageID is a success result's messageId or an update's.
 	MessageID string
-	// ResultSession is a success result's sessionId.
-	ResultSession string
 	// Update and State are a session/update's sessionUpdate and state;
-	// Content says it has content (whose text is Text).
-	Update, State string
-	Content       bool
-	// Strings are the frame's string tokens in order, decoded, and Keys
-	// marks which of them are object keys (bit i for Strings[i]): what a
-	// reader looking for strings in the frame would find.
-	Strings []string
-	Keys    uint64
+	// Content says it has content (whose text is Text), StopReason its
+	// stopReason.
+	Update, State, StopReason string
+	Content                   bool
+	// Cwd and the flags below are what else a request's params hold.
+	Cwd    string
+	dirs   []string
+	replay string // session/resume's replayFrom.type ("" without one)
+	newKey string // session/new's idempotencyKey
 }
+
+// shape is which encoder wrote a digested frame: what EachString walks.
+type shape uint8
+
+const (
+	shapeNone shape = iota
+	shapeUpdate
+	shapePromptResult
+	shapeSessionResult
+	shapeEmptyResult
+	shapeError
+	shapePrompt
+	shapeSessionParams
+	shapeNewSession
+	shapeResume
+)
 
 // Describes reports whether d was made for frame: the same bytes, not an
 // equal copy, since only those are known to be unchanged.
 func (d *Digest) Describes(frame string) bool {
-	return d != nil && d.size == len(frame) && d.data == unsafe.StringData(frame)
+	return d != nil && d.data != nil && d.size == len(frame) && d.data == unsafe.StringData(frame)
 }
 
-// digester builds a Digest beside the frame it describes.
-type digester struct {
-	d  *Digest
-	ok bool
-}
-
-func newDigester(kind Kind) *digester {
-	return &digester{d: &Digest{Kind: kind, Strings: make([]string, 0, 16)}, ok: true}
-}
-
-func (g *digester) key(s string) {
-	if len(g.d.Strings) >= 64 {
-		g.ok = false
-		return
+// EachString calls fn with every string token of the frame d describes, in
+// order, decoded, and whether it is an object key: what a reader looking
+// for strings in the frame's bytes would find.
+func (d *Digest) EachString(fn func(s string, isKey bool)) {
+	key := func(s string) { fn(s, true) }
+	val := func(s string) { fn(s, false) }
+	key("jsonrpc")
+	val(Version)
+	if d.ID != "" {
+		key("id")
+		if d.ID[0] == '"' {
+			val(string(d.ID[1 : len(d.ID)-1]))
+		}
 	}
-	g.d.Keys |= 1 << len(g.d.Strings)
-	g.d.Strings = append(g.d.Strings, s)
-}
-
-func (g *digester) str(s string) {
-	if len(g.d.Strings) >= 64 || !utf8.ValidString(s) {
-		g.ok = false
-		return
+	if d.Method != "" {
+		key("method")
+		val(d.Method)
+		key("params")
 	}
-	g.d.Strings = append(g.d.Strings, s)
-}
-
-// blocks notes the strings of text blocks.
-func (g *digester) blocks(texts []string) {
-	for _, t := range texts {
-		g.key("type")
-		g.str("text")
-		g.key("text")
-		g.str(t)
+	blocks := func() {
+		texts := d.texts
+		if texts == nil {
+			texts = []string{d.Text}
+		}
+		for _, t := range texts {
+			key("type")
+			val("text")
+			key("text")
+			val(t)
+		}
 	}
-}
-
-// envelope notes the strings of a frame's head: "jsonrpc":"2.0" and its id.
-func (g *digester) envelope(id ID) {
-	g.key("jsonrpc")
-	g.str(Version)
-	if id != "" {
-		g.key("id")
-		g.d.ID = id
-		if id[0] == '"' {
-			s, ok := plainQuoted(string(id))
-			if !ok {
-				g.ok = false
-				return
+	switch d.shape {
+	case shapeUpdate:
+		key("sessionId")
+		val(d.Session)
+		key("update")
+		key("sessionUpdate")
+		val(d.Update)
+		if d.MessageID != "" {
+			key("messageId")
+			val(d.MessageID)
+		}
+		if d.Content {
+			key("content")
+			blocks()
+		}
+		if d.State != "" {
+			key("state")
+			val(d.State)
+		}
+		if d.StopReason != "" {
+			key("stopReason")
+			val(d.StopReason)
+		}
+	case shapePromptResult:
+		key("result")
+		key("messageId")
+		val(d.MessageID)
+	case shapeSessionResult:
+		key("result")
+		key("sessionId")
+		val(d.Session)
+	case shapeEmptyResult:
+		key("result")
+	case shapeError:
+		key("error")
+		key("code")
+		key("message")
+		val(d.ErrMsg)
+	case shapePrompt:
+		key("sessionId")
+		val(d.Session)
+		key("prompt")
+		blocks()
+		switch {
+		case d.KeyRaw == "null":
+			key("idempotencyKey")
+		case d.KeyRaw != "":
+			key("idempotencyKey")
+			val(d.KeyRaw[1 : len(d.KeyRaw)-1])
+		}
+	case shapeSessionParams:
+		key("sessionId")
+		val(d.Session)
+	case shapeNewSession:
+		key("cwd")
+		val(d.Cwd)
+		if len(d.dirs) > 0 {
+			key("additionalDirectories")
+			for _, s := range d.dirs {
+				val(s)
 			}
-			g.str(s)
+		}
+		if d.newKey != "" {
+			key("idempotencyKey")
+			val(d.newKey)
+		}
+	case shapeResume:
+		key("sessionId")
+		val(d.Session)
+		key("cwd")
+		val(d.Cwd)
+		if d.replay != "" {
+			key("replayFrom")
+			key("type")
+			val(d.replay)
 		}
 	}
 }
 
-// done attaches the digest to frame, or gives none.
-func (g *digester) done(frame []byte) *Digest {
-	if !g.ok || len(frame) == 0 {
-		return nil
+// digest finishes d for frame: ok says every string d holds is one the
+// reader decodes back to itself (valid UTF-8), else it describes nothing.
+func digest(frame []byte, d Digest, strs ...string) Digest {
+	for _, s := range strs {
+		if !utf8.ValidString(s) {
+			return Digest{}
+		}
 	}
-	if g.d.Kind == KindRequest && g.d.ID == "" {
-		g.d.Kind = KindNotification // a request without an id, as Message.Kind reads it
+	for _, s := range d.texts {
+		if !utf8.ValidString(s) {
+			return Digest{}
+		}
 	}
-	g.d.data, g.d.size = unsafe.SliceData(frame), len(frame)
-	return g.d
+	if len(frame) == 0 || d.ID != "" && d.ID[0] == '"' && !plainToken(string(d.ID)) {
+		return Digest{}
+	}
+	if d.Kind == KindRequest && d.ID == "" {
+		d.Kind = KindNotification // a request without an id, as Message.Kind reads it
+	}
+	d.data, d.size = unsafe.SliceData(frame), len(frame)
+	return d
+}
+
+// plainToken is a JSON string token that holds no escape.
+func plainToken(tok string) bool {
+	_, ok := plainQuoted(tok)
+	return ok
 }
 
 // plainQuoted is the content of a JSON string token that holds no escape.
@@ -134,251 +227,162 @@ func plainQuoted(tok string) (string, bool) {
 	return s, true
 }
 
-// textBlocks is the text of content written as plain text blocks, as
-// textBlock writes them: one {"type":"text","text":"…"} with no escape, or
-// an array of them; ok is false for any other content.
-func textBlocks(c []byte) (texts []string, ok bool) {
+// textBlocks reads content written as plain text blocks, as textBlock
+// writes them: one {"type":"text","text":"…"} with no escape, or an array
+// of them. first is the first block's text and more every block's when
+// there are several (nil for one); ok is false for any other content.
+func textBlocks(c []byte) (first string, more []string, ok bool) {
 	const head, tail = `{"type":"text","text":"`, `"}`
-	s := string(c)
+	s := unsafe.String(unsafe.SliceData(c), len(c)) // content is not written again
 	array := len(s) > 0 && s[0] == '['
 	if array {
 		if len(s) < 2 || s[len(s)-1] != ']' {
-			return nil, false
+			return "", nil, false
 		}
 		s = s[1 : len(s)-1]
 	}
-	for {
+	for n := 0; ; n++ {
 		if !strings.HasPrefix(s, head) {
-			return nil, false
+			return "", nil, false
 		}
 		s = s[len(head):]
 		end := strings.IndexAny(s, "\\\"")
 		if end < 0 || s[end] != '"' || !strings.HasPrefix(s[end:], tail) {
-			return nil, false
+			return "", nil, false
 		}
-		texts = append(texts, s[:end])
+		switch n {
+		case 0:
+			first = s[:end]
+		case 1:
+			more = append(more, first, s[:end])
+		default:
+			more = append(more, s[:end])
+		}
 		s = s[end+len(tail):]
 		switch {
 		case s == "":
-			return texts, true
+			return first, more, true
 		case !array || s[0] != ',':
-			return nil, false
+			return "", nil, false
 		}
 		s = s[1:]
 	}
 }
 
-// UpdateFrameDigest is UpdateFrame with the frame's Digest (nil when it
-// has _meta or content other than one plain text block).
-func UpdateFrameDigest(sessionID string, u Update) ([]byte, *Digest) {
+// UpdateFrameDigest is UpdateFrame with the frame's Digest (none when it
+// has _meta or content other than plain text blocks).
+func UpdateFrameDigest(sessionID string, u Update) ([]byte, Digest) {
 	frame := UpdateFrame(sessionID, u)
 	if len(u.Meta) > 0 {
-		return frame, nil
+		return frame, Digest{}
 	}
-	g := newDigester(KindNotification)
-	g.envelope("")
-	g.key("method")
-	g.str(MethodSessionUpdate)
-	g.key("params")
-	g.key("sessionId")
-	g.str(sessionID)
-	g.key("update")
-	g.key("sessionUpdate")
-	g.str(u.Kind)
-	d := g.d
-	d.Method, d.Session, d.Update, d.MessageID, d.State = MethodSessionUpdate, sessionID, u.Kind, u.MessageID, u.State
-	if u.MessageID != "" {
-		g.key("messageId")
-		g.str(u.MessageID)
-	}
+	d := Digest{shape: shapeUpdate, Kind: KindNotification, Method: MethodSessionUpdate, Session: sessionID,
+		Update: u.Kind, MessageID: u.MessageID, State: u.State, StopReason: u.StopReason}
 	if len(u.Content) > 0 {
-		texts, ok := textBlocks(u.Content)
+		first, more, ok := textBlocks(u.Content)
 		if !ok {
-			return frame, nil
+			return frame, Digest{}
 		}
-		g.key("content")
-		g.blocks(texts)
-		d.Text, d.Content = strings.Join(texts, ""), true
+		d.Content, d.Text = true, first
+		if more != nil {
+			d.texts, d.Text = more, strings.Join(more, "")
+		}
 	}
-	if u.State != "" {
-		g.key("state")
-		g.str(u.State)
-	}
-	if u.StopReason != "" {
-		g.key("stopReason")
-		g.str(u.StopReason)
-	}
-	return frame, g.done(frame)
+	return frame, digest(frame, d, sessionID, u.Kind, u.MessageID, u.State, u.StopReason, d.Text)
 }
 
 // ResultDigest is Result with the frame's Digest, for the results whose
-// every member the Digest holds: a PromptResult or NewSessionResult
-// without _meta, or an empty object (struct{}{}); nil for others.
-func ResultDigest(id ID, result any) ([]byte, *Digest) {
+// every member the Digest holds: a PromptResult without _meta, a
+// NewSessionResult, or an empty object (struct{}{}, nil); none for others.
+func ResultDigest(id ID, result any) ([]byte, Digest) {
 	frame := Result(id, result)
-	g := newDigester(KindResponse)
-	g.envelope(idOrNull(id))
-	g.key("result")
+	d := Digest{Kind: KindResponse, ID: idOrNull(id)}
 	switch r := result.(type) {
 	case PromptResult:
 		if len(r.Meta) > 0 {
-			return frame, nil
+			return frame, Digest{}
 		}
-		g.key("messageId")
-		g.str(r.MessageID)
-		g.d.MessageID = r.MessageID
+		d.shape, d.MessageID = shapePromptResult, r.MessageID
 	case NewSessionResult:
-		g.key("sessionId")
-		g.str(r.SessionID)
-		g.d.ResultSession = r.SessionID
-	case struct{}:
+		d.shape, d.Session = shapeSessionResult, r.SessionID
+	case struct{}, nil:
+		d.shape = shapeEmptyResult
 	default:
-		return frame, nil
+		return frame, Digest{}
 	}
-	return frame, g.done(frame)
+	return frame, digest(frame, d, d.MessageID, d.Session)
 }
 
-// ErrorDigest is ErrorResponse with the frame's Digest (nil when the error
-// carries data).
-func ErrorDigest(id ID, e *Error) ([]byte, *Digest) {
+// ErrorDigest is ErrorResponse with the frame's Digest (none when the
+// error carries data).
+func ErrorDigest(id ID, e *Error) ([]byte, Digest) {
 	frame := ErrorResponse(id, e)
 	if len(e.Data) > 0 {
-		return frame, nil
+		return frame, Digest{}
 	}
-	g := newDigester(KindResponse)
-	g.envelope(idOrNull(id))
-	g.key("error")
-	g.key("code")
-	g.key("message")
-	g.str(e.Message)
-	g.d.HasErr, g.d.ErrCode, g.d.ErrMsg = true, e.Code, e.Message
-	return frame, g.done(frame)
+	d := Digest{shape: shapeError, Kind: KindResponse, ID: idOrNull(id), HasErr: true, ErrCode: e.Code, ErrMsg: e.Message}
+	return frame, digest(frame, d, e.Message)
 }
 
 // RequestDigest is Request with the frame's Digest, for a session/prompt
-// (PromptParams) and a request whose params are only a sessionId
-// (SessionParams); nil for other params.
-func RequestDigest(id ID, method string, params any) ([]byte, *Digest) {
+// (PromptParams), session/new (NewSessionParams), session/resume
+// (ResumeSessionParams) and a request whose params are only a sessionId
+// (SessionParams); none for other params.
+func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
+	frame := Request(id, method, params)
+	d := Digest{Kind: KindRequest, ID: id, Method: method}
 	switch p := params.(type) {
 	case PromptParams:
-		if method == MethodSessionPrompt {
-			return promptRequestDigest(id, p)
+		if method != MethodSessionPrompt || len(p.Meta) > 0 {
+			return frame, Digest{}
 		}
-	case SessionParams:
-		return sessionRequestDigest(id, method, p)
-	case NewSessionParams:
-		if len(p.McpServers) == 0 {
-			return newSessionDigest(id, method, p)
+		d.shape, d.Session = shapePrompt, p.SessionID
+		for _, b := range p.Prompt {
+			if b.Type != "text" || len(b.raw) > 0 {
+				return frame, Digest{}
+			}
 		}
-	case ResumeSessionParams:
-		if len(p.McpServers) == 0 {
-			return resumeDigest(id, method, p)
-		}
-	}
-	return Request(id, method, params), nil
-}
-
-// newSessionDigest is the frame and Digest of a session/new.
-func newSessionDigest(id ID, method string, p NewSessionParams) ([]byte, *Digest) {
-	frame := Request(id, method, p)
-	g := newDigester(KindRequest)
-	g.envelope(id)
-	g.key("method")
-	g.str(method)
-	g.key("params")
-	g.key("cwd")
-	g.str(p.Cwd)
-	if len(p.AdditionalDirectories) > 0 {
-		g.key("additionalDirectories")
-		for _, d := range p.AdditionalDirectories {
-			g.str(d)
-		}
-	}
-	if p.IdempotencyKey != "" {
-		g.key("idempotencyKey")
-		g.str(p.IdempotencyKey)
-	}
-	g.d.Method = method
-	return frame, g.done(frame)
-}
-
-// resumeDigest is the frame and Digest of a session/resume.
-func resumeDigest(id ID, method string, p ResumeSessionParams) ([]byte, *Digest) {
-	frame := Request(id, method, p)
-	g := newDigester(KindRequest)
-	g.envelope(id)
-	g.key("method")
-	g.str(method)
-	g.key("params")
-	g.key("sessionId")
-	g.str(p.SessionID)
-	g.key("cwd")
-	g.str(p.Cwd)
-	if p.ReplayFrom != nil {
-		g.key("replayFrom")
-		g.key("type")
-		g.str(p.ReplayFrom.Type)
-	}
-	g.d.Method, g.d.Session = method, p.SessionID
-	return frame, g.done(frame)
-}
-
-// promptRequestDigest is a session/prompt's frame and Digest (nil when the
-// params carry _meta, a block other than plain text, or a key that is not
-// a plain string, null or omitted).
-func promptRequestDigest(id ID, p PromptParams) ([]byte, *Digest) {
-	frame := Request(id, MethodSessionPrompt, p)
-	if len(p.Meta) > 0 {
-		return frame, nil
-	}
-	g := newDigester(KindRequest)
-	g.envelope(id)
-	g.key("method")
-	g.str(MethodSessionPrompt)
-	g.key("params")
-	g.key("sessionId")
-	g.str(p.SessionID)
-	g.key("prompt")
-	texts := make([]string, 0, len(p.Prompt))
-	for _, b := range p.Prompt {
-		if b.Type != "text" || len(b.raw) > 0 {
-			return frame, nil
-		}
-		texts = append(texts, b.Text)
-	}
-	g.blocks(texts)
-	d := g.d
-	d.Method, d.Session, d.Text = MethodSessionPrompt, p.SessionID, PromptText(p.Prompt)
-	if len(p.IdempotencyKey) > 0 {
-		raw := string(p.IdempotencyKey)
-		s, ok := plainQuoted(raw)
-		switch {
-		case raw == "null":
-		case ok && plainString(s):
-			g.key("idempotencyKey")
-			g.str(s)
+		switch len(p.Prompt) {
+		case 0:
+			d.texts = []string{}
+		case 1:
+			d.Text = p.Prompt[0].Text
 		default:
-			return frame, nil
+			d.texts = make([]string, len(p.Prompt))
+			for i, b := range p.Prompt {
+				d.texts[i] = b.Text
+			}
+			d.Text = PromptText(p.Prompt)
 		}
-		g.d.KeyRaw = raw
-		if raw == "null" {
-			g.key("idempotencyKey")
+		if len(p.IdempotencyKey) > 0 {
+			raw := string(p.IdempotencyKey)
+			if s, ok := plainQuoted(raw); raw != "null" && !(ok && plainString(s)) {
+				return frame, Digest{}
+			}
+			d.KeyRaw = raw
 		}
+		return frame, digest(frame, d, d.Session, d.Text)
+	case SessionParams:
+		d.shape, d.Session = shapeSessionParams, p.SessionID
+		return frame, digest(frame, d, d.Session)
+	case NewSessionParams:
+		if len(p.McpServers) > 0 {
+			return frame, Digest{}
+		}
+		d.shape, d.Cwd, d.dirs, d.newKey = shapeNewSession, p.Cwd, p.AdditionalDirectories, p.IdempotencyKey
+		return frame, digest(frame, d, append([]string{d.Cwd, d.newKey}, d.dirs...)...)
+	case ResumeSessionParams:
+		if len(p.McpServers) > 0 {
+			return frame, Digest{}
+		}
+		d.shape, d.Session, d.Cwd = shapeResume, p.SessionID, p.Cwd
+		if p.ReplayFrom != nil {
+			d.replay = p.ReplayFrom.Type
+			if d.replay == "" {
+				return frame, Digest{} // "type":"" would be written, and read back
+			}
+		}
+		return frame, digest(frame, d, d.Session, d.Cwd, d.replay)
 	}
-	return frame, g.done(frame)
-}
-
-// sessionRequestDigest is the frame and Digest of a request whose params
-// are only a sessionId (session/close).
-func sessionRequestDigest(id ID, method string, p SessionParams) ([]byte, *Digest) {
-	frame := Request(id, method, p)
-	g := newDigester(KindRequest)
-	g.envelope(id)
-	g.key("method")
-	g.str(method)
-	g.key("params")
-	g.key("sessionId")
-	g.str(p.SessionID)
-	g.d.Method, g.d.Session = method, p.SessionID
-	return frame, g.done(frame)
+	return frame, Digest{}
 }

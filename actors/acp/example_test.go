@@ -50,8 +50,11 @@ func ExampleUpdateFrameDigest() {
 	fmt.Println(string(frame))
 	fmt.Println(d.Method, d.Session, d.Update, d.MessageID, d.Text)
 	fmt.Println(d.Describes(unsafe.String(unsafe.SliceData(frame), len(frame))), d.Describes(string(frame)))
+	var none acp.Digest
+	fmt.Println(none.Describes(string(frame)))
 	// Output:
 	// {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"agent_message_chunk","messageId":"m-1","content":{"type":"text","text":"done"}}}}
 	// session/update s-1 agent_message_chunk m-1 done
 	// true false
+	// false
 }

@@ -47,10 +47,11 @@ type Output struct {
 	Step  string
 	Conn  string
 	Frame []byte
-	// Digest is what Frame says, made as it was encoded (acp.Digest); nil
-	// when nobody made one. It describes Frame only while Frame is those
-	// bytes: a wrapper that re-encodes Frame need not clear it.
-	Digest *acp.Digest
+	// Digest is what Frame says, made as it was encoded (acp.Digest); the
+	// zero Digest when nobody made one. It describes Frame only while
+	// Frame is those bytes: a wrapper that re-encodes Frame need not clear
+	// it.
+	Digest acp.Digest
 	After  time.Duration
 	ID     int
 

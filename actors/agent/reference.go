@@ -158,10 +158,10 @@ func (a *Agent) flush() []Output {
 	return out
 }
 
-func (a *Agent) send(conn, step string, frame []byte) { a.sendDigest(conn, step, frame, nil) }
+func (a *Agent) send(conn, step string, frame []byte) { a.sendDigest(conn, step, frame, acp.Digest{}) }
 
 // sendDigest is send with what the frame says (acp.Digest).
-func (a *Agent) sendDigest(conn, step string, frame []byte, d *acp.Digest) {
+func (a *Agent) sendDigest(conn, step string, frame []byte, d acp.Digest) {
 	a.out = append(a.out, Output{Kind: OutSend, Step: step, Conn: conn, Frame: frame, Digest: d})
 }
 

@@ -127,12 +127,12 @@ func (a *Agent) finishBatch(b *batchReply) {
 // Client reused it) the oldest takes the response, so each waits for as
 // many responses as it holds requests of that id.
 func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
-	a.respondDigest(conn, id, step, frame, nil)
+	a.respondDigest(conn, id, step, frame, acp.Digest{})
 }
 
 // respondDigest is respond with what the frame says (acp.Digest), which a
 // batch's frame does not keep.
-func (a *Agent) respondDigest(conn string, id acp.ID, step string, frame []byte, d *acp.Digest) {
+func (a *Agent) respondDigest(conn string, id acp.ID, step string, frame []byte, d acp.Digest) {
 	ref := waiter{conn, id}
 	queue := a.batches[ref]
 	if len(queue) == 0 {

@@ -36,9 +36,9 @@ type Output struct {
 	Kind  OutputKind
 	Conn  string
 	Frame []byte
-	// Digest is what Frame says, made as it was encoded (acp.Digest); nil
-	// when none was made.
-	Digest    *acp.Digest
+	// Digest is what Frame says, made as it was encoded (acp.Digest); the
+	// zero Digest when none was made.
+	Digest    acp.Digest
 	Sub       string
 	After     time.Duration
 	ID        int

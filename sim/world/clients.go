@@ -49,13 +49,14 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 	// Callbacks belong to this Client process: after a restart its timers
 	// and reconnects are gone with it.
 	c := cn.c
-	for _, o := range outs {
+	for i := range outs {
+		o := &outs[i] // not a copy: w.digest points into it
 		switch o.Kind {
 		case client.OutSend:
-			w.digest = o.Digest
+			w.digest = &o.Digest
 			switch {
 			case cn.link == LinkHTTP:
-				w.httpSend(cn, o)
+				w.httpSend(cn, *o)
 			case cn.pipe == nil || cn.pipe.Name != o.Conn:
 				// written to a connection that is gone: nobody reads it
 			default:

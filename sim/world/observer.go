@@ -29,10 +29,11 @@ func (w *world) observeTry(an *agentNode, try int) {
 		}
 	}
 	apply := func(outs []client.Output) {
-		for _, o := range outs {
+		for i := range outs {
+			o := &outs[i] // not a copy: w.digest points into it
 			switch o.Kind {
 			case client.OutSend:
-				w.digest = o.Digest
+				w.digest = &o.Digest
 				if o.Probe {
 					pipe.SendProbeToAgent(o.Frame)
 				} else {
@@ -81,13 +82,14 @@ func (w *world) readLive() {
 		obs.Protocol = w.cfg.Protocol()
 		pipe := cn.pipe
 		apply := func(outs []client.Output) {
-			for _, o := range outs {
+			for i := range outs {
+				o := &outs[i] // not a copy: w.digest points into it
 				switch {
 				case o.Kind != client.OutSend:
 				case o.Probe:
 					pipe.SendProbeToAgent(o.Frame)
 				default:
-					w.digest = o.Digest
+					w.digest = &o.Digest
 					pipe.SendObserveToAgent(o.Frame)
 					w.digest = nil
 				}

@@ -7,6 +7,7 @@ package serve
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -224,7 +225,8 @@ func Stdio(m agent.Machine, st store.Store, r io.Reader, w io.Writer) error {
 		for {
 			// Bounded: a Client that never writes a newline costs
 			// proc.MaxLine, and the Agent stops with an error saying so.
-			line, err := proc.ReadLine(br)
+			line, err := proc.ReadRawLine(br)
+			line = bytes.TrimSuffix(line, []byte("\n")) // a "\r" before it is the frame's, as a Client wrote it
 			if len(line) > 0 && !h.feed(input{kind: inFrame, conn: StdioConn, frame: line}) {
 				return // the process is ending: nobody reads any more
 			}
