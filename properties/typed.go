@@ -91,7 +91,6 @@ func (v *msgView) resultSession() string {
 	return readSession(v.result)
 }
 
-
 // mayNameVersion reports whether a frame may be an initialize request or
 // answer, as readVersion asks: its bytes spell protocolVersion.
 func mayNameVersion(e *traces.Event) bool {
