@@ -24,7 +24,7 @@ func digestView(e *traces.Event) (msgView, bool) {
 	if !d.Describes(e.Frame) {
 		return msgView{}, false
 	}
-	return msgView{kind: d.Kind, id: d.ID, method: d.Method, hasErr: d.HasErr, errCode: d.ErrCode, errMsg: d.ErrMsg, dig: d, frame: e.Frame}, true
+	return msgView{kind: d.Kind(), id: d.ID, method: d.Method, hasErr: d.HasErr(), errCode: d.ErrCode(), errMsg: d.ErrMsg(), dig: d, frame: e.Frame}, true
 }
 
 // undigest turns a digested view into the view of its bytes: for the reads
@@ -54,15 +54,15 @@ func (v *msgView) rawResult() string {
 // prompt is a session/prompt's params.
 func (v *msgView) prompt() promptFields {
 	if d := v.dig; d != nil {
-		return promptFields{session: d.Session, key: d.KeyRaw, text: d.Text, hasText: true}
+		return promptFields{session: d.Session(), key: d.KeyRaw(), text: d.Text(), hasText: true}
 	}
 	return readPrompt(v.params)
 }
 
 // sessionParam is params.sessionId.
 func (v *msgView) sessionParam() string {
-	if d := v.dig; d != nil && d.Kind != acp.KindResponse {
-		return d.Session
+	if d := v.dig; d != nil && d.Kind() != acp.KindResponse {
+		return d.Session()
 	}
 	return readSession(v.rawParams())
 }
@@ -70,7 +70,7 @@ func (v *msgView) sessionParam() string {
 // update is a session/update's params.
 func (v *msgView) update() (updView, bool) {
 	if d := v.dig; d != nil {
-		return updView{session: d.Session, kind: d.Update, msgID: d.MessageID, state: d.State, typedText: d.Text, typed: true, typedContent: d.Content}, true
+		return updView{session: d.Session(), kind: d.Update(), msgID: d.MessageID(), state: d.State(), typedText: d.Text(), typed: true, typedContent: d.Content()}, true
 	}
 	return readUpdate(v.params)
 }
@@ -78,7 +78,7 @@ func (v *msgView) update() (updView, bool) {
 // messageID is a success result's messageId.
 func (v *msgView) messageID() string {
 	if d := v.dig; d != nil {
-		return d.MessageID
+		return d.MessageID()
 	}
 	return readMessageID(v.result)
 }
@@ -86,7 +86,7 @@ func (v *msgView) messageID() string {
 // resultSession is a success result's sessionId.
 func (v *msgView) resultSession() string {
 	if d := v.dig; d != nil {
-		return d.Session
+		return d.Session()
 	}
 	return readSession(v.result)
 }

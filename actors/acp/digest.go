@@ -19,39 +19,105 @@ import (
 // data and strings of valid UTF-8. It is a value, to be kept beside the
 // frame without an allocation of its own.
 type Digest struct {
-	data  *byte // the frame the digest describes
-	size  int
-	shape shape
+	data    *byte // the frame the digest describes
+	size    int32
+	shape   shape
+	notice  bool // a request without an id: a notification
+	content bool
+	errCode int32
+	// ID is the id token as written; "" for a notification.
+	ID ID
+	// Method is the method of a request or notification.
+	Method string
+	// s holds the strings the shape has (see the accessors); more the
+	// texts of several blocks, or session/new's additionalDirectories.
+	s    [6]string
+	more []string
+}
 
-	Kind    Kind
-	ID      ID // the id token as written; "" for a notification
-	Method  string
-	HasErr  bool
-	ErrCode int
-	ErrMsg  string
+// Slots of Digest.s by shape.
+const (
+	slotSession = 0 // params.sessionId; a result's sessionId
+	slotText    = 1 // a prompt's or update's text; an error's message; a cwd
+	slotMessage = 2 // a result's or update's messageId
+	slotUpdate  = 3 // an update's sessionUpdate; a prompt's raw key; a resume's replayFrom.type; session/new's key
+	slotState   = 4 // an update's state
+	slotStop    = 5 // an update's stopReason
+)
 
-	// Session is params.sessionId of a request or notification, or a
-	// success result's sessionId.
-	Session string
-	// KeyRaw is a session/prompt's idempotencyKey as written ("" when
-	// omitted).
-	KeyRaw string
-	// Text is a session/prompt's text (PromptText) or a session/update's
-	// content text; texts holds each block's text when there are several.
-	Text  string
-	texts []string
-	// MessageID is a success result's messageId or an update's.
-	MessageID string
-	// Update and State are a session/update's sessionUpdate and state;
-	// Content says it has content (whose text is Text), StopReason its
-	// stopReason.
-	Update, State, StopReason string
-	Content                   bool
-	// Cwd and the flags below are what else a request's params hold.
-	Cwd    string
-	dirs   []string
-	replay string // session/resume's replayFrom.type ("" without one)
-	newKey string // session/new's idempotencyKey
+// Kind is the message's kind.
+func (d *Digest) Kind() Kind {
+	switch {
+	case d.shape == shapeUpdate || d.notice:
+		return KindNotification
+	case d.shape >= shapePrompt:
+		return KindRequest
+	}
+	return KindResponse
+}
+
+// HasErr reports an error response; ErrCode and ErrMsg are its error's.
+func (d *Digest) HasErr() bool { return d.shape == shapeError }
+
+// ErrCode is an error response's code.
+func (d *Digest) ErrCode() int { return int(d.errCode) }
+
+// ErrMsg is an error response's message.
+func (d *Digest) ErrMsg() string { return d.slot(shapeError, slotText) }
+
+// Session is a request's or notification's params.sessionId, or a success
+// result's sessionId.
+func (d *Digest) Session() string { return d.s[slotSession] }
+
+// KeyRaw is a session/prompt's idempotencyKey as written ("" when omitted).
+func (d *Digest) KeyRaw() string { return d.slot(shapePrompt, slotUpdate) }
+
+// Text is a session/prompt's text (PromptText) or a session/update's
+// content text.
+func (d *Digest) Text() string {
+	if d.shape == shapePrompt || d.shape == shapeUpdate {
+		return d.s[slotText]
+	}
+	return ""
+}
+
+// MessageID is a success result's messageId or an update's.
+func (d *Digest) MessageID() string { return d.s[slotMessage] }
+
+// Update is a session/update's sessionUpdate.
+func (d *Digest) Update() string { return d.slot(shapeUpdate, slotUpdate) }
+
+// State is a session/update's state.
+func (d *Digest) State() string { return d.slot(shapeUpdate, slotState) }
+
+// Content reports whether a session/update has content (its text: Text).
+func (d *Digest) Content() bool { return d.content }
+
+func (d *Digest) slot(sh shape, i int) string {
+	if d.shape != sh {
+		return ""
+	}
+	return d.s[i]
+}
+
+// Digests keeps digests beside the frames an actor writes, in blocks, so
+// that keeping one costs no allocation of its own and an actor's outputs
+// carry a pointer, not the whole Digest. The zero Digests is ready to use.
+type Digests struct{ block []Digest }
+
+// Keep keeps d for frame and returns where; nil when d describes nothing
+// (the encoder made none).
+func (s *Digests) Keep(frame []byte, d Digest) *Digest {
+	if d.data == nil || d.data != unsafe.SliceData(frame) || int(d.size) != len(frame) {
+		return nil
+	}
+	if len(s.block) == cap(s.block) {
+		// The old block stays with the outputs that point into it. Blocks
+		// grow to 32 from 4: many actors write only a few frames.
+		s.block = make([]Digest, 0, min(32, max(4, 2*cap(s.block))))
+	}
+	s.block = append(s.block, d)
+	return &s.block[len(s.block)-1]
 }
 
 // shape is which encoder wrote a digested frame: what EachString walks.
@@ -73,7 +139,7 @@ const (
 // Describes reports whether d was made for frame: the same bytes, not an
 // equal copy, since only those are known to be unchanged.
 func (d *Digest) Describes(frame string) bool {
-	return d != nil && d.data != nil && d.size == len(frame) && d.data == unsafe.StringData(frame)
+	return d != nil && d.data != nil && int(d.size) == len(frame) && d.data == unsafe.StringData(frame)
 }
 
 // EachString calls fn with every string token of the frame d describes, in
@@ -96,116 +162,110 @@ func (d *Digest) EachString(fn func(s string, isKey bool)) {
 		key("params")
 	}
 	blocks := func() {
-		texts := d.texts
-		if texts == nil {
-			texts = []string{d.Text}
+		if d.more == nil {
+			key("type")
+			val("text")
+			key("text")
+			val(d.s[slotText])
 		}
-		for _, t := range texts {
+		for _, t := range d.more {
 			key("type")
 			val("text")
 			key("text")
 			val(t)
 		}
 	}
+	opt := func(name string, i int) {
+		if d.s[i] != "" {
+			key(name)
+			val(d.s[i])
+		}
+	}
 	switch d.shape {
 	case shapeUpdate:
 		key("sessionId")
-		val(d.Session)
+		val(d.s[slotSession])
 		key("update")
 		key("sessionUpdate")
-		val(d.Update)
-		if d.MessageID != "" {
-			key("messageId")
-			val(d.MessageID)
-		}
-		if d.Content {
+		val(d.s[slotUpdate])
+		opt("messageId", slotMessage)
+		if d.content {
 			key("content")
 			blocks()
 		}
-		if d.State != "" {
-			key("state")
-			val(d.State)
-		}
-		if d.StopReason != "" {
-			key("stopReason")
-			val(d.StopReason)
-		}
+		opt("state", slotState)
+		opt("stopReason", slotStop)
 	case shapePromptResult:
 		key("result")
 		key("messageId")
-		val(d.MessageID)
+		val(d.s[slotMessage])
 	case shapeSessionResult:
 		key("result")
 		key("sessionId")
-		val(d.Session)
+		val(d.s[slotSession])
 	case shapeEmptyResult:
 		key("result")
 	case shapeError:
 		key("error")
 		key("code")
 		key("message")
-		val(d.ErrMsg)
+		val(d.s[slotText])
 	case shapePrompt:
 		key("sessionId")
-		val(d.Session)
+		val(d.s[slotSession])
 		key("prompt")
 		blocks()
-		switch {
-		case d.KeyRaw == "null":
+		switch raw := d.s[slotUpdate]; {
+		case raw == "null":
 			key("idempotencyKey")
-		case d.KeyRaw != "":
+		case raw != "":
 			key("idempotencyKey")
-			val(d.KeyRaw[1 : len(d.KeyRaw)-1])
+			val(raw[1 : len(raw)-1])
 		}
 	case shapeSessionParams:
 		key("sessionId")
-		val(d.Session)
+		val(d.s[slotSession])
 	case shapeNewSession:
 		key("cwd")
-		val(d.Cwd)
-		if len(d.dirs) > 0 {
+		val(d.s[slotText])
+		if len(d.more) > 0 {
 			key("additionalDirectories")
-			for _, s := range d.dirs {
+			for _, s := range d.more {
 				val(s)
 			}
 		}
-		if d.newKey != "" {
-			key("idempotencyKey")
-			val(d.newKey)
-		}
+		opt("idempotencyKey", slotUpdate)
 	case shapeResume:
 		key("sessionId")
-		val(d.Session)
+		val(d.s[slotSession])
 		key("cwd")
-		val(d.Cwd)
-		if d.replay != "" {
+		val(d.s[slotText])
+		if d.s[slotUpdate] != "" {
 			key("replayFrom")
 			key("type")
-			val(d.replay)
+			val(d.s[slotUpdate])
 		}
 	}
 }
 
-// digest finishes d for frame: ok says every string d holds is one the
-// reader decodes back to itself (valid UTF-8), else it describes nothing.
-func digest(frame []byte, d Digest, strs ...string) Digest {
-	for _, s := range strs {
+// digest finishes d for frame, or gives the zero Digest when a string it
+// holds is not one the reader decodes back to itself (valid UTF-8).
+func digest(frame []byte, d Digest) Digest {
+	for _, s := range d.s {
 		if !utf8.ValidString(s) {
 			return Digest{}
 		}
 	}
-	for _, s := range d.texts {
+	for _, s := range d.more {
 		if !utf8.ValidString(s) {
 			return Digest{}
 		}
 	}
-	if len(frame) == 0 || d.ID != "" && d.ID[0] == '"' && !plainToken(string(d.ID)) {
+	if len(frame) == 0 || len(frame) > 1<<31-1 || d.ID != "" && d.ID[0] == '"' && !plainToken(string(d.ID)) {
 		return Digest{}
 	}
-	if d.Kind == KindRequest && d.ID == "" {
-		d.Kind = KindNotification // a request without an id, as Message.Kind reads it
-	}
-	d.data, d.size = unsafe.SliceData(frame), len(frame)
+	d.notice = d.shape >= shapePrompt && d.ID == "" // a request without an id, as Message.Kind reads it
+	d.data, d.size = unsafe.SliceData(frame), int32(len(frame))
 	return d
 }
 
@@ -276,19 +336,19 @@ func UpdateFrameDigest(sessionID string, u Update) ([]byte, Digest) {
 	if len(u.Meta) > 0 {
 		return frame, Digest{}
 	}
-	d := Digest{shape: shapeUpdate, Kind: KindNotification, Method: MethodSessionUpdate, Session: sessionID,
-		Update: u.Kind, MessageID: u.MessageID, State: u.State, StopReason: u.StopReason}
+	d := Digest{shape: shapeUpdate, Method: MethodSessionUpdate}
+	d.s = [6]string{sessionID, "", u.MessageID, u.Kind, u.State, u.StopReason}
 	if len(u.Content) > 0 {
 		first, more, ok := textBlocks(u.Content)
 		if !ok {
 			return frame, Digest{}
 		}
-		d.Content, d.Text = true, first
+		d.content, d.s[slotText] = true, first
 		if more != nil {
-			d.texts, d.Text = more, strings.Join(more, "")
+			d.more, d.s[slotText] = more, strings.Join(more, "")
 		}
 	}
-	return frame, digest(frame, d, sessionID, u.Kind, u.MessageID, u.State, u.StopReason, d.Text)
+	return frame, digest(frame, d)
 }
 
 // ResultDigest is Result with the frame's Digest, for the results whose
@@ -296,32 +356,33 @@ func UpdateFrameDigest(sessionID string, u Update) ([]byte, Digest) {
 // NewSessionResult, or an empty object (struct{}{}, nil); none for others.
 func ResultDigest(id ID, result any) ([]byte, Digest) {
 	frame := Result(id, result)
-	d := Digest{Kind: KindResponse, ID: idOrNull(id)}
+	d := Digest{ID: idOrNull(id)}
 	switch r := result.(type) {
 	case PromptResult:
 		if len(r.Meta) > 0 {
 			return frame, Digest{}
 		}
-		d.shape, d.MessageID = shapePromptResult, r.MessageID
+		d.shape, d.s[slotMessage] = shapePromptResult, r.MessageID
 	case NewSessionResult:
-		d.shape, d.Session = shapeSessionResult, r.SessionID
+		d.shape, d.s[slotSession] = shapeSessionResult, r.SessionID
 	case struct{}, nil:
 		d.shape = shapeEmptyResult
 	default:
 		return frame, Digest{}
 	}
-	return frame, digest(frame, d, d.MessageID, d.Session)
+	return frame, digest(frame, d)
 }
 
 // ErrorDigest is ErrorResponse with the frame's Digest (none when the
-// error carries data).
+// error carries data or a code beyond 32 bits).
 func ErrorDigest(id ID, e *Error) ([]byte, Digest) {
 	frame := ErrorResponse(id, e)
-	if len(e.Data) > 0 {
+	if len(e.Data) > 0 || int(int32(e.Code)) != e.Code {
 		return frame, Digest{}
 	}
-	d := Digest{shape: shapeError, Kind: KindResponse, ID: idOrNull(id), HasErr: true, ErrCode: e.Code, ErrMsg: e.Message}
-	return frame, digest(frame, d, e.Message)
+	d := Digest{shape: shapeError, ID: idOrNull(id), errCode: int32(e.Code)}
+	d.s[slotText] = e.Message
+	return frame, digest(frame, d)
 }
 
 // RequestDigest is Request with the frame's Digest, for a session/prompt
@@ -330,13 +391,13 @@ func ErrorDigest(id ID, e *Error) ([]byte, Digest) {
 // (SessionParams); none for other params.
 func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 	frame := Request(id, method, params)
-	d := Digest{Kind: KindRequest, ID: id, Method: method}
+	d := Digest{ID: id, Method: method}
 	switch p := params.(type) {
 	case PromptParams:
 		if method != MethodSessionPrompt || len(p.Meta) > 0 {
 			return frame, Digest{}
 		}
-		d.shape, d.Session = shapePrompt, p.SessionID
+		d.shape, d.s[slotSession] = shapePrompt, p.SessionID
 		for _, b := range p.Prompt {
 			if b.Type != "text" || len(b.raw) > 0 {
 				return frame, Digest{}
@@ -344,45 +405,40 @@ func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 		}
 		switch len(p.Prompt) {
 		case 0:
-			d.texts = []string{}
+			d.more = []string{}
 		case 1:
-			d.Text = p.Prompt[0].Text
+			d.s[slotText] = p.Prompt[0].Text
 		default:
-			d.texts = make([]string, len(p.Prompt))
+			d.more = make([]string, len(p.Prompt))
 			for i, b := range p.Prompt {
-				d.texts[i] = b.Text
+				d.more[i] = b.Text
 			}
-			d.Text = PromptText(p.Prompt)
+			d.s[slotText] = PromptText(p.Prompt)
 		}
 		if len(p.IdempotencyKey) > 0 {
 			raw := string(p.IdempotencyKey)
 			if s, ok := plainQuoted(raw); raw != "null" && !(ok && plainString(s)) {
 				return frame, Digest{}
 			}
-			d.KeyRaw = raw
+			d.s[slotUpdate] = raw
 		}
-		return frame, digest(frame, d, d.Session, d.Text)
 	case SessionParams:
-		d.shape, d.Session = shapeSessionParams, p.SessionID
-		return frame, digest(frame, d, d.Session)
+		d.shape, d.s[slotSession] = shapeSessionParams, p.SessionID
 	case NewSessionParams:
 		if len(p.McpServers) > 0 {
 			return frame, Digest{}
 		}
-		d.shape, d.Cwd, d.dirs, d.newKey = shapeNewSession, p.Cwd, p.AdditionalDirectories, p.IdempotencyKey
-		return frame, digest(frame, d, append([]string{d.Cwd, d.newKey}, d.dirs...)...)
+		d.shape, d.s[slotText], d.more, d.s[slotUpdate] = shapeNewSession, p.Cwd, p.AdditionalDirectories, p.IdempotencyKey
 	case ResumeSessionParams:
-		if len(p.McpServers) > 0 {
-			return frame, Digest{}
+		if len(p.McpServers) > 0 || p.ReplayFrom != nil && p.ReplayFrom.Type == "" {
+			return frame, Digest{} // "type":"" would be written, and read back
 		}
-		d.shape, d.Session, d.Cwd = shapeResume, p.SessionID, p.Cwd
+		d.shape, d.s[slotSession], d.s[slotText] = shapeResume, p.SessionID, p.Cwd
 		if p.ReplayFrom != nil {
-			d.replay = p.ReplayFrom.Type
-			if d.replay == "" {
-				return frame, Digest{} // "type":"" would be written, and read back
-			}
+			d.s[slotUpdate] = p.ReplayFrom.Type
 		}
-		return frame, digest(frame, d, d.Session, d.Cwd, d.replay)
+	default:
+		return frame, Digest{}
 	}
-	return frame, Digest{}
+	return frame, digest(frame, d)
 }

@@ -48,7 +48,7 @@ func ExampleParseLine() {
 func ExampleUpdateFrameDigest() {
 	frame, d := acp.UpdateFrameDigest("s-1", acp.ChunkUpdate(acp.UpdateAgentMessageChunk, "m-1", "done"))
 	fmt.Println(string(frame))
-	fmt.Println(d.Method, d.Session, d.Update, d.MessageID, d.Text)
+	fmt.Println(d.Method, d.Session(), d.Update(), d.MessageID(), d.Text())
 	fmt.Println(d.Describes(unsafe.String(unsafe.SliceData(frame), len(frame))), d.Describes(string(frame)))
 	var none acp.Digest
 	fmt.Println(none.Describes(string(frame)))

@@ -51,7 +51,7 @@ type Output struct {
 	// zero Digest when nobody made one. It describes Frame only while
 	// Frame is those bytes: a wrapper that re-encodes Frame need not clear
 	// it.
-	Digest acp.Digest
+	Digest *acp.Digest
 	After  time.Duration
 	ID     int
 

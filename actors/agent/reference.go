@@ -43,6 +43,7 @@ type Agent struct {
 	batches    map[waiter][]*batchReply
 	nextTmr    int
 	out        []Output
+	digs       acp.Digests // the digests of out's frames
 	// strat stores user messages and recognizes keys for a model that
 	// reuses this protocol handling (the adapter); nil is the reference's
 	// own store batch with a key binding.
@@ -162,7 +163,7 @@ func (a *Agent) send(conn, step string, frame []byte) { a.sendDigest(conn, step,
 
 // sendDigest is send with what the frame says (acp.Digest).
 func (a *Agent) sendDigest(conn, step string, frame []byte, d acp.Digest) {
-	a.out = append(a.out, Output{Kind: OutSend, Step: step, Conn: conn, Frame: frame, Digest: d})
+	a.out = append(a.out, Output{Kind: OutSend, Step: step, Conn: conn, Frame: frame, Digest: a.digs.Keep(frame, d)})
 }
 
 func (a *Agent) update(s *session, step string, u acp.Update) {

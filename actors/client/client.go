@@ -38,7 +38,7 @@ type Output struct {
 	Frame []byte
 	// Digest is what Frame says, made as it was encoded (acp.Digest); the
 	// zero Digest when none was made.
-	Digest    acp.Digest
+	Digest    *acp.Digest
 	Sub       string
 	After     time.Duration
 	ID        int

@@ -36,6 +36,7 @@ type Client struct {
 	timers          map[int]timer
 	nextTmr         int
 	out             []Output
+	digs            acp.Digests // the digests of out's frames
 
 	// justDone are the submissions resolved by the current step: their
 	// outcomes are among the step's outputs, which the host has not applied
@@ -262,7 +263,9 @@ func (c *Client) requestAs(r request, method string, params any) acp.ID {
 	if c.cfg.Protocol == acp.ProtocolV1 {
 		o.Frame = acp.Request(id, method, params)
 	} else {
-		o.Frame, o.Digest = acp.RequestDigest(id, method, params)
+		var d acp.Digest
+		o.Frame, d = acp.RequestDigest(id, method, params)
+		o.Digest = c.digs.Keep(o.Frame, d)
 	}
 	if sub != nil {
 		o.Sub = sub.id

@@ -23,6 +23,7 @@ type Observer struct {
 	probe  string
 	probed bool
 	out    []Output
+	digs   acp.Digests // the digests of out's frames
 	open   int
 	// Only, when set, limits the reading to the sessions it accepts: a real
 	// Agent's store may also hold sessions of other runs.
@@ -69,7 +70,9 @@ func (o *Observer) request(tag, method string, params any) {
 		method, params = v1Params(method, params)
 		out.Frame = acp.Request(id, method, params)
 	} else {
-		out.Frame, out.Digest = acp.RequestDigest(id, method, params)
+		var d acp.Digest
+		out.Frame, d = acp.RequestDigest(id, method, params)
+		out.Digest = o.digs.Keep(out.Frame, d)
 	}
 	o.out = append(o.out, out)
 }

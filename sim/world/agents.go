@@ -53,7 +53,7 @@ func (w *world) newProc(an *agentNode) *agentProc {
 // response" and every other window between two outputs is reached.
 func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 	for i := range outs {
-		o := &outs[i] // not a copy: w.digest points into it
+		o := &outs[i]
 		if !p.alive {
 			return
 		}
@@ -67,7 +67,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		}
 		switch o.Kind {
 		case agent.OutSend:
-			w.digest = &o.Digest
+			w.digest = o.Digest
 			if p.pipe != nil && p.pipe.Name == o.Conn {
 				p.pipe.SendToClient(o.Frame)
 			} else if pipe := w.wsPipes[o.Conn]; pipe != nil {

@@ -50,10 +50,10 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 	// and reconnects are gone with it.
 	c := cn.c
 	for i := range outs {
-		o := &outs[i] // not a copy: w.digest points into it
+		o := &outs[i]
 		switch o.Kind {
 		case client.OutSend:
-			w.digest = &o.Digest
+			w.digest = o.Digest
 			switch {
 			case cn.link == LinkHTTP:
 				w.httpSend(cn, *o)

@@ -17,7 +17,7 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 	sends, digested := 0, 0
 	for _, cfg := range liveRuns() {
 		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
-		r.judged = func(e *traces.Event) {
+		r.judged = func(e traces.Event) {
 			if e.Kind != traces.KindSend {
 				return
 			}
@@ -25,7 +25,7 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 			if e.Digest.Describes(e.Frame) {
 				digested++
 			}
-			if d := properties.DigestDiff(e); d != "" {
+			if d := properties.DigestDiff(&e); d != "" {
 				t.Fatalf("%s: event %d %s: the digest reads otherwise than the bytes: %s", name, e.Seq, e.Frame, d)
 			}
 		}

@@ -30,10 +30,10 @@ func (w *world) observeTry(an *agentNode, try int) {
 	}
 	apply := func(outs []client.Output) {
 		for i := range outs {
-			o := &outs[i] // not a copy: w.digest points into it
+			o := &outs[i]
 			switch o.Kind {
 			case client.OutSend:
-				w.digest = &o.Digest
+				w.digest = o.Digest
 				if o.Probe {
 					pipe.SendProbeToAgent(o.Frame)
 				} else {
@@ -83,13 +83,13 @@ func (w *world) readLive() {
 		pipe := cn.pipe
 		apply := func(outs []client.Output) {
 			for i := range outs {
-				o := &outs[i] // not a copy: w.digest points into it
+				o := &outs[i]
 				switch {
 				case o.Kind != client.OutSend:
 				case o.Probe:
 					pipe.SendProbeToAgent(o.Frame)
 				default:
-					w.digest = &o.Digest
+					w.digest = o.Digest
 					pipe.SendObserveToAgent(o.Frame)
 					w.digest = nil
 				}

@@ -44,7 +44,7 @@ type world struct {
 	// digest is what the frame an actor is writing now says (acp.Digest),
 	// set around the write: the send event of those bytes carries it.
 	digest *acp.Digest
-	judged func(*traces.Event) // Runner.judged
+	judged func(traces.Event) // Runner.judged
 
 	httpConns map[string]*clientNode    // HTTP connection id → its Client
 	wsPipes   map[string]*netfault.Pipe // WebSocket connection → its pipe
@@ -70,7 +70,7 @@ func (w *world) Record(e traces.Event) {
 			e.Digest = w.digest
 		}
 		if w.judged != nil {
-			w.judged(&e)
+			w.judged(e)
 		}
 		w.check.Add(&e)
 	}
@@ -112,8 +112,9 @@ func Run(cfg Config) (*Result, error) { return new(Runner).Run(cfg) }
 type Runner struct {
 	loop   sim.Loop
 	events []traces.Event
-	// judged, when set, sees each event as the checker does (tests).
-	judged func(*traces.Event)
+	// judged, when set, sees a copy of each event as the checker does
+	// (tests): a copy, so that the event itself stays on the stack.
+	judged func(traces.Event)
 }
 
 // Runners lends Runners to the goroutines of a parallel loop: a seed takes
