@@ -94,10 +94,10 @@ func (v *msgView) resultSession() string {
 // mayNameVersion reports whether a frame may be an initialize request or
 // answer, as readVersion asks: its bytes spell protocolVersion.
 func mayNameVersion(e *traces.Event) bool {
-	if d := e.Digest; d.Describes(e.Frame) {
-		found := false
-		d.EachString(func(s string, _ bool) { found = found || strings.Contains(s, "protocolVersion") })
-		return found
+	if d := e.Digest; d.Describes(e.Frame) && d.Method != acp.MethodInitialize {
+		// No digested shape is an initialize request or its answer (an
+		// InitializeResult gets none), and readVersion reads nothing else.
+		return false
 	}
 	return strings.Contains(e.Frame, "protocolVersion")
 }

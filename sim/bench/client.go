@@ -37,6 +37,9 @@ func (c *client) add(e traces.Event) {
 
 func (c *client) frame(kind string, t int64, dir string, frame string, sub int, note string) string {
 	e := traces.Event{T: t, Kind: kind, Link: c.link, Dir: dir, Frame: frame, Note: note}
+	if kind == traces.KindSend {
+		e.Digest = c.g.take(frame)
+	}
 	if dir == traces.ClientToAgent {
 		e.From, e.To = c.name, c.proc
 	} else {
@@ -54,7 +57,7 @@ func (c *client) frame(kind string, t int64, dir string, frame string, sub int, 
 func (c *client) exchange(t int64, dir string, sub int, frames ...[]byte) int64 {
 	start := len(c.buf)
 	for _, f := range frames {
-		c.frame(traces.KindSend, t, dir, string(f), sub, "")
+		c.frame(traces.KindSend, t, dir, text(f), sub, "")
 	}
 	for i := range frames {
 		c.frame(traces.KindDeliver, t+latency, dir, c.buf[start+i].Frame, sub, "")
@@ -77,8 +80,8 @@ func (c *client) start() {
 		id := c.id()
 		s := c.g.uuid()
 		c.sessions = append(c.sessions, s)
-		reqs = append(reqs, acp.Request(id, acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/work/" + c.name}))
-		resps = append(resps, acp.Result(id, acp.NewSessionResult{SessionID: s}))
+		reqs = append(reqs, c.g.request(id, acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/work/" + c.name}))
+		resps = append(resps, c.g.result(id, acp.NewSessionResult{SessionID: s}))
 	}
 	t := c.exchange(c.t, traces.ClientToAgent, -1, reqs...)
 	c.t = c.exchange(t, traces.AgentToClient, -1, resps...)
@@ -100,8 +103,8 @@ func (c *client) connect() {
 		var reqs, resps [][]byte
 		for _, s := range c.sessions {
 			id := c.id()
-			reqs = append(reqs, acp.Request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s, Cwd: "/work/" + c.name}))
-			resps = append(resps, acp.UpdateFrame(s, acp.StateUpdate(acp.StateIdle, "")), acp.Result(id, nil))
+			reqs = append(reqs, c.g.request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s, Cwd: "/work/" + c.name}))
+			resps = append(resps, c.g.update(s, acp.StateUpdate(acp.StateIdle, "")), c.g.result(id, nil))
 		}
 		t = c.exchange(t, traces.ClientToAgent, -1, reqs...)
 		t = c.exchange(t, traces.AgentToClient, -1, resps...)

@@ -145,6 +145,7 @@ func Generate(cfg Config) *History {
 }
 
 type gen struct {
+	typed
 	cfg         Config
 	rng         *rand.Rand
 	h           *History

@@ -40,19 +40,19 @@ func (g *gen) observe() {
 			if g.h.Read.Call < 0 {
 				g.h.Read.Call = tt
 			}
-			tt = o.exchange(tt, traces.ClientToAgent, -1, acp.Request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s, Cwd: "/", ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}}))
+			tt = o.exchange(tt, traces.ClientToAgent, -1, o.g.request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s, Cwd: "/", ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}}))
 			o.flush()
 			msgs := g.transcripts[s]
 			for i := 0; i < len(msgs); i += 1024 { // in batches, to keep the buffer small
 				batch := make([][]byte, 0, 1024)
 				for _, m := range msgs[i:min(i+1024, len(msgs))] {
-					batch = append(batch, acp.UpdateFrame(s, acp.MessageUpdate(acp.UpdateUserMessage, m.id, m.text)))
+					batch = append(batch, g.update(s, acp.MessageUpdate(acp.UpdateUserMessage, m.id, m.text)))
 					g.h.Read.Subs = append(g.h.Read.Subs, m.sub)
 				}
 				o.exchange(tt, traces.AgentToClient, -1, batch...)
 				o.flushSends()
 			}
-			tt = o.exchange(tt, traces.AgentToClient, -1, acp.UpdateFrame(s, acp.StateUpdate(acp.StateIdle, "")), acp.Result(id, nil))
+			tt = o.exchange(tt, traces.AgentToClient, -1, g.update(s, acp.StateUpdate(acp.StateIdle, "")), g.result(id, nil))
 			o.flushSends()
 			o.flush()
 			g.h.Read.Return = tt

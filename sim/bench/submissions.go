@@ -110,7 +110,7 @@ func (c *client) submission(sub int) {
 }
 
 func (c *client) promptFrame(id acp.ID, p pending) []byte {
-	return acp.Request(id, acp.MethodSessionPrompt, acp.PromptParams{SessionID: p.session, Prompt: []acp.ContentBlock{acp.Text(p.text)}, IdempotencyKey: acp.KeyJSON(p.key)})
+	return c.g.request(id, acp.MethodSessionPrompt, acp.PromptParams{SessionID: p.session, Prompt: []acp.ContentBlock{acp.Text(p.text)}, IdempotencyKey: acp.KeyJSON(p.key)})
 }
 
 func (c *client) attempt(a Attempt) {
@@ -128,8 +128,8 @@ func (c *client) insertNew(p pending, t int64) int64 {
 	td := c.exchange(t, traces.ClientToAgent, p.sub, c.promptFrame(id, p))
 	msg := g.uuid()
 	tr := c.exchange(td, traces.AgentToClient, -1,
-		acp.Result(id, acp.PromptResult{MessageID: msg}),
-		acp.UpdateFrame(p.session, acp.MessageUpdate(acp.UpdateUserMessage, msg, p.text)))
+		g.result(id, acp.PromptResult{MessageID: msg}),
+		g.update(p.session, acp.MessageUpdate(acp.UpdateUserMessage, msg, p.text)))
 	c.add(traces.Event{T: tr, Kind: traces.KindOutcome, Client: c.name, Sub: subName(p.sub), Outcome: traces.OutcomeInserted, MessageID: msg})
 	c.attempt(Attempt{Sub: p.sub, Call: t, Return: tr, Result: Inserted, MessageID: msg})
 	g.transcripts[p.session] = append(g.transcripts[p.session], tmsg{msg, p.text, p.sub})
@@ -140,7 +140,7 @@ func (c *client) insertNew(p pending, t int64) int64 {
 func (c *client) reject(p pending, t int64) int64 {
 	id := c.id()
 	td := c.exchange(t, traces.ClientToAgent, p.sub, c.promptFrame(id, p))
-	tr := c.exchange(td, traces.AgentToClient, -1, acp.ErrorResponse(id, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion")))
+	tr := c.exchange(td, traces.AgentToClient, -1, c.g.fail(id, acp.Errorf(acp.CodeInternalError, "internal error: transient failure before insertion")))
 	c.attempt(Attempt{Sub: p.sub, Call: t, Return: tr, Result: Failed})
 	return tr
 }
@@ -153,8 +153,8 @@ func (c *client) insertCut(p pending, t int64) (msg string, end int64) {
 	td := c.exchange(t, traces.ClientToAgent, p.sub, c.promptFrame(id, p))
 	msg = g.uuid()
 	frames := []string{
-		c.frame(traces.KindSend, td, traces.AgentToClient, string(acp.Result(id, acp.PromptResult{MessageID: msg})), -1, ""),
-		c.frame(traces.KindSend, td, traces.AgentToClient, string(acp.UpdateFrame(p.session, acp.MessageUpdate(acp.UpdateUserMessage, msg, p.text))), -1, ""),
+		c.frame(traces.KindSend, td, traces.AgentToClient, text(g.result(id, acp.PromptResult{MessageID: msg})), -1, ""),
+		c.frame(traces.KindSend, td, traces.AgentToClient, text(g.update(p.session, acp.MessageUpdate(acp.UpdateUserMessage, msg, p.text))), -1, ""),
 	}
 	c.cut(td, traces.AgentToClient, p.sub, frames...)
 	c.attempt(Attempt{Sub: p.sub, Call: t, Return: td, Result: Unknown})
@@ -166,7 +166,7 @@ func (c *client) insertCut(p pending, t int64) (msg string, end int64) {
 // reads it.
 func (c *client) lostRequest(p pending, t int64) {
 	id := c.id()
-	f := c.frame(traces.KindSend, t, traces.ClientToAgent, string(c.promptFrame(id, p)), p.sub, "")
+	f := c.frame(traces.KindSend, t, traces.ClientToAgent, text(c.promptFrame(id, p)), p.sub, "")
 	c.cut(t, traces.ClientToAgent, p.sub, f)
 	c.attempt(Attempt{Sub: p.sub, Call: t, Return: t, Result: Unknown})
 }
@@ -176,7 +176,7 @@ func (c *client) lostRequest(p pending, t int64) {
 func (c *client) fromBinding(p pending, t int64, msg string) int64 {
 	id := c.id()
 	td := c.exchange(t, traces.ClientToAgent, p.sub, c.promptFrame(id, p))
-	tr := c.exchange(td, traces.AgentToClient, -1, acp.Result(id, acp.PromptResult{MessageID: msg}))
+	tr := c.exchange(td, traces.AgentToClient, -1, c.g.result(id, acp.PromptResult{MessageID: msg}))
 	c.add(traces.Event{T: tr, Kind: traces.KindOutcome, Client: c.name, Sub: subName(p.sub), Outcome: traces.OutcomeInserted, MessageID: msg})
 	c.attempt(Attempt{Sub: p.sub, Call: t, Return: tr, Result: Inserted, MessageID: msg})
 	return tr
