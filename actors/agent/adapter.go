@@ -117,7 +117,7 @@ func (ad *adapter) submit(s *session, h *heldPrompt) store.Message {
 	}
 	a.out = append(a.out,
 		Output{Kind: OutDeferred, Step: "runtime-append", After: a.knobs.RuntimeDelay,
-			Batch: store.Batch{Messages: []store.Message{msg}, UniqueIDs: a.knobs.RuntimeDedupe == DedupeRefuse}},
+			Batch: &store.Batch{Messages: []store.Message{msg}, UniqueIDs: a.knobs.RuntimeDedupe == DedupeRefuse}},
 		Output{Kind: OutInsert, Step: "submitted", Session: s.rec.ID, MessageID: msg.ID, Text: msg.Text})
 	return msg
 }

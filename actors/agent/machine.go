@@ -59,8 +59,9 @@ type Output struct {
 	MessageID string
 	Text      string
 
-	// Batch is the write of an OutDeferred.
-	Batch store.Batch
+	// Batch is the write of an OutDeferred: a pointer, since every other
+	// output (most of a step's) would carry an empty one.
+	Batch *store.Batch
 }
 
 // Machine is a model Agent process.

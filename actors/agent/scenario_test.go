@@ -94,7 +94,7 @@ func (h *harness) render(outs []agent.Output) string {
 			continue
 		case agent.OutDeferred:
 			batch := o.Batch
-			h.timers = append(h.timers, pendingTimer{h.now + o.After, 0, &batch})
+			h.timers = append(h.timers, pendingTimer{h.now + o.After, 0, batch})
 			for _, m := range batch.Messages {
 				fmt.Fprintf(&b, "submit %s %s %q (runtime appends in %v)", m.Session, m.ID, m.Text, o.After)
 			}

@@ -90,7 +90,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 			// even if this one dies meanwhile. A refused batch is ignored.
 			batch, disk := o.Batch, p.node.disk
 			w.loop.After(o.After, func() {
-				if disk.Commit(batch) == nil {
+				if disk.Commit(*batch) == nil {
 					disk.Sync()
 				}
 			})

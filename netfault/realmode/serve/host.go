@@ -196,7 +196,7 @@ func (h *host) apply(outs []agent.Output, out sink) error {
 		case agent.OutTimer:
 			h.after(o.After, input{kind: inTimer, timer: o.ID})
 		case agent.OutDeferred:
-			h.deferWrite(o.After, o.Batch)
+			h.deferWrite(o.After, *o.Batch)
 		}
 	}
 	return out.flush()
