@@ -35,12 +35,12 @@ func (c *checker) readVersion(l *linkState, d int, ev *traces.Event) {
 				c.version.initIDs = map[string][]acp.ID{}
 			}
 			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], e.Msg.ID)
-			if v := acp.ReadPeerVersion(e.Msg.Params); v.V1 {
+			if v := acp.ReadPeerVersionValid(e.Msg.Params); v.V1 {
 				c.setV1(v.V1JudgedLine("the Client"))
 				return
 			}
 		case d == a2c && e.Msg.Kind() == acp.KindResponse && e.Msg.Error == nil && c.isInitID(l.name, e.Msg.ID):
-			if v := acp.ReadPeerVersion(e.Msg.Result); v.V1 {
+			if v := acp.ReadPeerVersionValid(e.Msg.Result); v.V1 {
 				c.setV1(v.V1JudgedLine("the Agent"))
 				return
 			}

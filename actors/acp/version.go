@@ -3,6 +3,8 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 )
 
 // The protocol version a peer speaks, read from its initialize request's
@@ -31,19 +33,53 @@ func ReadPeerVersion(raw []byte) PeerVersion {
 	if json.Unmarshal(raw, &f) != nil {
 		return PeerVersion{}
 	}
+	return peerVersion(func(k string) (string, bool) {
+		v, ok := f[k]
+		return string(v), ok
+	})
+}
+
+// peerVersionKeys are the members of an initialize params or result that
+// say which version its sender speaks.
+var peerVersionKeys = []string{"protocolVersion", "capabilities", "info", "agentCapabilities", "clientCapabilities", "agentInfo", "clientInfo"}
+
+// ReadPeerVersionValid is ReadPeerVersion for raw a reader already found to
+// be valid JSON (the params or result of a parsed message): its members are
+// sliced out by the scanner, without decoding the object, where it can.
+func ReadPeerVersionValid(raw []byte) PeerVersion {
+	var vals [7]string
+	if !jsonscan.FieldsOf(string(raw), peerVersionKeys, vals[:]) {
+		return ReadPeerVersion(raw)
+	}
+	if len(raw) == 0 || raw[0] != '{' {
+		return PeerVersion{}
+	}
+	return peerVersion(func(k string) (string, bool) {
+		for i, key := range peerVersionKeys {
+			if key == k {
+				return vals[i], vals[i] != ""
+			}
+		}
+		return "", false
+	})
+}
+
+// peerVersion decides from the members member finds (the raw value, and
+// whether the member is there).
+func peerVersion(member func(string) (string, bool)) PeerVersion {
 	var p PeerVersion
 	var n json.Number
-	if v, ok := f["protocolVersion"]; ok && len(v) > 0 && v[0] != '"' && json.Unmarshal(v, &n) == nil {
+	if v, ok := member("protocolVersion"); ok && len(v) > 0 && v[0] != '"' && json.Unmarshal([]byte(v), &n) == nil {
 		p.Version, _ = n.Int64()
 	}
 	if p.Version == 1 {
 		p.V1, p.Why = true, "protocolVersion 1"
 		return p
 	}
-	_, caps := f["capabilities"]
-	_, info := f["info"]
+	_, caps := member("capabilities")
+	_, info := member("info")
 	for _, v1 := range []string{"agentCapabilities", "clientCapabilities", "agentInfo", "clientInfo"} {
-		if _, ok := f[v1]; ok && !caps && !info {
+		if _, ok := member(v1); ok && !caps && !info {
 			p.V1, p.Why = true, fmt.Sprintf("%q and no \"capabilities\" or \"info\" (v1 field names)", v1)
 			return p
 		}

@@ -1,6 +1,12 @@
 package acp
 
-import "testing"
+import (
+	"strconv"
+	"strings"
+	"testing"
+
+	"pgregory.net/rapid"
+)
 
 func TestReadPeerVersion(t *testing.T) {
 	for _, c := range []struct {
@@ -22,6 +28,32 @@ func TestReadPeerVersion(t *testing.T) {
 		}
 		if p.V1 && p.Why == "" {
 			t.Errorf("%s: v1 without a reason", c.raw)
+		}
+	}
+}
+
+// The scanner's reading of an initialize's members is ReadPeerVersion's, on
+// every valid object built from the members that decide the version.
+func TestReadPeerVersionValidReadsAsDecoding(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		var parts []string
+		for _, k := range peerVersionKeys {
+			if rapid.Bool().Draw(t, k) {
+				v := rapid.SampledFrom([]string{`1`, `2`, `1.0`, `"1"`, `null`, `{}`, `{"a":1}`, `[]`, `-1`, `1e0`, `9223372036854775808`}).Draw(t, k+"=")
+				parts = append(parts, strconv.Quote(k)+":"+v)
+			}
+		}
+		if rapid.Bool().Draw(t, "other") {
+			parts = append(parts, `"x\u0041":true`)
+		}
+		raw := "{" + strings.Join(parts, ",") + "}"
+		if got, want := ReadPeerVersionValid([]byte(raw)), ReadPeerVersion([]byte(raw)); got != want {
+			t.Fatalf("%s: scanned %+v, decoded %+v", raw, got, want)
+		}
+	})
+	for _, raw := range []string{`null`, `[]`, `"s"`, `{"protocolVersion":1,"protocolVersion":2}`, `{"protocol\u0056ersion":1}`} {
+		if got, want := ReadPeerVersionValid([]byte(raw)), ReadPeerVersion([]byte(raw)); got != want {
+			t.Fatalf("%s: scanned %+v, decoded %+v", raw, got, want)
 		}
 	}
 }
