@@ -106,7 +106,11 @@ func runClient(t *testing.T, node []string, args ...string) (summary, []logged) 
 	case err = <-done:
 	case <-time.After(60 * time.Second):
 		_ = cmd.Process.Kill()
-		t.Fatalf("client.mjs did not finish in 60s; stderr:\n%s", stderr.String())
+		<-done // its output is whole once it has exited
+		last, _ := os.ReadFile(framesFile)
+		lines := strings.Split(strings.TrimSpace(string(last)), "\n")
+		t.Fatalf("client.mjs did not finish in 60s; stdout:\n%s\nstderr:\n%s\nits last frames (of %d):\n%s",
+			stdout.String(), stderr.String(), len(lines), strings.Join(lines[max(0, len(lines)-12):], "\n"))
 	}
 	var s summary
 	line := strings.TrimSpace(stdout.String())
