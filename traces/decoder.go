@@ -9,13 +9,14 @@ import (
 
 // MaxLineBytes bounds one line of a trace. The longest frame a real Agent may
 // write is 16 MiB (netfault/realmode/proc.MaxLine), and escaping it once more
-// inside its event mostly adds a backslash per quote: four times that is
-// room to spare. A longer line is not a trace: judge /dev/zero must fail
+// inside its event (format 1, or a frame that is not JSON in format 2)
+// mostly adds a backslash per quote: four times that is room to spare. A longer line is not a trace: judge /dev/zero must fail
 // with one line, not run out of memory.
 const MaxLineBytes = 64 << 20
 
 // Decoder reads a trace one event at a time, with the checks of Read: memory
-// is bounded by the longest line, not by the trace. Header reads the first
+// is bounded by the longest line and (format 2) the frames in flight, not
+// by the trace. Header reads the first
 // line; each Next decodes the following one.
 type Decoder struct {
 	br   *bufio.Reader
@@ -33,6 +34,7 @@ type Decoder struct {
 
 	header    Header
 	headerErr error
+	fl        *flight // format 2: the sends in flight, which deliveries name
 	started   bool
 	events    int64
 	prevT     int64
@@ -66,7 +68,13 @@ func (d *Decoder) Header() (Header, error) {
 	default:
 		if err := decodeHeader(line, &d.header); err != nil {
 			d.headerErr = d.errorf("header: %v", err)
-		} else if d.Checks.Header != nil {
+			break
+		}
+		d.sc.eventFormat(d.header.Format)
+		if d.header.Format != FormatV1 {
+			d.fl = newFlight(true)
+		}
+		if d.Checks.Header != nil {
 			if err := d.Checks.Header(&d.header); err != nil {
 				d.headerErr = d.errorf("header: %v", err)
 			}
@@ -88,7 +96,7 @@ func (d *Decoder) Next(e *Event) error {
 	}
 	*e = Event{}
 	d.events++
-	if err := decodeEvent(&d.sc, line, e, d.events, d.prevT); err != nil {
+	if err := decodeEvent(&d.sc, line, e, d.events, d.prevT, d.fl); err != nil {
 		return d.errorf("event: %v", err)
 	}
 	if d.Checks.Event != nil {
