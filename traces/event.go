@@ -2,16 +2,19 @@
 // line and then one event per line, written as the run goes. The trace is the
 // source of truth: checkers read it, replay re-runs it, people read it.
 //
-// Format 2 (written since issue 33) differs from format 1 in two ways. A
-// frame that is valid JSON (and valid UTF-8, starting with '{' or '[', with
-// no white space around it and no raw line break) is written as the JSON
-// value itself under "msg", byte for byte; any other frame is an escaped
-// string under "frame", as in format 1, except that bytes that are not
-// UTF-8 are kept, each as a lone surrogate escape \udc80-\udcff. And a
-// deliver or drop of a frame still in flight names its send ("send":N, N
-// the send event's seq) and leaves out the frame and every one of link,
-// from, to and dir that is the send's. The reader reads both formats and
-// gives the same events.
+// Format 2 (written since issue 33) differs from format 1 in three ways,
+// each to write less. A frame that is valid JSON (and valid UTF-8, starting
+// with '{' or '[', with no white space around it and no raw line break) is
+// written as the JSON value itself under "msg", byte for byte; any other
+// frame is an escaped string under "frame", as in format 1, except that
+// bytes that are not UTF-8 are kept, each as a lone surrogate escape
+// \udc80-\udcff. A deliver or drop of a frame still in flight names its
+// send ("send":N, N the send event's seq, paired as the checker pairs them)
+// and leaves out the frame, the link and the direction, and from and to
+// where they are the send's. And a send, deliver or drop whose from and to
+// are its link's ends in its direction, as the link's connect event named
+// them, leaves them out. The reader reads both formats and gives the same
+// events (with Send set where a deliver or drop met its send).
 package traces
 
 import (

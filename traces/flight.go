@@ -1,8 +1,10 @@
-// This file holds the sends in flight of a format-2 trace: what lets a
-// deliver or drop name its send ("send":N) instead of repeating the frame.
-// The writer and the reader keep the same account, so that the reader finds
-// every send the writer names, and both forget a send when it is delivered,
-// dropped or lost with its link: memory grows with the frames in flight,
+// This file holds the sends in flight of a format-2 trace, what lets a
+// deliver or drop name its send ("send":N) instead of repeating the frame,
+// and the ends of the links open, what lets a frame event leave out its
+// from and to. The writer and the reader keep the same account, so that the
+// reader finds every send the writer names, and both forget a send when it
+// is delivered, dropped or lost with its link, and a link's ends when it is
+// disconnected: memory grows with the frames in flight and the links open,
 // not with the trace.
 
 package traces
@@ -88,8 +90,12 @@ type seqAt struct {
 	lf  *linkFlight // nil once the send has left
 }
 
-// flight is the sends in flight of a trace, per link and direction.
+// flight is the sends in flight of a trace, per link and direction, and the
+// ends of the links open.
 type flight struct {
+	// ends holds each open link's ends as its connect event named them
+	// (Client side, Agent side), until its disconnect.
+	ends  map[string][2]string
 	links map[string]*linkFlight
 	last  *linkFlight
 	free  []*linkFlight
@@ -101,7 +107,7 @@ type flight struct {
 }
 
 func newFlight(indexBySeq bool) *flight {
-	return &flight{links: map[string]*linkFlight{}, bySeqs: indexBySeq}
+	return &flight{ends: map[string][2]string{}, links: map[string]*linkFlight{}, bySeqs: indexBySeq}
 }
 
 // link returns the flight of link name, nil when nothing is in flight on it
@@ -196,9 +202,28 @@ func (f *flight) left(lf *linkFlight, seq int64) {
 	}
 }
 
-// disconnect forgets every send in flight on link: a link that ends loses
-// them.
+// connect records the ends of e's link.
+func (f *flight) connect(e *Event) { f.ends[e.Link] = [2]string{e.From, e.To} }
+
+// endsImplied says whether e's from and to are its link's ends in its
+// direction, as its connect event named them: format 2 leaves them out.
+func (f *flight) endsImplied(e *Event) bool {
+	ends, ok := f.ends[e.Link]
+	switch {
+	case !ok:
+		return false
+	case e.Dir == ClientToAgent:
+		return e.From == ends[0] && e.To == ends[1]
+	case e.Dir == AgentToClient:
+		return e.From == ends[1] && e.To == ends[0]
+	}
+	return false
+}
+
+// disconnect forgets every send in flight on link (a link that ends loses
+// them) and the link's ends.
 func (f *flight) disconnect(link string) {
+	delete(f.ends, link)
 	lf := f.link(link, false)
 	if lf == nil {
 		return
@@ -260,6 +285,12 @@ func (f *flight) resolve(e *Event) error {
 	if e.Send != 0 && e.Kind != KindDeliver && e.Kind != KindDrop {
 		return fmt.Errorf(`field "send": set on a %s event, expected it only on deliver and drop events`, e.Kind)
 	}
+	if e.Kind == KindConnect {
+		f.connect(e)
+	}
+	if e.Send == 0 && (e.Kind == KindSend || e.Kind == KindDeliver || e.Kind == KindDrop) && e.From == "" && e.To == "" {
+		f.fillEnds(e)
+	}
 	switch e.Kind {
 	case KindSend:
 		f.send(e)
@@ -278,6 +309,20 @@ func (f *flight) resolve(e *Event) error {
 		f.disconnect(e.Link)
 	}
 	return nil
+}
+
+// fillEnds gives a frame event that left out from and to its link's ends in
+// its direction. Without a direction or an open link they are not left out
+// but missing, which the kind's check reports.
+func (f *flight) fillEnds(e *Event) {
+	ends, ok := f.ends[e.Link]
+	if e.Dir != ClientToAgent && e.Dir != AgentToClient || !ok {
+		return
+	}
+	e.From, e.To = ends[0], ends[1]
+	if e.Dir == AgentToClient {
+		e.From, e.To = ends[1], ends[0]
+	}
 }
 
 func (f *flight) resolveSend(e *Event) error {

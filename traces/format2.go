@@ -15,8 +15,12 @@ import (
 // its send, a disconnect forgets its link's.
 func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 	var ref *pendingSend
+	implied := false
 	switch e.Kind {
+	case KindConnect:
+		w.fl.connect(e)
 	case KindSend:
+		implied = w.fl.endsImplied(e)
 		w.fl.send(e)
 	case KindDeliver, KindDrop:
 		if e.Frame == "" {
@@ -28,16 +32,19 @@ func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 			// and its reader takes the same send, the first of its
 			// direction with its frame.)
 			ref = &p
+		} else {
+			implied = w.fl.endsImplied(e)
 		}
 	case KindDisconnect:
 		w.fl.disconnect(e.Link)
 	}
-	return appendEvent2(dst, e, ref)
+	return appendEvent2(dst, e, ref, implied)
 }
 
 // appendEvent2 appends e in format 2; ref is the send it names (a deliver
-// or drop), nil for none.
-func appendEvent2(dst []byte, e *Event, ref *pendingSend) []byte {
+// or drop), nil for none; implied says its from and to are its link's ends
+// in its direction, left out.
+func appendEvent2(dst []byte, e *Event, ref *pendingSend, implied bool) []byte {
 	dst = append(dst, `{"t":`...)
 	dst = strconv.AppendInt(dst, e.T, 10)
 	dst = append(dst, `,"seq":`...)
@@ -57,8 +64,10 @@ func appendEvent2(dst []byte, e *Event, ref *pendingSend) []byte {
 		dst = strconv.AppendInt(dst, ref.seq, 10)
 	} else {
 		dst = appendField(dst, `,"link":`, e.Link)
-		dst = appendField(dst, `,"from":`, e.From)
-		dst = appendField(dst, `,"to":`, e.To)
+		if !implied {
+			dst = appendField(dst, `,"from":`, e.From)
+			dst = appendField(dst, `,"to":`, e.To)
+		}
 		dst = appendField(dst, `,"dir":`, e.Dir)
 		dst = appendFrame(dst, e.Frame)
 	}
