@@ -81,6 +81,7 @@ FUZZ_TARGETS = \
 	./actors/acp:FuzzParseLineReadsAsTheCodec \
 	./traces:FuzzRead \
 	./traces:FuzzScanMatchesJSON \
+	./traces:FuzzFrameRoundTrip \
 	./properties:FuzzViewMatchesParseLine \
 	./properties:FuzzReadersMatchCodec \
 	./netfault/realmode/stdinfuzz:FuzzServeStdio:15000x

@@ -172,26 +172,35 @@ func (f *flight) take(e *Event) (p pendingSend, ok bool) {
 }
 
 // takeSeq removes the send numbered seq from flight and returns it with its
-// link and direction; ok is false when it is not in flight. Only a flight
-// indexed by seq (the reader's) has it.
-func (f *flight) takeSeq(seq int64) (p pendingSend, link, dir string, ok bool) {
+// link and direction; ok is false when it is not in flight, and first is
+// not 0 (and nothing is removed) when an older send in flight in the same
+// direction has the same frame: first is that one, which the checker pairs
+// a delivery of the frame with. Only a flight indexed by seq (the reader's)
+// has it.
+func (f *flight) takeSeq(seq int64) (p pendingSend, link, dir string, first int64, ok bool) {
 	i, found := slices.BinarySearchFunc(f.bySeq, seq, func(s seqAt, seq int64) int { return cmp.Compare(s.seq, seq) })
 	if !found || f.bySeq[i].lf == nil {
-		return p, "", "", false
+		return p, "", "", 0, false
 	}
 	lf := f.bySeq[i].lf
 	for qi := range lf.qs {
 		q := &lf.qs[qi]
 		for j := q.head; j < len(q.sends); j++ {
-			if q.sends[j].seq == seq {
-				link, dir = lf.name, q.dir
-				p = q.remove(j)
-				f.left(lf, seq)
-				return p, link, dir, true
+			if q.sends[j].seq != seq {
+				continue
 			}
+			for k := q.head; k < j; k++ {
+				if q.sends[k].frame == q.sends[j].frame {
+					return p, lf.name, q.dir, q.sends[k].seq, true
+				}
+			}
+			link, dir = lf.name, q.dir
+			p = q.remove(j)
+			f.left(lf, seq)
+			return p, link, dir, 0, true
 		}
 	}
-	return p, "", "", false // not reached: bySeq and the queues agree
+	return p, "", "", 0, false // not reached: bySeq and the queues agree
 }
 
 // left accounts for a send of lf that left flight.
@@ -332,10 +341,12 @@ func (f *flight) resolveSend(e *Event) error {
 	if e.Send < 0 {
 		return fmt.Errorf(`field "send": got %d, expected the seq of a send event still in flight`, e.Send)
 	}
-	p, link, dir, ok := f.takeSeq(e.Send)
+	p, link, dir, first, ok := f.takeSeq(e.Send)
 	switch {
 	case !ok:
 		return fmt.Errorf(`field "send": got %d, expected the seq of a send event still in flight (written before, not yet delivered or dropped, its link not disconnected)`, e.Send)
+	case first != 0:
+		return fmt.Errorf(`field "send": got %d, expected %d, the first send in flight on its link and direction with the same frame (a delivery is paired with it, as the checker pairs them)`, e.Send, first)
 	case e.Link != "" && e.Link != link:
 		return fmt.Errorf(`field "link": got %s, expected %s, the link of send %d (or the field left out)`, quoted(e.Link), quoted(link), e.Send)
 	case e.Dir != "" && e.Dir != dir:

@@ -52,7 +52,14 @@ func sampleLog() *Log {
 	return l
 }
 
-func encode(t testing.TB, l *Log) []byte {
+// fataler is what *testing.T and *rapid.T both offer.
+type fataler interface {
+	Helper()
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+}
+
+func encode(t fataler, l *Log) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if _, err := l.WriteTo(&b); err != nil {
@@ -535,11 +542,18 @@ func FuzzRead(f *testing.F) {
 	for _, tc := range malformed {
 		f.Add([]byte(tc.input))
 	}
-	var b bytes.Buffer
-	if _, err := sampleLog().WriteTo(&b); err != nil {
-		f.Fatal(err)
+	for _, tc := range malformed2 {
+		f.Add([]byte(tc.input))
 	}
-	f.Add(b.Bytes())
+	for _, format := range []int{FormatV1, FormatVersion} {
+		l := sampleLog()
+		l.Header.Format = format
+		var b bytes.Buffer
+		if _, err := l.WriteTo(&b); err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b.Bytes())
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		l, err := Read(bytes.NewReader(data), "fuzz.ndjson")
 		if err != nil {
