@@ -3,7 +3,10 @@ package traces
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
+	"io"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -259,4 +262,163 @@ func FuzzFrameRoundTrip(f *testing.F) {
 	f.Fuzz(func(t *testing.T, frame []byte) {
 		checkFrameRoundTrip(t, string(frame))
 	})
+}
+
+// A random run of frames over a few links, sent, delivered (some twice,
+// some changed, some out of order), dropped, and links ended and started
+// again, reads back the same in both formats, and in format 2 every
+// delivery is paired with the send the checker pairs it with: the first
+// still in flight on its link and direction with its frame.
+func TestFormat2PairsAsTheChecker(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		links := []string{"l1", "l2"}
+		frames := []string{`{"id":1}`, `{"id":2}`, "garbage", `[{"id":1}]`}
+		l := &Log{Header: sampleHeader()}
+		type pend struct {
+			seq   int64
+			frame string
+		}
+		queues := map[string][]pend{} // the model: link/dir → sends in flight
+		var want []string
+		for _, link := range links {
+			l.Append(Event{Kind: KindConnect, Link: link, From: "c", To: "a"})
+		}
+		for range rapid.IntRange(0, 40).Draw(t, "events") {
+			link := rapid.SampledFrom(links).Draw(t, "link")
+			dir := rapid.SampledFrom([]string{ClientToAgent, AgentToClient}).Draw(t, "dir")
+			from, to := "c", "a"
+			if dir == AgentToClient || rapid.IntRange(0, 9).Draw(t, "stranger") == 0 {
+				from, to = "a", "c"
+			}
+			frame := rapid.SampledFrom(frames).Draw(t, "frame")
+			key := link + "/" + dir
+			seq := int64(len(l.Events)) + 1
+			switch kind := rapid.SampledFrom([]string{KindSend, KindSend, KindDeliver, KindDrop, KindDisconnect, KindConnect}).Draw(t, "kind"); kind {
+			case KindSend:
+				l.Append(Event{Kind: kind, Link: link, From: from, To: to, Dir: dir, Frame: frame})
+				queues[key] = append(queues[key], pend{seq, frame})
+			case KindDeliver, KindDrop:
+				l.Append(Event{Kind: kind, Link: link, From: from, To: to, Dir: dir, Frame: frame, Note: map[bool]string{true: "x"}[kind == KindDrop]})
+				for i, p := range queues[key] {
+					if p.frame == frame {
+						want = append(want, fmt.Sprintf("%d>%d", seq, p.seq))
+						queues[key] = append(queues[key][:i:i], queues[key][i+1:]...)
+						break
+					}
+				}
+			case KindDisconnect:
+				l.Append(Event{Kind: kind, Link: link})
+				delete(queues, link+"/"+ClientToAgent)
+				delete(queues, link+"/"+AgentToClient)
+			case KindConnect:
+				l.Append(Event{Kind: kind, Link: link, From: "c", To: rapid.SampledFrom([]string{"a", "b"}).Draw(t, "agent")})
+			}
+		}
+		got, err := Read(bytes.NewReader(encode(t, l)), "f2.ndjson")
+		if err != nil {
+			t.Fatalf("%v\n%s", err, encode(t, l))
+		}
+		if !reflect.DeepEqual(withoutSend(got), l) {
+			t.Fatalf("round trip differs:\n got: %+v\nwant: %+v", got.Events, l.Events)
+		}
+		if s := sendsOf(got); !slices.Equal(s, want) {
+			t.Fatalf("sends named %v, the checker pairs %v\n%s", s, want, encode(t, l))
+		}
+		l.Header.Format = FormatV1
+		v1, err := Read(bytes.NewReader(encode(t, l)), "f1.ndjson")
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.Header.Format = FormatVersion
+		v1.Header.Format = FormatVersion
+		if !reflect.DeepEqual(v1, withoutSend(got)) {
+			t.Fatal("format 1 and format 2 read back otherwise")
+		}
+	})
+}
+
+// endless writes a format-2 trace of n frames sent and delivered on 64
+// links in turn, every tenth link ended (with a frame left in flight) and
+// connected again: what a Decoder holds must stay with the frames in
+// flight, whatever n.
+type endless struct {
+	n, i int
+	seq  int64
+	w    *Writer
+	buf  bytes.Buffer
+}
+
+func (r *endless) Read(p []byte) (int, error) {
+	for r.buf.Len() < len(p) && r.i < r.n {
+		if r.w == nil {
+			r.w = NewWriter(&r.buf)
+			r.w.WriteHeader(sampleHeader())
+		}
+		link := fmt.Sprintf("l%d", r.i%64)
+		ev := func(e Event) {
+			r.seq++
+			e.Seq, e.T, e.Link = r.seq, r.seq, link
+			r.w.WriteEvent(&e)
+		}
+		frame := fmt.Sprintf(`{"id":%d}`, r.i)
+		if r.i < 64 {
+			ev(Event{Kind: KindConnect, From: "c", To: "a"})
+		}
+		ev(Event{Kind: KindSend, From: "c", To: "a", Dir: ClientToAgent, Frame: frame})
+		if r.i%10 == 9 {
+			ev(Event{Kind: KindDisconnect})
+			ev(Event{Kind: KindConnect, From: "c", To: "a"})
+		} else {
+			ev(Event{Kind: KindDeliver, From: "c", To: "a", Dir: ClientToAgent, Frame: frame})
+		}
+		r.w.Flush()
+		r.i++
+	}
+	if r.buf.Len() == 0 {
+		return 0, io.EOF
+	}
+	return r.buf.Read(p)
+}
+
+func TestDecoderHoldsOnlyWhatIsInFlight(t *testing.T) {
+	d := NewDecoder(&endless{n: 200_000}, "endless.ndjson")
+	var e Event
+	peak := 0
+	for {
+		err := d.Next(&e)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		peak = max(peak, len(d.fl.links), len(d.fl.ends), cap(d.fl.bySeq), len(d.fl.free))
+	}
+	if d.Events() < 400_000 || peak > 200 {
+		t.Fatalf("%d events, at most %d links, ends, seqs or spare queues held at once: want at most 200", d.Events(), peak)
+	}
+}
+
+func TestAppendWriterFormats(t *testing.T) {
+	var b bytes.Buffer
+	if err := NewAppendWriter(&b, 3).WriteEvent(&Event{Kind: KindHeal}); err == nil || !strings.Contains(err.Error(), "format 3") {
+		t.Errorf("an append writer of format 3: %v, want an error naming the format", err)
+	}
+	// Format 1 is written as it was: no field of format 2, whatever the
+	// event holds.
+	w := NewAppendWriter(&b, FormatV1)
+	for _, e := range []Event{
+		{Seq: 1, Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`},
+		{Seq: 2, Kind: KindDeliver, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`, Send: 1},
+	} {
+		if err := w.WriteEvent(&e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w.Flush()
+	want := `{"t":0,"seq":1,"kind":"send","link":"l","from":"c","to":"a","dir":"c2a","frame":"{\"id\":1}"}` + "\n" +
+		`{"t":0,"seq":2,"kind":"deliver","link":"l","from":"c","to":"a","dir":"c2a","frame":"{\"id\":1}"}` + "\n"
+	if b.String() != want {
+		t.Errorf("format 1 appended:\n%s\nwant:\n%s", b.String(), want)
+	}
 }
