@@ -32,8 +32,6 @@ type sendQueue struct {
 	head          int
 }
 
-func (q *sendQueue) live() int { return len(q.sends) - q.head }
-
 // remove takes the send at i out of the queue.
 func (q *sendQueue) remove(i int) pendingSend {
 	p := q.sends[i]
