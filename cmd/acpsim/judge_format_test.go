@@ -111,3 +111,26 @@ func TestLintAndViewReadBothFormats(t *testing.T) {
 		}
 	}
 }
+
+// replay and shrink take a failing run's trace in format 1 as in format 2:
+// the same outcome, events identical to the recorded ones.
+func TestReplayAndShrinkReadFormat1(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	big := failingTrace(t, dir)
+	v1 := filepath.Join(dir, "big.v1.ndjson")
+	rewriteIn(t, big, v1, traces.FormatV1)
+	for _, p := range []string{big, v1} {
+		code, out, _ := run(t, "replay", p)
+		if code != exitAnomaly || !strings.Contains(out, "outcome: the same as recorded (duplicate)") || !strings.Contains(out, "events: identical to the recorded ones") {
+			t.Fatalf("replay %s: exit %d\n%s", p, code, out)
+		}
+	}
+	small := filepath.Join(dir, "small.ndjson")
+	if code, out, errs := run(t, "shrink", v1, "-o", small); code != exitOK || !strings.Contains(out, "replay: ") {
+		t.Fatalf("shrink of a format-1 trace: exit %d\n%s%s", code, out, errs)
+	}
+	if code, out, _ := run(t, "replay", small); code != exitAnomaly || !strings.Contains(out, "events: identical to the recorded ones") {
+		t.Fatalf("replay of its shrunk trace: exit %d\n%s", code, out)
+	}
+}
