@@ -10,14 +10,16 @@ import (
 // MaxLineBytes bounds one line of a trace. The longest frame a real Agent may
 // write is 16 MiB (netfault/realmode/proc.MaxLine), and escaping it once more
 // inside its event (format 1, or a frame that is not JSON in format 2)
-// mostly adds a backslash per quote: four times that is room to spare. A longer line is not a trace: judge /dev/zero must fail
-// with one line, not run out of memory.
+// mostly adds a backslash per quote: four times that is room to spare. A
+// longer line is not a trace: judge /dev/zero must fail with one line, not
+// run out of memory.
 const MaxLineBytes = 64 << 20
 
-// Decoder reads a trace one event at a time, with the checks of Read: memory
-// is bounded by the longest line and (format 2) the frames in flight, not
-// by the trace. Header reads the first
-// line; each Next decodes the following one.
+// Decoder reads a trace one event at a time, with the checks of Read, in
+// format 1 or 2 (the header says which): memory is bounded by the longest
+// line and, in format 2, the frames in flight and the links open, not by
+// the trace. Header reads the first line; each Next decodes the following
+// one, a format-2 delivery completed from the send it names.
 type Decoder struct {
 	br   *bufio.Reader
 	name string

@@ -123,12 +123,14 @@ func ReadFileChecked(path string, checks Checks) (*Log, error) {
 	return readChecked(f, path, checks)
 }
 
-// Read reads a whole trace from r (a Decoder reads it one event at a time), checking it strictly: the header comes
-// first with a supported format; every line is one JSON object with only
-// known fields of the right types; events are numbered 1, 2, 3, ... with
-// time never going backwards; every event has a known kind and the fields
-// that kind needs; and the file ends with a newline. name is used in error
-// messages, which are *ReadError.
+// Read reads a whole trace from r (a Decoder reads it one event at a time),
+// checking it strictly: the header comes first with a supported format (1
+// or 2); every line is one JSON object with only known fields of the right
+// types; events are numbered 1, 2, 3, ... with time never going backwards;
+// every event has a known kind and the fields that kind needs (in format 2
+// a delivery's taken from the send it names, which must be in flight); and
+// the file ends with a newline. name is used in error messages, which are
+// *ReadError.
 func Read(r io.Reader, name string) (*Log, error) { return readChecked(r, name, Checks{}) }
 
 func readChecked(r io.Reader, name string, checks Checks) (*Log, error) {
