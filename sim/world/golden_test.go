@@ -20,11 +20,12 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/trace-has
 // Re-pinned for trace format 2 (issue 33): every hash of
 // testdata/trace-hashes.txt changed with the format the trace is written
 // in, and nothing else did. Two tests hold that: the same runs written in
-// format 1 match testdata/trace-hashes-format1.txt, which is the file of
-// hashes as it was before format 2, unchanged; and every run judged from
-// its trace in format 1 and in format 2 gets the same report, byte for
-// byte, as the run itself got (the verdicts on every pinned seed are the
-// same as before).
+// format 1 match testdata/trace-hashes-format1.txt, which at the re-pin was
+// the file of hashes as it was before format 2, unchanged; and every run
+// judged from its trace in format 1 and in format 2 gets the same report as
+// the run itself (the verdicts on every pinned seed are the same as
+// before). A change of behaviour updates both files (-run RecordedHashes
+// -update-golden).
 
 // goldenRuns are the determinism seeds whose trace bytes are pinned: each
 // policy on each link, the adapter, nodes, proxies, users who cancel, close
@@ -112,9 +113,9 @@ func TestTraceBytesMatchTheRecordedHashes(t *testing.T) {
 	golden.Compare(t, file, "update-golden", "trace bytes", *updateGolden, entries)
 }
 
-// The pinned runs written in format 1 are the bytes they were before
-// format 2.
-func TestFormat1TraceBytesMatchTheHashesBeforeFormat2(t *testing.T) {
+// The pinned runs written in format 1 are the bytes recorded for them (at
+// the re-pin for format 2, the bytes they were before it).
+func TestFormat1TraceBytesMatchTheRecordedHashes(t *testing.T) {
 	const file = "testdata/trace-hashes-format1.txt"
 	var entries []golden.Entry
 	for _, r := range goldenRuns() {
