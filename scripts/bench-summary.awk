@@ -106,6 +106,21 @@ function runPrompts(    p, c0, c1, e0, e1, k0, k1) {
 		"run: 20,000 prompts / 2,000 prompts time ratio", c1 / c0, "≤ 15", 15 / (c1 / c0), dur(c1), dur(c0), e1, e0,
 		(k0 > 0 || k1 > 0) ? "; STOPPED AT THE CAP" : ""
 }
+# Trace bytes per submission of the bench history in format 2 beside format
+# 1 (BenchmarkTraceBytes): issue 33 asks at most half the 4,255 bytes format
+# 1 took, with the '"' bytes and the read floor (every quote visited once)
+# a submission in each.
+function traceBytes(    p, b1, b2, target) {
+	p = "BenchmarkTraceBytes/format="
+	b1 = mean(p "1 bytes/sub"); b2 = mean(p "2 bytes/sub")
+	if (b2 < 0) { printf "%-46s (no runs)\n", "trace bytes per submission (format 2)"; return }
+	target = 4255 / 2
+	printf "%-46s %12s   target %9s   ratio %5.2f   (format 1: %s; '\"' bytes %s / %s; %.1f events; %s submissions)\n",
+		"trace bytes per submission (format 2)", commas(b2), "≤ " commas(target), target / b2, commas(b1),
+		commas(mean(p "2 quote-bytes/sub")), commas(mean(p "1 quote-bytes/sub")), mean(p "2 events/sub"), commas(mean(p "2 submissions"))
+	printf "%-46s %12s   (format 1: %s)\n", "read floor per submission (format 2)",
+		sprintf("%.2f µs", mean(p "2 floor-cpu-us/sub")), sprintf("%.2f µs", mean(p "1 floor-cpu-us/sub"))
+}
 END {
 	bench = "BenchmarkCheckMillion"
 	printf "DESIGN.md §7 at -cpu 1, per CPU-second of the process, means of %d runs\n", runs["BenchmarkSeed/stdio"]
@@ -128,6 +143,7 @@ END {
 	v = mean("BenchmarkCheckMillionBytes submissions/cpu-s")
 	if (v >= 0) printf "%-46s %12s   (the bytes alone, no digests: %.2f× the typed events' time)\n", "checker on the bytes, submissions/core-s", commas(v), mean(bench " submissions/cpu-s") / v
 	judgeScaling()
+	traceBytes()
 	rate("checker submissions per core-second (20,000)", "BenchmarkCheck submissions/cpu-s", 1000000)
 	v = mean("BenchmarkPromptRoundTrip frames/s")
 	if (v >= 0) printf "%-46s %12s   (per wall second; §7 measured 2.2 µs each with goccy/go-json: 454,545/s)\n", "prompt frame JSON round trips per second", commas(v)
@@ -163,7 +179,10 @@ END {
 		sz = k ? 1000 : 100
 		f = mean("BenchmarkPorcupine/subs=" sz "/read-floor cpu-s/check")
 		t = mean("BenchmarkPorcupine/subs=" sz "/porcupine cpu-s/check")
-		if (f >= 0 && t >= 0) printf "read floor at %d: %s to visit every quote of the ndjson trace once (porcupine ÷ floor %.2f): no reader of this format beats porcupine from disk\n", sz, dur(f), t / f
+		b = mean("BenchmarkPorcupine/subs=" sz "/read-floor bytes/sub")
+		if (f >= 0 && t >= 0) printf "read floor at %d: %s to visit every quote of the ndjson trace once (%s a submission%s; porcupine ÷ floor %.2f)%s\n", sz, dur(f),
+			sprintf("%.2f µs", f * 1e6 / sz), b < 0 ? "" : sprintf(", %s bytes and %s '\"'", commas(b), commas(mean("BenchmarkPorcupine/subs=" sz "/read-floor quote-bytes/sub"))),
+			t / f, t / f < 1 ? ": no reader of this format beats porcupine from disk" : ""
 	}
 	printf "ratio: porcupine's time over acpsim's from disk (above 1: acpsim is faster). porcupine: an\n"
 	printf "attempt with no response returns when the trace shows it could no longer take effect; Client's\n"

@@ -9,14 +9,17 @@ import (
 
 // MaxLineBytes bounds one line of a trace. The longest frame a real Agent may
 // write is 16 MiB (netfault/realmode/proc.MaxLine), and escaping it once more
-// inside its event mostly adds a backslash per quote: four times that is
-// room to spare. A longer line is not a trace: judge /dev/zero must fail
-// with one line, not run out of memory.
+// inside its event (format 1, or a frame that is not JSON in format 2)
+// mostly adds a backslash per quote: four times that is room to spare. A
+// longer line is not a trace: judge /dev/zero must fail with one line, not
+// run out of memory.
 const MaxLineBytes = 64 << 20
 
-// Decoder reads a trace one event at a time, with the checks of Read: memory
-// is bounded by the longest line, not by the trace. Header reads the first
-// line; each Next decodes the following one.
+// Decoder reads a trace one event at a time, with the checks of Read, in
+// format 1 or 2 (the header says which): memory is bounded by the longest
+// line and, in format 2, the frames in flight and the links open, not by
+// the trace. Header reads the first line; each Next decodes the following
+// one, a format-2 delivery completed from the send it names.
 type Decoder struct {
 	br   *bufio.Reader
 	name string
@@ -33,6 +36,7 @@ type Decoder struct {
 
 	header    Header
 	headerErr error
+	fl        *flight // format 2: the sends in flight, which deliveries name
 	started   bool
 	events    int64
 	prevT     int64
@@ -66,7 +70,13 @@ func (d *Decoder) Header() (Header, error) {
 	default:
 		if err := decodeHeader(line, &d.header); err != nil {
 			d.headerErr = d.errorf("header: %v", err)
-		} else if d.Checks.Header != nil {
+			break
+		}
+		d.sc.eventFormat(d.header.Format)
+		if d.header.Format != FormatV1 {
+			d.fl = newFlight(true)
+		}
+		if d.Checks.Header != nil {
 			if err := d.Checks.Header(&d.header); err != nil {
 				d.headerErr = d.errorf("header: %v", err)
 			}
@@ -88,7 +98,7 @@ func (d *Decoder) Next(e *Event) error {
 	}
 	*e = Event{}
 	d.events++
-	if err := decodeEvent(&d.sc, line, e, d.events, d.prevT); err != nil {
+	if err := decodeEvent(&d.sc, line, e, d.events, d.prevT, d.fl); err != nil {
 		return d.errorf("event: %v", err)
 	}
 	if d.Checks.Event != nil {

@@ -18,13 +18,17 @@ func TestDecoderGivesWhatReadGives(t *testing.T) {
 	if err != nil || !reflect.DeepEqual(h, l.Header) {
 		t.Fatalf("header %+v, %v", h, err)
 	}
+	read, err := Read(bytes.NewReader(data), "sample.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
 	var e Event
 	for i := range l.Events {
 		if err := d.Next(&e); err != nil {
 			t.Fatalf("event %d: %v", i+1, err)
 		}
-		if !reflect.DeepEqual(e, l.Events[i]) {
-			t.Fatalf("event %d: got %+v, want %+v", i+1, e, l.Events[i])
+		if !reflect.DeepEqual(e, read.Events[i]) {
+			t.Fatalf("event %d: got %+v, want %+v", i+1, e, read.Events[i])
 		}
 	}
 	if err := d.Next(&e); err != io.EOF {

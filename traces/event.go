@@ -1,6 +1,20 @@
 // Package traces is acpsim's trace format: one ndjson file per run, a header
 // line and then one event per line, written as the run goes. The trace is the
 // source of truth: checkers read it, replay re-runs it, people read it.
+//
+// Format 2 (written since issue 33) differs from format 1 in three ways,
+// each to write less. A frame that is valid JSON (and valid UTF-8, starting
+// with '{' or '[', with no white space around it and no raw line break) is
+// written as the JSON value itself under "msg", byte for byte; any other
+// frame is an escaped string under "frame", as in format 1, except that
+// bytes that are not UTF-8 are kept, each as a lone surrogate escape
+// \udc80-\udcff. A deliver or drop of a frame still in flight names its
+// send ("send":N, N the send event's seq, paired as the checker pairs them)
+// and leaves out the frame, the link and the direction, and from and to
+// where they are the send's. And a send, deliver or drop whose from and to
+// are its link's ends in its direction, as the link's connect event named
+// them, leaves them out. The reader reads both formats and gives the same
+// events (with Send set where a deliver or drop met its send).
 package traces
 
 import (
@@ -11,7 +25,12 @@ import (
 )
 
 // FormatVersion is the version of the trace format this package writes.
-const FormatVersion = 1
+// The reader reads it and FormatV1.
+const FormatVersion = 2
+
+// FormatV1 is the first trace format, still read, and written to a trace of
+// that format that is appended to (acpsim tap).
+const FormatV1 = 1
 
 // Header is the first line of a trace: everything needed to rerun the run and
 // to judge it without the tool that made it.
@@ -208,6 +227,12 @@ type Event struct {
 	To    string `json:"to,omitempty"`
 	Dir   string `json:"dir,omitempty"`
 	Frame string `json:"frame,omitempty"`
+	// Send is set by the reader of a format-2 trace on a deliver or drop
+	// event of a frame in flight: the seq of the send it delivers, paired
+	// as the checker pairs them (the first send in flight on its link and
+	// direction with its frame). The writer ignores it (it pairs them
+	// itself); the simulator and the reader of format 1 leave it 0.
+	Send int64 `json:"send,omitempty"`
 
 	Client    string `json:"client,omitempty"`
 	Sub       string `json:"sub,omitempty"`

@@ -21,13 +21,19 @@ func ExampleWriter() {
 	w.WriteEvent(&traces.Event{T: 0, Seq: 1, Kind: traces.KindSubmit, Client: "c1", Sub: "s1", Text: "hi & bye"})
 	w.WriteEvent(&traces.Event{T: 250, Seq: 2, Kind: traces.KindSend, Link: "l1", From: "c1", To: "a1",
 		Dir: traces.ClientToAgent, Frame: `{"jsonrpc":"2.0","id":1}`})
+	w.WriteEvent(&traces.Event{T: 300, Seq: 3, Kind: traces.KindSend, Link: "l1", From: "c1", To: "a1",
+		Dir: traces.ClientToAgent, Frame: "not JSON\n"})
+	w.WriteEvent(&traces.Event{T: 750, Seq: 4, Kind: traces.KindDeliver, Link: "l1", From: "c1", To: "a1",
+		Dir: traces.ClientToAgent, Frame: `{"jsonrpc":"2.0","id":1}`})
 	if err := w.Flush(); err != nil {
 		panic(err)
 	}
 	// Output:
-	// {"format":1,"tool":"acpsim","source":"seed","seed":1,"policy":"","agent":"","link":"","clients":0,"sessions":0,"prompts":0,"rates":{"drop":0.1,"kill":0.01},"knobs":null,"contract":{"retention":"all","liveOnly":[]},"keyLengthUnit":"","command":""}
+	// {"format":2,"tool":"acpsim","source":"seed","seed":1,"policy":"","agent":"","link":"","clients":0,"sessions":0,"prompts":0,"rates":{"drop":0.1,"kill":0.01},"knobs":null,"contract":{"retention":"all","liveOnly":[]},"keyLengthUnit":"","command":""}
 	// {"t":0,"seq":1,"kind":"submit","client":"c1","sub":"s1","text":"hi \u0026 bye"}
-	// {"t":250,"seq":2,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","frame":"{\"jsonrpc\":\"2.0\",\"id\":1}"}
+	// {"t":250,"seq":2,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","msg":{"jsonrpc":"2.0","id":1}}
+	// {"t":300,"seq":3,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","frame":"not JSON\n"}
+	// {"t":750,"seq":4,"kind":"deliver","send":2}
 }
 
 func ExampleRead() {

@@ -123,12 +123,14 @@ func ReadFileChecked(path string, checks Checks) (*Log, error) {
 	return readChecked(f, path, checks)
 }
 
-// Read reads a whole trace from r (a Decoder reads it one event at a time), checking it strictly: the header comes
-// first with a supported format; every line is one JSON object with only
-// known fields of the right types; events are numbered 1, 2, 3, ... with
-// time never going backwards; every event has a known kind and the fields
-// that kind needs; and the file ends with a newline. name is used in error
-// messages, which are *ReadError.
+// Read reads a whole trace from r (a Decoder reads it one event at a time),
+// checking it strictly: the header comes first with a supported format (1
+// or 2); every line is one JSON object with only known fields of the right
+// types; events are numbered 1, 2, 3, ... with time never going backwards;
+// every event has a known kind and the fields that kind needs (in format 2
+// a delivery's taken from the send it names, which must be in flight); and
+// the file ends with a newline. name is used in error messages, which are
+// *ReadError.
 func Read(r io.Reader, name string) (*Log, error) { return readChecked(r, name, Checks{}) }
 
 func readChecked(r io.Reader, name string, checks Checks) (*Log, error) {
@@ -175,8 +177,8 @@ func decodeHeader(line []byte, h *Header) error {
 	if err := decodeValue(format, reflect.ValueOf(&f).Elem()); err != nil {
 		return fmt.Errorf(`field "format": %w`, err)
 	}
-	if f != FormatVersion {
-		return fmt.Errorf("unsupported format %d, expected %d", f, FormatVersion)
+	if f != FormatVersion && f != FormatV1 {
+		return fmt.Errorf("unsupported format %d, expected %d or %d", f, FormatV1, FormatVersion)
 	}
 	if err := decodeStruct(line, reflect.ValueOf(h).Elem(), nil); err != nil {
 		return err
@@ -194,12 +196,14 @@ func decodeHeader(line []byte, h *Header) error {
 	return nil
 }
 
-// decodeEvent decodes line into e, using sc, and checks it: Seq must be seq,
-// T at least prevT, and the fields must be those the kind needs.
-func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64) error {
+// decodeEvent decodes line into e, using sc (set up for the trace's format),
+// and checks it: Seq must be seq, T at least prevT, and the fields must be
+// those the kind needs. fl, for a format-2 trace, is its sends in flight:
+// a deliver or drop that names its send gets that send's frame.
+func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64, fl *flight) error {
 	v := reflect.ValueOf(e).Elem()
 	si := infoFor(eventType)
-	sc.data, sc.pos, sc.intern = line, 0, eventInterned
+	sc.data, sc.pos = line, 0
 	if err := sc.decodeFlat(v, si); err != nil {
 		return err
 	}
@@ -215,6 +219,11 @@ func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64) error
 			return fmt.Errorf(`field "t": got %d, expected a time of at least 0`, e.T)
 		}
 		return fmt.Errorf(`field "t": got %d, expected at least %d (time never goes backwards)`, e.T, prevT)
+	}
+	if fl != nil {
+		if err := fl.resolve(e); err != nil {
+			return err
+		}
 	}
 	if err := checkValues(v, si, fieldValues, fieldValueOrder); err != nil {
 		return err

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
+	"unicode/utf8"
 )
 
 // This file decodes event lines quickly. An event line is a flat JSON object
@@ -20,6 +22,25 @@ type lineScanner struct {
 	pos    int
 	buf    []byte // scratch space for unescaping strings
 	intern uint64 // the fields (by position) whose values are looked up in interned
+	// The format-2 event fields (eventFormat sets them): msg is the field
+	// (by position) a "msg" JSON value is read into, 0 for none; bytes
+	// marks the fields whose strings keep bytes that are not UTF-8 (lone
+	// \udc80-\udcff escapes); deny marks the fields this format lacks.
+	msg   int
+	bytes uint64
+	deny  uint64
+}
+
+// eventFormat sets the scanner up for the events of a trace of format.
+func (s *lineScanner) eventFormat(format int) {
+	s.intern, s.msg, s.bytes, s.deny = eventInterned, 0, 0, 0
+	si := infoFor(eventType)
+	if format == FormatV1 {
+		s.deny = 1 << si.byName["send"]
+		return
+	}
+	s.msg = si.byName["frame"]
+	s.bytes = 1 << s.msg
 }
 
 // interned holds the values of kind, dir and outcome, which are on almost
@@ -98,6 +119,7 @@ func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
 		return fmt.Errorf("%s has %d fields, expected at most 64 for the line scanner", si.names, len(si.fields))
 	}
 	var present uint64
+	msgSeen := false
 	next := 0
 	s.skipSpace()
 	if s.peek() != '{' {
@@ -138,24 +160,57 @@ func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
 				i, ok = si.byName[string(key)]
 			}
 			if !ok && containsByte(key, '\\') {
-				i, ok = si.byName[s.unquote(key)]
+				i, ok = si.byName[s.unquote(key, false)]
+			}
+			isMsg := false
+			if !ok && s.msg > 0 && (string(key) == "msg" || containsByte(key, '\\') && s.unquote(key, false) == "msg") {
+				i, ok, isMsg = s.msg, true, true
 			}
 			if !ok {
 				if err := s.skipValue(); err != nil {
 					return err
 				}
-				return fmt.Errorf("unknown field %s, expected one of %s", quoted(s.unquote(key)), si.names)
+				return fmt.Errorf("unknown field %s, expected one of %s", quoted(s.unquote(key, false)), s.fieldNames(si))
+			}
+			if s.deny&(1<<i) != 0 {
+				if err := s.skipValue(); err != nil {
+					return err
+				}
+				return fmt.Errorf("field %q: a field of format 2 in a trace whose header says format 1, expected the frame in full", si.fields[i].name)
 			}
 			if present&(1<<i) != 0 {
-				return fmt.Errorf("field %s appears twice, expected each field once", quoted(si.fields[i].name))
+				if s.msg > 0 && i == s.msg && isMsg != msgSeen {
+					return errors.New(`fields "frame" and "msg" both set, expected one of them (a frame is written under one)`)
+				}
+				name := si.fields[i].name
+				if isMsg {
+					name = "msg"
+				}
+				return fmt.Errorf("field %s appears twice, expected each field once", quoted(name))
 			}
 			present |= 1 << i
+			msgSeen = msgSeen || isMsg
 			next = i + 1
-			if err := s.scalar(v.Field(si.fields[i].index), s.intern&(1<<i) != 0); err != nil {
+			switch {
+			case isMsg:
+				err = s.rawFrame(v.Field(si.fields[i].index))
+			case s.bytes&(1<<i) != 0 && s.peek() == '"':
+				var raw []byte
+				if raw, err = s.rawString(); err == nil {
+					v.Field(si.fields[i].index).SetString(s.unquote(raw, true))
+				}
+			default:
+				err = s.scalar(v.Field(si.fields[i].index), s.intern&(1<<i) != 0)
+			}
+			if err != nil {
 				if _, ok := err.(*jsonSyntaxError); ok {
 					return err
 				}
-				return fmt.Errorf("field %q: %w", si.fields[i].name, err)
+				name := si.fields[i].name
+				if isMsg {
+					name = "msg"
+				}
+				return fmt.Errorf("field %q: %w", name, err)
 			}
 			s.skipSpace()
 			c := s.peek()
@@ -179,6 +234,44 @@ func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
 			return fmt.Errorf("missing field %q, expected fields %s", f.name, si.always)
 		}
 	}
+	return nil
+}
+
+// fieldNames lists the fields a line may have, for messages.
+func (s *lineScanner) fieldNames(si *structInfo) string {
+	if s.msg == 0 && s.deny == 0 {
+		return si.names
+	}
+	var names []string
+	for i, f := range si.fields {
+		if s.deny&(1<<i) == 0 {
+			names = append(names, f.name)
+		}
+		if s.msg > 0 && i == s.msg {
+			names = append(names, "msg")
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// rawFrame reads the JSON object or array at pos into v as its bytes: a
+// format-2 frame under "msg".
+func (s *lineScanner) rawFrame(v reflect.Value) error {
+	start := s.pos
+	if c := s.peek(); c != '{' && c != '[' {
+		if err := s.skipValue(); err != nil {
+			return err
+		}
+		return fmt.Errorf("expected a JSON object or array (a frame), got %s", shown(s.data[start:s.pos]))
+	}
+	if err := s.skipContainer(); err != nil {
+		return err
+	}
+	raw := s.data[start:s.pos]
+	if !utf8.Valid(raw) {
+		return errors.New(`invalid UTF-8, expected a frame that is valid UTF-8 (any other is written under "frame")`)
+	}
+	v.SetString(string(raw))
 	return nil
 }
 
@@ -213,7 +306,7 @@ func (s *lineScanner) scalar(v reflect.Value, intern bool) error {
 				return nil
 			}
 		}
-		v.SetString(s.unquote(raw))
+		v.SetString(s.unquote(raw, false))
 		return nil
 	case c == '-' || (c >= '0' && c <= '9'):
 		num, err := s.number()

@@ -66,11 +66,13 @@ func isHex(c byte) bool {
 }
 
 // unquote decodes the escaped string contents raw (from rawString) as
-// encoding/json does: invalid UTF-8 and unpaired surrogates become U+FFFD.
+// encoding/json does: invalid UTF-8 and unpaired surrogates become U+FFFD,
+// except that with keepBytes a lone \udc80-\udcff is the byte 0x80-0xff
+// (appendQuoted's escape of a byte that is not UTF-8).
 // ASCII between escapes is copied a run at a time: a frame inside an event
 // escapes every quote it has, and appending byte by byte took a fifth of
 // reading a trace.
-func (s *lineScanner) unquote(raw []byte) string {
+func (s *lineScanner) unquote(raw []byte, keepBytes bool) string {
 	if !containsByte(raw, '\\') && utf8.Valid(raw) {
 		return string(raw)
 	}
@@ -109,6 +111,10 @@ func (s *lineScanner) unquote(raw []byte) string {
 		case 'u':
 			r := hex4(raw[i+2 : i+6])
 			i += 6
+			if keepBytes && r >= 0xdc80 && r <= 0xdcff {
+				b = append(b, byte(r-0xdc00))
+				continue
+			}
 			if utf16.IsSurrogate(r) {
 				if i+6 <= len(raw) && raw[i] == '\\' && raw[i+1] == 'u' {
 					if dec := utf16.DecodeRune(r, hex4(raw[i+2:i+6])); dec != utf8.RuneError {

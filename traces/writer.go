@@ -13,12 +13,15 @@ import (
 
 // Writer writes a trace: one header line, then one line per event. Each line
 // is one compact JSON object ended by '\n', and the bytes depend only on the
-// values written. Writes are buffered: call Flush when done. The first error
-// sticks: every later call returns it.
+// values written. Events are written in the format the header names
+// (FormatVersion for a new trace). Writes are buffered: call Flush when done.
+// The first error sticks: every later call returns it.
 type Writer struct {
 	bw     *bufio.Writer
 	buf    []byte
 	header bool
+	format int
+	fl     *flight // format 2: the sends in flight, for deliveries to name
 	err    error
 }
 
@@ -28,16 +31,32 @@ func NewWriter(w io.Writer) *Writer {
 }
 
 // NewAppendWriter returns a Writer that adds events to a trace whose header
-// (and earlier events) w already holds: WriteHeader is refused on it.
-func NewAppendWriter(w io.Writer) *Writer {
+// (and earlier events) w already holds, in that trace's format (its
+// header's Format): WriteHeader is refused on it. In format 2 it names only
+// the sends it wrote itself: a delivery of a frame sent before it is
+// written whole.
+func NewAppendWriter(w io.Writer, format int) *Writer {
 	tw := NewWriter(w)
 	tw.header = true
+	tw.err = tw.setFormat(format)
 	return tw
 }
 
+func (w *Writer) setFormat(format int) error {
+	switch format {
+	case FormatV1:
+	case FormatVersion:
+		w.fl = newFlight(false)
+	default:
+		return fmt.Errorf("traces: header format %d, expected %d (FormatVersion) or %d", format, FormatVersion, FormatV1)
+	}
+	w.format = format
+	return nil
+}
+
 // WriteHeader writes the header line. It must be called once, before any
-// event, with h.Format equal to FormatVersion. Maps are written with sorted
-// keys, as encoding/json does.
+// event, with h.Format FormatVersion (or FormatV1, to write a trace of the
+// first format). Maps are written with sorted keys, as encoding/json does.
 func (w *Writer) WriteHeader(h Header) error {
 	if w.err != nil {
 		return w.err
@@ -45,8 +64,8 @@ func (w *Writer) WriteHeader(h Header) error {
 	if w.header {
 		return errors.New("traces: WriteHeader called twice, expected one header per trace")
 	}
-	if h.Format != FormatVersion {
-		return fmt.Errorf("traces: header format %d, expected %d (FormatVersion)", h.Format, FormatVersion)
+	if err := w.setFormat(h.Format); err != nil {
+		return err
 	}
 	b, err := json.Marshal(h)
 	if err != nil {
@@ -60,8 +79,10 @@ func (w *Writer) WriteHeader(h Header) error {
 	return w.err
 }
 
-// WriteEvent writes e as one line. The bytes are those of json.Marshal(e)
-// followed by '\n', produced without reflection or allocation.
+// WriteEvent writes e as one line. In format 1 the bytes are those of
+// json.Marshal(e) followed by '\n' (Send left out), produced without
+// reflection or allocation; in format 2 see appendEvent2. e.Send is
+// ignored: in format 2 the writer finds a delivery's send itself.
 func (w *Writer) WriteEvent(e *Event) error {
 	if w.err != nil {
 		return w.err
@@ -72,7 +93,16 @@ func (w *Writer) WriteEvent(e *Event) error {
 	if e == nil {
 		return errors.New("traces: WriteEvent(nil), expected an event")
 	}
-	w.buf = AppendEvent(w.buf[:0], e)
+	if w.format == FormatV1 {
+		if e.Send != 0 {
+			c := *e
+			c.Send = 0
+			e = &c
+		}
+		w.buf = AppendEvent(w.buf[:0], e)
+	} else {
+		w.buf = w.appendEvent2(w.buf[:0], e)
+	}
 	w.buf = append(w.buf, '\n')
 	if _, err := w.bw.Write(w.buf); err != nil {
 		w.err = err
@@ -106,6 +136,16 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	dst = appendField(dst, `,"to":`, e.To)
 	dst = appendField(dst, `,"dir":`, e.Dir)
 	dst = appendField(dst, `,"frame":`, e.Frame)
+	if e.Send != 0 {
+		dst = append(dst, `,"send":`...)
+		dst = strconv.AppendInt(dst, e.Send, 10)
+	}
+	dst = appendTail(dst, e)
+	return append(dst, '}')
+}
+
+// appendTail appends the fields after the frame, as json.Marshal does.
+func appendTail(dst []byte, e *Event) []byte {
 	dst = appendField(dst, `,"client":`, e.Client)
 	dst = appendField(dst, `,"sub":`, e.Sub)
 	dst = appendField(dst, `,"text":`, e.Text)
@@ -121,8 +161,7 @@ func AppendEvent(dst []byte, e *Event) []byte {
 	if e.LostUnsynced {
 		dst = append(dst, `,"lostUnsynced":true`...)
 	}
-	dst = appendField(dst, `,"note":`, e.Note)
-	return append(dst, '}')
+	return appendField(dst, `,"note":`, e.Note)
 }
 
 // appendField appends key and the quoted s unless s is empty (omitempty).
@@ -150,7 +189,13 @@ var safeASCII = func() (t [utf8.RuneSelf]bool) {
 
 // appendString appends s as a JSON string exactly as encoding/json encodes
 // it.
-func appendString(dst []byte, s string) []byte {
+func appendString(dst []byte, s string) []byte { return appendQuoted(dst, s, false) }
+
+// appendQuoted appends s as a JSON string as encoding/json encodes it, except
+// that with keepBytes a byte that is not UTF-8 is written as the lone
+// surrogate escape \udc80-\udcff (its value plus 0xdc00) instead of as
+// U+FFFD, so that the reader can give back every byte.
+func appendQuoted(dst []byte, s string, keepBytes bool) []byte {
 	dst = append(dst, '"')
 	start := 0
 	for i := 0; i < len(s); {
@@ -185,7 +230,11 @@ func appendString(dst []byte, s string) []byte {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, `\ufffd`...)
+			if keepBytes {
+				dst = append(dst, '\\', 'u', 'd', 'c', hexDigits[b>>4], hexDigits[b&0xF])
+			} else {
+				dst = append(dst, `\ufffd`...)
+			}
 			i += size
 			start = i
 			continue

@@ -261,7 +261,7 @@ func TestTapAppendsToALargeTraceInBoundedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	seq, tm := int64(len(log.Events)), log.Events[len(log.Events)-1].T
-	w := traces.NewAppendWriter(f)
+	w := traces.NewAppendWriter(f, log.Header.Format)
 	frame := `{"jsonrpc":"2.0","method":"session/update","params":{"text":"` + strings.Repeat("x", 1000) + `"}}`
 	for size := int64(0); size < 200<<20; size += int64(len(frame)) + 100 {
 		seq++

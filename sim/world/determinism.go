@@ -44,17 +44,23 @@ func CheckDeterminism(cfg Config) (*Divergence, error) {
 	return Diverge(a.Log, b.Log), nil
 }
 
-// Diverge names the first event where two traces differ.
+// Diverge names the first event where two traces differ. Which send a
+// delivery named (Event.Send, set by the reader of a trace of format 2, not
+// by a run) is no difference.
 func Diverge(a, b *traces.Log) *Divergence {
 	d := &Divergence{Runs: [2]int{len(a.Events), len(b.Events)}}
 	var la, lb []byte
+	line := func(dst []byte, e traces.Event) []byte {
+		e.Send = 0
+		return traces.AppendEvent(dst, &e)
+	}
 	for i := 0; i < max(len(a.Events), len(b.Events)); i++ {
 		la, lb = la[:0], lb[:0]
 		if i < len(a.Events) {
-			la = traces.AppendEvent(la, &a.Events[i])
+			la = line(la, a.Events[i])
 		}
 		if i < len(b.Events) {
-			lb = traces.AppendEvent(lb, &b.Events[i])
+			lb = line(lb, b.Events[i])
 		}
 		if !bytes.Equal(la, lb) {
 			d.Seq, d.A, d.B = int64(i+1), string(la), string(lb)

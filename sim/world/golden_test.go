@@ -1,14 +1,31 @@
 package world
 
 import (
+	"bytes"
 	"flag"
 	"fmt"
+	"io"
+	"reflect"
+	"strings"
 	"testing"
 
+	"github.com/acpsim/acpsim/netfault"
+	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/traces"
 	"github.com/acpsim/acpsim/traces/golden"
 )
 
-var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/trace-hashes.txt from this build")
+var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/trace-hashes.txt and trace-hashes-format1.txt from this build")
+
+// Re-pinned for trace format 2 (issue 33): every hash of
+// testdata/trace-hashes.txt changed with the format the trace is written
+// in, and nothing else did. Two tests hold that: the same runs written in
+// format 1 match testdata/trace-hashes-format1.txt, which at the re-pin was
+// the file of hashes as it was before format 2, unchanged; and every run
+// judged from its trace in format 1 and in format 2 gets the same report as
+// the run itself (the verdicts on every pinned seed are the same as
+// before). A change of behaviour updates both files (-run RecordedHashes
+// -update-golden).
 
 // goldenRuns are the determinism seeds whose trace bytes are pinned: each
 // policy on each link, the adapter, nodes, proxies, users who cancel, close
@@ -94,4 +111,83 @@ func TestTraceBytesMatchTheRecordedHashes(t *testing.T) {
 		entries = append(entries, golden.Entry{Name: r.name, Bytes: traceBytes(t, r.cfg)})
 	}
 	golden.Compare(t, file, "update-golden", "trace bytes", *updateGolden, entries)
+}
+
+// The pinned runs written in format 1 are the bytes recorded for them (at
+// the re-pin for format 2, the bytes they were before it).
+func TestFormat1TraceBytesMatchTheRecordedHashes(t *testing.T) {
+	const file = "testdata/trace-hashes-format1.txt"
+	var entries []golden.Entry
+	for _, r := range goldenRuns() {
+		entries = append(entries, golden.Entry{Name: r.name, Bytes: traceIn(t, r.cfg, traces.FormatV1).bytes})
+	}
+	golden.Compare(t, file, "update-golden", "format-1 trace bytes", *updateGolden, entries)
+}
+
+// Every pinned run gets the same report judged from its trace in format 1
+// and in format 2 as acpsim judge reads it (traces.Decoder, the header and
+// fault checks, the streaming checker), and the same as in memory.
+func TestPinnedVerdictsAreTheSameInBothFormats(t *testing.T) {
+	for _, r := range goldenRuns() {
+		v1, v2 := traceIn(t, r.cfg, traces.FormatV1), traceIn(t, r.cfg, traces.FormatVersion)
+		if len(v2.bytes) >= len(v1.bytes) {
+			t.Errorf("%s: format 2 is %d bytes, format 1 %d", r.name, len(v2.bytes), len(v1.bytes))
+		}
+		want := properties.Check(v1.log.Header, v1.log.Events)
+		for _, tr := range []trace{v1, v2} {
+			got := judgeFrom(t, tr.bytes)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: judged from format %d, the report differs from the run's:\n%s\nwant:\n%s", r.name, tr.log.Header.Format, reportText(got), reportText(want))
+			}
+		}
+	}
+}
+
+type trace struct {
+	log   *traces.Log
+	bytes []byte
+}
+
+// traceIn runs cfg and writes its trace in format.
+func traceIn(t *testing.T, cfg Config, format int) trace {
+	t.Helper()
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Log.Header.Format = format
+	var b bytes.Buffer
+	if _, err := res.Log.WriteTo(&b); err != nil {
+		t.Fatal(err)
+	}
+	return trace{res.Log, b.Bytes()}
+}
+
+// judgeFrom judges a trace's bytes as acpsim judge does.
+func judgeFrom(t *testing.T, data []byte) *properties.Report {
+	t.Helper()
+	d := traces.NewDecoder(bytes.NewReader(data), "t.ndjson")
+	d.Checks = TraceChecks(func(*traces.Header) []netfault.Fault { return netfault.Faults })
+	h, err := d.Header()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := properties.NewChecker(h)
+	for {
+		var e traces.Event
+		switch err := d.Next(&e); err {
+		case nil:
+			c.Add(&e)
+		case io.EOF:
+			return c.Finish()
+		default:
+			t.Fatal(err)
+		}
+	}
+}
+
+func reportText(r *properties.Report) string {
+	var b strings.Builder
+	r.WriteText(&b)
+	return b.String()
 }

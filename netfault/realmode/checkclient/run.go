@@ -205,7 +205,7 @@ func (d *clientDriver) run(restartAfter, cancelAfter []time.Duration) {
 	defer func() { d.res.Stderr = d.a.stderr.String() }()
 	for i, s := range d.h.Subs {
 		if restartAfter[i] >= 0 {
-			d.attemptsSeen[s.Text] = promptsWith(d.res.Trace, textNeedle(s.Text))
+			d.attemptsSeen[s.Text] = promptsWith(d.res.Trace, textNeedles(s.Text))
 		}
 		if !d.send(fmt.Sprintf(`{"submit":%s,"id":%q}`, strconv.Quote(s.Text), s.ID)) {
 			return
@@ -336,9 +336,9 @@ func (d *clientDriver) await(id string, wait time.Duration) (told, ok bool) {
 // awaitAttempt waits until the Client sent a prompt with s's text (the
 // tap's trace shows it), or told its outcome (true).
 func (d *clientDriver) awaitAttempt(s clientcheck.Submission, wait time.Duration) (told, ok bool) {
-	needle := textNeedle(s.Text)
+	needles := textNeedles(s.Text)
 	for end := time.Now().Add(wait); time.Now().Before(end); {
-		if n := promptsWith(d.res.Trace, needle); n > d.attemptsSeen[s.Text] {
+		if n := promptsWith(d.res.Trace, needles); n > d.attemptsSeen[s.Text] {
 			d.attemptsSeen[s.Text] = n
 			return false, true
 		}
@@ -356,22 +356,24 @@ func (d *clientDriver) awaitAttempt(s clientcheck.Submission, wait time.Duration
 	return false, true
 }
 
-// textNeedle is text as a frame inside a trace line holds it.
-func textNeedle(text string) string {
+// textNeedles are text as a frame inside a trace line holds it: written as
+// it is (format 2, a frame that is JSON) or as an escaped string.
+func textNeedles(text string) [2]string {
 	n := strconv.Quote(strconv.Quote(text))
-	return n[1 : len(n)-1]
+	return [2]string{strconv.Quote(text), n[1 : len(n)-1]}
 }
 
 // promptsWith counts the Client's session/prompt frames in the trace that
-// hold needle.
-func promptsWith(trace, needle string) int {
+// hold one of needles (on its send lines, and in format 1 its deliver and
+// drop lines: only a count that grows is read).
+func promptsWith(trace string, needles [2]string) int {
 	b, err := os.ReadFile(trace)
 	if err != nil {
 		return 0
 	}
 	n := 0
 	for _, line := range strings.Split(string(b), "\n") {
-		if strings.Contains(line, `"dir":"c2a"`) && strings.Contains(line, "session/prompt") && strings.Contains(line, needle) {
+		if strings.Contains(line, `"dir":"c2a"`) && strings.Contains(line, "session/prompt") && (strings.Contains(line, needles[0]) || strings.Contains(line, needles[1])) {
 			n++
 		}
 	}

@@ -1,8 +1,6 @@
 package checkclient
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strconv"
@@ -42,22 +40,26 @@ func (d *clientDriver) setupStalled() (stage string, stuck bool) {
 	return fmt.Sprintf("nothing answered the Client's session/new within --start-timeout %v of the answer to its initialize, so nothing was judged: %s", d.c.StartTimeout, s.Stage), true
 }
 
-// liveFrames reads the frames of a trace the tap is still writing: a line
-// not yet whole, or not an event, is skipped.
+// liveFrames reads the frames of a trace the tap is still writing, in
+// either format: its send events up to a line not yet whole (or anything
+// else that does not read), where it stops.
 func liveFrames(trace string) []clientcheck.Frame {
-	b, err := os.ReadFile(trace)
+	f, err := os.Open(trace)
 	if err != nil {
 		return nil
 	}
+	defer f.Close()
+	d := traces.NewDecoder(f, trace)
 	var out []clientcheck.Frame
-	for _, line := range bytes.Split(b, []byte("\n")) {
+	for {
 		var e traces.Event
-		if json.Unmarshal(line, &e) != nil || e.Kind != traces.KindSend {
-			continue
+		if d.Next(&e) != nil {
+			return out
 		}
-		out = append(out, frameOf(e))
+		if e.Kind == traces.KindSend {
+			out = append(out, frameOf(e))
+		}
 	}
-	return out
 }
 
 // frameOf is a send event as the judge reads it: its connection is the

@@ -21,7 +21,7 @@ import (
 // or the URL's scheme. The suite's malformed-key prompts are noted as
 // probes, as the observer's are, so lint expects them refused.
 func Trace(agent, link string, v suite.Verdict) *traces.Log {
-	log := &traces.Log{Header: traces.Header{Format: 1, Tool: "acpsim conform", Source: traces.SourceSeed,
+	log := &traces.Log{Header: traces.Header{Format: traces.FormatVersion, Tool: "acpsim conform", Source: traces.SourceSeed,
 		Agent: agent, Link: link, Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
 		Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
 		Command: "acpsim conform --run '^" + v.Case.ID + "$'", Observed: traces.ObservedAtTap}}

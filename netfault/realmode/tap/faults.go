@@ -130,7 +130,7 @@ func SealTrace(path, note string) error {
 	if err != nil {
 		return err
 	}
-	w := traces.NewAppendWriter(f)
+	w := traces.NewAppendWriter(f, log.Header.Format) // in the trace's own format
 	for _, e := range sealEvents(log, note) {
 		w.WriteEvent(&e)
 	}

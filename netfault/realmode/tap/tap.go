@@ -201,7 +201,7 @@ func openTapTrace(cfg Config) (*tapRecorder, error) {
 	}
 	defer syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 	r := &tapRecorder{f: f, base: time.Now()}
-	procs := 0
+	procs, format := 0, traces.FormatVersion
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
@@ -222,9 +222,12 @@ func openTapTrace(cfg Config) (*tapRecorder, error) {
 			return nil, err
 		}
 		r.seq, r.size, r.lastT, procs = tail.seq, tail.end, tail.lastT, tail.procs
+		if tail.format != 0 {
+			format = tail.format // a trace of format 1 stays format 1
+		}
 		r.origin = r.lastT + 1000
 	}
-	r.w = traces.NewAppendWriter(f)
+	r.w = traces.NewAppendWriter(f, format)
 	if r.size == 0 {
 		r.w = traces.NewWriter(f)
 		label := cfg.Label
@@ -259,7 +262,7 @@ func openTapTrace(cfg Config) (*tapRecorder, error) {
 
 // tapHeader is the header of a new tap's trace; label names the Agent.
 func tapHeader(label string) traces.Header {
-	return traces.Header{Format: 1, Tool: "acpsim tap", Source: traces.SourceSeed, Agent: label, Link: "stdio",
+	return traces.Header{Format: traces.FormatVersion, Tool: "acpsim tap", Source: traces.SourceSeed, Agent: label, Link: "stdio",
 		Clients: 1, Rates: map[string]float64{}, Knobs: map[string]string{},
 		Contract: traces.Contract{Retention: "all", LiveOnly: []string{}}, KeyLengthUnit: acp.KeyLengthUnit,
 		Observed: traces.ObservedAtTap}

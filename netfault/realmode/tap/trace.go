@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"regexp"
 	"strconv"
 
 	"github.com/acpsim/acpsim/traces"
@@ -24,6 +25,9 @@ type tapTail struct {
 	seq   int64 // the last event's seq
 	lastT int64 // the last event's time, the latest (times never go back)
 	procs int   // the number of the last Agent process it records
+	// format is the trace's (its header's): a tap appends in it, so a
+	// trace of format 1 stays format 1 throughout.
+	format int
 }
 
 // readTapTail checks the header of the trace in f (size bytes) and reads its
@@ -46,7 +50,7 @@ func readTapTail(f *os.File, name string, size int64) (tapTail, error) {
 		return tapTail{}, err
 	}
 	headerEnd++ // the header read whole, so its newline is there
-	tail := tapTail{end: size}
+	tail := tapTail{end: size, format: h.Format}
 	for dropped := 0; tail.end > headerEnd; {
 		nl, err := lastIndexAt(f, headerEnd, tail.end, []byte("\n"))
 		if err != nil {
@@ -88,8 +92,12 @@ func readTapTail(f *os.File, name string, size int64) (tapTail, error) {
 	return tail, err
 }
 
-// tapHeaderStart is how a tap's header line starts, as WriteHeader writes it.
-var tapHeaderStart = []byte(`{"format":1,"tool":"acpsim tap","source":"seed",`)
+// tapHeaderStarts are how a tap's header line starts, as WriteHeader writes
+// it, in each format a tap has written.
+var tapHeaderStarts = [][]byte{
+	[]byte(`{"format":2,"tool":"acpsim tap","source":"seed",`),
+	[]byte(`{"format":1,"tool":"acpsim tap","source":"seed",`),
+}
 
 // cutTapHeader says whether f holds nothing but the start of a tap's
 // header, cut off: no newline, and what there is reads as a tap's header
@@ -102,20 +110,42 @@ func cutTapHeader(f *os.File, size int64) (bool, error) {
 	if _, err := f.ReadAt(b, 0); err != nil {
 		return false, err
 	}
-	return bytes.IndexByte(b, '\n') < 0 && (bytes.HasPrefix(b, tapHeaderStart) || bytes.HasPrefix(tapHeaderStart, b)), nil
+	if bytes.IndexByte(b, '\n') >= 0 {
+		return false, nil
+	}
+	for _, start := range tapHeaderStarts {
+		if bytes.HasPrefix(b, start) || bytes.HasPrefix(start, b) {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
-// restartMark starts the number of a tap's restart event as AppendEvent
-// writes it. Inside a frame a quote is escaped, so only an event holds it.
+// restartMark starts the number of a tap's restart event as the writer
+// writes it, right after the line's time and seq. In format 1 a frame
+// escapes its quotes, but in format 2 a frame that is JSON is written as it
+// is and may hold the mark too: only a mark at the start of a line, after
+// {"t":N,"seq":N, is an event's (eventStartAt).
 var restartMark = []byte(`"kind":"restart","from":"` + AgentName + "#")
 
 // lastTapProcess is the number of the last restart event in f's [from, to),
 // 0 when there is none. Processes are numbered in the order they start, so
-// it is the highest.
+// it is the highest. from is the start of a line.
 func lastTapProcess(f *os.File, from, to int64) (int, error) {
-	at, err := lastIndexAt(f, from, to, restartMark)
-	if err != nil || at < 0 {
-		return 0, err
+	at := int64(-1)
+	for end := to; ; {
+		var err error
+		if at, err = lastIndexAt(f, from, end, restartMark); err != nil || at < 0 {
+			return 0, err
+		}
+		ok, err := eventStartAt(f, from, at)
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			break
+		}
+		end = at + int64(len(restartMark)) - 1 // the mark was inside a frame: look before it
 	}
 	digits := make([]byte, 20)
 	n, err := f.ReadAt(digits, at+int64(len(restartMark)))
@@ -131,6 +161,25 @@ func lastTapProcess(f *os.File, from, to int64) (int, error) {
 		return 0, fmt.Errorf("not appending to a trace it cannot read: a restart event names process %q", digits)
 	}
 	return procs, nil
+}
+
+// eventPrefix is how an event line starts up to its kind.
+var eventPrefix = regexp.MustCompile(`^\{"t":[0-9]+,"seq":[0-9]+,$`)
+
+// eventStartAt says whether the bytes of f before at, back to the start of
+// their line (or to from, a line's start), are an event's {"t":N,"seq":N,.
+func eventStartAt(f *os.File, from, at int64) (bool, error) {
+	start := max(from, at-64)
+	b := make([]byte, at-start)
+	if _, err := f.ReadAt(b, start); err != nil {
+		return false, err
+	}
+	if i := bytes.LastIndexByte(b, '\n'); i >= 0 {
+		b = b[i+1:]
+	} else if start > from {
+		return false, nil // a longer run of bytes than an event's time and seq
+	}
+	return eventPrefix.Match(b), nil
 }
 
 // scanChunk is how much of a trace the scans read at a time.

@@ -57,6 +57,8 @@ func tailOfTrace(t *testing.T, content string) (tapTail, error) {
 
 func TestReadTapTail(t *testing.T) {
 	tapHeader := aTapHeader(t)
+	v1Header := strings.Replace(tapHeader, `{"format":2,`, `{"format":1,`, 1)
+	inFrame := `{"t":40,"seq":4,"kind":"send","link":"c1:a1#2","dir":"a2c","msg":{"x":{"t":1,"seq":9,"kind":"restart","from":"a1#7"}}}` + "\n"
 	ev := `{"t":10,"seq":1,"kind":"restart","from":"a1#1"}` + "\n" + `{"t":20,"seq":2,"kind":"restart","from":"a1#2"}` + "\n" +
 		`{"t":30,"seq":3,"kind":"connect","link":"c1:a1#1","from":"c1","to":"a1#1"}` + "\n"
 	for _, c := range []struct {
@@ -64,14 +66,19 @@ func TestReadTapTail(t *testing.T) {
 		want          tapTail
 		err           string
 	}{
-		{"header only", tapHeader, tapTail{end: int64(len(tapHeader))}, ""},
-		{"events", tapHeader + ev, tapTail{end: int64(len(tapHeader + ev)), seq: 3, lastT: 30, procs: 2}, ""},
-		{"cut off", tapHeader + ev + `{"t":40,"se`, tapTail{end: int64(len(tapHeader + ev)), cut: 11, seq: 3, lastT: 30, procs: 2}, ""},
-		{"header then a cut-off line", tapHeader + `{"t":4`, tapTail{end: int64(len(tapHeader)), cut: 6}, ""},
-		{"not JSON", tapHeader + ev + "garbage\n", tapTail{end: int64(len(tapHeader + ev)), cut: 8, seq: 3, lastT: 30, procs: 2}, ""},
+		{"header only", tapHeader, tapTail{end: int64(len(tapHeader)), format: 2}, ""},
+		{"events", tapHeader + ev, tapTail{end: int64(len(tapHeader + ev)), seq: 3, lastT: 30, procs: 2, format: 2}, ""},
+		{"cut off", tapHeader + ev + `{"t":40,"se`, tapTail{end: int64(len(tapHeader + ev)), cut: 11, seq: 3, lastT: 30, procs: 2, format: 2}, ""},
+		{"header then a cut-off line", tapHeader + `{"t":4`, tapTail{end: int64(len(tapHeader)), cut: 6, format: 2}, ""},
+		{"not JSON", tapHeader + ev + "garbage\n", tapTail{end: int64(len(tapHeader + ev)), cut: 8, seq: 3, lastT: 30, procs: 2, format: 2}, ""},
 		{"two lines not JSON", tapHeader + ev + "garbage\nmore\n", tapTail{}, "its last two lines are not events"},
 		{"cut-off header", tapHeader[:20], tapTail{cut: 20}, ""},
 		{"cut-off header, longer", tapHeader[:100], tapTail{cut: 100}, ""},
+		{"cut-off header of format 1", v1Header[:100], tapTail{cut: 100}, ""},
+		{"format 1", v1Header + ev, tapTail{end: int64(len(v1Header + ev)), seq: 3, lastT: 30, procs: 2, format: 1}, ""},
+		// In format 2 a frame that is JSON is written as it is: a restart
+		// event inside one is not the trace's.
+		{"a restart inside a frame", tapHeader + ev + inFrame, tapTail{end: int64(len(tapHeader + ev + inFrame)), seq: 4, lastT: 40, procs: 2, format: 2}, ""},
 		{"something else without a newline", `{"format":1,"tool":"acpsim run"`, tapTail{}, "not appending to a trace it cannot read"},
 		{"not a tap's", strings.Replace(tapHeader, `,"observed":"tap"`, "", 1), tapTail{}, "not of acpsim tap"},
 	} {
