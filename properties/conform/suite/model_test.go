@@ -85,7 +85,7 @@ func (md *model) apply(m agent.Machine, outs []agent.Output) {
 			md.timers = append(md.timers, timer{at: md.now + o.After, id: o.ID, m: m})
 		case agent.OutDeferred:
 			b := o.Batch
-			md.timers = append(md.timers, timer{at: md.now + o.After, batch: &b})
+			md.timers = append(md.timers, timer{at: md.now + o.After, batch: b})
 		}
 	}
 }
