@@ -125,14 +125,9 @@ func (a *Agent) finishBatch(b *batchReply) {
 // respond sends the response to request id on conn, or adds it to the
 // batch the request came in. When batches on conn wait on the same id (the
 // Client reused it) the oldest takes the response, so each waits for as
-// many responses as it holds requests of that id.
-func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte) {
-	a.respondDigest(conn, id, step, frame, acp.Digest{})
-}
-
-// respondDigest is respond with what the frame says (acp.Digest), which a
-// batch's frame does not keep.
-func (a *Agent) respondDigest(conn string, id acp.ID, step string, frame []byte, d acp.Digest) {
+// many responses as it holds requests of that id. d is what the frame says
+// (acp.Digest), which a batch's frame does not keep.
+func (a *Agent) respond(conn string, id acp.ID, step string, frame []byte, d acp.Digest) {
 	ref := waiter{conn, id}
 	queue := a.batches[ref]
 	if len(queue) == 0 {
@@ -154,7 +149,7 @@ func (a *Agent) respondDigest(conn string, id acp.ID, step string, frame []byte,
 
 func (a *Agent) reply(conn string, id acp.ID, step string, result any) {
 	frame, d := acp.ResultDigest(id, result)
-	a.respondDigest(conn, id, step, frame, d)
+	a.respond(conn, id, step, frame, d)
 }
 
 func (a *Agent) fail(conn string, id acp.ID, e *acp.Error) {
@@ -164,7 +159,7 @@ func (a *Agent) fail(conn string, id acp.ID, e *acp.Error) {
 // failStep is fail at a protocol step of its own.
 func (a *Agent) failStep(conn string, id acp.ID, step string, e *acp.Error) {
 	frame, d := acp.ErrorDigest(id, e)
-	a.respondDigest(conn, id, step, frame, d)
+	a.respond(conn, id, step, frame, d)
 }
 
 func (a *Agent) handle(conn string, p acp.Parsed) {
