@@ -45,12 +45,7 @@ func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 // or drop), nil for none; implied says its from and to are its link's ends
 // in its direction, left out.
 func appendEvent2(dst []byte, e *Event, ref *pendingSend, implied bool) []byte {
-	dst = append(dst, `{"t":`...)
-	dst = strconv.AppendInt(dst, e.T, 10)
-	dst = append(dst, `,"seq":`...)
-	dst = strconv.AppendInt(dst, e.Seq, 10)
-	dst = append(dst, `,"kind":`...)
-	dst = appendString(dst, e.Kind)
+	dst = appendEventHead(dst, e)
 	if ref != nil {
 		// The link and direction are the send's (they are where it
 		// was found); from and to are written where they differ.

@@ -119,18 +119,25 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
-// AppendEvent appends the JSON encoding of e to dst and returns the extended
-// buffer. The bytes are identical to json.Marshal(e): fields in struct order,
-// empty omitempty fields left out, strings escaped as encoding/json escapes
-// them (including <, >, & and U+2028/U+2029, with invalid UTF-8 replaced by
-// U+FFFD). No trailing newline is added.
-func AppendEvent(dst []byte, e *Event) []byte {
+// appendEventHead opens an event's object with what every event has, in
+// both formats: its time, number and kind.
+func appendEventHead(dst []byte, e *Event) []byte {
 	dst = append(dst, `{"t":`...)
 	dst = strconv.AppendInt(dst, e.T, 10)
 	dst = append(dst, `,"seq":`...)
 	dst = strconv.AppendInt(dst, e.Seq, 10)
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, e.Kind)
+	return dst
+}
+
+// AppendEvent appends the JSON encoding of e to dst and returns the extended
+// buffer. The bytes are identical to json.Marshal(e): fields in struct order,
+// empty omitempty fields left out, strings escaped as encoding/json escapes
+// them (including <, >, & and U+2028/U+2029, with invalid UTF-8 replaced by
+// U+FFFD). No trailing newline is added.
+func AppendEvent(dst []byte, e *Event) []byte {
+	dst = appendEventHead(dst, e)
 	dst = appendField(dst, `,"link":`, e.Link)
 	dst = appendField(dst, `,"from":`, e.From)
 	dst = appendField(dst, `,"to":`, e.To)
