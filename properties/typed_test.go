@@ -79,3 +79,24 @@ func TestDigestsOfEveryEncoderReadAsTheBytes(t *testing.T) {
 }
 
 func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
+
+// An encoder given an id or a method its bytes would not read back as
+// given makes no digest: the bytes are read.
+func TestNoDigestForWhatTheBytesReadOtherwise(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		enc  func() ([]byte, acp.Digest)
+	}{
+		{"id 01", func() ([]byte, acp.Digest) { return acp.ResultDigest("01", struct{}{}) }},
+		{"id space", func() ([]byte, acp.Digest) { return acp.ResultDigest(" 1", struct{}{}) }},
+		{"no method", func() ([]byte, acp.Digest) { return acp.RequestDigest("1", "", acp.SessionParams{SessionID: "s"}) }},
+		{"bad method", func() ([]byte, acp.Digest) { return acp.RequestDigest("1", "a\xff", acp.SessionParams{SessionID: "s"}) }},
+		{"bad id text", func() ([]byte, acp.Digest) { return acp.ResultDigest("\"a\xff\"", struct{}{}) }},
+	} {
+		name, enc := c.name, c.enc
+		frame, d := enc()
+		if d.Describes(unsafeString(frame)) {
+			t.Errorf("%s: %s got a digest", name, frame)
+		}
+	}
+}

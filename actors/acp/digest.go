@@ -261,8 +261,11 @@ func digest(frame []byte, d Digest) Digest {
 			return Digest{}
 		}
 	}
-	if len(frame) == 0 || len(frame) > 1<<31-1 || d.ID != "" && d.ID[0] == '"' && !plainToken(string(d.ID)) {
-		return Digest{}
+	if len(frame) == 0 || len(frame) > 1<<31-1 || d.ID != "" && (!validIDToken(d.ID) || d.ID[0] == '"' && !plainToken(string(d.ID))) {
+		return Digest{} // an id the bytes would not read back as written
+	}
+	if d.shape >= shapePrompt && (d.Method == "" || !utf8.ValidString(d.Method)) {
+		return Digest{} // no method: the bytes read as an invalid request
 	}
 	d.notice = d.shape >= shapePrompt && d.ID == "" // a request without an id, as Message.Kind reads it
 	d.data, d.size = unsafe.SliceData(frame), int32(len(frame))
