@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/properties"
@@ -96,4 +97,19 @@ func ExampleNewChecker() {
 	}
 	// Output:
 	// unresolved s1: s1 ("fix the tests", no key) never got an outcome: no prompt request was ever sent; the run ended quiet with it still pending, a liveness failure.
+}
+
+// A send event carrying its frame's digest reads through the digest as it
+// reads from the bytes; a digest made for other bytes (here a copy of the
+// frame) describes nothing, and the bytes are read.
+func ExampleDigestDiff() {
+	frame, d := acp.UpdateFrameDigest("s-1", acp.ChunkUpdate(acp.UpdateAgentMessageChunk, "m-1", "done"))
+	shared := unsafe.String(unsafe.SliceData(frame), len(frame))
+	e := traces.Event{Kind: traces.KindSend, Frame: shared, Digest: &d}
+	fmt.Printf("%q %v\n", properties.DigestDiff(&e), d.Describes(e.Frame))
+	e.Frame = string(frame)
+	fmt.Printf("%q %v\n", properties.DigestDiff(&e), d.Describes(e.Frame))
+	// Output:
+	// "" true
+	// "" false
 }
