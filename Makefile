@@ -74,6 +74,10 @@ run:
 # A target may give its own -fuzztime after a second colon: FuzzServeStdio
 # runs a count, as an input that waits for the Agent's timers can outlast a
 # time budget, which go test then reports as "context deadline exceeded".
+# go1.26's fuzz coordinator can report the same at the end of any time
+# budget on a busy machine, with no failing input (golang/go#75804, fixed in
+# go1.27): such a run is repeated once; a failing input, or a second
+# failure, fails the target.
 .PHONY: fuzz
 FUZZTIME ?= 7s
 FUZZ_TARGETS = \
@@ -90,11 +94,17 @@ fuzz:
 	@for f in $$(git grep -h -o '^func Fuzz[A-Za-z0-9_]*' -- '*_test.go' | sed 's/^func //'); do \
 		case " $(FUZZ_TARGETS) " in *":$$f "*|*":$$f:"*) ;; *) echo "fuzz: $$f is not in FUZZ_TARGETS"; exit 1;; esac; \
 	done
-	@set -e; for t in $(FUZZ_TARGETS); do \
+	@set -e; log=$$(mktemp); trap 'rm -f "$$log"' EXIT; for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; name=$${t#*:}; time=$(FUZZTIME); \
 		case "$$name" in *:*) time=$${name#*:}; name=$${name%%:*};; esac; \
 		echo "fuzz $$name in $$pkg for $$time"; \
-		$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime "$$time" "$$pkg"; \
+		if $(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime "$$time" "$$pkg" > "$$log" 2>&1; then cat "$$log"; else \
+			cat "$$log"; \
+			if grep -q 'context deadline exceeded' "$$log" && ! grep -q 'Failing input written' "$$log"; then \
+				echo "fuzz $$name: no failing input, only go1.26's race at the end of -fuzztime (golang/go#75804, fixed in go1.27): once more"; \
+				$(GO) test -run '^$$' -fuzz "^$$name$$" -fuzztime "$$time" "$$pkg"; \
+			else exit 1; fi; \
+		fi; \
 	done
 
 # Per-core figures: -cpu 1, rates per CPU-second of the process (the machine
