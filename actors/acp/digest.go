@@ -108,7 +108,7 @@ type Digests struct{ block []Digest }
 // Keep keeps d for frame and returns where; nil when d describes nothing
 // (the encoder made none).
 func (s *Digests) Keep(frame []byte, d Digest) *Digest {
-	if d.data == nil || d.data != unsafe.SliceData(frame) || int(d.size) != len(frame) {
+	if !d.Describes(unsafe.String(unsafe.SliceData(frame), len(frame))) {
 		return nil
 	}
 	if len(s.block) == cap(s.block) {
