@@ -180,6 +180,10 @@ type checker struct {
 	byText map[groupKey][]*subState
 	free   []*frameRec // delivered frames, for reuse
 	last   *linkState  // the link of the previous frame event
+
+	reqSlab  slab[reqRec]
+	respSlab slab[respRec]
+	subSlab  slab[subState]
 }
 
 // newChecker sizes its tables for a trace of n events: a submission, a

@@ -91,7 +91,6 @@ func (c *checker) send(e *traces.Event) {
 			c.keys.addFrameKeys(e.Frame)
 		}
 	}
-	c.readVersion(l, d, e)
 	f := c.parse(l, d, e, true)
 	l.q[d].push(f)
 }
@@ -113,6 +112,9 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 		c.views = append(c.views[:0], v)
 	} else {
 		c.views = viewFrame(e.Frame, c.views[:0])
+	}
+	if sent {
+		c.readVersion(l, d, e, c.views) // before the entries: v1 changes how they read
 	}
 	for i := range c.views {
 		v := &c.views[i]

@@ -89,7 +89,8 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method string
 		// start: it activates the session and replays its history.
 		method = acp.MethodSessionResume
 	}
-	r := &reqRec{link: l, id: acp.ID(c.own(string(id))), method: c.name(method)}
+	r := c.reqSlab.new()
+	r.link, r.id, r.method = l, acp.ID(c.own(string(id))), c.name(method)
 	if sent {
 		r.sendSeq, r.sendT = e.Seq, e.T
 	}

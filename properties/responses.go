@@ -44,7 +44,8 @@ func (l *linkState) target(id acp.ID) *reqRec {
 }
 
 func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) *respRec {
-	rp := &respRec{link: l, id: acp.ID(c.own(string(m.id))), seq: e.Seq, t: e.T}
+	rp := c.respSlab.new()
+	rp.link, rp.id, rp.seq, rp.t = l, acp.ID(c.own(string(m.id))), e.Seq, e.T
 	if m.hasErr {
 		rp.code = m.errCode
 	} else {

@@ -26,8 +26,11 @@ type sessRec struct {
 	id       string
 	had      []sessSeen // in order, one per process
 	prompted bool
-	lastAns  sessSeen   // the last prompt answered in it
-	unknown  []sessSeen // a resume answered -32002, or the observer's list lacked it
+	lastAns  sessSeen // the last prompt answered in it (how: see lastAnsReq)
+	// lastAnsReq is that prompt, named only in a verdict: formatting
+	// every answer's name was a tenth of the sessions' cost.
+	lastAnsReq *reqRec
+	unknown    []sessSeen // a resume answered -32002, or the observer's list lacked it
 	// hadBy holds the processes of had: a session may pass through
 	// thousands of processes, each answering many prompts in it.
 	hadBy map[string]bool
@@ -114,7 +117,7 @@ func (c *checker) sess(id string) *sessRec {
 
 // sawHad notes that proc had s, the first time it shows.
 func (s *sessRec) sawHad(proc string, e *traces.Event, how string) {
-	if s.hadBy[proc] {
+	if n := len(s.had); n > 0 && s.had[n-1].proc == proc || s.hadBy[proc] {
 		return
 	}
 	if s.hadBy == nil {
@@ -174,7 +177,7 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 			s := c.sess(r.session)
 			s.sawHad(proc, e, "answered a prompt in it")
 			s.prompted = true
-			s.lastAns = sessSeen{proc, e.Seq, e.T, fmt.Sprintf("request %s on %s", r.id, l.name)}
+			s.lastAns, s.lastAnsReq = sessSeen{proc: proc, seq: e.Seq, t: e.T}, r
 		}
 	case acp.MethodSessionList:
 		if p := c.procs[proc]; l.observer && p != nil && !m.hasErr {
@@ -303,6 +306,9 @@ func (c *checker) judgeSessions() {
 			continue
 		}
 		last := s.lastAns
+		if r := s.lastAnsReq; r != nil {
+			last.how = fmt.Sprintf("request %s on %s", r.id, r.link.name)
+		}
 		ev := &evs{}
 		ev.add(last.seq, u.seq)
 		p := c.procs[u.proc]

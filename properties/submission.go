@@ -75,7 +75,8 @@ func (c *checker) sub(id, client string) *subState {
 	s := c.subs[id]
 	if s == nil {
 		id = c.own(id)
-		s = &subState{id: id}
+		s = c.subSlab.new()
+		s.id = id
 		c.subs[id] = s
 		c.order = append(c.order, s)
 	}

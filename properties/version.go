@@ -21,26 +21,28 @@ type versionState struct {
 // readVersion reads a sent frame that may be an initialize request or
 // answer. Only frames naming protocolVersion are parsed (both v1 and v2
 // require it in initialize, both ways), so the other frames cost a scan.
-func (c *checker) readVersion(l *linkState, d int, ev *traces.Event) {
+func (c *checker) readVersion(l *linkState, d int, ev *traces.Event, views []msgView) {
 	if c.v1 || !mayNameVersion(ev) {
 		return
 	}
-	for _, e := range acp.ParseLine([]byte(ev.Frame)).Entries {
-		if e.Err != nil {
-			continue
-		}
+	if len(views) > 0 && views[0].dig != nil {
+		// A digest holds no params or result: read the bytes.
+		views = viewFrame(ev.Frame, nil)
+	}
+	for i := range views {
+		v := &views[i]
 		switch {
-		case d == c2a && e.Msg.Kind() == acp.KindRequest && e.Msg.Method == acp.MethodInitialize:
+		case d == c2a && v.kind == acp.KindRequest && v.method == acp.MethodInitialize:
 			if c.version.initIDs == nil {
 				c.version.initIDs = map[string][]acp.ID{}
 			}
-			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], e.Msg.ID)
-			if v := acp.ReadPeerVersionValid(e.Msg.Params); v.V1 {
+			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], v.id)
+			if v := acp.ReadPeerVersionValid(v.params); v.V1 {
 				c.setV1(v.V1JudgedLine("the Client"))
 				return
 			}
-		case d == a2c && e.Msg.Kind() == acp.KindResponse && e.Msg.Error == nil && c.isInitID(l.name, e.Msg.ID):
-			if v := acp.ReadPeerVersionValid(e.Msg.Result); v.V1 {
+		case d == a2c && v.kind == acp.KindResponse && !v.hasErr && c.isInitID(l.name, v.id):
+			if v := acp.ReadPeerVersionValid(v.result); v.V1 {
 				c.setV1(v.V1JudgedLine("the Agent"))
 				return
 			}

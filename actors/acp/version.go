@@ -3,6 +3,7 @@ package acp
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 )
@@ -41,27 +42,46 @@ func ReadPeerVersion(raw []byte) PeerVersion {
 
 // peerVersionKeys are the members of an initialize params or result that
 // say which version its sender speaks.
+// ReadPeerVersionValid reads them by index: keep the order.
 var peerVersionKeys = []string{"protocolVersion", "capabilities", "info", "agentCapabilities", "clientCapabilities", "agentInfo", "clientInfo"}
 
 // ReadPeerVersionValid is ReadPeerVersion for raw a reader already found to
 // be valid JSON (the params or result of a parsed message): its members are
 // sliced out by the scanner, without decoding the object, where it can.
-func ReadPeerVersionValid(raw []byte) PeerVersion {
+func ReadPeerVersionValid(raw string) PeerVersion {
 	var vals [7]string
-	if !jsonscan.FieldsOf(string(raw), peerVersionKeys, vals[:]) {
-		return ReadPeerVersion(raw)
+	if !jsonscan.FieldsOf(raw, peerVersionKeys, vals[:]) {
+		return ReadPeerVersion([]byte(raw))
 	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return PeerVersion{}
 	}
-	return peerVersion(func(k string) (string, bool) {
-		for i, key := range peerVersionKeys {
-			if key == k {
-				return vals[i], vals[i] != ""
+	// Read in place: a v2 peer (the usual case) costs no allocation.
+	var p PeerVersion
+	if v := vals[0]; len(v) > 0 && v[0] != '"' {
+		if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+			p.Version = n
+		} else {
+			var num json.Number
+			if json.Unmarshal([]byte(v), &num) == nil {
+				p.Version, _ = num.Int64()
 			}
 		}
-		return "", false
-	})
+	}
+	if p.Version == 1 {
+		p.V1, p.Why = true, "protocolVersion 1"
+		return p
+	}
+	if vals[1] != "" || vals[2] != "" {
+		return p
+	}
+	for i, v := range vals[3:] {
+		if v != "" {
+			p.V1, p.Why = true, fmt.Sprintf("%q and no \"capabilities\" or \"info\" (v1 field names)", peerVersionKeys[3+i])
+			return p
+		}
+	}
+	return p
 }
 
 // peerVersion decides from the members member finds (the raw value, and

@@ -47,12 +47,12 @@ func TestReadPeerVersionValidReadsAsDecoding(t *testing.T) {
 			parts = append(parts, `"x\u0041":true`)
 		}
 		raw := "{" + strings.Join(parts, ",") + "}"
-		if got, want := ReadPeerVersionValid([]byte(raw)), ReadPeerVersion([]byte(raw)); got != want {
+		if got, want := ReadPeerVersionValid(raw), ReadPeerVersion([]byte(raw)); got != want {
 			t.Fatalf("%s: scanned %+v, decoded %+v", raw, got, want)
 		}
 	})
 	for _, raw := range []string{`null`, `[]`, `"s"`, `{"protocolVersion":1,"protocolVersion":2}`, `{"protocol\u0056ersion":1}`} {
-		if got, want := ReadPeerVersionValid([]byte(raw)), ReadPeerVersion([]byte(raw)); got != want {
+		if got, want := ReadPeerVersionValid(raw), ReadPeerVersion([]byte(raw)); got != want {
 			t.Fatalf("%s: scanned %+v, decoded %+v", raw, got, want)
 		}
 	}
