@@ -65,6 +65,42 @@ type keyIndex struct {
 type lenIndex struct {
 	pow  uint64 // hashBase^(len-1)
 	hash map[uint64]*keyInfo
+	// filter has a bit set for each hash in hash: most windows of most
+	// strings hash to none, and a bit costs less to test than a map lookup
+	// (the lookup per window was most of the scan). It holds at least 16
+	// bits per key, so that one window in 16 or fewer gets past it.
+	filter  []uint64
+	logBits uint
+}
+
+const minFilterLog = 9 // 512 bits: a short run's few keys
+
+func (li *lenIndex) bit(h uint64) (word int, mask uint64) {
+	b := (h * 0x9E3779B97F4A7C15) >> (64 - li.logBits)
+	return int(b >> 6), 1 << (b & 63)
+}
+
+func (li *lenIndex) mayHave(h uint64) bool {
+	w, m := li.bit(h)
+	return li.filter[w]&m != 0
+}
+
+// note sets h's bit, first growing the filter when the keys outnumber a
+// sixteenth of its bits.
+func (li *lenIndex) note(h uint64) {
+	if li.logBits == 0 || len(li.hash)*16 > 1<<li.logBits {
+		li.logBits = max(minFilterLog, li.logBits+1)
+		for len(li.hash)*16 > 1<<li.logBits {
+			li.logBits++
+		}
+		li.filter = make([]uint64, 1<<(li.logBits-6))
+		for k := range li.hash { // in any order: the bits are the same
+			w, m := li.bit(k)
+			li.filter[w] |= m
+		}
+	}
+	w, m := li.bit(h)
+	li.filter[w] |= m
 }
 
 const hashBase = 1099511628211
@@ -107,6 +143,7 @@ func (x *keyIndex) add(key string) *keyInfo {
 	}
 	h := rollHash(key)
 	ki.next, li.hash[h] = li.hash[h], ki
+	li.note(h)
 	return ki
 }
 
@@ -140,9 +177,11 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 		li := x.byLen[n]
 		h := rollHash(s[:n])
 		for i := 0; ; i++ {
-			for ki := li.hash[h]; ki != nil; ki = ki.next {
-				if s[i:i+n] == ki.key && (ki.anywhere || n == len(s) || ki.token && delimited(s, i, i+n)) {
-					fn(ki)
+			if li.mayHave(h) {
+				for ki := li.hash[h]; ki != nil; ki = ki.next {
+					if s[i:i+n] == ki.key && (ki.anywhere || n == len(s) || ki.token && delimited(s, i, i+n)) {
+						fn(ki)
+					}
 				}
 			}
 			if i+n >= len(s) {

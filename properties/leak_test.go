@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"fmt"
 	"reflect"
 	"slices"
 	"strings"
@@ -102,5 +103,30 @@ func TestEachString(t *testing.T) {
 	want := []tok{{"ab", true}, {`x"y`, false}, {"k", true}, {"é", true}, {"😀", false}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %+v, want %+v", got, want)
+	}
+}
+
+// The index finds every one of many keys of one length, and no key that was
+// never added, while its bit filter grows past its first size.
+func TestKeyIndexFindsEveryKeyAsItGrows(t *testing.T) {
+	x := newKeyIndex(0, strings.Clone)
+	key := func(i int) string { return fmt.Sprintf("key-%016x-%016x", i*7919, i) }
+	for i := range 5000 {
+		x.add(key(i))
+		for _, j := range []int{0, i / 2, i} {
+			var got []string
+			x.find("prefix "+key(j)+" suffix", func(k *keyInfo) { got = append(got, k.key) })
+			if len(got) != 1 || got[0] != key(j) {
+				t.Fatalf("after %d keys, find(%q) = %v", i+1, key(j), got)
+			}
+		}
+		var got []string
+		x.find("prefix "+key(i+1)+" suffix", func(k *keyInfo) { got = append(got, k.key) })
+		if len(got) != 0 {
+			t.Fatalf("after %d keys, found %v, never added", i+1, got)
+		}
+	}
+	if li := x.byLen[len(key(0))]; li.logBits <= minFilterLog {
+		t.Fatalf("the filter never grew: %d bits for 5000 keys", 1<<li.logBits)
 	}
 }
