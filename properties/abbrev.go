@@ -158,6 +158,12 @@ func (r *Report) cutIDs() {
 	for i := range r.Unjudged {
 		texts = append(texts, &r.Unjudged[i].Why)
 	}
+	if !slices.ContainsFunc(texts, func(t *string) bool { return strings.Contains(*t, idOpen) }) {
+		// Nothing to cut in the prose (a passing run, usually): the table's
+		// cut is made over the table alone, when it is printed (abbrev),
+		// which is the cut made here. A swarm prints few of its reports.
+		return
+	}
 	ab := newAbbrev(func(yield func(string) bool) {
 		for id := range r.tableIDs {
 			if !yield(id) {
