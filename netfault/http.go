@@ -138,6 +138,7 @@ type httpMsg struct {
 	init   bool
 	lost   bool // accepted-lost: the answer never reaches the Client
 	expire bool // conn-expired: the connection expires as this POST arrives
+	route  HTTPRoute // read once, as it was sent (HTTPRouteOf)
 	stream *sseStream
 	gone   bool
 	refuse bool // dropped while in flight: its POST is answered 404
@@ -177,6 +178,32 @@ func (h *HTTPLink) record(kind string, m *httpMsg, note string) {
 
 // NextConn is the id the connection an initialize POSTed now would create.
 func (h *HTTPLink) NextConn() string { return h.Name + "#" + strconv.Itoa(h.posts+1) }
+
+// HTTPRoute is what Streamable HTTP routing reads of a frame (Peek): whether it
+// is a batch, its id and method, and a request's or notification's
+// params.sessionId.
+type HTTPRoute struct {
+	Batch   bool
+	ID      acp.ID
+	Method  string
+	Session string
+}
+
+// HTTPRouteOf reads frame's HTTPRoute from d, the frame's digest, when d describes
+// it (acp.Digest: made by the encoder that wrote it), and from the bytes
+// (Peek) otherwise: the model link reads each frame once, from what its
+// sender already knew, where it used to parse it at every hop.
+func HTTPRouteOf(frame []byte, d *acp.Digest) HTTPRoute {
+	if d.Describes(frameText(frame)) {
+		r := HTTPRoute{ID: d.ID}
+		if d.Kind() != acp.KindResponse {
+			r.Method, r.Session = d.Method, d.Session()
+		}
+		return r
+	}
+	batch, msg, session := Peek(frame)
+	return HTTPRoute{Batch: batch, ID: msg.ID, Method: msg.Method, Session: session}
+}
 
 // Peek reads what Streamable HTTP routing needs from a frame: whether it is
 // a batch, and its envelope and params.sessionId. The model link and the

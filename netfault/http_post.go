@@ -17,12 +17,16 @@ import (
 // initialize needs no connection; every other POST carries the live
 // connection id (400 when there never was one, 404 when it is gone). A batch
 // is answered 501.
-func (h *HTTPLink) Post(frame []byte, sub string) int {
+func (h *HTTPLink) Post(frame []byte, sub string) int { return h.PostDigest(frame, sub, nil) }
+
+// PostDigest is Post of a frame whose digest (acp.Digest) the sender made:
+// the link reads its route from it (HTTPRouteOf).
+func (h *HTTPLink) PostDigest(frame []byte, sub string, d *acp.Digest) int {
 	h.posts++
 	n := h.posts
-	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn}
-	batch, msg, _ := Peek(frame)
-	m.init = !batch && msg.Method == acp.MethodInitialize
+	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn, route: HTTPRouteOf(frame, d)}
+	batch := m.route.Batch
+	m.init = !batch && m.route.Method == acp.MethodInitialize
 	if m.init { // the connection it creates is named after this POST
 		m.conn = h.Name + "#" + strconv.Itoa(n)
 	}
@@ -75,7 +79,7 @@ func (h *HTTPLink) arrivePost(m *httpMsg) {
 		h.endConn("conn-expired", true)
 		return
 	}
-	_, msg, session := Peek(m.bytes)
+	msg, session := m.route, m.route.Session
 	if m.init {
 		if h.conn != "" {
 			h.endConn("superseded", true)

@@ -7,6 +7,7 @@ package netfault
 import (
 	"strconv"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -56,13 +57,18 @@ func (h *HTTPLink) OpenStream(session string) {
 // ConnectionStreamMethods) on that session's stream, others on the
 // connection stream. Any other frame goes on the stream of session, or of
 // its params.sessionId when session is "", or else on the connection stream.
-func (h *HTTPLink) FromAgent(frame []byte, session string) {
+func (h *HTTPLink) FromAgent(frame []byte, session string) { h.FromAgentDigest(frame, session, nil) }
+
+// FromAgentDigest is FromAgent of a frame whose digest (acp.Digest) the
+// Agent made: the link reads its route from it (HTTPRouteOf).
+func (h *HTTPLink) FromAgentDigest(frame []byte, session string, d *acp.Digest) {
 	m := &httpMsg{dir: a2c, bytes: frame, text: frameText(frame), conn: h.conn}
 	if h.conn == "" {
 		h.record(traces.KindDrop, m, "connection closed")
 		return
 	}
-	_, msg, psession := Peek(frame)
+	m.route = HTTPRouteOf(frame, d)
+	msg, psession := m.route, m.route.Session
 	key := session
 	if msg.Method == "" && msg.ID != "" { // a response
 		r, ok := h.reqs[msg.ID]

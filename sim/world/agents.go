@@ -73,7 +73,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 			} else if pipe := w.wsPipes[o.Conn]; pipe != nil {
 				pipe.SendToClient(o.Frame)
 			} else if cn := w.httpConns[o.Conn]; cn != nil && cn.http.link.Conn() == o.Conn {
-				cn.http.link.FromAgent(o.Frame, "")
+				cn.http.link.FromAgentDigest(o.Frame, "", o.Digest)
 			}
 			w.digest = nil
 		case agent.OutSync:

@@ -3,7 +3,9 @@ package world
 import (
 	"fmt"
 	"testing"
+	"unsafe"
 
+	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -27,6 +29,13 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 			}
 			if d := properties.DigestDiff(&e); d != "" {
 				t.Fatalf("%s: event %d %s: the digest reads otherwise than the bytes: %s", name, e.Seq, e.Frame, d)
+			}
+			// The HTTP link routes by the digest as by the bytes.
+			if e.Digest.Describes(e.Frame) {
+				frame := unsafe.Slice(unsafe.StringData(e.Frame), len(e.Frame)) // the very bytes: a copy is not described
+				if got, want := netfault.HTTPRouteOf(frame, e.Digest), netfault.HTTPRouteOf([]byte(e.Frame), nil); got != want {
+					t.Fatalf("%s: event %d %s: routed %+v by its digest, %+v by its bytes", name, e.Seq, e.Frame, got, want)
+				}
 			}
 		}
 		if _, err := r.JudgeOnly(cfg); err != nil {

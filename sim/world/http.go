@@ -2,6 +2,7 @@ package world
 
 import (
 	"encoding/json"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
@@ -117,15 +118,17 @@ func (w *world) httpSend(cn *clientNode, o client.Output) {
 	if o.Conn != hs.conn {
 		return // written to a connection that is gone
 	}
-	l := acp.ParseLine(o.Frame)
-	if m := l.Entries[0].Msg.Method; !l.Batch && l.Entries[0].Err == nil && (m == acp.MethodSessionResume || m == acp.MethodSessionLoad) {
+	r := netfault.HTTPRouteOf(o.Frame, o.Digest)
+	if m := r.Method; !r.Batch && (m == acp.MethodSessionResume || m == acp.MethodSessionLoad) {
+		// Decoded whole, not read off the route: params that do not decode
+		// open no stream.
 		var p acp.ResumeSessionParams
-		if acp.DecodeParams(l.Entries[0].Msg.Params, &p) == nil {
+		if l := acp.ParseLine(o.Frame); acp.DecodeParams(l.Entries[0].Msg.Params, &p) == nil {
 			hs.link.OpenStream(p.SessionID) // its replay comes on the session's stream
 		}
 	}
-	n := hs.link.Post(o.Frame, o.Sub)
-	if !l.Batch && l.Entries[0].Err == nil && l.Entries[0].Msg.Method == acp.MethodInitialize {
+	n := hs.link.PostDigest(o.Frame, o.Sub, o.Digest)
+	if !r.Batch && r.Method == acp.MethodInitialize {
 		hs.initPost = n
 	}
 }
@@ -133,6 +136,11 @@ func (w *world) httpSend(cn *clientNode, o client.Output) {
 // createdSession is the sessionId a session/new or session/fork response
 // names, "" for any other frame.
 func createdSession(frame []byte) string {
+	if env, ok := acp.ScanEnvelope(unsafe.String(unsafe.SliceData(frame), len(frame))); ok && env.Result == "" {
+		// No result (most of the Agent's frames are updates): nothing to
+		// decode, as the decode below would find.
+		return ""
+	}
 	l := acp.ParseLine(frame)
 	if l.Batch || l.Entries[0].Err != nil || l.Entries[0].Msg.Kind() != acp.KindResponse || l.Entries[0].Msg.Error != nil {
 		return ""
