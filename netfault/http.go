@@ -136,8 +136,8 @@ type httpMsg struct {
 	post   int
 	conn   string // the connection id a POST carries or an event belongs to
 	init   bool
-	lost   bool // accepted-lost: the answer never reaches the Client
-	expire bool // conn-expired: the connection expires as this POST arrives
+	lost   bool      // accepted-lost: the answer never reaches the Client
+	expire bool      // conn-expired: the connection expires as this POST arrives
 	route  HTTPRoute // read once, as it was sent (HTTPRouteOf)
 	stream *sseStream
 	gone   bool
