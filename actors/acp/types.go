@@ -1,9 +1,12 @@
 package acp
 
 import (
-	json "github.com/goccy/go-json"
 	"strings"
 	"unicode/utf8"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
 )
 
 // Method names.
@@ -256,7 +259,9 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 		// U+FFFD, so two different keys would name one submission.
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be valid Unicode (no lone surrogates, no invalid UTF-8)")
 	}
-	if err := json.Unmarshal(raw, &key); err != nil {
+	if plain, ok := jsonscan.PlainString(string(raw)); ok {
+		key = plain // no escape to decode: the usual key, read without the decoder
+	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
 	}
 	if n := utf8.RuneCountInString(key); n < 1 || n > MaxKeyLength {
