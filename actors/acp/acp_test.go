@@ -57,6 +57,17 @@ func TestKeyValidation(t *testing.T) {
 	}
 }
 
+// A key set by hand, not decoded, is held to JSON as a decoded one is: a
+// string token cut short is no key, however plain its bytes.
+func TestKeyRefusesAHandMadeTokenCutShort(t *testing.T) {
+	for _, raw := range []string{`"abc`, `"ab"c`} {
+		p := PromptParams{SessionID: "s", IdempotencyKey: json.RawMessage(raw)}
+		if key, present, err := p.Key(); err == nil || err.Code != CodeInvalidParams {
+			t.Errorf("Key() of %s = %q, %v, %v; want -32602", raw, key, present, err)
+		}
+	}
+}
+
 // Omitted, null and "" must stay three different things on the way out too.
 func TestKeyFieldRoundTripsThreeWays(t *testing.T) {
 	for raw, want := range map[string]string{"": `"prompt":[]}`, "null": `"idempotencyKey":null}`, `""`: `"idempotencyKey":""}`} {
