@@ -39,22 +39,51 @@ type Handler interface {
 // eventQueue is a binary min-heap ordered by (at, seq), a total order: the
 // events come out in one order whatever the heap's shape. It is written out
 // rather than built on container/heap, whose Push and Pop box every event
-// in an interface (two allocations per event).
-type eventQueue []event
+// in an interface (two allocations per event). The heap moves keys that
+// hold no pointer; what an event runs stays put in jobs, by slot: moving
+// pointers while the collector marks costs a write barrier each, which was
+// most of a push and a pop.
+type eventQueue struct {
+	keys []eventKey
+	jobs []job
+	free []int32 // slots of jobs that ran
+}
 
-func (q eventQueue) less(i, j int) bool {
-	if q[i].at != q[j].at {
-		return q[i].at < q[j].at
+type eventKey struct {
+	at   time.Duration
+	seq  uint64
+	slot int32
+}
+
+type job struct {
+	fn func()
+	h  Handler // when fn is nil
+}
+
+func (q *eventQueue) len() int { return len(q.keys) }
+
+func (q *eventQueue) less(i, j int) bool {
+	a, b := &q.keys[i], &q.keys[j]
+	if a.at != b.at {
+		return a.at < b.at
 	}
-	return q[i].seq < q[j].seq
+	return a.seq < b.seq
 }
 
 func (q *eventQueue) push(e event) {
-	*q = append(*q, e)
-	h := *q
+	var slot int32
+	if n := len(q.free); n > 0 {
+		slot, q.free = q.free[n-1], q.free[:n-1]
+		q.jobs[slot] = job{e.fn, e.h}
+	} else {
+		slot = int32(len(q.jobs))
+		q.jobs = append(q.jobs, job{e.fn, e.h})
+	}
+	q.keys = append(q.keys, eventKey{e.at, e.seq, slot})
+	h := q.keys
 	for j := len(h) - 1; j > 0; {
 		i := (j - 1) / 2 // parent
-		if !h.less(j, i) {
+		if !q.less(j, i) {
 			break
 		}
 		h[i], h[j] = h[j], h[i]
@@ -63,7 +92,7 @@ func (q *eventQueue) push(e event) {
 }
 
 func (q *eventQueue) pop() event {
-	h := *q
+	h := q.keys
 	n := len(h) - 1
 	h[0], h[n] = h[n], h[0]
 	for i := 0; ; {
@@ -71,19 +100,27 @@ func (q *eventQueue) pop() event {
 		if j >= n {
 			break
 		}
-		if r := j + 1; r < n && h.less(r, j) {
+		if r := j + 1; r < n && q.less(r, j) {
 			j = r
 		}
-		if !h.less(j, i) {
+		if !q.less(j, i) {
 			break
 		}
 		h[i], h[j] = h[j], h[i]
 		i = j
 	}
-	e := h[n]
-	h[n] = event{}
-	*q = h[:n]
-	return e
+	k := h[n]
+	q.keys = h[:n]
+	jb := q.jobs[k.slot]
+	q.jobs[k.slot] = job{}
+	q.free = append(q.free, k.slot)
+	return event{at: k.at, seq: k.seq, fn: jb.fn, h: jb.h}
+}
+
+// reset empties the queue, keeping its memory.
+func (q *eventQueue) reset() {
+	clear(q.jobs)
+	*q = eventQueue{keys: q.keys[:0], jobs: q.jobs[:0], free: q.free[:0]}
 }
 
 // Reset empties the loop and puts its clock back to zero, keeping the
@@ -91,9 +128,9 @@ func (q *eventQueue) pop() event {
 // one Loop does not grow a queue per seed. Events still scheduled are
 // dropped unrun.
 func (l *Loop) Reset() {
-	clear(l.q)
+	l.q.reset()
 	clear(l.lane)
-	*l = Loop{q: l.q[:0], lane: l.lane[:0]}
+	*l = Loop{q: l.q, lane: l.lane[:0]}
 }
 
 // Now is the current virtual time, measured from the start of the run.
@@ -144,24 +181,22 @@ func (l *Loop) DropAhead() {
 func (l *Loop) After(d time.Duration, fn func()) { l.At(l.now+d, fn) }
 
 // Pending is the number of scheduled events.
-func (l *Loop) Pending() int { return len(l.q) + len(l.lane) - l.laneHead }
+func (l *Loop) Pending() int { return l.q.len() + len(l.lane) - l.laneHead }
 
 // Next is the time of the earliest scheduled event; ok is false when none is.
 func (l *Loop) Next() (t time.Duration, ok bool) {
-	switch e := l.earliest(); {
-	case e == nil:
-		return 0, false
-	default:
-		return e.at, true
-	}
+	at, _, ok := l.earliest()
+	return at, ok
 }
 
-// earliest is the next event to run, at the heap's top or the lane's head
-// by (at, seq); nil when none is scheduled.
-func (l *Loop) earliest() *event {
-	var e *event
-	if len(l.q) > 0 {
-		e = &l.q[0]
+// earliest is when the next event to run is due, at the heap's top or the
+// lane's head by (at, seq), and whether it is the lane's; ok is false when
+// none is scheduled.
+func (l *Loop) earliest() (at time.Duration, lane, ok bool) {
+	var seq uint64
+	if l.q.len() > 0 {
+		k := &l.q.keys[0]
+		at, seq, ok = k.at, k.seq, true
 	}
 	if l.laneHead < len(l.lane) {
 		if l.laneUnsorted {
@@ -170,24 +205,24 @@ func (l *Loop) earliest() *event {
 			})
 			l.laneUnsorted = false
 		}
-		if f := &l.lane[l.laneHead]; e == nil || f.at < e.at || f.at == e.at && f.seq < e.seq {
-			e = f
+		if f := &l.lane[l.laneHead]; !ok || f.at < at || f.at == at && f.seq < seq {
+			return f.at, true, true
 		}
 	}
-	return e
+	return at, false, ok
 }
 
 // Step runs the earliest event and reports whether there was one.
 func (l *Loop) Step() bool {
-	first := l.earliest()
-	if first == nil {
+	_, lane, ok := l.earliest()
+	if !ok {
 		return false
 	}
 	var e event
-	if len(l.q) > 0 && first == &l.q[0] {
+	if !lane {
 		e = l.q.pop()
 	} else {
-		e = *first
+		e = l.lane[l.laneHead]
 		l.lane[l.laneHead] = event{}
 		l.laneHead++
 		if l.laneHead == len(l.lane) {
@@ -209,7 +244,7 @@ func (l *Loop) Step() bool {
 // clock stays at the last event run: an empty queue is quiet, not idle time.
 func (l *Loop) RunUntil(t time.Duration, stop func() bool) int {
 	n := 0
-	for e := l.earliest(); e != nil && e.at <= t; e = l.earliest() {
+	for at, _, ok := l.earliest(); ok && at <= t; at, _, ok = l.earliest() {
 		l.Step()
 		n++
 		if stop != nil && stop() {
