@@ -150,6 +150,8 @@ const idOpen, idClose = "\x1e", "\x1f"
 
 // cutIDs cuts the ids marked in the report's prose and fixes the cut of its
 // table, over the ids the whole report shows, so no two of them look alike.
+// When the prose marks none, the table's cut is over the table alone, and
+// abbrev makes it when the table is printed.
 func (r *Report) cutIDs() {
 	texts := []*string{&r.Sessions.Why}
 	for i := range r.Anomalies {

@@ -168,8 +168,9 @@ func tableKey(ab abbrev, key string) string {
 }
 
 // abbrev shortens the ids the table shows so that no two of the report's
-// look the same: as the report's prose cut them, or over the table alone for
-// a report the checker did not finish (built by hand, read from JSON).
+// look the same: as the report's prose cut them, or over the table alone
+// when the prose names no id (cutIDs leaves that cut to here) and for a
+// report the checker did not finish (built by hand, read from JSON).
 func (r *Report) abbrev() abbrev {
 	if r.ab != nil {
 		return *r.ab

@@ -36,7 +36,7 @@ func (c *checker) readVersion(l *linkState, d int, ev *traces.Event, views []msg
 			if c.version.initIDs == nil {
 				c.version.initIDs = map[string][]acp.ID{}
 			}
-			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], v.id)
+			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], acp.ID(c.own(string(v.id))))
 			if v := acp.ReadPeerVersionValid(v.params); v.V1 {
 				c.setV1(v.V1JudgedLine("the Client"))
 				return

@@ -60,7 +60,7 @@ func TestKeyValidation(t *testing.T) {
 // A key set by hand, not decoded, is held to JSON as a decoded one is: a
 // string token cut short is no key, however plain its bytes.
 func TestKeyRefusesAHandMadeTokenCutShort(t *testing.T) {
-	for _, raw := range []string{`"abc`, `"ab"c`} {
+	for _, raw := range []string{`"abc`, `"ab"c`, `"ab"c"`, "\"a\tb\""} {
 		p := PromptParams{SessionID: "s", IdempotencyKey: json.RawMessage(raw)}
 		if key, present, err := p.Key(); err == nil || err.Code != CodeInvalidParams {
 			t.Errorf("Key() of %s = %q, %v, %v; want -32602", raw, key, present, err)

@@ -23,7 +23,7 @@ func IsUpdateFrame(frame []byte) bool {
 // UpdateFrame encodes a session/update notification.
 func UpdateFrame(sessionID string, u Update) []byte {
 	// Sized for the whole frame (escapes aside): growing it twice on the way
-	// was a tenth of what a seed allocates.
+	// was 4% of the bytes a seed allocates.
 	n := len(updatePrefix) + len(sessionID) + len(u.Kind) + len(u.MessageID) + len(u.Content) +
 		len(u.State) + len(u.StopReason) + len(u.Meta) + 128
 	b := make([]byte, 0, n)

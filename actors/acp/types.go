@@ -259,8 +259,11 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 		// U+FFFD, so two different keys would name one submission.
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be valid Unicode (no lone surrogates, no invalid UTF-8)")
 	}
-	if plain, ok := jsonscan.PlainString(string(raw)); ok && raw[len(raw)-1] == '"' {
-		key = plain // no escape to decode: the usual key, read without the decoder
+	if plain, ok := jsonscan.PlainString(string(raw)); ok && raw[len(raw)-1] == '"' &&
+		strings.IndexByte(plain, '"') < 0 && !jsonscan.HasControl(plain) {
+		// A whole JSON string with nothing to unescape (no quote, backslash
+		// or control byte inside): the usual key, read without the decoder.
+		key = plain
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
 	}
