@@ -142,6 +142,9 @@ END {
 		label, dur(s), dur(s * 1000000 / subs), subs / 1000000 / s, runs[bench]
 	v = mean("BenchmarkCheckMillionBytes submissions/cpu-s")
 	if (v >= 0) printf "%-46s %12s   (the bytes alone, no digests: %.2f× the typed events' time)\n", "checker on the bytes, submissions/core-s", commas(v), mean(bench " submissions/cpu-s") / v
+	v = mean("BenchmarkCheckFloor/strings submissions/cpu-s")
+	w = mean("BenchmarkCheckFloor/handles submissions/cpu-s")
+	if (v >= 0 && w >= 0) printf "%-46s %12s   (each id looked up by its string, nothing judged; by small-integer handles: %s)\n", "checker floor, submissions/core-s", commas(v), commas(w)
 	judgeScaling()
 	traceBytes()
 	rate("checker submissions per core-second (20,000)", "BenchmarkCheck submissions/cpu-s", 1000000)
