@@ -23,10 +23,9 @@ func (c *checker) rightfulOwner(S string, m *tmsg, own *respRec) *respRec {
 		return own
 	}
 	var best *respRec
-	for _, s := range c.order {
-		if s.text != m.text {
-			continue
-		}
+	// The submissions answered in S with m's text, from the index: walking
+	// every submission here made a trace of many wrong-id answers quadratic.
+	for _, s := range c.answeredByText()[groupKey{S, m.text}] {
 		for _, a := range s.answers {
 			if a.session == S && a.id == m.id && (best == nil || a.resp.seq < best.seq) {
 				best = a.resp
