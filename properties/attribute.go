@@ -277,7 +277,11 @@ func (c *checker) misroutedSibling(S string, s *subState, m *tmsg) *subState {
 	if !s.holdsIn(S) {
 		return nil
 	}
-	for _, o := range c.order {
+	// Only a submission answered in S with m's text can be the sibling (a
+	// success response naming a message is an answer): the index, not
+	// every submission for each such message, keeps a trace of many
+	// duplicates linear.
+	for _, o := range c.answeredByText()[groupKey{S, m.text}] {
 		if o == s || o.text != m.text || o.holdsIn(S) {
 			continue
 		}

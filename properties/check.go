@@ -178,8 +178,11 @@ type checker struct {
 	out    []anomaly
 	views  []msgView // scratch for parse
 	byText map[groupKey][]*subState
-	free   []*frameRec // delivered frames, for reuse
-	last   *linkState  // the link of the previous frame event
+	// keyedReqs: the delivered requests with a legal key, by session and
+	// key (deliveredKeyed).
+	keyedReqs map[sessKey][]*reqRec
+	free      []*frameRec // delivered frames, for reuse
+	last      *linkState  // the link of the previous frame event
 
 	reqSlab  slab[reqRec]
 	respSlab slab[respRec]

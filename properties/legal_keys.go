@@ -55,17 +55,29 @@ func (c *checker) judgeRefusedKeys() {
 // keyUsedForOtherPrompt reports whether a request delivered before r, in
 // r's session, carried r's key with a prompt other than r's.
 func (c *checker) keyUsedForOtherPrompt(r *reqRec) bool {
-	for _, s := range c.order {
-		if s.text == r.sub.text {
-			continue
-		}
-		for _, o := range s.reqs {
-			if o.delivered && o.delSeq < r.delSeq && o.keyState == keyValid && o.key == r.key && o.session == r.session {
-				return true
-			}
+	for _, o := range c.deliveredKeyed()[sessKey{r.session, r.key}] {
+		if o.sub.text != r.sub.text && o.delSeq < r.delSeq {
+			return true
 		}
 	}
 	return false
+}
+
+// deliveredKeyed indexes, once, the delivered requests with a legal key by
+// session and key, so that judging many refused keys stays linear.
+func (c *checker) deliveredKeyed() map[sessKey][]*reqRec {
+	if c.keyedReqs == nil {
+		c.keyedReqs = map[sessKey][]*reqRec{}
+		for _, s := range c.order {
+			for _, o := range s.reqs {
+				if o.delivered && o.keyState == keyValid {
+					k := sessKey{o.session, o.key}
+					c.keyedReqs[k] = append(c.keyedReqs[k], o)
+				}
+			}
+		}
+	}
+	return c.keyedReqs
 }
 
 // keyMeasures tells a key's length in each unit an Agent might count in.
