@@ -87,14 +87,11 @@ func (c *checker) keyedSubs() map[sessKey][]*subState {
 	return out
 }
 
-// reported says whether s already has an anomaly of kind in session S.
+// reported says whether s already has an anomaly of kind in session S (of
+// its own: not one of a group). An index, since a trace of many wrong ids
+// asks once for each, and walking every anomaly each time was quadratic.
 func (c *checker) reported(s *subState, kind, S string) bool {
-	for _, a := range c.out {
-		if a.Kind == kind && a.Session == S && len(a.subs) == 1 && a.subs[0] == s {
-			return true
-		}
-	}
-	return false
+	return c.byReport[reportKey{kind, S, s}]
 }
 
 // misnamed reports answer a of s, which names message i of transcript t

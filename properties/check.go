@@ -174,10 +174,11 @@ type checker struct {
 
 	version versionState // what the initialize frames showed (version.go)
 
-	endSeq int64
-	out    []anomaly
-	views  []msgView // scratch for parse
-	byText map[groupKey][]*subState
+	endSeq   int64
+	out      []anomaly
+	byReport map[reportKey]bool // the anomalies of one submission in out (emit)
+	views    []msgView          // scratch for parse
+	byText   map[groupKey][]*subState
 	// keyedReqs: the delivered requests with a legal key, by session and
 	// key (deliveredKeyed).
 	keyedReqs map[sessKey][]*reqRec

@@ -62,5 +62,5 @@ func (c *checker) someDuplicate(g *group, varying []int) {
 		Explanation: fmt.Sprintf("one of %s (%q) was inserted twice, and the frames cannot tell which: the final transcript of session %s (read on %s at %s) holds %s that no response named (%s); only these requests, which no response named either, can have inserted %s: %s; but %s already, so whichever it was, that submission is in the transcript twice.",
 			list(names), clip(g.text, 40), short(g.session), t.link, ms(t.t), plural(len(g.msgs), "message"), list(ids), pronounObj(len(g.msgs)), strings.Join(stories, "; "), list(held)),
 		Events: ev.sorted()}, subs: subs}
-	c.out = append(c.out, a)
+	c.emit(a)
 }

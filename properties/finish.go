@@ -32,7 +32,25 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 	if s != nil {
 		a.Sub, a.subs = s.id, []*subState{s}
 	}
+	c.emit(a)
+}
+
+// emit records anomaly a, and indexes it for reported when it concerns one
+// submission.
+func (c *checker) emit(a anomaly) {
 	c.out = append(c.out, a)
+	if len(a.subs) == 1 {
+		if c.byReport == nil {
+			c.byReport = map[reportKey]bool{}
+		}
+		c.byReport[reportKey{a.Kind, a.Session, a.subs[0]}] = true
+	}
+}
+
+// reportKey is an anomaly of one submission, as reported looks it up.
+type reportKey struct {
+	kind, session string
+	s             *subState
 }
 
 func (c *checker) finish() *Report {

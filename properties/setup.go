@@ -182,6 +182,6 @@ func (c *checker) reportSetups() {
 		a := anomaly{Anomaly: Anomaly{Kind: SetupFailed, Session: g.session, Events: ev.sorted(),
 			Explanation: fmt.Sprintf("%s answered %s after %s%s, the last at %s, and never succeeded since%s.",
 				what, strings.Join(said, ", "), since, tail, ms(last.t), unchecked)}, subs: g.unchecked}
-		c.out = append(c.out, a)
+		c.emit(a)
 	}
 }

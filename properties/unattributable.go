@@ -88,7 +88,7 @@ func (c *checker) unattributable(g *group, feasible bool, varying, lo, hi []int,
 	if len(a.subs) > 0 {
 		a.Sub = a.subs[0].id
 	}
-	c.out = append(c.out, a)
+	c.emit(a)
 }
 
 // answeredByText indexes, once, the submissions that got a messageId by
