@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"pgregory.net/rapid"
 )
 
 // A key leaks when the Agent writes it after a Client first sent it, as a
@@ -106,11 +108,11 @@ func TestEachString(t *testing.T) {
 	}
 }
 
-// The index finds every one of many keys of one length, and no key that was
-// never added, while its bit filter grows past its first size.
+// The index finds every one of many keys, and no key that was never added,
+// while its filters grow past their first size.
 func TestKeyIndexFindsEveryKeyAsItGrows(t *testing.T) {
 	x := newKeyIndex(0, strings.Clone)
-	key := func(i int) string { return fmt.Sprintf("key-%016x-%016x", i*7919, i) }
+	key := func(i int) string { return fmt.Sprintf("%016x-key-%d", uint64(i)*0x9E3779B97F4A7C15, i) }
 	for i := range 5000 {
 		x.add(key(i))
 		for _, j := range []int{0, i / 2, i} {
@@ -126,7 +128,46 @@ func TestKeyIndexFindsEveryKeyAsItGrows(t *testing.T) {
 			t.Fatalf("after %d keys, found %v, never added", i+1, got)
 		}
 	}
-	if li := x.byLen[len(key(0))]; li.logBits <= minFilterLog {
-		t.Fatalf("the filter never grew: %d bits for 5000 keys", 1<<li.logBits)
+	if f := x.grams.filter; f.logBits <= minFilterLog {
+		t.Fatalf("the filter never grew: %d bits for 5000 keys", 1<<f.logBits)
 	}
+}
+
+// find reports what a scan of every length, then every position, then
+// every key reports, in that order: keys of every length from 1 to 40
+// bytes, many sharing their first bytes, in strings built from them.
+func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		alphabet := rapid.SampledFrom([]string{"a", "b", "-", " ", "é", "😀", "0"})
+		piece := rapid.Custom(func(t *rapid.T) string {
+			return strings.Join(rapid.SliceOfN(alphabet, 1, 40).Draw(t, "runes"), "")
+		})
+		keys := rapid.SliceOfNDistinct(piece, 1, 30, func(s string) string { return s }).Draw(t, "keys")
+		x := newKeyIndex(0, strings.Clone)
+		for _, k := range keys {
+			x.add(k)
+		}
+		var parts []string
+		for range rapid.IntRange(1, 6).Draw(t, "parts") {
+			if rapid.Bool().Draw(t, "key?") {
+				parts = append(parts, rapid.SampledFrom(keys).Draw(t, "key"))
+			} else {
+				parts = append(parts, piece.Draw(t, "other"))
+			}
+		}
+		s := strings.Join(parts, rapid.SampledFrom([]string{"", " ", "x"}).Draw(t, "sep"))
+		var want []string
+		for n := 1; n <= len(s); n++ {
+			for i := 0; i+n <= len(s); i++ {
+				if ki := x.all[s[i:i+n]]; ki != nil && x.leaksAt(ki, s, i) {
+					want = append(want, ki.key)
+				}
+			}
+		}
+		var got []string
+		x.find(s, func(k *keyInfo) { got = append(got, k.key) })
+		if !slices.Equal(got, want) {
+			t.Fatalf("find(%q) = %q, want %q", s, got, want)
+		}
+	})
 }

@@ -106,6 +106,21 @@ function runPrompts(    p, c0, c1, e0, e1, k0, k1) {
 		"run: 20,000 prompts / 2,000 prompts time ratio", c1 / c0, "≤ 15", 15 / (c1 / c0), dur(c1), dur(c0), e1, e0,
 		(k0 > 0 || k1 > 0) ? "; STOPPED AT THE CAP" : ""
 }
+# The checker on failing runs (BenchmarkCheckFailing): per known-bad Agent,
+# the CPU time of checking its 20,000-prompt run over its 2,000-prompt run,
+# which a checker linear in its anomalies keeps near 10 (target: at most 15).
+function checkFailing(    agents, n, i, p, c0, c1, a0, a1, label) {
+	n = split("key-length-in-utf16 newest-id-on-retry", agents, " ")
+	for (i = 1; i <= n; i++) {
+		p = "BenchmarkCheckFailing/" agents[i] "/prompts="
+		label = "checking a failing run, 20,000 ÷ 2,000 prompts (" agents[i] ")"
+		c0 = mean(p "2000 cpu-s/check"); c1 = mean(p "20000 cpu-s/check")
+		if (c0 < 0 || c1 < 0) { printf "%-46s (no runs)\n", label; continue }
+		a0 = mean(p "2000 anomalies"); a1 = mean(p "20000 anomalies")
+		printf "%-46s %12.2f   target %9s   ratio %5.2f   (%s / %s CPU; %d / %d anomalies)\n",
+			label, c1 / c0, "≤ 15", 15 / (c1 / c0), dur(c1), dur(c0), a1, a0
+	}
+}
 # Trace bytes per submission of the bench history in format 2 beside format
 # 1 (BenchmarkTraceBytes): issue 33 asks at most half the 4,255 bytes format
 # 1 took, with the '"' bytes and the read floor (every quote visited once)
@@ -130,6 +145,7 @@ END {
 	rate("ten-prompt seeds per core-second (ws)", "BenchmarkSeed/ws seeds/cpu-s", 2000)
 	scaling()
 	runPrompts()
+	checkFailing()
 	s = mean(bench " cpu-s/check")
 	subs = mean(bench " submissions")
 	if (subs < 0) subs = 1000000 # runs from before the metric

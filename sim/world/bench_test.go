@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim/bench"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -127,5 +128,38 @@ func BenchmarkRunPrompts(b *testing.B) {
 			b.ReportMetric(float64(events)/float64(b.N*prompts), "events/prompt")
 			b.ReportMetric(float64(capped)/float64(b.N), "capped")
 		})
+	}
+}
+
+// BenchmarkCheckFailing is the checker on failing runs, where its healthy
+// benchmarks never go: a known-bad Agent's run at 2,000 and 20,000 prompts
+// (key-length-in-utf16: thousands of legal keys refused; newest-id-on-retry:
+// thousands of wrong ids), checked from the kept trace as acpsim judge
+// checks a file. make bench prints each mutant's ratio of the two, which a
+// checker linear in its anomalies keeps near 10 (target: at most 15); a
+// judgement that walked every submission for each anomaly made it 24 and
+// more, and hours at a million.
+func BenchmarkCheckFailing(b *testing.B) {
+	for _, agent := range []string{"key-length-in-utf16", "newest-id-on-retry"} {
+		for _, prompts := range []int{2000, 20000} {
+			b.Run(agent+"/prompts="+strconv.Itoa(prompts), func(b *testing.B) {
+				cfg := DefaultConfig()
+				cfg.Agent, cfg.Prompts = agent, prompts
+				v, err := Judge(cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if v.Report.OK() {
+					b.Fatalf("%s passed at %d prompts: nothing to judge", agent, prompts)
+				}
+				log := v.Result.Log
+				cpu0 := bench.CPUTime()
+				for b.Loop() {
+					properties.Check(log.Header, log.Events)
+				}
+				b.ReportMetric((bench.CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/check")
+				b.ReportMetric(float64(len(v.Report.Anomalies)), "anomalies")
+			})
+		}
 	}
 }

@@ -1,0 +1,279 @@
+package properties
+
+import (
+	"slices"
+	"sort"
+	"unicode/utf8"
+)
+
+// keyIndex finds every Client key inside a string in time linear in the
+// string. A key that leaks only as a whole string (under leakAsToken code
+// points) is one lookup of the string. Other keys of gramLen bytes or more
+// (UUIDs, and most keys) are found by their first gramLen bytes: one lookup
+// per position of the string, whatever the number and lengths of the keys.
+// Shorter ones have a Rabin-Karp rolling hash per length, of which there are
+// at most four. A rolling hash per length for every key made the scan of a
+// string cost its length times the keys' distinct lengths, hundreds once
+// Clients draw keys of every length.
+type keyIndex struct {
+	all   map[string]*keyInfo
+	whole map[string]*keyInfo // the keys that leak only as a whole string
+	lens  []int               // the lengths of the short token keys, ascending
+	byLen map[int]*lenIndex
+	grams gramIndex
+	// early holds, per key no Client has sent yet, the first request read
+	// from a frame never sent (delivered or dropped without a send) that
+	// carried it: the key's first request once a send adds the key.
+	early map[string]*reqRec
+	hint  int // keys expected
+	// own is a key as the index keeps it: the checker's own (a copy, or
+	// the string itself when the checker borrows its events).
+	own func(string) string
+}
+
+// gramLen is how many of a long key's first bytes index it.
+const gramLen = 8
+
+// bitFilter has a bit set for each value it was told of: most windows of
+// most strings match no key, and a bit costs less to test than a map
+// lookup (the lookup per window was most of the scan). It holds at least 16
+// bits per value, so that one window in 16 or fewer gets past it.
+type bitFilter struct {
+	bits    []uint64
+	logBits uint
+}
+
+const minFilterLog = 9 // 512 bits: a short run's few keys
+
+func (f *bitFilter) bit(h uint64) (word int, mask uint64) {
+	b := (h * 0x9E3779B97F4A7C15) >> (64 - f.logBits)
+	return int(b >> 6), 1 << (b & 63)
+}
+
+func (f *bitFilter) mayHave(h uint64) bool {
+	w, m := f.bit(h)
+	return f.bits[w]&m != 0
+}
+
+// note sets h's bit; n is how many values the filter will then hold, and
+// all lists them (in any order: the bits are the same) for when the filter
+// must grow to keep 16 bits a value.
+func (f *bitFilter) note(h uint64, n int, all func(yield func(uint64) bool)) {
+	if f.logBits == 0 || n*16 > 1<<f.logBits {
+		f.logBits = max(minFilterLog, f.logBits+1)
+		for n*16 > 1<<f.logBits {
+			f.logBits++
+		}
+		f.bits = make([]uint64, 1<<(f.logBits-6))
+		for k := range all {
+			w, m := f.bit(k)
+			f.bits[w] |= m
+		}
+	}
+	w, m := f.bit(h)
+	f.bits[w] |= m
+}
+
+type lenIndex struct {
+	pow    uint64 // hashBase^(len-1)
+	hash   map[uint64]*keyInfo
+	filter bitFilter
+}
+
+// gramIndex holds the long keys by their first gramLen bytes.
+type gramIndex struct {
+	keys   map[uint64][]*keyInfo
+	filter bitFilter
+	// shortest is the shortest key's length: no key starts at a position
+	// closer than that to the end of a string, so a string shorter than
+	// every key (most of them, when the keys are UUIDs) is not scanned.
+	shortest int
+}
+
+// gramAt is the gramLen bytes of s from i, as a number.
+func gramAt(s string, i int) uint64 {
+	_ = s[i+gramLen-1]
+	return uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+		uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+}
+
+const hashBase = 1099511628211
+
+func rollHash(b string) uint64 {
+	var h uint64
+	for i := 0; i < len(b); i++ {
+		h = h*hashBase + uint64(b[i])
+	}
+	return h
+}
+
+func newKeyIndex(hint int, own func(string) string) *keyIndex {
+	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}, hint: hint, own: own}
+}
+
+// add indexes key and returns it (nil for "").
+func (x *keyIndex) add(key string) *keyInfo {
+	if key == "" {
+		return nil
+	}
+	if ki := x.all[key]; ki != nil {
+		return ki
+	}
+	key = x.own(key) // not the frame it was read from
+	n := utf8.RuneCountInString(key)
+	ki := &keyInfo{key: key, first: x.early[key], anywhere: n >= leakAnywhere, token: n >= leakAsToken}
+	x.all[key] = ki
+	if !ki.token {
+		if x.whole == nil {
+			x.whole = map[string]*keyInfo{}
+		}
+		x.whole[key] = ki
+		return ki
+	}
+	if len(key) >= gramLen {
+		x.addLong(ki)
+		return ki
+	}
+	n = len(key)
+	li := x.byLen[n]
+	if li == nil {
+		li = &lenIndex{pow: 1, hash: map[uint64]*keyInfo{}}
+		for i := 1; i < n; i++ {
+			li.pow *= hashBase
+		}
+		x.byLen[n] = li
+		x.lens = append(x.lens, n)
+		sort.Ints(x.lens)
+	}
+	h := rollHash(key)
+	ki.next, li.hash[h] = li.hash[h], ki
+	li.filter.note(h, len(li.hash), func(yield func(uint64) bool) {
+		for k := range li.hash {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+	return ki
+}
+
+func (x *keyIndex) addLong(ki *keyInfo) {
+	g := &x.grams
+	if g.keys == nil {
+		g.keys = make(map[uint64][]*keyInfo, x.hint)
+	}
+	k := gramAt(ki.key, 0)
+	g.keys[k] = append(g.keys[k], ki)
+	if g.shortest == 0 || len(ki.key) < g.shortest {
+		g.shortest = len(ki.key)
+	}
+	g.filter.note(k, len(g.keys), func(yield func(uint64) bool) {
+		for k := range g.keys {
+			if !yield(k) {
+				return
+			}
+		}
+	})
+}
+
+// sentBy notes that request r carried key (ki, when the caller has it
+// already); sent says r's frame was sent.
+func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
+	if ki == nil {
+		ki = x.all[key]
+	}
+	if ki != nil {
+		if ki.first == nil {
+			ki.first = r
+		}
+		return
+	}
+	if !sent && x.early[key] == nil {
+		if x.early == nil {
+			x.early = map[string]*reqRec{}
+		}
+		x.early[x.own(key)] = r
+	}
+}
+
+// keyAt is a key found at a position of a string.
+type keyAt struct {
+	ki  *keyInfo
+	pos int
+}
+
+// find calls fn for every occurrence in s of a key that leaks there: a long
+// key anywhere, a shorter one as a delimited token, the shortest as all of
+// s. It calls fn by the key's length, then its position in s, as a scan per
+// length finds them.
+func (x *keyIndex) find(s string, fn func(*keyInfo)) {
+	var buf [4]keyAt
+	found := x.findShort(s, buf[:0])
+	if ki := x.whole[s]; ki != nil {
+		found = append(found, keyAt{ki, 0})
+	}
+	if g := &x.grams; g.keys != nil && len(s) >= g.shortest {
+		found = x.findLong(s, found)
+	}
+	if len(found) > 1 {
+		// Two keys at one length and position would be one string, one key.
+		slices.SortFunc(found, func(a, b keyAt) int {
+			if la, lb := len(a.ki.key), len(b.ki.key); la != lb {
+				return la - lb
+			}
+			return a.pos - b.pos
+		})
+	}
+	for _, f := range found {
+		fn(f.ki)
+	}
+}
+
+// findLong appends the long keys s holds to found.
+func (x *keyIndex) findLong(s string, found []keyAt) []keyAt {
+	g := &x.grams
+	for i := 0; i+g.shortest <= len(s); i++ {
+		k := gramAt(s, i)
+		if !g.filter.mayHave(k) {
+			continue
+		}
+		for _, ki := range g.keys[k] {
+			if n := len(ki.key); i+n <= len(s) && s[i:i+n] == ki.key && x.leaksAt(ki, s, i) {
+				found = append(found, keyAt{ki, i})
+			}
+		}
+	}
+	return found
+}
+
+// findShort appends the token keys shorter than gramLen that s holds to
+// found.
+func (x *keyIndex) findShort(s string, found []keyAt) []keyAt {
+	for _, n := range x.lens {
+		if n > len(s) {
+			break
+		}
+		li := x.byLen[n]
+		h := rollHash(s[:n])
+		for i := 0; ; i++ {
+			if li.filter.mayHave(h) {
+				for ki := li.hash[h]; ki != nil; ki = ki.next {
+					if s[i:i+n] == ki.key && x.leaksAt(ki, s, i) {
+						found = append(found, keyAt{ki, i})
+					}
+				}
+			}
+			if i+n >= len(s) {
+				break
+			}
+			h = (h-uint64(s[i])*li.pow)*hashBase + uint64(s[i+n])
+		}
+	}
+	return found
+}
+
+// leaksAt says whether ki, found at position i of s, leaks there.
+func (x *keyIndex) leaksAt(ki *keyInfo, s string, i int) bool {
+	n := len(ki.key)
+	return ki.anywhere || n == len(s) || ki.token && delimited(s, i, i+n)
+}
