@@ -61,6 +61,10 @@ const (
 
 var dirNames = [2]string{traces.ClientToAgent, traces.AgentToClient}
 
+// shiftInFlight is the most frames in flight that an arrival shifts down
+// rather than reslices past (Pipe.arrive).
+const shiftInFlight = 16
+
 // NewPipe opens a pipe between client and agent named name and records the
 // connect event.
 func NewPipe(name, client, agent string, loop *sim.Loop, choose func(sim.Decision) int, rec Recorder, latency time.Duration) *Pipe {
@@ -135,12 +139,20 @@ func (p *Pipe) arrive(dir int, f *frame) {
 	}
 	f.gone = true
 	q := p.inflight[dir]
-	if len(q) > 0 && q[0] == f {
+	switch {
+	case len(q) == 0 || q[0] != f:
+	case len(q) <= shiftInFlight:
 		// Shifted down, not resliced: the few frames in flight stay at the
 		// start of the slice, which then never needs growing again.
 		n := copy(q, q[1:])
 		q[n] = nil
 		p.inflight[dir] = q[:n]
+	default:
+		// Resliced: shifting a long backlog at every arrival made a long
+		// run's deliveries quadratic (a fifth of a 20,000-prompt run).
+		// Growing the slice later copies only the frames still in it.
+		q[0] = nil
+		p.inflight[dir] = q[1:]
 	}
 	p.event(traces.KindDeliver, dir, f, "")
 	if dir == c2a {
