@@ -28,6 +28,13 @@ type Saved struct {
 	// one submission of its session for as long as the Agent keeps the
 	// message, so it is never made again there, even after a restart.
 	Keys []SavedKey
+
+	// keySet and attributed are a dead Client's own indexes of Keys and
+	// Attributed (Died), which the Client restored from this Saved takes
+	// over instead of building them again from the whole history at every
+	// restart; nil otherwise.
+	keySet     map[SavedKey]struct{}
+	attributed map[string]string
 }
 
 // SavedKey is a key made for a submission of session number Session.
@@ -88,6 +95,15 @@ func (c *Client) Persisted() Saved {
 	return s
 }
 
+// Died is Persisted for a Client that dies now: the Client restored from
+// what it returns (once) takes over its indexes, and c is not used again.
+func (c *Client) Died() Saved {
+	s := c.Persisted()
+	s.keySet, s.attributed = c.keySet, c.attributed
+	c.keySet, c.attributed = nil, nil
+	return s
+}
+
 func (c *Client) resolvedNow(sub *submission) bool {
 	for _, d := range c.justDone {
 		if d == sub {
@@ -117,11 +133,19 @@ func Restore(cfg Config, env Env, s Saved) *Client {
 		}
 	}
 	c.keys = slices.Clip(s.Keys) // appended to by this Client only after a copy
-	for _, k := range s.Keys {
-		c.keySet[k] = struct{}{}
+	if s.keySet != nil && len(s.keySet) == len(s.Keys) {
+		c.keySet = s.keySet
+	} else {
+		for _, k := range s.Keys {
+			c.keySet[k] = struct{}{}
+		}
 	}
-	for _, m := range s.Attributed {
-		c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
+	if s.attributed != nil && len(s.attributed) == len(s.Attributed) {
+		c.attributed = s.attributed
+	} else {
+		for _, m := range s.Attributed {
+			c.attributed[m.Session+"\x00"+m.MessageID] = m.Sub
+		}
 	}
 	for _, ss := range s.Subs {
 		sub := &submission{id: ss.ID, text: ss.Text, sess: ss.Session % len(c.sessions), key: ss.Key, nullKey: ss.NullKey, attempts: ss.Attempts, at: ss.At, stray: ss.Stray}

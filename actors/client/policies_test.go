@@ -45,7 +45,12 @@ func (h *harness) env(clk *clock) client.Env {
 // again from what it saved: a new harness around the restored Client, with
 // the same key stream and no timers.
 func (h *harness) restart(cfg client.Config, clk *clock) (*harness, client.Saved) {
-	saved := h.c.Persisted()
+	return h.restartFrom(cfg, clk, h.c.Persisted())
+}
+
+// restartFrom restarts the Client from saved: Persisted, or Died (whose
+// indexes the restored Client takes over, as the simulator restarts one).
+func (h *harness) restartFrom(cfg client.Config, clk *clock, saved client.Saved) (*harness, client.Saved) {
 	h2 := &harness{t: h.t, pol: h.pol, timers: map[int]client.Output{}, keys: h.keys, intN: h.intN, draws: h.draws}
 	h2.c = client.Restore(cfg, h2.env(clk), saved)
 	return h2, saved
@@ -480,6 +485,12 @@ func TestRestoreLookupLooksUpFirst(t *testing.T) {
 // Client never makes one again in its session, even when it deliberately
 // reuses another session's key.
 func TestRestoreNeverRemakesAKeyInItsSession(t *testing.T) {
+	for _, how := range []string{"persisted", "died"} {
+		t.Run(how, func(t *testing.T) { restoreNeverRemakesAKey(t, how == "died") })
+	}
+}
+
+func restoreNeverRemakesAKey(t *testing.T, died bool) {
 	pol := policy(t, "keyed")
 	h := newHarness(t, pol, 2)
 	h.intN = func(int) int { return 0 } // always try to reuse, exactly
@@ -492,7 +503,11 @@ func TestRestoreNeverRemakesAKeyInItsSession(t *testing.T) {
 		t.Fatalf("b's key %q, want a's %q reused across sessions", kb, ka)
 	}
 	h.take(h.c.Timer(999))
-	h2, saved := h.restart(harnessConfig(pol, 2), nil)
+	saved := h.c.Persisted()
+	if died {
+		saved = h.c.Died()
+	}
+	h2, saved := h.restartFrom(harnessConfig(pol, 2), nil, saved)
 	if len(saved.Keys) != 2 {
 		t.Fatalf("saved keys %+v, want both", saved.Keys)
 	}

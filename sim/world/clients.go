@@ -108,7 +108,7 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 // spawn delay from what it had saved. Its stdio pipe ends with it: the
 // Agent reads EOF and exits, and nobody reads what was in flight.
 func (w *world) restartClient(cn *clientNode) {
-	saved := cn.c.Persisted()
+	saved := cn.c.Died()
 	cn.c = nil
 	w.Record(traces.Event{Kind: traces.KindKill, From: cn.name, Note: "client restarted"})
 	if pipe := cn.pipe; pipe != nil && pipe.Alive() {
