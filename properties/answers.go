@@ -23,8 +23,10 @@ func (c *checker) rightfulOwner(S string, m *tmsg, own *respRec) *respRec {
 		return own
 	}
 	var best *respRec
-	// The submissions answered in S with m's text, from the index: walking
-	// every submission here made a trace of many wrong-id answers quadratic.
+	// The submissions with m's text that sent a request in S and got an
+	// answer (every one answered in S is among them), from the index:
+	// walking every submission here made a trace of many wrong-id answers
+	// quadratic.
 	for _, s := range c.answeredByText()[groupKey{S, m.text}] {
 		for _, a := range s.answers {
 			if a.session == S && a.id == m.id && (best == nil || a.resp.seq < best.seq) {

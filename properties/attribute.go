@@ -277,9 +277,10 @@ func (c *checker) misroutedSibling(S string, s *subState, m *tmsg) *subState {
 	if !s.holdsIn(S) {
 		return nil
 	}
-	// Only a submission answered in S with m's text can be the sibling (a
-	// success response naming a message is an answer): the index, not
-	// every submission for each such message, keeps a trace of many
+	// Only a submission with m's text answered in S can be the sibling (a
+	// success response naming a message is an answer), and the index holds
+	// every such one (with others, which the test below turns away): it,
+	// not every submission for each such message, keeps a trace of many
 	// duplicates linear.
 	for _, o := range c.answeredByText()[groupKey{S, m.text}] {
 		if o == s || o.text != m.text || o.holdsIn(S) {
