@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"iter"
+	"maps"
 	"slices"
 	"sort"
 	"unicode/utf8"
@@ -58,7 +60,7 @@ func (f *bitFilter) mayHave(h uint64) bool {
 // note sets h's bit; n is how many values the filter will then hold, and
 // all lists them (in any order: the bits are the same) for when the filter
 // must grow to keep 16 bits a value.
-func (f *bitFilter) note(h uint64, n int, all func(yield func(uint64) bool)) {
+func (f *bitFilter) note(h uint64, n int, all iter.Seq[uint64]) {
 	if f.logBits == 0 || n*16 > 1<<f.logBits {
 		f.logBits = max(minFilterLog, f.logBits+1)
 		for n*16 > 1<<f.logBits {
@@ -147,13 +149,7 @@ func (x *keyIndex) add(key string) *keyInfo {
 	}
 	h := rollHash(key)
 	ki.next, li.hash[h] = li.hash[h], ki
-	li.filter.note(h, len(li.hash), func(yield func(uint64) bool) {
-		for k := range li.hash {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	li.filter.note(h, len(li.hash), maps.Keys(li.hash))
 	return ki
 }
 
@@ -167,13 +163,7 @@ func (x *keyIndex) addLong(ki *keyInfo) {
 	if g.shortest == 0 || len(ki.key) < g.shortest {
 		g.shortest = len(ki.key)
 	}
-	g.filter.note(k, len(g.keys), func(yield func(uint64) bool) {
-		for k := range g.keys {
-			if !yield(k) {
-				return
-			}
-		}
-	})
+	g.filter.note(k, len(g.keys), maps.Keys(g.keys))
 }
 
 // sentBy notes that request r carried key (ki, when the caller has it
@@ -238,7 +228,7 @@ func (x *keyIndex) findLong(s string, found []keyAt) []keyAt {
 			continue
 		}
 		for _, ki := range g.keys[k] {
-			if n := len(ki.key); i+n <= len(s) && s[i:i+n] == ki.key && x.leaksAt(ki, s, i) {
+			if n := len(ki.key); i+n <= len(s) && s[i:i+n] == ki.key && ki.leaksAt(s, i) {
 				found = append(found, keyAt{ki, i})
 			}
 		}
@@ -258,7 +248,7 @@ func (x *keyIndex) findShort(s string, found []keyAt) []keyAt {
 		for i := 0; ; i++ {
 			if li.filter.mayHave(h) {
 				for ki := li.hash[h]; ki != nil; ki = ki.next {
-					if s[i:i+n] == ki.key && x.leaksAt(ki, s, i) {
+					if s[i:i+n] == ki.key && ki.leaksAt(s, i) {
 						found = append(found, keyAt{ki, i})
 					}
 				}
@@ -273,7 +263,7 @@ func (x *keyIndex) findShort(s string, found []keyAt) []keyAt {
 }
 
 // leaksAt says whether ki, found at position i of s, leaks there.
-func (x *keyIndex) leaksAt(ki *keyInfo, s string, i int) bool {
+func (ki *keyInfo) leaksAt(s string, i int) bool {
 	n := len(ki.key)
 	return ki.anywhere || n == len(s) || ki.token && delimited(s, i, i+n)
 }

@@ -159,7 +159,7 @@ func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
 		var want []string
 		for n := 1; n <= len(s); n++ {
 			for i := 0; i+n <= len(s); i++ {
-				if ki := x.all[s[i:i+n]]; ki != nil && x.leaksAt(ki, s, i) {
+				if ki := x.all[s[i:i+n]]; ki != nil && ki.leaksAt(s, i) {
 					want = append(want, ki.key)
 				}
 			}
