@@ -11,6 +11,7 @@ import (
 
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim/explore"
+	"github.com/acpsim/acpsim/sim/parallel"
 )
 
 func newExploreCmd() *cobra.Command {
@@ -50,6 +51,7 @@ Exit codes: 0 every schedule passed, 1 a counterexample, 2 bad usage,
   acpsim explore --faults 1 --kinds delay,cut --delays 30ms,300ms,1500ms`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer parallel.TuneGC()() // many seeds, each a small heap
 			cfg, err := sf.config()
 			if err != nil {
 				return err

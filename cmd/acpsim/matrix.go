@@ -12,6 +12,7 @@ import (
 
 	"github.com/acpsim/acpsim/sim/design"
 	"github.com/acpsim/acpsim/sim/matrix"
+	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/world"
 )
 
@@ -69,6 +70,7 @@ Exit codes: 0 the matrix ran (failing cells are its result, not an error),
   acpsim matrix --status-quo --seeds 200 --format md`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer parallel.TuneGC()() // many seeds, each a small heap
 			mine, err := custom.all()
 			if err != nil {
 				return err

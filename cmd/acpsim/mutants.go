@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/acpsim/acpsim/sim/mutation"
+	"github.com/acpsim/acpsim/sim/parallel"
 )
 
 func newMutantsCmd() *cobra.Command {
@@ -49,6 +50,7 @@ uncaught, or without its expected anomaly, in some run.`,
   acpsim mutants --list
   acpsim mutants --design 'forgetful=agent:memory-keys' --design 'mine=busy:reject,keys:memory'`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer parallel.TuneGC()() // many seeds, each a small heap
 			if format != "table" && format != "json" {
 				return fmt.Errorf("--format %q: expected table or json", format)
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/users"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces/shell"
@@ -60,6 +61,7 @@ and raises the rates of the fault kinds whose pairs are still missing.`,
   acpsim swarm --seeds 2000 --coverage --guided`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer parallel.TuneGC()() // many seeds, each a small heap
 			cfg, err := sf.config()
 			if err != nil {
 				return err

@@ -42,3 +42,13 @@ func ExampleForEach() {
 	fmt.Println(squares, sum)
 	// Output: [0 1 4 9 16] 30
 }
+
+// A command that runs many seeds tunes the collector for its run, unless
+// the user set GOGC or GOMEMLIMIT, and leaves it as it found it.
+func ExampleTuneGC() {
+	defer parallel.TuneGC()()
+	verdicts := make([]string, 8)
+	parallel.ForEach(len(verdicts), 2, func(i int) { verdicts[i] = "PASS" }, func(int) {})
+	fmt.Println(verdicts[0])
+	// Output: PASS
+}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim/bench"
+	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -16,6 +17,8 @@ import (
 // frame deliveries/s on one core (run with -cpu 1), per second of wall
 // time and per CPU-second of the process (bench.CPUTime: what make bench
 // prints, since a shared machine's wall time counts waiting for a core).
+// It runs under the collector settings the swarm sets (parallel.TuneGC);
+// GOGC=100 in the environment measures Go's default instead.
 func BenchmarkSeed(b *testing.B) { benchSeeds(b, (*Runner).JudgeOnly) }
 
 // BenchmarkSeedTrace is BenchmarkSeed keeping each seed's trace (Judge), as
@@ -23,6 +26,7 @@ func BenchmarkSeed(b *testing.B) { benchSeeds(b, (*Runner).JudgeOnly) }
 func BenchmarkSeedTrace(b *testing.B) { benchSeeds(b, (*Runner).Judge) }
 
 func benchSeeds(b *testing.B, judge func(*Runner, Config) (*Verdict, error)) {
+	defer parallel.TuneGC()()
 	for _, link := range []string{LinkStdio, LinkHTTP, LinkWS} {
 		b.Run(link, func(b *testing.B) {
 			cfg := DefaultConfig()
