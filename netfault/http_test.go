@@ -59,8 +59,8 @@ func newHRig() *hrig {
 	r := &hrig{faults: map[string]int{}}
 	r.rec = &recorder{loop: &r.loop}
 	choose := func(d sim.Decision) int {
-		r.asked = append(r.asked, d)
-		return r.faults[d.Kind+" "+d.Site]
+		r.asked = append(r.asked, d.Named())
+		return r.faults[d.Kind+" "+d.Where()]
 	}
 	// Stream open/close notes are kept apart: the frame tests compare frames.
 	h := netfault.NewHTTPLink("h", "c", "a", &r.loop, choose, streamsApart{r}, ms)
@@ -510,7 +510,7 @@ func ExampleHTTPLink() {
 	rec := &recorder{loop: &loop}
 	// Lose the 202 of the second POST; no other fault.
 	choose := func(d sim.Decision) int {
-		if d.Kind == netfault.AcceptedLost && d.Site == "c1:a1/post/2" {
+		if d.Kind == netfault.AcceptedLost && d.Where() == "c1:a1/post/2" {
 			return 1
 		}
 		return 0

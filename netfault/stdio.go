@@ -1,7 +1,6 @@
 package netfault
 
 import (
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -32,6 +31,8 @@ type Pipe struct {
 	seq      [2]int
 	last     [2]time.Duration
 	inflight [2][]*frame
+	frames   sim.Slab[frame]
+	sites    [2]string // the prefix of a frame's decisions' site, by direction
 
 	// Deliver is called with each frame that arrives, by direction.
 	ToAgent, ToClient func(frame []byte)
@@ -54,6 +55,14 @@ type frame struct {
 // event on the loop.
 func (f *frame) Fire() { f.pipe.arrive(f.dir, f) }
 
+// done marks a frame delivered or dropped, and lets go of its bytes: frames
+// come from the pipe's slab, which keeps a block alive while any frame of it
+// is in flight.
+func (f *frame) done() {
+	f.gone = true
+	f.bytes, f.text, f.sub = nil, "", ""
+}
+
 const (
 	c2a = 0
 	a2c = 1
@@ -69,6 +78,7 @@ const shiftInFlight = 16
 // connect event.
 func NewPipe(name, client, agent string, loop *sim.Loop, choose func(sim.Decision) int, rec Recorder, latency time.Duration) *Pipe {
 	p := &Pipe{Name: name, Client: client, Agent: agent, loop: loop, choose: choose, rec: rec, latency: latency, alive: true}
+	p.sites = [2]string{name + "/" + dirNames[c2a], name + "/" + dirNames[a2c]}
 	rec.Record(traces.Event{Kind: traces.KindConnect, Link: name, From: client, To: agent})
 	return p
 }
@@ -110,15 +120,16 @@ func frameText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 
 // send writes b; note goes on its send event (a drop says why instead).
 func (p *Pipe) send(dir int, b []byte, sub, note string) {
-	f := &frame{bytes: b, text: frameText(b), sub: sub, pipe: p, dir: dir}
+	f := p.frames.New()
+	*f = frame{bytes: b, text: frameText(b), sub: sub, pipe: p, dir: dir}
 	if !p.alive || p.gone != "" {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
+		f.done()
 		return
 	}
 	p.event(traces.KindSend, dir, f, note)
 	p.seq[dir]++
-	site := p.Name + "/" + dirNames[dir] + "/" + strconv.Itoa(p.seq[dir])
-	if p.choose(sim.Decision{Kind: Cut, Site: site, N: 2}) != 0 {
+	if p.choose(sim.Numbered(Cut, p.sites[dir], p.seq[dir], "", false, 2)) != 0 {
 		p.inflight[dir] = append(p.inflight[dir], f)
 		p.end("cut")
 		if p.OnCut != nil {
@@ -126,7 +137,7 @@ func (p *Pipe) send(dir int, b []byte, sub, note string) {
 		}
 		return
 	}
-	extra := DelaySteps[p.choose(sim.Decision{Kind: Delay, Site: site, N: len(DelaySteps)})]
+	extra := DelaySteps[p.choose(sim.Numbered(Delay, p.sites[dir], p.seq[dir], "", false, len(DelaySteps)))]
 	at := max(p.loop.Now()+p.latency+extra, p.last[dir]) // a pipe never reorders
 	p.last[dir] = at
 	p.inflight[dir] = append(p.inflight[dir], f)
@@ -137,7 +148,6 @@ func (p *Pipe) arrive(dir int, f *frame) {
 	if f.gone {
 		return
 	}
-	f.gone = true
 	q := p.inflight[dir]
 	switch {
 	case len(q) == 0 || q[0] != f:
@@ -155,11 +165,13 @@ func (p *Pipe) arrive(dir int, f *frame) {
 		p.inflight[dir] = q[1:]
 	}
 	p.event(traces.KindDeliver, dir, f, "")
+	b := f.bytes
+	f.done()
 	if dir == c2a {
-		p.ToAgent(f.bytes)
+		p.ToAgent(b)
 		return
 	}
-	p.ToClient(f.bytes)
+	p.ToClient(b)
 	if p.gone != "" && len(p.inflight[a2c]) == 0 {
 		p.end(p.gone) // the Client reads end of file after the last frame
 	}
@@ -176,8 +188,8 @@ func (p *Pipe) AgentGone(why string) {
 	p.gone = why
 	for _, f := range p.inflight[c2a] {
 		if f != nil && !f.gone {
-			f.gone = true
 			p.event(traces.KindDrop, c2a, f, why)
+			f.done()
 		}
 	}
 	p.inflight[c2a] = nil
@@ -199,8 +211,8 @@ func (p *Pipe) end(why string) {
 	for dir := range p.inflight {
 		for _, f := range p.inflight[dir] {
 			if f != nil && !f.gone {
-				f.gone = true
 				p.event(traces.KindDrop, dir, f, why)
+				f.done()
 			}
 		}
 		p.inflight[dir] = nil

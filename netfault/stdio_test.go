@@ -59,8 +59,8 @@ func newRig() *rig {
 	r := &rig{faults: map[string]int{}}
 	r.rec = &recorder{loop: &r.loop}
 	choose := func(d sim.Decision) int {
-		r.asked = append(r.asked, d)
-		return r.faults[d.Kind+" "+d.Site]
+		r.asked = append(r.asked, d.Named())
+		return r.faults[d.Kind+" "+d.Where()]
 	}
 	r.pipe = netfault.NewPipe("p", "c", "a", &r.loop, choose, r.rec, 1*ms)
 	r.pipe.ToAgent = func(b []byte) { r.got = append(r.got, fmt.Sprintf("c2a %s@%v", b, r.loop.Now())) }
@@ -310,7 +310,7 @@ func ExamplePipe() {
 	rec := &recorder{loop: &loop}
 	// Hold back the first frame the Client writes by 30ms; no other fault.
 	choose := func(d sim.Decision) int {
-		if d.Kind == netfault.Delay && d.Site == "c1:a1/c2a/1" {
+		if d.Kind == netfault.Delay && d.Where() == "c1:a1/c2a/1" {
 			return 2
 		}
 		return 0

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -185,9 +186,9 @@ type checker struct {
 	free      []*frameRec // delivered frames, for reuse
 	last      *linkState  // the link of the previous frame event
 
-	reqSlab  slab[reqRec]
-	respSlab slab[respRec]
-	subSlab  slab[subState]
+	reqSlab  sim.Slab[reqRec]
+	respSlab sim.Slab[respRec]
+	subSlab  sim.Slab[subState]
 }
 
 // newChecker sizes its tables for a trace of n events: a submission, a

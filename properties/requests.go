@@ -89,7 +89,7 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method string
 		// start: it activates the session and replays its history.
 		method = acp.MethodSessionResume
 	}
-	r := c.reqSlab.new()
+	r := c.reqSlab.New()
 	r.link, r.id, r.method = l, acp.ID(c.own(string(id))), c.name(method)
 	if sent {
 		r.sendSeq, r.sendT = e.Seq, e.T

@@ -44,7 +44,7 @@ func (l *linkState) target(id acp.ID) *reqRec {
 }
 
 func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) *respRec {
-	rp := c.respSlab.new()
+	rp := c.respSlab.New()
 	rp.link, rp.id, rp.seq, rp.t = l, acp.ID(c.own(string(m.id))), e.Seq, e.T
 	if m.hasErr {
 		rp.code = m.errCode

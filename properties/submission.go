@@ -75,7 +75,7 @@ func (c *checker) sub(id, client string) *subState {
 	s := c.subs[id]
 	if s == nil {
 		id = c.own(id)
-		s = c.subSlab.new()
+		s = c.subSlab.New()
 		s.id = id
 		c.subs[id] = s
 		c.order = append(c.order, s)

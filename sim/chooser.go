@@ -9,6 +9,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"strconv"
 )
 
 // A Decision names one place where a fault may happen: what kind of fault,
@@ -19,6 +20,42 @@ type Decision struct {
 	Kind string
 	Site string
 	N    int
+	// A decision made by Numbered names its site only when the site is
+	// read (Where): Site is then the prefix, n its number and step, when
+	// stepped, what follows. A seed asks hundreds of decisions, and the
+	// seeded chooser reads no site: only a fault, a replay or a search does.
+	numbered, stepped bool
+	n                 int
+	step              string
+}
+
+// Numbered is the decision of kind with options options at the site
+// prefix/n, or prefix/n/step when stepped: the same as Decision{Kind: kind,
+// Site: the site, N: options}, with the site's string built only if it is
+// read.
+func Numbered(kind, prefix string, n int, step string, stepped bool, options int) Decision {
+	return Decision{Kind: kind, Site: prefix, N: options, numbered: true, n: n, step: step, stepped: stepped}
+}
+
+// Where is the decision's site. A Chooser reads it instead of Site, which
+// is only a prefix in a decision made by Numbered.
+func (d Decision) Where() string {
+	if !d.numbered {
+		return d.Site
+	}
+	site := d.Site + "/" + strconv.Itoa(d.n)
+	if d.stepped {
+		site += "/" + d.step
+	}
+	return site
+}
+
+// Named is d with its site built: what a record of it keeps.
+func (d Decision) Named() Decision {
+	if !d.numbered {
+		return d
+	}
+	return Decision{Kind: d.Kind, Site: d.Where(), N: d.N}
 }
 
 // Chooser picks an option for each Decision. Every fault in acpsim asks one;
@@ -104,7 +141,7 @@ func (r *Recorder) Choose(d Decision) int {
 	if opt != 0 {
 		c.Faults++
 		if r.OnFault != nil {
-			r.OnFault(Choice{Decision: d, Option: opt})
+			r.OnFault(Choice{Decision: d.Named(), Option: opt})
 		}
 	}
 	return opt
@@ -135,7 +172,7 @@ func (b BySite) Choose(d Decision) int {
 	if d.N <= 1 || rate <= 0 {
 		return 0
 	}
-	ids := NewNamedIDs(b.Seed, d.Kind+"\x00"+d.Site)
+	ids := NewNamedIDs(b.Seed, d.Kind+"\x00"+d.Where())
 	if ids.Float64() >= rate {
 		return 0
 	}

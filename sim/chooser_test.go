@@ -333,3 +333,45 @@ func TestScheduleAnswersRecordedSitesOnly(t *testing.T) {
 		}
 	}
 }
+
+// A decision made by Numbered is, to every chooser and record, the decision
+// with its whole site written out.
+func TestNumberedDecisionsReadAsTheirWholeSite(t *testing.T) {
+	pairs := []struct {
+		lazy sim.Decision
+		site string
+	}{
+		{sim.Numbered("cut", "c1:a1#1/c2a", 3, "", false, 2), "c1:a1#1/c2a/3"},
+		{sim.Numbered("kill", "a1#1", 7, "respond-prompt", true, 2), "a1#1/7/respond-prompt"},
+		{sim.Numbered("kill", "a1#1", 0, "", true, 2), "a1#1/0/"},
+	}
+	for _, p := range pairs {
+		whole := sim.Decision{Kind: p.lazy.Kind, Site: p.site, N: p.lazy.N}
+		if got := p.lazy.Where(); got != p.site {
+			t.Errorf("Where() = %q, want %q", got, p.site)
+		}
+		if got := p.lazy.Named(); got != whole {
+			t.Errorf("Named() = %+v, want %+v", got, whole)
+		}
+		var faults []sim.Choice
+		rec := &sim.Recorder{Inner: chooserFunc(func(sim.Decision) int { return 1 }), OnFault: func(c sim.Choice) { faults = append(faults, c) }}
+		rec.Choose(p.lazy)
+		if len(faults) != 1 || faults[0].Decision != whole {
+			t.Errorf("the recorder's fault: %+v, want %+v", faults, whole)
+		}
+		if got := sim.NewSchedule([]sim.Choice{{Decision: whole, Option: 1}}).Choose(p.lazy); got != 1 {
+			t.Errorf("a schedule recording %q answered %d, want 1", p.site, got)
+		}
+		bySite := sim.BySite{Seed: 9, Rates: map[string]float64{p.lazy.Kind: 0.5}}
+		for seed := range uint64(32) {
+			bySite.Seed = seed
+			if a, b := bySite.Choose(p.lazy), bySite.Choose(whole); a != b {
+				t.Errorf("seed %d: BySite answered %d for the numbered decision, %d for %q", seed, a, b, p.site)
+			}
+		}
+		plan := sim.NewPlan([]sim.PlannedFault{{Kind: p.lazy.Kind, Match: p.site, Option: 1}})
+		if got := plan.Choose(p.lazy); got != 1 {
+			t.Errorf("a plan matching %q answered %d, want 1", p.site, got)
+		}
+	}
+}

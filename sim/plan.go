@@ -28,7 +28,7 @@ func NewPlan(faults []PlannedFault) *Plan {
 func (p *Plan) Choose(d Decision) int {
 	opt := 0
 	for i, f := range p.Faults {
-		if f.Kind != d.Kind || !strings.Contains(d.Site, f.Match) {
+		if f.Kind != d.Kind || !strings.Contains(d.Where(), f.Match) {
 			continue
 		}
 		if p.seen[i] == f.Nth && opt == 0 && d.N > 1 {

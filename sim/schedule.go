@@ -23,7 +23,7 @@ func NewSchedule(choices []Choice) *Schedule {
 
 // Choose implements Chooser.
 func (s *Schedule) Choose(d Decision) int {
-	opt := s.options[scheduleKey{d.Kind, d.Site}]
+	opt := s.options[scheduleKey{d.Kind, d.Where()}]
 	if opt < 0 || opt >= d.N {
 		return 0
 	}

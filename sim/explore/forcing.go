@@ -29,6 +29,7 @@ func NewForcing(s Schedule) *Forcing { return &Forcing{forced: s, record: true} 
 func (f *Forcing) Choose(d sim.Decision) int {
 	i := f.n
 	f.n++
+	d = d.Named()
 	if f.record {
 		f.asked = append(f.asked, d)
 	}

@@ -6,7 +6,6 @@ package world
 
 import (
 	"fmt"
-	"strconv"
 
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
@@ -59,8 +58,7 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		}
 		if o.Kind == agent.OutSend || o.Kind == agent.OutSync {
 			p.outs++
-			site := p.name + "/" + strconv.Itoa(p.outs) + "/" + o.Step
-			if w.choose(sim.Decision{Kind: netfault.Kill, Site: site, N: 2}) != 0 {
+			if w.choose(sim.Numbered(netfault.Kill, p.name, p.outs, o.Step, true, 2)) != 0 {
 				w.procDied(p, "killed before "+o.Step, true)
 				return
 			}
