@@ -84,6 +84,7 @@ type HTTPLink struct {
 	streams  map[string]*sseStream
 	order    []*sseStream // streams in the order they were opened
 	inflight []*httpMsg   // in send order
+	sites    [2]string    // the prefixes of a POST's and an event's decisions' sites
 
 	// Client side.
 	// OnStatus is the HTTP status of POST number post (as Post returned):
@@ -142,6 +143,26 @@ type httpMsg struct {
 	stream *sseStream
 	gone   bool
 	refuse bool // dropped while in flight: its POST is answered 404
+	link   *HTTPLink
+}
+
+// Fire is the message's arrival (sim.Handler): a POST at the endpoint, an
+// event at the Client.
+func (m *httpMsg) Fire() {
+	if m.dir == c2a {
+		m.link.arrivePost(m)
+	} else {
+		m.link.arriveEvent(m)
+	}
+}
+
+// site is the prefix of the sites of a POST's decisions (c2a) or an
+// event's (a2c): name/post/N, name/sse/N.
+func (h *HTTPLink) site(dir int) string {
+	if h.sites[dir] == "" {
+		h.sites = [2]string{h.Name + "/post", h.Name + "/sse"}
+	}
+	return h.sites[dir]
 }
 
 // NewHTTPLink returns a link named name between client and agent with no

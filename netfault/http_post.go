@@ -24,7 +24,7 @@ func (h *HTTPLink) Post(frame []byte, sub string) int { return h.PostDigest(fram
 func (h *HTTPLink) PostDigest(frame []byte, sub string, d *acp.Digest) int {
 	h.posts++
 	n := h.posts
-	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn, route: HTTPRouteOf(frame, d)}
+	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn, route: HTTPRouteOf(frame, d), link: h}
 	batch := m.route.Batch
 	m.init = !batch && m.route.Method == acp.MethodInitialize
 	if m.init { // the connection it creates is named after this POST
@@ -46,19 +46,19 @@ func (h *HTTPLink) PostDigest(frame []byte, sub string, d *acp.Digest) int {
 		h.status(n, StatusNotFound, back)
 		return n
 	}
-	site := h.Name + "/post/" + strconv.Itoa(n)
-	if !m.init && h.choose(sim.Decision{Kind: ConnExpired, Site: site, N: 2}) != 0 {
+	site := h.site(c2a)
+	if !m.init && h.choose(sim.Numbered(ConnExpired, site, n, "", false, 2)) != 0 {
 		m.expire = true
-	} else if h.choose(sim.Decision{Kind: PostLost, Site: site, N: 2}) != 0 {
+	} else if h.choose(sim.Numbered(PostLost, site, n, "", false, 2)) != 0 {
 		h.record(traces.KindDrop, m, "post-lost")
 		h.status(n, StatusNone, back)
 		return n
 	} else {
-		m.lost = h.choose(sim.Decision{Kind: AcceptedLost, Site: site, N: 2}) != 0
+		m.lost = h.choose(sim.Numbered(AcceptedLost, site, n, "", false, 2)) != 0
 	}
-	extra := DelaySteps[h.choose(sim.Decision{Kind: Delay, Site: site, N: len(DelaySteps)})]
+	extra := DelaySteps[h.choose(sim.Numbered(Delay, site, n, "", false, len(DelaySteps)))]
 	h.inflight = append(h.inflight, m)
-	h.loop.At(h.loop.Now()+h.latency+extra, func() { h.arrivePost(m) }) // POSTs may overtake each other
+	h.loop.AtHandler(h.loop.Now()+h.latency+extra, m) // POSTs may overtake each other
 	return n
 }
 

@@ -5,8 +5,6 @@
 package netfault
 
 import (
-	"strconv"
-
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -62,7 +60,7 @@ func (h *HTTPLink) FromAgent(frame []byte, session string) { h.FromAgentDigest(f
 // FromAgentDigest is FromAgent of a frame whose digest (acp.Digest) the
 // Agent made: the link reads its route from it (HTTPRouteOf).
 func (h *HTTPLink) FromAgentDigest(frame []byte, session string, d *acp.Digest) {
-	m := &httpMsg{dir: a2c, bytes: frame, text: frameText(frame), conn: h.conn}
+	m := &httpMsg{dir: a2c, bytes: frame, text: frameText(frame), conn: h.conn, link: h}
 	if h.conn == "" {
 		h.record(traces.KindDrop, m, "connection closed")
 		return
@@ -86,24 +84,23 @@ func (h *HTTPLink) FromAgentDigest(frame []byte, session string, d *acp.Digest) 
 		key = psession
 	}
 	h.events++
-	site := h.Name + "/sse/" + strconv.Itoa(h.events)
 	h.record(traces.KindSend, m, "")
 	st := h.streams[key]
 	if st == nil || !st.open {
 		h.record(traces.KindDrop, m, "stream not open")
 		return
 	}
-	if h.choose(sim.Decision{Kind: StreamBreak, Site: site, N: 2}) != 0 {
+	if h.choose(sim.Numbered(StreamBreak, h.site(a2c), h.events, "", false, 2)) != 0 {
 		h.record(traces.KindDrop, m, "stream-break")
 		h.closeStream(st, "stream-break")
 		return
 	}
-	extra := DelaySteps[h.choose(sim.Decision{Kind: Delay, Site: site, N: len(DelaySteps)})]
+	extra := DelaySteps[h.choose(sim.Numbered(Delay, h.site(a2c), h.events, "", false, len(DelaySteps)))]
 	at := max(h.loop.Now()+h.latency+extra, st.last) // one stream never reorders
 	st.last = at
 	m.stream = st
 	h.inflight = append(h.inflight, m)
-	h.loop.At(at, func() { h.arriveEvent(m) })
+	h.loop.AtHandler(at, m)
 }
 
 // answerInit carries initialize's response back as the body of its 200.
@@ -117,7 +114,7 @@ func (h *HTTPLink) answerInit(m *httpMsg, r httpReq) {
 		return
 	}
 	h.inflight = append(h.inflight, m)
-	h.loop.At(back, func() { h.arriveEvent(m) })
+	h.loop.AtHandler(back, m)
 }
 
 func (h *HTTPLink) arriveEvent(m *httpMsg) {

@@ -5,8 +5,6 @@
 package world
 
 import (
-	"strconv"
-
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
@@ -14,15 +12,18 @@ import (
 )
 
 type clientNode struct {
-	name  string
-	cfg   client.Config
-	c     *client.Client // nil while the Client process is down
-	agent *agentNode
-	pipe  *netfault.Pipe
-	http  *httpState       // with --link http
-	link  string           // the transport this Client uses (--link, or its share of mixed)
-	wsN   int              // WebSocket connections opened (--link ws)
-	wsOld []*netfault.Pipe // connections the Client left open when it opened a fresh one
+	name string
+	// stepSite is the prefix of the sites of its restart decisions,
+	// name/step.
+	stepSite string
+	cfg      client.Config
+	c        *client.Client // nil while the Client process is down
+	agent    *agentNode
+	pipe     *netfault.Pipe
+	http     *httpState       // with --link http
+	link     string           // the transport this Client uses (--link, or its share of mixed)
+	wsN      int              // WebSocket connections opened (--link ws)
+	wsOld    []*netfault.Pipe // connections the Client left open when it opened a fresh one
 	// wsNode is the node serving the WebSocket connection; lastNode the
 	// node of the Client's last connection (sticky routing), -1 for none.
 	wsNode   *agentProc
@@ -42,7 +43,7 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 		return
 	}
 	cn.steps++
-	if w.choose(sim.Decision{Kind: netfault.ClientRestart, Site: cn.name + "/step/" + strconv.Itoa(cn.steps), N: 2}) != 0 {
+	if w.choose(sim.Numbered(netfault.ClientRestart, cn.stepSite, cn.steps, "", false, 2)) != 0 {
 		w.restartClient(cn)
 		return
 	}

@@ -227,6 +227,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		}
 		an := &agentNode{name: fmt.Sprintf("a%d", i+1), disk: store.NewDisk(), link: link}
 		cn := &clientNode{name: fmt.Sprintf("c%d", i+1), agent: an, lastNode: -1, link: link}
+		cn.stepSite = cn.name + "/step"
 		cn.cfg = client.Config{
 			Name: cn.name, Policy: pol, Sessions: cfg.Sessions, Cwd: "/work/" + cn.name,
 			Timeout: cfg.promptTimeout(), Backoff: cfg.Backoff, MaxAttempts: cfg.MaxAttempts, StaleAfter: cfg.StaleAfter, Window: cfg.Window,
