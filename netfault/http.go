@@ -91,8 +91,9 @@ type HTTPLink struct {
 	// 202, 200 for initialize (its body follows through OnEvent), 0 when no
 	// answer came, 400/404/501 for a POST the endpoint refused.
 	OnStatus func(post int, status int)
-	// OnEvent is an SSE event, or the body of initialize's 200, arriving.
-	OnEvent func(frame []byte)
+	// OnEvent is an SSE event, or the body of initialize's 200, arriving,
+	// with the digest the Agent made of it (nil for none; FromAgentDigest).
+	OnEvent func(frame []byte, d *acp.Digest)
 	// OnStreamClosed is an SSE stream ending (it broke, its connection
 	// ended, or the GET was refused): session "" is the connection stream.
 	OnStreamClosed func(session string)
@@ -144,6 +145,7 @@ type httpMsg struct {
 	gone   bool
 	refuse bool // dropped while in flight: its POST is answered 404
 	link   *HTTPLink
+	digest *acp.Digest // an event's, as the Agent made it; nil for none
 }
 
 // Fire is the message's arrival (sim.Handler): a POST at the endpoint, an

@@ -60,7 +60,7 @@ func (h *HTTPLink) FromAgent(frame []byte, session string) { h.FromAgentDigest(f
 // FromAgentDigest is FromAgent of a frame whose digest (acp.Digest) the
 // Agent made: the link reads its route from it (HTTPRouteOf).
 func (h *HTTPLink) FromAgentDigest(frame []byte, session string, d *acp.Digest) {
-	m := &httpMsg{dir: a2c, bytes: frame, text: frameText(frame), conn: h.conn, link: h}
+	m := &httpMsg{dir: a2c, bytes: frame, text: frameText(frame), conn: h.conn, link: h, digest: d}
 	if h.conn == "" {
 		h.record(traces.KindDrop, m, "connection closed")
 		return
@@ -132,7 +132,7 @@ func (h *HTTPLink) arriveEvent(m *httpMsg) {
 		h.record(traces.KindDeliver, m, "")
 	}
 	if h.OnEvent != nil {
-		h.OnEvent(m.bytes)
+		h.OnEvent(m.bytes, m.digest)
 	}
 }
 

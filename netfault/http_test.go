@@ -69,7 +69,7 @@ func newHRig() *hrig {
 		r.log = append(r.log, fmt.Sprintf(format, args...)+fmt.Sprintf("@%v", r.loop.Now()))
 	}
 	h.OnStatus = func(post, status int) { logf("status %d %d", post, status) }
-	h.OnEvent = func(b []byte) { logf("event %s", label(b)) }
+	h.OnEvent = func(b []byte, _ *acp.Digest) { logf("event %s", label(b)) }
 	h.OnStreamClosed = func(s string) { logf("closed %q", s) }
 	h.OnGone = func() { logf("gone") }
 	h.OnAgentConnect = func(conn string) { logf("agent connect %s", conn) }
@@ -517,7 +517,7 @@ func ExampleHTTPLink() {
 	}
 	h := netfault.NewHTTPLink("c1:a1", "c1", "a1", &loop, choose, rec, time.Millisecond)
 	h.OnStatus = func(post, status int) { fmt.Printf("%v client: POST %d → %d\n", loop.Now(), post, status) }
-	h.OnEvent = func(b []byte) { fmt.Printf("%v client reads %s\n", loop.Now(), b) }
+	h.OnEvent = func(b []byte, _ *acp.Digest) { fmt.Printf("%v client reads %s\n", loop.Now(), b) }
 	h.ToAgent = func(conn string, b []byte) {
 		fmt.Printf("%v agent reads %s on %s\n", loop.Now(), b, conn)
 		if strings.Contains(string(b), `"initialize"`) {

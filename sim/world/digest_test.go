@@ -16,7 +16,7 @@ import (
 // spares the scan of nearly every frame and changes no reading.
 func TestDigestsReadAsTheBytes(t *testing.T) {
 	var r Runner
-	sends, digested := 0, 0
+	sends, digested, created := 0, 0, 0
 	for _, cfg := range liveRuns() {
 		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
 		r.judged = func(e traces.Event) {
@@ -36,6 +36,13 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 				if got, want := netfault.HTTPRouteOf(frame, e.Digest), netfault.HTTPRouteOf([]byte(e.Frame), nil); got != want {
 					t.Fatalf("%s: event %d %s: routed %+v by its digest, %+v by its bytes", name, e.Seq, e.Frame, got, want)
 				}
+				// And the world finds the same session created.
+				if got, want := createdSession(frame, e.Digest), createdSession([]byte(e.Frame), nil); got != want {
+					t.Fatalf("%s: event %d %s: created session %q by its digest, %q by its bytes", name, e.Seq, e.Frame, got, want)
+				}
+				if e.Digest.Session() != "" && createdSession(frame, e.Digest) != "" {
+					created++
+				}
 			}
 		}
 		if _, err := r.JudgeOnly(cfg); err != nil {
@@ -45,5 +52,8 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 	if sends == 0 || digested*10 < sends*7 {
 		t.Fatalf("%d of %d frames sent carried a digest, want at least 70%%", digested, sends)
 	}
-	t.Logf("%d of %d frames sent carried a digest", digested, sends)
+	if created == 0 {
+		t.Fatal("no digested frame created a session: the comparison of createdSession judged nothing")
+	}
+	t.Logf("%d of %d frames sent carried a digest; %d created a session", digested, sends, created)
 }

@@ -58,8 +58,8 @@ func (w *world) httpOf(cn *clientNode) *httpState {
 			gone() // the connection never came, or it is gone
 		}
 	}
-	link.OnEvent = func(frame []byte) {
-		if sid := createdSession(frame); sid != "" {
+	link.OnEvent = func(frame []byte, d *acp.Digest) {
+		if sid := createdSession(frame, d); sid != "" {
 			link.OpenStream(sid)
 		}
 		if cn.c != nil && hs.conn != "" {
@@ -134,8 +134,16 @@ func (w *world) httpSend(cn *clientNode, o client.Output) {
 }
 
 // createdSession is the sessionId a session/new or session/fork response
-// names, "" for any other frame.
-func createdSession(frame []byte) string {
+// names, "" for any other frame; d is the frame's digest, nil for none.
+func createdSession(frame []byte, d *acp.Digest) string {
+	if d.Describes(unsafe.String(unsafe.SliceData(frame), len(frame))) {
+		// A digest holds every member of its frame: a result naming a
+		// session has one, and only a response's result does.
+		if d.Kind() == acp.KindResponse && !d.HasErr() {
+			return d.Session()
+		}
+		return ""
+	}
 	if env, ok := acp.ScanEnvelope(unsafe.String(unsafe.SliceData(frame), len(frame))); ok && env.Result == "" {
 		// No result (most of the Agent's frames are updates): nothing to
 		// decode, as the decode below would find.
