@@ -186,12 +186,12 @@ func mustRaw(v any) json.RawMessage {
 
 // Request encodes a request frame.
 func Request(id ID, method string, params any) []byte {
-	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: mustRaw(params)})
+	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: encodeParams(params)})
 }
 
 // Notification encodes a notification frame.
 func Notification(method string, params any) []byte {
-	return Encode(&Message{JSONRPC: Version, Method: method, Params: mustRaw(params)})
+	return Encode(&Message{JSONRPC: Version, Method: method, Params: encodeParams(params)})
 }
 
 // Result encodes a success response frame.

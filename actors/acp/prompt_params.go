@@ -1,0 +1,67 @@
+package acp
+
+import json "github.com/goccy/go-json"
+
+// appendPromptParams appends p as the reflective encoder writes it, for the
+// params every prompt carries: a plain session id (plainString), text
+// blocks of plain strings, a key that is a plain quoted string or null, and
+// no _meta. Anything else is not ok, and the encoder writes it. The encoder
+// was most of a prompt's encoding (issue 33).
+func appendPromptParams(b []byte, p *PromptParams) ([]byte, bool) {
+	if len(p.Meta) > 0 || !plainString(p.SessionID) {
+		return b, false
+	}
+	b = append(b, `{"sessionId":"`...)
+	b = append(b, p.SessionID...)
+	b = append(b, `","prompt":`...)
+	if p.Prompt == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i := range p.Prompt {
+			c := &p.Prompt[i]
+			if i > 0 {
+				b = append(b, ',')
+			}
+			switch {
+			case c.raw != nil:
+				// A block read from a frame: the encoder writes its bytes,
+				// compacted, which leaves a plain block as it is.
+				if _, _, ok := readPlainBlock(c.raw); !ok {
+					return b, false
+				}
+				b = append(b, c.raw...)
+			case plainString(c.Type) && plainString(c.Text):
+				b = appendPlainBlock(b, c.Type, c.Text)
+			default:
+				return b, false
+			}
+		}
+		b = append(b, ']')
+	}
+	if k := string(p.IdempotencyKey); k != "" {
+		if s, ok := plainQuoted(k); k != "null" && !(ok && plainString(s)) {
+			return b, false
+		}
+		b = append(b, `,"idempotencyKey":`...)
+		b = append(b, k...)
+	}
+	return append(b, '}'), true
+}
+
+// encodeParams is what Request and Notification write under "params".
+func encodeParams(v any) json.RawMessage {
+	var p *PromptParams
+	switch x := v.(type) {
+	case PromptParams:
+		p = &x
+	case *PromptParams:
+		p = x
+	}
+	if p != nil {
+		if b, ok := appendPromptParams(make([]byte, 0, 64+len(p.SessionID)+len(p.IdempotencyKey)+40*len(p.Prompt)), p); ok {
+			return b
+		}
+	}
+	return mustRaw(v)
+}

@@ -1,0 +1,70 @@
+package acp
+
+import (
+	"bytes"
+	stdjson "encoding/json"
+	"testing"
+
+	json "github.com/goccy/go-json"
+	"pgregory.net/rapid"
+)
+
+// The prompt params the hand encoder writes are the reflective encoder's
+// bytes, for any session id, blocks and key; where it declines, the
+// encoder writes them.
+func TestHandEncodedPromptParamsMatchTheEncoder(t *testing.T) {
+	plain := rapid.StringMatching(`[ -~]{0,12}`) // printable ASCII: mostly plain, some not (<, ", \)
+	anyStr := rapid.OneOf(plain, rapid.String())
+	rapid.Check(t, func(t *rapid.T) {
+		p := PromptParams{SessionID: anyStr.Draw(t, "session")}
+		switch n := rapid.IntRange(-1, 3).Draw(t, "blocks"); n {
+		case -1: // nil: "prompt":null
+		default:
+			p.Prompt = []ContentBlock{}
+			for i := range n {
+				c := ContentBlock{Type: rapid.SampledFrom([]string{"text", "resource_link", "te\"xt"}).Draw(t, "type"), Text: anyStr.Draw(t, "text")}
+				if form := rapid.IntRange(0, 2).Draw(t, "form"); form > 0 {
+					// A block as read from a frame keeps its bytes.
+					raw, _ := stdjson.Marshal(plainBlock{c.Type, c.Text})
+					if form == 2 { // spaced, as another encoder may write it
+						raw = bytes.Replace(raw, []byte(`":`), []byte(`": `), 1)
+					}
+					if err := json.Unmarshal(raw, &c); err != nil {
+						t.Fatalf("block %d: %v", i, err)
+					}
+				}
+				p.Prompt = append(p.Prompt, c)
+			}
+		}
+		switch rapid.IntRange(0, 3).Draw(t, "key") {
+		case 1:
+			p.IdempotencyKey = KeyJSON(anyStr.Draw(t, "keyText"))
+		case 2:
+			p.IdempotencyKey = json.RawMessage("null")
+		case 3:
+			p.IdempotencyKey = json.RawMessage(rapid.SampledFrom([]string{`7`, `""`, `"a\"b"`, `{"k":1}`, `{ "k": 1 }`, `[1, 2]`}).Draw(t, "oddKey"))
+		}
+		if rapid.IntRange(0, 5).Draw(t, "meta") == 0 {
+			p.Meta = json.RawMessage(`{"k":"v"}`)
+		}
+		want, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := appendPromptParams(nil, &p); ok && !bytes.Equal(got, want) {
+			t.Fatalf("hand encoder:\n%s\nencoder:\n%s", got, want)
+		}
+		if got := encodeParams(p); !bytes.Equal(got, want) {
+			t.Fatalf("encodeParams:\n%s\nencoder:\n%s", got, want)
+		}
+	})
+}
+
+// The usual prompt is written by hand: the test above would pass on a hand
+// encoder that always declined.
+func TestTheUsualPromptIsHandEncoded(t *testing.T) {
+	p := PromptParams{SessionID: "f48035c7-accc-4146-81bc-5e5f42575ac8", Prompt: []ContentBlock{Text("write the docs #5")}, IdempotencyKey: KeyJSON("156e64f5-33aa-4dcc-94e3-7502ae7fe30a")}
+	if _, ok := appendPromptParams(nil, &p); !ok {
+		t.Fatal("the usual prompt's params were left to the encoder")
+	}
+}
