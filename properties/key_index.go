@@ -6,6 +6,8 @@ import (
 	"slices"
 	"sort"
 	"unicode/utf8"
+
+	"github.com/acpsim/acpsim/actors/acp"
 )
 
 // keyIndex finds every Client key inside a string in time linear in the
@@ -28,6 +30,9 @@ type keyIndex struct {
 	// carried it: the key's first request once a send adds the key.
 	early map[string]*reqRec
 	hint  int // keys expected
+	// literalsHold is whether a key is found in one of acp.DigestLiterals:
+	// until one is, the leak scan skips a digest's literal strings.
+	literalsHold bool
 	// own is a key as the index keeps it: the checker's own (a copy, or
 	// the string itself when the checker borrows its events).
 	own func(string) string
@@ -121,7 +126,21 @@ func (x *keyIndex) add(key string) *keyInfo {
 	if ki := x.all[key]; ki != nil {
 		return ki
 	}
-	key = x.own(key) // not the frame it was read from
+	ki := x.index(x.own(key)) // not the frame it was read from
+	for _, lit := range literals {
+		if x.literalsHold {
+			break
+		}
+		x.find(lit, func(found *keyInfo) { x.literalsHold = x.literalsHold || found == ki })
+	}
+	return ki
+}
+
+// literals are the strings a digest passes as literal (acp.DigestLiterals).
+var literals = acp.DigestLiterals()
+
+// index indexes a key not indexed yet.
+func (x *keyIndex) index(key string) *keyInfo {
 	n := utf8.RuneCountInString(key)
 	ki := &keyInfo{key: key, first: x.early[key], anywhere: n >= leakAnywhere, token: n >= leakAsToken}
 	x.all[key] = ki

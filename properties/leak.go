@@ -135,7 +135,13 @@ func (c *checker) scanLeaks(e *traces.Event) {
 		c.keys.find(s, func(ki *keyInfo) { c.leak(e, ki, isKey, s) })
 	}
 	if d := e.Digest; d.Describes(e.Frame) {
-		d.EachString(fn)
+		d.EachString(func(s string, isKey, literal bool) {
+			// Most of a frame's strings are its member names, which hold
+			// a key only where a Client chose one of them as its key.
+			if !literal || c.keys.literalsHold || s == keyField {
+				fn(s, isKey)
+			}
+		})
 		return
 	}
 	eachString(e.Frame, fn)

@@ -6,8 +6,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unsafe"
 
 	"pgregory.net/rapid"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/traces"
 )
 
 // A key leaks when the Agent writes it after a Client first sent it, as a
@@ -170,4 +174,49 @@ func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
 			t.Fatalf("find(%q) = %q, want %q", s, got, want)
 		}
 	})
+}
+
+// The leak scan of a digested frame skips its literal strings (member names,
+// "2.0", a block's type) only while no Client key is found in one: a Client
+// whose key is "sessionUpdate" gets the same report from the digest as from
+// the bytes, and the report has the leak.
+func TestLeakScanOfADigestSkipsLiteralsOnlyWhileNoKeyIsOne(t *testing.T) {
+	for _, tc := range []struct {
+		key  string
+		leak bool
+	}{{K1, false}, {"sessionUpdate", true}, {"text", true}, {"2.0", true}, {"type", true}} {
+		t.Run(tc.key, func(t *testing.T) {
+			frame, d := acp.UpdateFrameDigest(S1, acp.MessageUpdate(acp.UpdateAgentMessage, "O9", "working on it"))
+			b := single{key: tc.key, extra: agentSays(string(frame))}.build()
+			digested := 0
+			for i := range b.evs {
+				if e := &b.evs[i]; e.Kind == traces.KindSend && e.Frame == string(frame) {
+					// The very bytes the digest was made with, as the
+					// simulator hands them over.
+					e.Frame, e.Digest = unsafe.String(unsafe.SliceData(frame), len(frame)), &d
+					digested++
+				}
+			}
+			if digested != 1 {
+				t.Fatalf("%d frames carry the digest, want 1", digested)
+			}
+			typed := b.check()
+			for i := range b.evs {
+				b.evs[i].Digest = nil
+			}
+			fromBytes := b.check()
+			if got, want := dump(typed), dump(fromBytes); got != want {
+				t.Fatalf("the digest's report:\n%s\nthe bytes':\n%s", got, want)
+			}
+			leaks := 0
+			for _, a := range typed.Anomalies {
+				if a.Kind == KeyLeak {
+					leaks++
+				}
+			}
+			if (leaks > 0) != tc.leak {
+				t.Fatalf("%d key-leaks, want leak %v\n%s", leaks, tc.leak, dump(typed))
+			}
+		})
+	}
 }

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"slices"
 	"fmt"
 	"strings"
 
@@ -142,7 +143,13 @@ func DigestDiff(e *traces.Event) string {
 		same("result", [2]string{tv.messageID(), tv.resultSession()}, [2]string{bv.messageID(), bv.resultSession()})
 	}
 	var ts, bs []string
-	e.Digest.EachString(func(s string, isKey bool) { ts = append(ts, fmt.Sprint(s, isKey)) })
+	literals := acp.DigestLiterals()
+	e.Digest.EachString(func(s string, isKey, literal bool) {
+		ts = append(ts, fmt.Sprint(s, isKey))
+		if literal && !slices.Contains(literals, s) {
+			diffs = append(diffs, fmt.Sprintf("%q is passed as a literal and is not one of acp.DigestLiterals", s))
+		}
+	})
 	eachString(e.Frame, func(s string, isKey bool) { bs = append(bs, fmt.Sprint(s, isKey)) })
 	same("strings", strings.Join(ts, " | "), strings.Join(bs, " | "))
 	return strings.Join(diffs, "; ")

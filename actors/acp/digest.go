@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 	"unsafe"
@@ -142,14 +143,29 @@ func (d *Digest) Describes(frame string) bool {
 	return d != nil && d.data != nil && int(d.size) == len(frame) && d.data == unsafe.StringData(frame)
 }
 
+// digestLiterals are the strings EachString passes as literal: every member
+// name it writes, the version and a text block's type.
+var digestLiterals = []string{
+	"2.0", "additionalDirectories", "code", "content", "cwd", "error", "id",
+	"idempotencyKey", "jsonrpc", "message", "messageId", "method", "params",
+	"prompt", "replayFrom", "result", "sessionId", "sessionUpdate", "state",
+	"stopReason", "text", "type", "update",
+}
+
+// DigestLiterals returns the strings EachString may pass as literal.
+func DigestLiterals() []string { return slices.Clone(digestLiterals) }
+
 // EachString calls fn with every string token of the frame d describes, in
 // order, decoded, and whether it is an object key: what a reader looking
-// for strings in the frame's bytes would find.
-func (d *Digest) EachString(fn func(s string, isKey bool)) {
-	key := func(s string) { fn(s, true) }
-	val := func(s string) { fn(s, false) }
+// for strings in the frame's bytes would find. literal says the string is
+// one of DigestLiterals, the same in every frame of its shape (member names,
+// "2.0", a block's type), so that a reader looking for what varies may skip
+// it.
+func (d *Digest) EachString(fn func(s string, isKey, literal bool)) {
+	key := func(s string) { fn(s, true, true) }
+	val := func(s string) { fn(s, false, false) }
 	key("jsonrpc")
-	val(Version)
+	fn(Version, false, true)
 	if d.ID != "" {
 		key("id")
 		if d.ID[0] == '"' {
@@ -164,13 +180,13 @@ func (d *Digest) EachString(fn func(s string, isKey bool)) {
 	blocks := func() {
 		if d.more == nil {
 			key("type")
-			val("text")
+			fn("text", false, true)
 			key("text")
 			val(d.s[slotText])
 		}
 		for _, t := range d.more {
 			key("type")
-			val("text")
+			fn("text", false, true)
 			key("text")
 			val(t)
 		}
