@@ -1,8 +1,8 @@
 package properties
 
 import (
-	"slices"
 	"fmt"
+	"slices"
 	"strings"
 
 	json "github.com/goccy/go-json"
