@@ -147,11 +147,10 @@ func (c *Client) response(r request, m *acp.Message) {
 			c.out = append(c.out, Output{Kind: OutHangup, Conn: c.conn})
 			return
 		}
-		var res acp.InitializeResult
-		if json.Unmarshal(m.Result, &res) == nil && len(res.AuthMethods) > 0 {
+		if methods := acp.AuthMethodsOf(m.Result); len(methods) > 0 {
 			// The Agent wants a login first: its session methods answer
 			// -32000 until then.
-			c.request(reqLogin, -1, nil, acp.MethodAuthLogin, acp.LoginParams{MethodID: res.AuthMethods[0].MethodID})
+			c.request(reqLogin, -1, nil, acp.MethodAuthLogin, acp.LoginParams{MethodID: methods[0].MethodID})
 			return
 		}
 		c.initialized()

@@ -148,9 +148,8 @@ func (o *Observer) Receive(conn string, frame []byte) []Output {
 		switch r.tag {
 		case "probe":
 		case "init":
-			var res acp.InitializeResult
-			if json.Unmarshal(e.Msg.Result, &res) == nil && len(res.AuthMethods) > 0 {
-				o.request("login", acp.MethodAuthLogin, acp.LoginParams{MethodID: res.AuthMethods[0].MethodID})
+			if methods := acp.AuthMethodsOf(e.Msg.Result); len(methods) > 0 {
+				o.request("login", acp.MethodAuthLogin, acp.LoginParams{MethodID: methods[0].MethodID})
 				continue
 			}
 			o.request("list", acp.MethodSessionList, acp.ListSessionsParams{})
