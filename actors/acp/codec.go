@@ -196,7 +196,7 @@ func Notification(method string, params any) []byte {
 
 // Result encodes a success response frame.
 func Result(id ID, result any) []byte {
-	r := mustRaw(result)
+	r := encodeResult(result)
 	if r == nil {
 		r = json.RawMessage("{}")
 	}

@@ -37,10 +37,7 @@ type ID string
 func NumID(n int64) ID { return ID(strconv.FormatInt(n, 10)) }
 
 // StrID is the ID of the string s.
-func StrID(s string) ID {
-	b, _ := json.Marshal(s)
-	return ID(b)
-}
+func StrID(s string) ID { return ID(quotePlain(s)) }
 
 // IsZero reports whether the id is absent.
 func (id ID) IsZero() bool { return id == "" }

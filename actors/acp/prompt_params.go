@@ -65,3 +65,41 @@ func encodeParams(v any) json.RawMessage {
 	}
 	return mustRaw(v)
 }
+
+// encodeResult is what Result writes under "result": by hand for the
+// results every prompt and session/new answer with, when the encoder would
+// copy their strings as they are.
+func encodeResult(v any) json.RawMessage {
+	var name, value string
+	switch r := v.(type) {
+	case PromptResult:
+		if len(r.Meta) > 0 {
+			return mustRaw(v)
+		}
+		name, value = `{"messageId":"`, r.MessageID
+	case NewSessionResult:
+		name, value = `{"sessionId":"`, r.SessionID
+	default:
+		return mustRaw(v)
+	}
+	if !plainString(value) {
+		return mustRaw(v)
+	}
+	b := make([]byte, 0, len(name)+len(value)+2)
+	b = append(b, name...)
+	b = append(b, value...)
+	return append(b, `"}`...)
+}
+
+// quotePlain is s as a JSON string token, by hand when the encoder would
+// copy it as it is.
+func quotePlain(s string) []byte {
+	if !plainString(s) {
+		b, _ := json.Marshal(s)
+		return b
+	}
+	b := make([]byte, 0, len(s)+2)
+	b = append(b, '"')
+	b = append(b, s...)
+	return append(b, '"')
+}

@@ -68,3 +68,27 @@ func TestTheUsualPromptIsHandEncoded(t *testing.T) {
 		t.Fatal("the usual prompt's params were left to the encoder")
 	}
 }
+
+// Results, keys and string ids written by hand are the encoder's bytes,
+// for any string.
+func TestHandEncodedResultsAndStringsMatchTheEncoder(t *testing.T) {
+	str := rapid.OneOf(rapid.StringMatching(`[ -~]{0,12}`), rapid.String(), rapid.StringMatching(`[a-f0-9-]{36}`))
+	rapid.Check(t, func(t *rapid.T) {
+		s := str.Draw(t, "s")
+		want, _ := json.Marshal(s)
+		if got := quotePlain(s); !bytes.Equal(got, want) {
+			t.Fatalf("quotePlain(%q) = %s, the encoder %s", s, got, want)
+		}
+		var results []any
+		pr := PromptResult{MessageID: s}
+		if rapid.Bool().Draw(t, "meta") {
+			pr.Meta = json.RawMessage(`{"k":1}`)
+		}
+		results = append(results, pr, NewSessionResult{SessionID: s}, struct{}{}, nil)
+		for _, r := range results {
+			if got, want := encodeResult(r), mustRaw(r); !bytes.Equal(got, want) {
+				t.Fatalf("encodeResult(%#v) = %s, the encoder %s", r, got, want)
+			}
+		}
+	})
+}

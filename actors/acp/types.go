@@ -239,10 +239,7 @@ const MaxKeyLength = 255
 const KeyLengthUnit = "codepoints"
 
 // KeyJSON is the raw field value for key k.
-func KeyJSON(k string) json.RawMessage {
-	b, _ := json.Marshal(k)
-	return b
-}
+func KeyJSON(k string) json.RawMessage { return quotePlain(k) }
 
 // Key validates the idempotencyKey: omitted and null mean no key (present is
 // false); a string of 1..255 code points is a key; anything else is -32602.
