@@ -219,6 +219,9 @@ func DecodeParams(raw json.RawMessage, v any) (e *Error) {
 	if len(raw) == 0 {
 		raw = json.RawMessage("{}")
 	}
+	if p, ok := v.(*PromptParams); ok && readPromptParams(raw, p) {
+		return nil
+	}
 	if err := json.Unmarshal(raw, v); err != nil {
 		return Errorf(CodeInvalidParams, "invalid params: %v", err)
 	}

@@ -1,6 +1,11 @@
 package acp
 
-import json "github.com/goccy/go-json"
+import (
+	"strings"
+	"unsafe"
+
+	json "github.com/goccy/go-json"
+)
 
 // appendPromptParams appends p as the reflective encoder writes it, for the
 // params every prompt carries: a plain session id (plainString), text
@@ -102,4 +107,77 @@ func quotePlain(s string) []byte {
 	b = append(b, '"')
 	b = append(b, s...)
 	return append(b, '"')
+}
+
+// readPromptParams reads raw into p, when p is zero and raw is laid out as
+// appendPromptParams writes (a plain session id, plain text blocks, a plain
+// quoted or null key, nothing else), giving what the decoder gives; it
+// reads nothing and says so otherwise. The decoder was most of an Agent's
+// reading of a prompt (issue 33).
+func readPromptParams(raw []byte, p *PromptParams) bool {
+	if p.SessionID != "" || p.Prompt != nil || p.IdempotencyKey != nil || p.Meta != nil {
+		return false
+	}
+	s := unsafe.String(unsafe.SliceData(raw), len(raw)) // read only; what is kept is copied
+	rest, ok := strings.CutPrefix(s, `{"sessionId":"`)
+	if !ok {
+		return false
+	}
+	end := strings.IndexByte(rest, '"')
+	if end < 0 || !plainString(rest[:end]) {
+		return false
+	}
+	session := rest[:end]
+	rest, ok = strings.CutPrefix(rest[end:], `","prompt":`)
+	if !ok {
+		return false
+	}
+	var blocks []ContentBlock
+	if rest, ok = strings.CutPrefix(rest, "null"); !ok {
+		if rest, ok = strings.CutPrefix(rest, "["); !ok {
+			return false
+		}
+		blocks = []ContentBlock{}
+		for first := true; ; first = false {
+			if r, ok := strings.CutPrefix(rest, "]"); ok {
+				rest = r
+				break
+			}
+			if !first {
+				if rest, ok = strings.CutPrefix(rest, ","); !ok {
+					return false
+				}
+			}
+			end := strings.Index(rest, plainBlockEnd)
+			if end < 0 {
+				return false
+			}
+			block := rest[:end+len(plainBlockEnd)]
+			if _, _, ok := readPlainBlockOf(block); !ok {
+				return false
+			}
+			// Kept as the decoder keeps a block (ContentBlock.UnmarshalJSON):
+			// its strings in a copy of their own, its bytes in another.
+			typ, text, _ := readPlainBlockOf(strings.Clone(block))
+			blocks = append(blocks, ContentBlock{Type: typ, Text: text, raw: json.RawMessage(block)})
+			rest = rest[len(block):]
+		}
+	}
+	var key json.RawMessage
+	if r, ok := strings.CutPrefix(rest, `,"idempotencyKey":`); ok {
+		end := len(r) - 1
+		if end < 0 || r[end] != '}' {
+			return false
+		}
+		tok := r[:end]
+		if q, ok := plainQuoted(tok); tok != "null" && !(ok && plainString(q)) {
+			return false
+		}
+		key, rest = json.RawMessage(tok), r[end:]
+	}
+	if rest != "}" {
+		return false
+	}
+	p.SessionID, p.Prompt, p.IdempotencyKey = strings.Clone(session), blocks, key
+	return true
 }

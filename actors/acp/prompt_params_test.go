@@ -3,6 +3,8 @@ package acp
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"reflect"
+	"strings"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -91,4 +93,64 @@ func TestHandEncodedResultsAndStringsMatchTheEncoder(t *testing.T) {
 			}
 		}
 	})
+}
+
+// What the hand reader reads is what the decoder reads, for params the
+// encoder wrote and for the same params reworded (spaced, reordered, keys
+// and blocks that are not plain, other members), which it must leave to
+// the decoder.
+func TestHandReadPromptParamsMatchTheDecoder(t *testing.T) {
+	str := rapid.OneOf(rapid.StringMatching(`[ -~]{0,12}`), rapid.String(), rapid.StringMatching(`[a-f0-9-]{36}`))
+	rapid.Check(t, func(t *rapid.T) {
+		p := PromptParams{SessionID: str.Draw(t, "session")}
+		if n := rapid.IntRange(-1, 3).Draw(t, "blocks"); n >= 0 {
+			p.Prompt = []ContentBlock{}
+			for range n {
+				p.Prompt = append(p.Prompt, ContentBlock{Type: rapid.SampledFrom([]string{"text", "resource_link"}).Draw(t, "type"), Text: str.Draw(t, "text")})
+			}
+		}
+		switch rapid.IntRange(0, 2).Draw(t, "key") {
+		case 1:
+			p.IdempotencyKey = KeyJSON(str.Draw(t, "keyText"))
+		case 2:
+			p.IdempotencyKey = json.RawMessage("null")
+		}
+		raw, err := json.Marshal(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := string(raw)
+		switch rapid.IntRange(0, 6).Draw(t, "reword") {
+		case 1:
+			s = strings.Replace(s, `":`, `": `, 1)
+		case 2:
+			s = strings.Replace(s, `"sessionId"`, `"SessionId"`, 1)
+		case 3:
+			s = strings.Replace(s, `"prompt":`, `"prompt":[],"prompt":`, 1)
+		case 4:
+			s = s[:len(s)-1] + `,"_meta":{}}`
+		case 5:
+			s = strings.Replace(s, `{"sessionId"`, `{"idempotencyKey":"k","sessionId"`, 1)
+		case 6:
+			s = s[:len(s)-1] + ` }`
+		}
+		var want PromptParams
+		wantErr := json.Unmarshal([]byte(s), &want)
+		var got PromptParams
+		if readPromptParams([]byte(s), &got) {
+			if wantErr != nil || !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s:\nhand reader %#v\ndecoder     %#v (%v)", s, got, want, wantErr)
+			}
+		}
+		var viaDecode PromptParams
+		if e := DecodeParams(json.RawMessage(s), &viaDecode); (e == nil) != (wantErr == nil) || e == nil && !reflect.DeepEqual(viaDecode, want) {
+			t.Fatalf("%s: DecodeParams %#v (%v), the decoder %#v (%v)", s, viaDecode, e, want, wantErr)
+		}
+	})
+	// The usual prompt is read by hand.
+	var p PromptParams
+	raw := `{"sessionId":"f48035c7","prompt":[{"type":"text","text":"write the docs #5"}],"idempotencyKey":"156e64f5"}`
+	if !readPromptParams([]byte(raw), &p) {
+		t.Fatalf("%s was left to the decoder", raw)
+	}
 }

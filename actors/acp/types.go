@@ -198,8 +198,11 @@ func appendPlainBlock(b []byte, typ, text string) []byte {
 }
 
 // readPlainBlock reads b if appendPlainBlock could have written it.
-func readPlainBlock(b []byte) (typ, text string, ok bool) {
-	s := string(b)
+func readPlainBlock(b []byte) (typ, text string, ok bool) { return readPlainBlockOf(string(b)) }
+
+// readPlainBlockOf is readPlainBlock of a string: typ and text are parts
+// of s.
+func readPlainBlockOf(s string) (typ, text string, ok bool) {
 	rest, ok := strings.CutPrefix(s, plainBlockType)
 	if !ok {
 		return "", "", false
@@ -208,7 +211,7 @@ func readPlainBlock(b []byte) (typ, text string, ok bool) {
 	if !ok || !plainString(typ) {
 		return "", "", false
 	}
-	rest, ok = strings.CutPrefix(`"`+rest, plainBlockText)
+	rest, ok = strings.CutPrefix(rest, plainBlockText[1:]) // past the type's closing quote
 	if !ok {
 		return "", "", false
 	}
