@@ -2,6 +2,7 @@ package acp
 
 import (
 	"strings"
+	"unicode/utf8"
 	"unsafe"
 
 	json "github.com/goccy/go-json"
@@ -45,7 +46,7 @@ func appendPromptParams(b []byte, p *PromptParams) ([]byte, bool) {
 		b = append(b, ']')
 	}
 	if k := string(p.IdempotencyKey); k != "" {
-		if s, ok := plainQuoted(k); k != "null" && !(ok && plainString(s)) {
+		if k != "null" && !(verbatimString(k) && !strings.ContainsAny(k, "<>&\u2028\u2029")) {
 			return b, false
 		}
 		b = append(b, `,"idempotencyKey":`...)
@@ -170,7 +171,7 @@ func readPromptParams(raw []byte, p *PromptParams) bool {
 			return false
 		}
 		tok := r[:end]
-		if q, ok := plainQuoted(tok); tok != "null" && !(ok && plainString(q)) {
+		if tok != "null" && !verbatimString(tok) {
 			return false
 		}
 		key, rest = json.RawMessage(tok), r[end:]
@@ -179,5 +180,21 @@ func readPromptParams(raw []byte, p *PromptParams) bool {
 		return false
 	}
 	p.SessionID, p.Prompt, p.IdempotencyKey = strings.Clone(session), blocks, key
+	return true
+}
+
+// verbatimString reports whether tok is a JSON string token the decoder
+// keeps as it is in a json.RawMessage: quoted, valid UTF-8, with no quote,
+// backslash or control byte inside. Clients draw keys of every kind, most
+// of them beyond ASCII.
+func verbatimString(tok string) bool {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' || !utf8.ValidString(tok) {
+		return false
+	}
+	for i := 1; i < len(tok)-1; i++ {
+		if c := tok[i]; c == '"' || c == '\\' || c < 0x20 {
+			return false
+		}
+	}
 	return true
 }
