@@ -52,6 +52,11 @@ func shifted(base rune) func(byte) rune {
 // UUID again and again, each byte mapped to a code point by to.
 func longKey(uuid string, to func(byte) rune) string {
 	var b strings.Builder
+	size := 0
+	for i := 0; i < maxKeyLength; i++ {
+		size += utf8.RuneLen(to(uuid[i%len(uuid)]))
+	}
+	b.Grow(size) // one allocation, not one per doubling
 	for i := 0; i < maxKeyLength; i++ {
 		b.WriteRune(to(uuid[i%len(uuid)]))
 	}
