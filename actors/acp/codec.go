@@ -186,7 +186,32 @@ func mustRaw(v any) json.RawMessage {
 
 // Request encodes a request frame.
 func Request(id ID, method string, params any) []byte {
+	if p, ok := params.(PromptParams); ok && plainID(id) && plainString(method) {
+		// Every prompt: the envelope and its params in one buffer, as
+		// the encoder writes them (appendEnvelope, appendPromptParams).
+		b := make([]byte, 0, 96+len(id)+len(method)+len(p.SessionID)+len(p.IdempotencyKey)+promptTextSize(p.Prompt))
+		b = append(b, `{"jsonrpc":"`+Version+`"`...)
+		if id != "" {
+			b = append(b, `,"id":`...)
+			b = append(b, id...)
+		}
+		b = append(b, `,"method":"`...)
+		b = append(b, method...)
+		b = append(b, `","params":`...)
+		if b, ok := appendPromptParams(b, &p); ok {
+			return append(b, '}')
+		}
+	}
 	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: encodeParams(params)})
+}
+
+// promptTextSize is about what a prompt's blocks take written.
+func promptTextSize(blocks []ContentBlock) int {
+	n := 0
+	for i := range blocks {
+		n += 24 + len(blocks[i].Type) + len(blocks[i].Text) + len(blocks[i].raw)
+	}
+	return n
 }
 
 // Notification encodes a notification frame.

@@ -159,3 +159,32 @@ func TestHandReadPromptParamsMatchTheDecoder(t *testing.T) {
 		t.Fatalf("%s was left to the decoder", raw)
 	}
 }
+
+// A prompt request written in one buffer is what the envelope's encoder
+// writes around the params' encoder, for any id and params.
+func TestPromptRequestsMatchTheEncoder(t *testing.T) {
+	str := rapid.OneOf(rapid.StringMatching(`[ -~]{0,12}`), rapid.String(), rapid.StringMatching(`[a-f0-9-]{36}`))
+	rapid.Check(t, func(t *rapid.T) {
+		var id ID
+		switch rapid.IntRange(0, 2).Draw(t, "idKind") {
+		case 0:
+			id = NumID(rapid.IntRange(0, 1<<40).Draw(t, "num"))
+		case 1:
+			id = StrID(str.Draw(t, "str"))
+		}
+		p := PromptParams{SessionID: str.Draw(t, "session"), Prompt: []ContentBlock{Text(str.Draw(t, "text"))}}
+		switch rapid.IntRange(0, 2).Draw(t, "key") {
+		case 1:
+			p.IdempotencyKey = KeyJSON(str.Draw(t, "keyText"))
+		case 2:
+			p.IdempotencyKey = json.RawMessage(`"` + str.Draw(t, "rawKey") + `"`)
+		}
+		if _, err := json.Marshal(p); err != nil {
+			return // a raw key that is not JSON: the encoder refuses it
+		}
+		want := Encode(&Message{JSONRPC: Version, ID: id, Method: MethodSessionPrompt, Params: mustRaw(p)})
+		if got := Request(id, MethodSessionPrompt, p); !bytes.Equal(got, want) {
+			t.Fatalf("Request:\n%s\nthe encoder:\n%s", got, want)
+		}
+	})
+}
