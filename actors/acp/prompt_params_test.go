@@ -168,7 +168,7 @@ func TestPromptRequestsMatchTheEncoder(t *testing.T) {
 		var id ID
 		switch rapid.IntRange(0, 2).Draw(t, "idKind") {
 		case 0:
-			id = NumID(rapid.IntRange(0, 1<<40).Draw(t, "num"))
+			id = NumID(rapid.Int64Range(0, 1<<40).Draw(t, "num"))
 		case 1:
 			id = StrID(str.Draw(t, "str"))
 		}
