@@ -436,7 +436,7 @@ func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 		}
 		if len(p.IdempotencyKey) > 0 {
 			raw := string(p.IdempotencyKey)
-			if s, ok := plainQuoted(raw); raw != "null" && !(ok && plainString(s)) {
+			if raw != "null" && !keptKey(raw) { // the frame holds the key as written
 				return frame, Digest{}
 			}
 			d.s[slotUpdate] = raw

@@ -46,7 +46,7 @@ func appendPromptParams(b []byte, p *PromptParams) ([]byte, bool) {
 		b = append(b, ']')
 	}
 	if k := string(p.IdempotencyKey); k != "" {
-		if k != "null" && !(verbatimString(k) && !strings.ContainsAny(k, "<>&\u2028\u2029")) {
+		if k != "null" && !keptKey(k) {
 			return b, false
 		}
 		b = append(b, `,"idempotencyKey":`...)
@@ -197,4 +197,11 @@ func verbatimString(tok string) bool {
 		}
 	}
 	return true
+}
+
+// keptKey reports whether the encoder writes key token tok as it is: a
+// verbatimString with none of what it escapes in raw JSON (<, >, &,
+// U+2028, U+2029).
+func keptKey(tok string) bool {
+	return verbatimString(tok) && !strings.ContainsAny(tok, "<>&\u2028\u2029")
 }
