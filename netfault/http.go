@@ -107,8 +107,8 @@ type HTTPLink struct {
 	// Agent reads the initialize POST that creates it.
 	OnAgentConnect func(conn string)
 	// ToAgent is each POST body the Agent reads, with the Acp-Connection-Id
-	// it came on.
-	ToAgent func(conn string, frame []byte)
+	// it came on and the digest its sender made of it (nil for none).
+	ToAgent func(conn string, frame []byte, d *acp.Digest)
 	// OnAgentDisconnect is the Agent side learning that a connection ended
 	// (expired, deleted or superseded). Not called by AgentGone.
 	OnAgentDisconnect func(conn, why string)
@@ -145,7 +145,7 @@ type httpMsg struct {
 	gone   bool
 	refuse bool // dropped while in flight: its POST is answered 404
 	link   *HTTPLink
-	digest *acp.Digest // an event's, as the Agent made it; nil for none
+	digest *acp.Digest // as its sender made it; nil for none
 }
 
 // Fire is the message's arrival (sim.Handler): a POST at the endpoint, an

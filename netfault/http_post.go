@@ -24,7 +24,7 @@ func (h *HTTPLink) Post(frame []byte, sub string) int { return h.PostDigest(fram
 func (h *HTTPLink) PostDigest(frame []byte, sub string, d *acp.Digest) int {
 	h.posts++
 	n := h.posts
-	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn, route: HTTPRouteOf(frame, d), link: h}
+	m := &httpMsg{dir: c2a, bytes: frame, text: frameText(frame), sub: sub, post: n, conn: h.conn, route: HTTPRouteOf(frame, d), link: h, digest: d}
 	batch := m.route.Batch
 	m.init = !batch && m.route.Method == acp.MethodInitialize
 	if m.init { // the connection it creates is named after this POST
@@ -99,7 +99,7 @@ func (h *HTTPLink) arrivePost(m *httpMsg) {
 			h.OnAgentConnect(h.conn)
 		}
 		if h.ToAgent != nil {
-			h.ToAgent(h.conn, m.bytes)
+			h.ToAgent(h.conn, m.bytes, m.digest)
 		}
 		return
 	}
@@ -118,6 +118,6 @@ func (h *HTTPLink) arrivePost(m *httpMsg) {
 	h.record(traces.KindDeliver, m, note)
 	h.status(m.post, code, back)
 	if h.ToAgent != nil {
-		h.ToAgent(h.conn, m.bytes)
+		h.ToAgent(h.conn, m.bytes, m.digest)
 	}
 }

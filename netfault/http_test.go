@@ -73,7 +73,7 @@ func newHRig() *hrig {
 	h.OnStreamClosed = func(s string) { logf("closed %q", s) }
 	h.OnGone = func() { logf("gone") }
 	h.OnAgentConnect = func(conn string) { logf("agent connect %s", conn) }
-	h.ToAgent = func(conn string, b []byte) { logf("agent %s reads %s", conn, label(b)) }
+	h.ToAgent = func(conn string, b []byte, _ *acp.Digest) { logf("agent %s reads %s", conn, label(b)) }
 	h.OnAgentDisconnect = func(conn, why string) { logf("agent disconnect %s %s", conn, why) }
 	return r
 }
@@ -518,7 +518,7 @@ func ExampleHTTPLink() {
 	h := netfault.NewHTTPLink("c1:a1", "c1", "a1", &loop, choose, rec, time.Millisecond)
 	h.OnStatus = func(post, status int) { fmt.Printf("%v client: POST %d → %d\n", loop.Now(), post, status) }
 	h.OnEvent = func(b []byte, _ *acp.Digest) { fmt.Printf("%v client reads %s\n", loop.Now(), b) }
-	h.ToAgent = func(conn string, b []byte) {
+	h.ToAgent = func(conn string, b []byte, _ *acp.Digest) {
 		fmt.Printf("%v agent reads %s on %s\n", loop.Now(), b, conn)
 		if strings.Contains(string(b), `"initialize"`) {
 			h.FromAgent([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`), "")

@@ -1,6 +1,7 @@
 package netfault
 
 import (
+	"github.com/acpsim/acpsim/actors/acp"
 	"time"
 	"unsafe"
 
@@ -34,8 +35,9 @@ type Pipe struct {
 	frames   sim.Slab[frame]
 	sites    [2]string // the prefix of a frame's decisions' site, by direction
 
-	// Deliver is called with each frame that arrives, by direction.
-	ToAgent, ToClient func(frame []byte)
+	// ToAgent and ToClient are called with each frame that arrives, by
+	// direction, and the digest its sender made of it (nil for none).
+	ToAgent, ToClient func(frame []byte, d *acp.Digest)
 	// OnCut is called once when a fault cuts the pipe.
 	OnCut func()
 	// OnClosed is called once when the pipe ends, for any reason.
@@ -43,12 +45,13 @@ type Pipe struct {
 }
 
 type frame struct {
-	bytes []byte
-	text  string // the bytes as the trace records them, shared for send and deliver
-	sub   string
-	gone  bool
-	pipe  *Pipe
-	dir   int
+	bytes  []byte
+	text   string // the bytes as the trace records them, shared for send and deliver
+	sub    string
+	gone   bool
+	pipe   *Pipe
+	dir    int
+	digest *acp.Digest
 }
 
 // Fire is the frame's arrival (sim.Handler): a frame in flight is its own
@@ -60,7 +63,7 @@ func (f *frame) Fire() { f.pipe.arrive(f.dir, f) }
 // is in flight.
 func (f *frame) done() {
 	f.gone = true
-	f.bytes, f.text, f.sub = nil, "", ""
+	f.bytes, f.text, f.sub, f.digest = nil, "", "", nil
 }
 
 const (
@@ -87,19 +90,26 @@ func NewPipe(name, client, agent string, loop *sim.Loop, choose func(sim.Decisio
 func (p *Pipe) Alive() bool { return p.alive }
 
 // SendToAgent writes a Client frame; sub names the submission of a prompt.
-func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub, "") }
+func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub, "", nil) }
+
+// SendToAgentDigest is SendToAgent of a frame with the digest its sender
+// made (acp.Digest), handed to ToAgent with it.
+func (p *Pipe) SendToAgentDigest(b []byte, sub string, d *acp.Digest) { p.send(c2a, b, sub, "", d) }
 
 // SendProbeToAgent writes a Client frame that is malformed on purpose; its
 // send event carries traces.NoteProbe.
-func (p *Pipe) SendProbeToAgent(b []byte) { p.send(c2a, b, "", traces.NoteProbe) }
+func (p *Pipe) SendProbeToAgent(b []byte) { p.send(c2a, b, "", traces.NoteProbe, nil) }
 
 // SendObserveToAgent writes a frame of the checker's observer on a Client's
 // live pipe: its send event carries traces.NoteObserve, which hands the
 // pipe to the observer in the checker's eyes.
-func (p *Pipe) SendObserveToAgent(b []byte) { p.send(c2a, b, "", traces.NoteObserve) }
+func (p *Pipe) SendObserveToAgent(b []byte) { p.send(c2a, b, "", traces.NoteObserve, nil) }
 
 // SendToClient writes an Agent frame.
-func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "", "") }
+func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "", "", nil) }
+
+// SendToClientDigest is SendToClient of a frame with its digest.
+func (p *Pipe) SendToClientDigest(b []byte, d *acp.Digest) { p.send(a2c, b, "", "", d) }
 
 func (p *Pipe) ends(dir int) (from, to string) {
 	if dir == c2a {
@@ -119,9 +129,9 @@ func (p *Pipe) event(kind string, dir int, f *frame, note string) {
 func frameText(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 // send writes b; note goes on its send event (a drop says why instead).
-func (p *Pipe) send(dir int, b []byte, sub, note string) {
+func (p *Pipe) send(dir int, b []byte, sub, note string, d *acp.Digest) {
 	f := p.frames.New()
-	*f = frame{bytes: b, text: frameText(b), sub: sub, pipe: p, dir: dir}
+	*f = frame{bytes: b, text: frameText(b), sub: sub, pipe: p, dir: dir, digest: d}
 	if !p.alive || p.gone != "" {
 		p.event(traces.KindDrop, dir, f, "pipe closed")
 		f.done()
@@ -165,13 +175,13 @@ func (p *Pipe) arrive(dir int, f *frame) {
 		p.inflight[dir] = q[1:]
 	}
 	p.event(traces.KindDeliver, dir, f, "")
-	b := f.bytes
+	b, d := f.bytes, f.digest
 	f.done()
 	if dir == c2a {
-		p.ToAgent(b)
+		p.ToAgent(b, d)
 		return
 	}
-	p.ToClient(b)
+	p.ToClient(b, d)
 	if p.gone != "" && len(p.inflight[a2c]) == 0 {
 		p.end(p.gone) // the Client reads end of file after the last frame
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -63,8 +64,8 @@ func newRig() *rig {
 		return r.faults[d.Kind+" "+d.Where()]
 	}
 	r.pipe = netfault.NewPipe("p", "c", "a", &r.loop, choose, r.rec, 1*ms)
-	r.pipe.ToAgent = func(b []byte) { r.got = append(r.got, fmt.Sprintf("c2a %s@%v", b, r.loop.Now())) }
-	r.pipe.ToClient = func(b []byte) { r.got = append(r.got, fmt.Sprintf("a2c %s@%v", b, r.loop.Now())) }
+	r.pipe.ToAgent = func(b []byte, _ *acp.Digest) { r.got = append(r.got, fmt.Sprintf("c2a %s@%v", b, r.loop.Now())) }
+	r.pipe.ToClient = func(b []byte, _ *acp.Digest) { r.got = append(r.got, fmt.Sprintf("a2c %s@%v", b, r.loop.Now())) }
 	r.pipe.OnCut = func() { r.cuts++ }
 	r.pipe.OnClosed = func() { r.closings++ }
 	return r
@@ -316,8 +317,8 @@ func ExamplePipe() {
 		return 0
 	}
 	p := netfault.NewPipe("c1:a1", "c1", "a1", &loop, choose, rec, time.Millisecond)
-	p.ToAgent = func(b []byte) { fmt.Printf("%v agent reads %s\n", loop.Now(), b) }
-	p.ToClient = func(b []byte) { fmt.Printf("%v client reads %s\n", loop.Now(), b) }
+	p.ToAgent = func(b []byte, _ *acp.Digest) { fmt.Printf("%v agent reads %s\n", loop.Now(), b) }
+	p.ToClient = func(b []byte, _ *acp.Digest) { fmt.Printf("%v client reads %s\n", loop.Now(), b) }
 	p.SendToAgent([]byte(`{"id":1}`), "")
 	p.SendToAgent([]byte(`{"id":2}`), "")
 	p.SendToClient([]byte(`{"id":7}`))

@@ -461,3 +461,38 @@ func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 	}
 	return frame, digest(frame, d)
 }
+
+// Message is the request or notification frame d describes as ParseLine
+// reads it, when the frame is laid out as the encoder writes a request
+// ({"jsonrpc":"2.0","id":…,"method":"…","params":…}): its params are the
+// frame's own bytes, which the sender never writes again. ok is false for
+// any other frame, which the reader parses.
+func (d *Digest) Message(frame []byte) (m Message, ok bool) {
+	s := unsafe.String(unsafe.SliceData(frame), len(frame))
+	if !d.Describes(s) || d.shape < shapePrompt || !plainString(d.Method) {
+		return Message{}, false
+	}
+	rest, ok := strings.CutPrefix(s, `{"jsonrpc":"`+Version+`"`)
+	if !ok {
+		return Message{}, false
+	}
+	if d.ID != "" {
+		if rest, ok = strings.CutPrefix(rest, `,"id":`); !ok {
+			return Message{}, false
+		}
+		if rest, ok = strings.CutPrefix(rest, string(d.ID)); !ok {
+			return Message{}, false
+		}
+	}
+	if rest, ok = strings.CutPrefix(rest, `,"method":"`); !ok {
+		return Message{}, false
+	}
+	if rest, ok = strings.CutPrefix(rest, d.Method); !ok {
+		return Message{}, false
+	}
+	if rest, ok = strings.CutPrefix(rest, `","params":`); !ok || len(rest) < 3 || rest[0] != '{' || rest[len(rest)-1] != '}' {
+		return Message{}, false
+	}
+	at, end := len(frame)-len(rest), len(frame)-1
+	return Message{JSONRPC: Version, ID: d.ID, Method: d.Method, Params: frame[at:end:end]}, true
+}

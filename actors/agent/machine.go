@@ -72,6 +72,15 @@ type Machine interface {
 	Timer(id int) []Output
 }
 
+// DigestReceiver is a Machine that can read a frame from the digest its
+// sender made of it (acp.Digest), sparing the parse: ReceiveDigest(conn,
+// frame, d) does what Receive(conn, frame) does. The simulator, whose
+// frames are never written again once sent, hands frames over this way;
+// d may be nil, or describe another frame, and is then not used.
+type DigestReceiver interface {
+	ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Output
+}
+
 // Env is what a process gets from its host: its name, the fault Chooser (for
 // faults that happen inside the Agent, such as a transient rejection) and the
 // stream of fresh ids.

@@ -7,6 +7,7 @@ package world
 import (
 	"fmt"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/actors/agent/store"
 	"github.com/acpsim/acpsim/netfault"
@@ -45,6 +46,15 @@ func (w *world) newProc(an *agentNode) *agentProc {
 	an.proc = p
 	w.Record(traces.Event{Kind: traces.KindRestart, From: p.name})
 	return p
+}
+
+// receive hands a frame to the process's machine, with the digest its
+// sender made where the machine reads one (agent.DigestReceiver).
+func (p *agentProc) receive(conn string, frame []byte, d *acp.Digest) []agent.Output {
+	if r, ok := p.m.(agent.DigestReceiver); ok && d != nil {
+		return r.ReceiveDigest(conn, frame, d)
+	}
+	return p.m.Receive(conn, frame)
 }
 
 // applyAgent carries out a step's outputs in order. Before each visible one

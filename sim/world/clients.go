@@ -61,7 +61,7 @@ func (w *world) applyClient(cn *clientNode, outs []client.Output) {
 			case cn.pipe == nil || cn.pipe.Name != o.Conn:
 				// written to a connection that is gone: nobody reads it
 			default:
-				cn.pipe.SendToAgent(o.Frame, o.Sub)
+				cn.pipe.SendToAgentDigest(o.Frame, o.Sub, o.Digest)
 			}
 			w.digest = nil
 		case client.OutConnect:

@@ -2,9 +2,11 @@ package world
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 	"unsafe"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/traces"
@@ -16,7 +18,7 @@ import (
 // spares the scan of nearly every frame and changes no reading.
 func TestDigestsReadAsTheBytes(t *testing.T) {
 	var r Runner
-	sends, digested, created := 0, 0, 0
+	sends, digested, created, messages := 0, 0, 0, 0
 	for _, cfg := range liveRuns() {
 		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
 		r.judged = func(e traces.Event) {
@@ -36,6 +38,14 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 				if got, want := netfault.HTTPRouteOf(frame, e.Digest), netfault.HTTPRouteOf([]byte(e.Frame), nil); got != want {
 					t.Fatalf("%s: event %d %s: routed %+v by its digest, %+v by its bytes", name, e.Seq, e.Frame, got, want)
 				}
+				// A request reads from its digest as ParseLine reads it.
+				if m, ok := e.Digest.Message(frame); ok {
+					l := acp.ParseLine(frame)
+					if l.Batch || !reflect.DeepEqual(l.Entries[0], acp.Parsed{Msg: m}) {
+						t.Fatalf("%s: event %d %s: the digest's message %+v, ParseLine's %+v", name, e.Seq, e.Frame, m, l.Entries[0])
+					}
+					messages++
+				}
 				// And the world finds the same session created.
 				if got, want := createdSession(frame, e.Digest), createdSession([]byte(e.Frame), nil); got != want {
 					t.Fatalf("%s: event %d %s: created session %q by its digest, %q by its bytes", name, e.Seq, e.Frame, got, want)
@@ -52,8 +62,8 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 	if sends == 0 || digested*10 < sends*7 {
 		t.Fatalf("%d of %d frames sent carried a digest, want at least 70%%", digested, sends)
 	}
-	if created == 0 {
-		t.Fatal("no digested frame created a session: the comparison of createdSession judged nothing")
+	if created == 0 || messages == 0 {
+		t.Fatalf("%d digested frames created a session, %d read as a message: a comparison judged nothing", created, messages)
 	}
-	t.Logf("%d of %d frames sent carried a digest; %d created a session", digested, sends, created)
+	t.Logf("%d of %d frames sent carried a digest; %d created a session, %d read as a request", digested, sends, created, messages)
 }

@@ -90,9 +90,9 @@ func (w *world) httpOf(cn *clientNode) *httpState {
 		w.httpConns[conn] = cn
 		w.applyAgent(p, p.m.Connect(conn))
 	}
-	link.ToAgent = func(conn string, frame []byte) {
+	link.ToAgent = func(conn string, frame []byte, d *acp.Digest) {
 		if p := server(); p != nil {
-			w.applyAgent(p, p.m.Receive(conn, frame))
+			w.applyAgent(p, p.receive(conn, frame, d))
 		}
 	}
 	link.OnAgentDisconnect = func(conn, _ string) {

@@ -5,6 +5,7 @@
 package world
 
 import (
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/client"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/traces"
@@ -23,9 +24,9 @@ func (w *world) observeTry(an *agentNode, try int) {
 	obs.Protocol = w.cfg.Protocol()
 	pipe := netfault.NewPipe(traces.Observer+":"+p.name, traces.Observer, p.name, w.loop, w.choose, w, w.cfg.Latency)
 	p.pipe = pipe
-	pipe.ToAgent = func(b []byte) {
+	pipe.ToAgent = func(b []byte, d *acp.Digest) {
 		if p.alive {
-			w.applyAgent(p, p.m.Receive(pipe.Name, b))
+			w.applyAgent(p, p.receive(pipe.Name, b, d))
 		}
 	}
 	apply := func(outs []client.Output) {
@@ -37,7 +38,7 @@ func (w *world) observeTry(an *agentNode, try int) {
 				if o.Probe {
 					pipe.SendProbeToAgent(o.Frame)
 				} else {
-					pipe.SendToAgent(o.Frame, "")
+					pipe.SendToAgentDigest(o.Frame, "", o.Digest)
 				}
 				w.digest = nil
 			case client.OutHangup:
@@ -49,7 +50,7 @@ func (w *world) observeTry(an *agentNode, try int) {
 			}
 		}
 	}
-	pipe.ToClient = func(b []byte) { apply(obs.Receive(pipe.Name, b)) }
+	pipe.ToClient = func(b []byte, _ *acp.Digest) { apply(obs.Receive(pipe.Name, b)) }
 	w.applyAgent(p, p.m.Connect(pipe.Name))
 	apply(obs.Connected(pipe.Name))
 }
@@ -95,7 +96,7 @@ func (w *world) readLive() {
 				}
 			}
 		}
-		pipe.ToClient = func(b []byte) { apply(obs.Receive(pipe.Name, b)) }
+		pipe.ToClient = func(b []byte, _ *acp.Digest) { apply(obs.Receive(pipe.Name, b)) }
 		apply(obs.ReadLive(pipe.Name, liveIDPrefix, sessions))
 	}
 }

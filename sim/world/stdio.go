@@ -3,7 +3,10 @@
 
 package world
 
-import "github.com/acpsim/acpsim/netfault"
+import (
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/netfault"
+)
 
 // spawn is the stdio Client starting its Agent: a new process on a new pipe.
 func (w *world) spawn(cn *clientNode) {
@@ -13,13 +16,13 @@ func (w *world) spawn(cn *clientNode) {
 	p := w.newProc(cn.agent)
 	pipe := netfault.NewPipe(cn.name+":"+p.name, cn.name, p.name, w.loop, w.choose, w, w.cfg.Latency)
 	p.pipe, cn.pipe = pipe, pipe
-	pipe.ToAgent = func(b []byte) {
+	pipe.ToAgent = func(b []byte, d *acp.Digest) {
 		if p.alive {
-			w.applyAgent(p, p.m.Receive(pipe.Name, b))
+			w.applyAgent(p, p.receive(pipe.Name, b, d))
 		}
 	}
 	c := cn.c
-	pipe.ToClient = func(b []byte) {
+	pipe.ToClient = func(b []byte, _ *acp.Digest) {
 		if cn.c == c {
 			w.applyClient(cn, c.Receive(pipe.Name, b))
 		}

@@ -3,6 +3,7 @@ package world
 import (
 	"fmt"
 
+	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/netfault"
 )
 
@@ -35,12 +36,12 @@ func (w *world) wsConnect(cn *clientNode) {
 	pipe := netfault.NewPipe(name, cn.name, agentName, w.loop, w.choose, w, w.cfg.Latency)
 	cn.pipe = pipe
 	alive := func() bool { return server != nil && server.alive }
-	pipe.ToAgent = func(b []byte) {
+	pipe.ToAgent = func(b []byte, d *acp.Digest) {
 		if alive() {
-			w.applyAgent(server, server.m.Receive(name, b))
+			w.applyAgent(server, server.receive(name, b, d))
 		}
 	}
-	pipe.ToClient = func(b []byte) {
+	pipe.ToClient = func(b []byte, _ *acp.Digest) {
 		if cn.c != nil {
 			w.applyClient(cn, cn.c.Receive(name, b))
 		}
