@@ -203,5 +203,18 @@ func verbatimString(tok string) bool {
 // verbatimString with none of what it escapes in raw JSON (<, >, &,
 // U+2028, U+2029).
 func keptKey(tok string) bool {
-	return verbatimString(tok) && !strings.ContainsAny(tok, "<>&\u2028\u2029")
+	if !verbatimString(tok) {
+		return false
+	}
+	for i := 1; i < len(tok)-1; i++ {
+		switch tok[i] {
+		case '<', '>', '&':
+			return false
+		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+			if tok[i+1] == 0x80 && (tok[i+2] == 0xA8 || tok[i+2] == 0xA9) {
+				return false
+			}
+		}
+	}
+	return true
 }

@@ -188,3 +188,23 @@ func TestPromptRequestsMatchTheEncoder(t *testing.T) {
 		}
 	})
 }
+
+// The encoder escapes <, >, &, U+2028 and U+2029 even in raw JSON: a key
+// holding one is not kept as written, and its prompt gets no digest.
+func TestKeptKeyLeavesWhatTheEncoderEscapes(t *testing.T) {
+	for tok, kept := range map[string]bool{
+		`"é😀"`: true, `"k"`: true, `""`: true,
+		`"a<b"`: false, `"a>b"`: false, `"a&b"`: false, "\"a\u2028b\"": false, "\"\u2029\"": false,
+		`"a\"b"`: false, `"a\\b"`: false, "\"a\tb\"": false, `k`: false, "\"\xff\"": false,
+	} {
+		if got := keptKey(tok); got != kept {
+			t.Errorf("keptKey(%q) = %v, want %v", tok, got, kept)
+		}
+		p := PromptParams{SessionID: "s", Prompt: []ContentBlock{Text("t")}, IdempotencyKey: json.RawMessage(tok)}
+		if want, err := json.Marshal(p); err == nil {
+			if got, ok := appendPromptParams(nil, &p); ok != kept || ok && !bytes.Equal(got, want) {
+				t.Errorf("%q: hand encoder %s (%v), encoder %s", tok, got, ok, want)
+			}
+		}
+	}
+}
