@@ -131,7 +131,9 @@ func (x *keyIndex) add(key string) *keyInfo {
 		if x.literalsHold {
 			break
 		}
-		x.find(lit, func(found *keyInfo) { x.literalsHold = x.literalsHold || found == ki })
+		if len(key) <= len(lit) { // find reports only keys that fit in the string
+			x.find(lit, func(found *keyInfo) { x.literalsHold = x.literalsHold || found == ki })
+		}
 	}
 	return ki
 }

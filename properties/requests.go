@@ -99,12 +99,17 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method string
 		p := v.prompt()
 		r.session = c.name(p.session)
 		var ki *keyInfo
+		key, present, bad := promptKey(p.key)
 		if sent && p.key != "" && p.key[0] == '"' {
-			if key, ok := jsonscan.StringField(p.key); ok {
-				ki = c.keys.add(key)
+			// Any string is indexed, a legal key or not: the legal one is
+			// read already.
+			if k, ok := key, present; ok {
+				ki = c.keys.add(k)
+			} else if k, ok := jsonscan.StringField(p.key); ok {
+				ki = c.keys.add(k)
 			}
 		}
-		switch key, present, bad := promptKey(p.key); {
+		switch {
 		case bad:
 			r.keyState, r.keyRaw = keyBad, c.own(p.key)
 		case !present && p.key == "null":
