@@ -186,23 +186,36 @@ func mustRaw(v any) json.RawMessage {
 
 // Request encodes a request frame.
 func Request(id ID, method string, params any) []byte {
-	if p, ok := params.(PromptParams); ok && plainID(id) && plainString(method) {
-		// Every prompt: the envelope and its params in one buffer, as
-		// the encoder writes them (appendEnvelope, appendPromptParams).
-		b := make([]byte, 0, 96+len(id)+len(method)+len(p.SessionID)+len(p.IdempotencyKey)+promptTextSize(p.Prompt))
-		b = append(b, `{"jsonrpc":"`+Version+`"`...)
-		if id != "" {
-			b = append(b, `,"id":`...)
-			b = append(b, id...)
-		}
-		b = append(b, `,"method":"`...)
-		b = append(b, method...)
-		b = append(b, `","params":`...)
-		if b, ok := appendPromptParams(b, &p); ok {
-			return append(b, '}')
+	if p, ok := params.(PromptParams); ok {
+		if b, ok := promptRequest(id, method, &p); ok {
+			return b
 		}
 	}
 	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: encodeParams(params)})
+}
+
+// promptRequest writes every prompt's request, envelope and params in one
+// buffer as the encoders write them (appendEnvelope, appendPromptParams);
+// ok is false where they would write it otherwise. Then every string in it
+// is valid UTF-8 and its key is kept as written (keptKey).
+func promptRequest(id ID, method string, p *PromptParams) ([]byte, bool) {
+	if !plainID(id) || !plainString(method) {
+		return nil, false
+	}
+	b := make([]byte, 0, 96+len(id)+len(method)+len(p.SessionID)+len(p.IdempotencyKey)+promptTextSize(p.Prompt))
+	b = append(b, `{"jsonrpc":"`+Version+`"`...)
+	if id != "" {
+		b = append(b, `,"id":`...)
+		b = append(b, id...)
+	}
+	b = append(b, `,"method":"`...)
+	b = append(b, method...)
+	b = append(b, `","params":`...)
+	b, ok := appendPromptParams(b, p)
+	if !ok {
+		return nil, false
+	}
+	return append(b, '}'), true
 }
 
 // promptTextSize is about what a prompt's blocks take written.

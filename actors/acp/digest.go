@@ -277,6 +277,11 @@ func digest(frame []byte, d Digest) Digest {
 			return Digest{}
 		}
 	}
+	return digestValid(frame, d)
+}
+
+// digestValid is digest of a d whose strings are known valid UTF-8.
+func digestValid(frame []byte, d Digest) Digest {
 	if len(frame) == 0 || len(frame) > 1<<31-1 || d.ID != "" && (!validIDToken(d.ID) || d.ID[0] == '"' && !plainToken(string(d.ID))) {
 		return Digest{} // an id the bytes would not read back as written
 	}
@@ -409,7 +414,14 @@ func ErrorDigest(id ID, e *Error) ([]byte, Digest) {
 // (ResumeSessionParams) and a request whose params are only a sessionId
 // (SessionParams); none for other params.
 func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
-	frame := Request(id, method, params)
+	var frame []byte
+	byHand := false // promptRequest wrote it: its strings are valid and its key kept
+	if p, ok := params.(PromptParams); ok {
+		frame, byHand = promptRequest(id, method, &p)
+	}
+	if !byHand {
+		frame = Request(id, method, params)
+	}
 	d := Digest{ID: id, Method: method}
 	switch p := params.(type) {
 	case PromptParams:
@@ -436,7 +448,7 @@ func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 		}
 		if len(p.IdempotencyKey) > 0 {
 			raw := string(p.IdempotencyKey)
-			if raw != "null" && !keptKey(raw) { // the frame holds the key as written
+			if raw != "null" && !byHand && !keptKey(raw) { // the frame holds the key as written
 				return frame, Digest{}
 			}
 			d.s[slotUpdate] = raw
@@ -458,6 +470,9 @@ func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 		}
 	default:
 		return frame, Digest{}
+	}
+	if byHand && d.shape == shapePrompt {
+		return frame, digestValid(frame, d)
 	}
 	return frame, digest(frame, d)
 }
