@@ -218,3 +218,16 @@ func keptKey(tok string) bool {
 	}
 	return true
 }
+
+// DecodePromptParams is DecodeParams into a PromptParams: by hand where
+// readPromptParams reads it, and then p does not escape to the heap (every
+// prompt an Agent reads).
+func DecodePromptParams(raw json.RawMessage, p *PromptParams) *Error {
+	if len(raw) > 0 && readPromptParams(raw, p) {
+		return nil
+	}
+	q := *p
+	e := DecodeParams(raw, &q)
+	*p = q
+	return e
+}

@@ -151,6 +151,10 @@ func TestHandReadPromptParamsMatchTheDecoder(t *testing.T) {
 		if e := DecodeParams(json.RawMessage(s), &viaDecode); (e == nil) != (wantErr == nil) || e == nil && !reflect.DeepEqual(viaDecode, want) {
 			t.Fatalf("%s: DecodeParams %#v (%v), the decoder %#v (%v)", s, viaDecode, e, want, wantErr)
 		}
+		var typed PromptParams
+		if e := DecodePromptParams(json.RawMessage(s), &typed); (e == nil) != (wantErr == nil) || e == nil && !reflect.DeepEqual(typed, want) {
+			t.Fatalf("%s: DecodePromptParams %#v (%v), the decoder %#v (%v)", s, typed, e, want, wantErr)
+		}
 	})
 	// The usual prompt is read by hand.
 	var p PromptParams

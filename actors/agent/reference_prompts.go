@@ -17,7 +17,7 @@ import (
 
 func (a *Agent) prompt(conn string, m *acp.Message) {
 	var p acp.PromptParams
-	if e := acp.DecodeParams(m.Params, &p); e != nil {
+	if e := acp.DecodePromptParams(m.Params, &p); e != nil {
 		a.fail(conn, m.ID, e)
 		return
 	}
