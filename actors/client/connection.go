@@ -112,7 +112,12 @@ func (c *Client) Timer(id int) []Output {
 }
 
 // Receive implements the Client's handling of a frame from the Agent.
-func (c *Client) Receive(conn string, frame []byte) []Output {
+func (c *Client) Receive(conn string, frame []byte) []Output { return c.ReceiveDigest(conn, frame, nil) }
+
+// ReceiveDigest is Receive of a frame with the digest its sender made (nil
+// for none): a message laid out as the encoder writes it is read from the
+// digest (acp.Digest.Message), with no copy of the frame and no scan.
+func (c *Client) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Output {
 	c.step()
 	if conn != c.conn {
 		return nil
@@ -120,23 +125,31 @@ func (c *Client) Receive(conn string, frame []byte) []Output {
 	if !c.cfg.Policy.Lookup && acp.IsUpdateFrame(frame) {
 		return nil // only a lookup Client reads updates; the others reconcile by responses
 	}
-	line := acp.ParseLine(frame)
-	for _, e := range line.Entries {
-		if e.Err == nil && e.Msg.Kind() == acp.KindNotification {
-			c.notification(&e.Msg)
-			continue
-		}
-		if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
-			continue
-		}
-		r, ok := c.reqs[e.Msg.ID]
-		if !ok {
-			continue
-		}
-		delete(c.reqs, e.Msg.ID)
-		c.response(r, &e.Msg)
+	if m, ok := d.Message(frame); ok {
+		c.entry(acp.Parsed{Msg: m})
+		return c.flush()
+	}
+	for _, e := range acp.ParseLine(frame).Entries {
+		c.entry(e)
 	}
 	return c.flush()
+}
+
+// entry handles one message of a frame from the Agent.
+func (c *Client) entry(e acp.Parsed) {
+	if e.Err == nil && e.Msg.Kind() == acp.KindNotification {
+		c.notification(&e.Msg)
+		return
+	}
+	if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
+		return
+	}
+	r, ok := c.reqs[e.Msg.ID]
+	if !ok {
+		return
+	}
+	delete(c.reqs, e.Msg.ID)
+	c.response(r, &e.Msg)
 }
 
 func (c *Client) response(r request, m *acp.Message) {

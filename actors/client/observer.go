@@ -114,13 +114,23 @@ func (o *Observer) ReadLive(conn, idPrefix string, sessions []string) []Output {
 }
 
 // Receive handles the Agent's answers.
-func (o *Observer) Receive(conn string, frame []byte) []Output {
+func (o *Observer) Receive(conn string, frame []byte) []Output { return o.ReceiveDigest(conn, frame, nil) }
+
+// ReceiveDigest is Receive of a frame with the digest its sender made (nil
+// for none), read from the digest where it can be (acp.Digest.Message).
+func (o *Observer) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Output {
 	if acp.IsUpdateFrame(frame) {
 		// A replay is mostly updates, which the observer leaves to the
 		// checker (it reads them in the trace): no need to decode them.
 		return nil
 	}
-	for _, e := range acp.ParseLine(frame).Entries {
+	var entries []acp.Parsed
+	if m, ok := d.Message(frame); ok {
+		entries = []acp.Parsed{{Msg: m}}
+	} else {
+		entries = acp.ParseLine(frame).Entries
+	}
+	for _, e := range entries {
 		if e.Err != nil || e.Msg.Kind() != acp.KindResponse {
 			continue
 		}

@@ -77,9 +77,9 @@ func (w *world) applyAgent(p *agentProc, outs []agent.Output) {
 		case agent.OutSend:
 			w.digest = o.Digest
 			if p.pipe != nil && p.pipe.Name == o.Conn {
-				p.pipe.SendToClient(o.Frame)
+				p.pipe.SendToClientDigest(o.Frame, o.Digest)
 			} else if pipe := w.wsPipes[o.Conn]; pipe != nil {
-				pipe.SendToClient(o.Frame)
+				pipe.SendToClientDigest(o.Frame, o.Digest)
 			} else if cn := w.httpConns[o.Conn]; cn != nil && cn.http.link.Conn() == o.Conn {
 				cn.http.link.FromAgentDigest(o.Frame, "", o.Digest)
 			}

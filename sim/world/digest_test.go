@@ -65,5 +65,5 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 	if created == 0 || messages == 0 {
 		t.Fatalf("%d digested frames created a session, %d read as a message: a comparison judged nothing", created, messages)
 	}
-	t.Logf("%d of %d frames sent carried a digest; %d created a session, %d read as a request", digested, sends, created, messages)
+	t.Logf("%d of %d frames sent carried a digest; %d created a session, %d read as a message", digested, sends, created, messages)
 }

@@ -50,7 +50,7 @@ func (w *world) observeTry(an *agentNode, try int) {
 			}
 		}
 	}
-	pipe.ToClient = func(b []byte, _ *acp.Digest) { apply(obs.Receive(pipe.Name, b)) }
+	pipe.ToClient = func(b []byte, d *acp.Digest) { apply(obs.ReceiveDigest(pipe.Name, b, d)) }
 	w.applyAgent(p, p.m.Connect(pipe.Name))
 	apply(obs.Connected(pipe.Name))
 }
@@ -96,7 +96,7 @@ func (w *world) readLive() {
 				}
 			}
 		}
-		pipe.ToClient = func(b []byte, _ *acp.Digest) { apply(obs.Receive(pipe.Name, b)) }
+		pipe.ToClient = func(b []byte, d *acp.Digest) { apply(obs.ReceiveDigest(pipe.Name, b, d)) }
 		apply(obs.ReadLive(pipe.Name, liveIDPrefix, sessions))
 	}
 }

@@ -22,9 +22,9 @@ func (w *world) spawn(cn *clientNode) {
 		}
 	}
 	c := cn.c
-	pipe.ToClient = func(b []byte, _ *acp.Digest) {
+	pipe.ToClient = func(b []byte, d *acp.Digest) {
 		if cn.c == c {
-			w.applyClient(cn, c.Receive(pipe.Name, b))
+			w.applyClient(cn, c.ReceiveDigest(pipe.Name, b, d))
 		}
 	}
 	pipe.OnCut = func() { w.procDied(p, "cut", false) }

@@ -41,9 +41,9 @@ func (w *world) wsConnect(cn *clientNode) {
 			w.applyAgent(server, server.receive(name, b, d))
 		}
 	}
-	pipe.ToClient = func(b []byte, _ *acp.Digest) {
+	pipe.ToClient = func(b []byte, d *acp.Digest) {
 		if cn.c != nil {
-			w.applyClient(cn, cn.c.Receive(name, b))
+			w.applyClient(cn, cn.c.ReceiveDigest(name, b, d))
 		}
 	}
 	pipe.OnClosed = func() {
