@@ -112,7 +112,9 @@ func (c *Client) Timer(id int) []Output {
 }
 
 // Receive implements the Client's handling of a frame from the Agent.
-func (c *Client) Receive(conn string, frame []byte) []Output { return c.ReceiveDigest(conn, frame, nil) }
+func (c *Client) Receive(conn string, frame []byte) []Output {
+	return c.ReceiveDigest(conn, frame, nil)
+}
 
 // ReceiveDigest is Receive of a frame with the digest its sender made (nil
 // for none): a message laid out as the encoder writes it is read from the

@@ -114,7 +114,9 @@ func (o *Observer) ReadLive(conn, idPrefix string, sessions []string) []Output {
 }
 
 // Receive handles the Agent's answers.
-func (o *Observer) Receive(conn string, frame []byte) []Output { return o.ReceiveDigest(conn, frame, nil) }
+func (o *Observer) Receive(conn string, frame []byte) []Output {
+	return o.ReceiveDigest(conn, frame, nil)
+}
 
 // ReceiveDigest is Receive of a frame with the digest its sender made (nil
 // for none), read from the digest where it can be (acp.Digest.Message).
