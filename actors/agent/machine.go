@@ -76,7 +76,9 @@ type Machine interface {
 // sender made of it (acp.Digest), sparing the parse: ReceiveDigest(conn,
 // frame, d) does what Receive(conn, frame) does. The simulator, whose
 // frames are never written again once sent, hands frames over this way;
-// d may be nil, or describe another frame, and is then not used.
+// d may be nil, or describe another frame, and is then not used. A wrapper
+// of an Agent (a mutant, a proxy) must not embed *Agent: the host would find
+// the Agent's ReceiveDigest and pass the wrapper's Receive by.
 type DigestReceiver interface {
 	ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Output
 }

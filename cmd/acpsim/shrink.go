@@ -12,7 +12,6 @@ import (
 
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/sim"
-	"github.com/acpsim/acpsim/sim/parallel"
 	"github.com/acpsim/acpsim/sim/shrink"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
@@ -45,7 +44,6 @@ time). It prints the re-drive command of the small schedule.`,
   acpsim shrink check-seed-1.ndjson -o small.ndjson   # a check trace: re-drives its Agent`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer parallel.TuneGC()() // many seeds, each a small heap
 			if outPath == "" {
 				return errors.New("-o is required: the file to write the small trace to")
 			}

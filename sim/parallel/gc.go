@@ -6,7 +6,8 @@ import (
 )
 
 // The collector's settings for a process that runs many whole simulations
-// one after another (swarm, explore, matrix, mutants). A ten-prompt seed
+// one after another and keeps little of each (swarm, explore, matrix,
+// mutants: at most one trace per worker). A ten-prompt seed
 // keeps about 2 MB live, so at Go's default (GOGC=100, a 4 MB minimum goal)
 // the collector ran every three or four seeds and its write barriers were on
 // for about 40% of the run: GCPercent 800 made seeds 14–23% faster on one
@@ -20,8 +21,10 @@ const (
 
 // TuneGC sets GCPercent and MemoryLimit for this process unless the user
 // chose either through GOGC or GOMEMLIMIT, and returns what restores the
-// settings it found. Only the commands that run many seeds call it: acpsim
-// judge holds a whole trace's records live, where nine times would not fit.
+// settings it found. Only the commands that run many seeds and keep little
+// call it: past 512 MiB live the soft limit has the collector run more
+// often than Go's default would, so acpsim judge, run and shrink, which hold
+// whole traces, keep the default.
 func TuneGC() (restore func()) {
 	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
 		return func() {}
