@@ -3,10 +3,12 @@ package world
 import (
 	"fmt"
 	"reflect"
+	"strings"
 	"testing"
 	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/agent"
 	"github.com/acpsim/acpsim/netfault"
 	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/traces"
@@ -66,4 +68,72 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 		t.Fatalf("%d digested frames created a session, %d read as a message: a comparison judged nothing", created, messages)
 	}
 	t.Logf("%d of %d frames sent carried a digest; %d created a session, %d read as a message", digested, sends, created, messages)
+}
+
+// digestReader is the reference Agent handed each frame's digest, counting
+// the frames it read a message from.
+type digestReader struct {
+	agent.Machine
+	frames, read *int
+}
+
+func (d digestReader) Receive(conn string, frame []byte) []agent.Output {
+	*d.frames++
+	return d.Machine.Receive(conn, frame)
+}
+
+func (d digestReader) ReceiveDigest(conn string, frame []byte, dg *acp.Digest) []agent.Output {
+	*d.frames++
+	if _, ok := dg.Message(frame); ok {
+		*d.read++
+	}
+	return d.Machine.(agent.DigestReceiver).ReceiveDigest(conn, frame, dg)
+}
+
+// bytesOnly is the reference Agent handed the bytes alone: embedding the
+// Machine interface hides its ReceiveDigest.
+type bytesOnly struct{ agent.Machine }
+
+// An Agent that reads messages from its frames' digests runs as one that
+// reads the bytes, trace byte for byte, on every link; and most of its
+// frames reach it with a digest it reads (the rest: initialize, the
+// observer's probes and lists).
+func TestAgentsReadingDigestsRunAsAgentsReadingBytes(t *testing.T) {
+	reference, err := agent.Lookup("reference")
+	if err != nil {
+		t.Fatal(err)
+	}
+	trace := func(cfg Config) string {
+		t.Helper()
+		res, err := Run(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var b strings.Builder
+		if _, err := res.Log.WriteTo(&b); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	for _, link := range []string{LinkStdio, LinkHTTP, LinkWS} {
+		for seed := uint64(1); seed <= 3; seed++ {
+			cfg := DefaultConfig()
+			cfg.Seed, cfg.Link = seed, link
+			cfg.EnableLinkFaults()
+			frames, read := 0, 0
+			cfg.Factory = func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+				return digestReader{reference(k, open, env), &frames, &read}
+			}
+			withDigests := trace(cfg)
+			cfg.Factory = func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
+				return bytesOnly{reference(k, open, env)}
+			}
+			if bytes := trace(cfg); bytes != withDigests {
+				t.Fatalf("%s seed %d: the run whose Agent read digests differs from the one whose Agent read bytes", link, seed)
+			}
+			if read*2 < frames {
+				t.Fatalf("%s seed %d: the Agent read %d of its %d frames from their digests, want most", link, seed, read, frames)
+			}
+		}
+	}
 }
