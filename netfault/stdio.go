@@ -96,14 +96,17 @@ func (p *Pipe) SendToAgent(b []byte, sub string) { p.send(c2a, b, sub, "", nil) 
 // made (acp.Digest), handed to ToAgent with it.
 func (p *Pipe) SendToAgentDigest(b []byte, sub string, d *acp.Digest) { p.send(c2a, b, sub, "", d) }
 
-// SendProbeToAgent writes a Client frame that is malformed on purpose; its
-// send event carries traces.NoteProbe.
-func (p *Pipe) SendProbeToAgent(b []byte) { p.send(c2a, b, "", traces.NoteProbe, nil) }
+// SendProbeToAgent writes a Client frame that is malformed on purpose, with
+// its sender's digest (nil for none); its send event carries
+// traces.NoteProbe.
+func (p *Pipe) SendProbeToAgent(b []byte, d *acp.Digest) { p.send(c2a, b, "", traces.NoteProbe, d) }
 
 // SendObserveToAgent writes a frame of the checker's observer on a Client's
 // live pipe: its send event carries traces.NoteObserve, which hands the
 // pipe to the observer in the checker's eyes.
-func (p *Pipe) SendObserveToAgent(b []byte) { p.send(c2a, b, "", traces.NoteObserve, nil) }
+func (p *Pipe) SendObserveToAgent(b []byte, d *acp.Digest) {
+	p.send(c2a, b, "", traces.NoteObserve, d)
+}
 
 // SendToClient writes an Agent frame.
 func (p *Pipe) SendToClient(b []byte) { p.send(a2c, b, "", "", nil) }

@@ -36,7 +36,7 @@ func (w *world) observeTry(an *agentNode, try int) {
 			case client.OutSend:
 				w.digest = o.Digest
 				if o.Probe {
-					pipe.SendProbeToAgent(o.Frame)
+					pipe.SendProbeToAgent(o.Frame, o.Digest)
 				} else {
 					pipe.SendToAgentDigest(o.Frame, "", o.Digest)
 				}
@@ -88,10 +88,12 @@ func (w *world) readLive() {
 				switch {
 				case o.Kind != client.OutSend:
 				case o.Probe:
-					pipe.SendProbeToAgent(o.Frame)
+					w.digest = o.Digest
+					pipe.SendProbeToAgent(o.Frame, o.Digest)
+					w.digest = nil
 				default:
 					w.digest = o.Digest
-					pipe.SendObserveToAgent(o.Frame)
+					pipe.SendObserveToAgent(o.Frame, o.Digest)
 					w.digest = nil
 				}
 			}
