@@ -1,0 +1,60 @@
+// This file reads a digested frame back as the message ParseLine would
+// read, for the receivers in the simulator (an Agent, a Client, the
+// observer).
+
+package acp
+
+import (
+	"strings"
+	"unsafe"
+)
+
+// Message is the frame d describes as ParseLine reads it, when the frame is
+// laid out as this package's encoders write one message:
+// {"jsonrpc":"2.0","id":…,"method":"…","params":{…}} for a request or
+// notification, {"jsonrpc":"2.0","id":…,"result":{…}} for a success
+// response. Its params or result are the frame's own bytes, which the
+// sender never writes again. ok is false for any other frame (an error, a
+// batch, another layout), which the reader parses.
+func (d *Digest) Message(frame []byte) (m Message, ok bool) {
+	s := unsafe.String(unsafe.SliceData(frame), len(frame))
+	if !d.Describes(s) || d.shape == shapeError {
+		return Message{}, false
+	}
+	rest, ok := strings.CutPrefix(s, `{"jsonrpc":"`+Version+`"`)
+	if !ok {
+		return Message{}, false
+	}
+	if d.ID != "" {
+		if rest, ok = strings.CutPrefix(rest, `,"id":`); !ok {
+			return Message{}, false
+		}
+		if rest, ok = strings.CutPrefix(rest, string(d.ID)); !ok {
+			return Message{}, false
+		}
+	}
+	member := `,"result":`
+	if d.Kind() != KindResponse {
+		if !plainString(d.Method) {
+			return Message{}, false
+		}
+		if rest, ok = strings.CutPrefix(rest, `,"method":"`); !ok {
+			return Message{}, false
+		}
+		if rest, ok = strings.CutPrefix(rest, d.Method); !ok {
+			return Message{}, false
+		}
+		member = `","params":`
+	}
+	if rest, ok = strings.CutPrefix(rest, member); !ok || len(rest) < 3 || rest[0] != '{' || rest[len(rest)-1] != '}' {
+		return Message{}, false
+	}
+	at, end := len(frame)-len(rest), len(frame)-1
+	m = Message{JSONRPC: Version, ID: d.ID}
+	if d.Kind() == KindResponse {
+		m.Result = frame[at:end:end]
+	} else {
+		m.Method, m.Params = d.Method, frame[at:end:end]
+	}
+	return m, true
+}
