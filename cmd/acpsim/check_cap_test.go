@@ -13,7 +13,7 @@ import (
 // transcripts are read and the seed is inconclusive (exit 3), never lost;
 // judge agrees on its trace.
 func TestCheckCutAtItsCapReadsTheTranscriptsAndIsInconclusive(t *testing.T) {
-	dir := t.TempDir()
+	dir := keptOnFailure(t)
 	out, code := checkRun(t, "--seeds", "1", "--cap", "2s", "--prompts", "60", "--trace-dir", dir, "--", "self", "agent")
 	if code != exitInconclusive || !strings.Contains(out, "seed 1: inconclusive (hit --cap; ") {
 		t.Fatalf("exit %d, want %d with seed 1 inconclusive\n%s", code, exitInconclusive, end(out))

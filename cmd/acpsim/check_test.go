@@ -22,7 +22,7 @@ import (
 // test binary acting as acpsim (TestMain), so "self agent …" is acpsim agent.
 func checkRun(t *testing.T, args ...string) (out string, code int) {
 	t.Helper()
-	t.Chdir(t.TempDir())
+	t.Chdir(keptOnFailure(t))
 	t.Setenv("ACPSIM_TEST_AS_MAIN", "1") // inherited by the Agent processes only
 	if os.Getenv("ACPSIM_START_TIMEOUT") == "" {
 		// A process of the test binary once took more than the default 5 s
@@ -39,6 +39,26 @@ func checkRun(t *testing.T, args ...string) (out string, code int) {
 	var stdout, stderr bytes.Buffer
 	code = execute(append([]string{"check"}, args...), &stdout, &stderr)
 	return stdout.String() + stderr.String(), code
+}
+
+// keptOnFailure is a fresh directory that is removed when t passes and kept,
+// with its path logged, when t fails: a real-mode run that fails once under
+// load leaves its traces and failure files to read (t.TempDir would remove
+// them with the failure).
+func keptOnFailure(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "acpsim-"+strings.NewReplacer("/", "-", " ", "-").Replace(t.Name())+"-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("kept for the failure: %s", dir)
+			return
+		}
+		os.RemoveAll(dir)
+	})
+	return dir
 }
 
 // readTraces reads every trace in dir.
