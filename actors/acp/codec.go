@@ -186,12 +186,18 @@ func mustRaw(v any) json.RawMessage {
 
 // Request encodes a request frame.
 func Request(id ID, method string, params any) []byte {
+	frame, _ := requestFrame(id, method, params)
+	return frame
+}
+
+// requestFrame is Request, and whether promptRequest wrote it by hand.
+func requestFrame(id ID, method string, params any) (frame []byte, byHand bool) {
 	if p, ok := params.(PromptParams); ok {
 		if b, ok := promptRequest(id, method, &p); ok {
-			return b
+			return b, true
 		}
 	}
-	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: encodeParams(params)})
+	return Encode(&Message{JSONRPC: Version, ID: id, Method: method, Params: encodeParams(params)}), false
 }
 
 // promptRequest writes every prompt's request, envelope and params in one

@@ -414,14 +414,7 @@ func ErrorDigest(id ID, e *Error) ([]byte, Digest) {
 // (ResumeSessionParams) and a request whose params are only a sessionId
 // (SessionParams); none for other params.
 func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
-	var frame []byte
-	byHand := false // promptRequest wrote it: its strings are valid and its key kept
-	if p, ok := params.(PromptParams); ok {
-		frame, byHand = promptRequest(id, method, &p)
-	}
-	if !byHand {
-		frame = Request(id, method, params)
-	}
+	frame, byHand := requestFrame(id, method, params) // by hand: its strings are valid and its key kept
 	d := Digest{ID: id, Method: method}
 	switch p := params.(type) {
 	case PromptParams:

@@ -154,12 +154,17 @@ func readPromptParams(raw []byte, p *PromptParams) bool {
 				return false
 			}
 			block := rest[:end+len(plainBlockEnd)]
-			if _, _, ok := readPlainBlockOf(block); !ok {
+			typ, text, ok := readPlainBlockOf(block)
+			if !ok {
 				return false
 			}
 			// Kept as the decoder keeps a block (ContentBlock.UnmarshalJSON):
 			// its strings in a copy of their own, its bytes in another.
-			typ, text, _ := readPlainBlockOf(strings.Clone(block))
+			own := strings.Clone(block)
+			at := len(plainBlockType)
+			typ = own[at : at+len(typ)]
+			at = len(own) - len(plainBlockEnd) - len(text)
+			text = own[at : at+len(text)]
 			blocks = append(blocks, ContentBlock{Type: typ, Text: text, raw: json.RawMessage(block)})
 			rest = rest[len(block):]
 		}
@@ -188,35 +193,38 @@ func readPromptParams(raw []byte, p *PromptParams) bool {
 // backslash or control byte inside. Clients draw keys of every kind, most
 // of them beyond ASCII.
 func verbatimString(tok string) bool {
-	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' || !utf8.ValidString(tok) {
-		return false
-	}
-	for i := 1; i < len(tok)-1; i++ {
-		if c := tok[i]; c == '"' || c == '\\' || c < 0x20 {
-			return false
-		}
-	}
-	return true
+	verbatim, _ := stringToken(tok)
+	return verbatim
 }
 
 // keptKey reports whether the encoder writes key token tok as it is: a
 // verbatimString with none of what it escapes in raw JSON (<, >, &,
 // U+2028, U+2029).
 func keptKey(tok string) bool {
-	if !verbatimString(tok) {
-		return false
+	verbatim, kept := stringToken(tok)
+	return verbatim && kept
+}
+
+// stringToken reads tok once (a key may be a thousand bytes) for both
+// verbatimString and keptKey.
+func stringToken(tok string) (verbatim, kept bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' || !utf8.ValidString(tok) {
+		return false, false
 	}
+	kept = true
 	for i := 1; i < len(tok)-1; i++ {
-		switch tok[i] {
-		case '<', '>', '&':
-			return false
-		case 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+		switch c := tok[i]; {
+		case c == '"' || c == '\\' || c < 0x20:
+			return false, false
+		case c == '<' || c == '>' || c == '&':
+			kept = false
+		case c == 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
 			if tok[i+1] == 0x80 && (tok[i+2] == 0xA8 || tok[i+2] == 0xA9) {
-				return false
+				kept = false
 			}
 		}
 	}
-	return true
+	return true, kept
 }
 
 // DecodePromptParams is DecodeParams into a PromptParams: by hand where

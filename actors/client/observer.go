@@ -126,9 +126,11 @@ func (o *Observer) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Out
 		// checker (it reads them in the trace): no need to decode them.
 		return nil
 	}
+	var one [1]acp.Parsed
 	var entries []acp.Parsed
 	if m, ok := d.Message(frame); ok {
-		entries = []acp.Parsed{{Msg: m}}
+		one[0].Msg = m
+		entries = one[:]
 	} else {
 		entries = acp.ParseLine(frame).Entries
 	}

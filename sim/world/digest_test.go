@@ -1,9 +1,9 @@
 package world
 
 import (
+	"bytes"
 	"fmt"
 	"reflect"
-	"strings"
 	"testing"
 	"unsafe"
 
@@ -103,18 +103,6 @@ func TestAgentsReadingDigestsRunAsAgentsReadingBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	trace := func(cfg Config) string {
-		t.Helper()
-		res, err := Run(cfg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var b strings.Builder
-		if _, err := res.Log.WriteTo(&b); err != nil {
-			t.Fatal(err)
-		}
-		return b.String()
-	}
 	for _, link := range []string{LinkStdio, LinkHTTP, LinkWS} {
 		for seed := uint64(1); seed <= 3; seed++ {
 			cfg := DefaultConfig()
@@ -124,11 +112,11 @@ func TestAgentsReadingDigestsRunAsAgentsReadingBytes(t *testing.T) {
 			cfg.Factory = func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
 				return digestReader{reference(k, open, env), &frames, &read}
 			}
-			withDigests := trace(cfg)
+			withDigests := traceBytes(t, cfg)
 			cfg.Factory = func(k agent.Knobs, open agent.StoreOpener, env agent.Env) agent.Machine {
 				return bytesOnly{reference(k, open, env)}
 			}
-			if bytes := trace(cfg); bytes != withDigests {
+			if fromBytes := traceBytes(t, cfg); !bytes.Equal(fromBytes, withDigests) {
 				t.Fatalf("%s seed %d: the run whose Agent read digests differs from the one whose Agent read bytes", link, seed)
 			}
 			if read*2 < frames {
