@@ -258,11 +258,11 @@ func (c *Client) openSession(i int, s *clientSession) {
 	}
 	if s.id == "" {
 		// A new session holds none of the pending messages: nothing to look up.
-		for _, sub := range c.live() {
+		c.eachLookup(func(sub *submission) {
 			if sub.sess == i {
 				sub.lookup, sub.asked = false, false
 			}
-		}
+		})
 		s.state = sessCreating
 		p := acp.NewSessionParams{Cwd: c.cfg.Cwd}
 		if c.cfg.Policy.KeyedCreate {
@@ -278,11 +278,11 @@ func (c *Client) openSession(i int, s *clientSession) {
 	s.state = sessResuming
 	p := acp.ResumeSessionParams{SessionID: s.id, Cwd: c.cfg.Cwd}
 	replay := false
-	for _, sub := range c.live() {
+	c.eachLookup(func(sub *submission) {
 		if sub.sess == i && sub.lookup && !sub.done {
 			replay, sub.asked = true, true
 		}
-	}
+	})
 	if replay {
 		p.ReplayFrom = &acp.ReplayFrom{Type: acp.ReplayStart}
 		s.replaying, s.seen, s.v1Users, s.v1UserOpen = true, nil, 0, false

@@ -12,12 +12,29 @@ import (
 // needsLookup reports whether a submission of session i waits for a lookup
 // that no replay requested so far can answer.
 func (c *Client) needsLookup(i int) bool {
+	if !c.cfg.Policy.Lookup {
+		return false
+	}
 	for _, s := range c.live() {
 		if s.sess == i && s.lookup && !s.asked && !s.done {
 			return true
 		}
 	}
 	return false
+}
+
+// eachLookup calls fn with every pending submission a Lookup Client may
+// have marked for a lookup. Only that policy marks any (attemptLost, a
+// restart's recovery), and the pending list holds a long run's whole
+// backlog: walking it at every session opened made a run of held prompts
+// quadratic in its length.
+func (c *Client) eachLookup(fn func(*submission)) {
+	if !c.cfg.Policy.Lookup {
+		return
+	}
+	for _, s := range c.live() {
+		fn(s)
+	}
 }
 
 // notification reads the user messages a replay brings; everything else
@@ -71,16 +88,16 @@ func (c *Client) notification(m *acp.Message) {
 // against this approach.
 func (c *Client) resolveLookups(i int) {
 	sess := c.sessions[i]
-	for _, s := range c.live() {
+	c.eachLookup(func(s *submission) {
 		if s.sess != i || !s.asked || s.done {
-			continue
+			return
 		}
 		s.lookup, s.asked = false, false
 		if m := c.claim(sess, s); m != "" {
 			c.attribute(i, m, s.id)
 			c.outcome(s, traces.OutcomeInserted, m)
 		}
-	}
+	})
 	sess.seen = nil
 }
 
