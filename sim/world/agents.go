@@ -57,6 +57,15 @@ func (p *agentProc) receive(conn string, frame []byte, d *acp.Digest) []agent.Ou
 	return p.m.Receive(conn, frame)
 }
 
+// toClient is the digest a Client or the observer reads a frame with: the
+// sender's, or none when a test has them read the bytes.
+func (w *world) toClient(d *acp.Digest) *acp.Digest {
+	if w.cfg.clientsReadBytes {
+		return nil
+	}
+	return d
+}
+
 // applyAgent carries out a step's outputs in order. Before each visible one
 // the process may be killed: that is how "after the store write, before the
 // response" and every other window between two outputs is reached.

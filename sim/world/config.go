@@ -113,6 +113,11 @@ type Config struct {
 	ExtraDraws int
 	// Command is the command line that reruns this run (for the trace header).
 	Command string
+
+	// clientsReadBytes hands the Clients and the observer each frame
+	// without its sender's digest, so they parse the bytes: tests hold the
+	// two ways of reading to the same run.
+	clientsReadBytes bool
 }
 
 // DefaultConfig is the configuration of `acpsim run` with no flags.

@@ -125,3 +125,24 @@ func TestAgentsReadingDigestsRunAsAgentsReadingBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestClientsReadingDigestsRunAsClientsReadingBytes is the Clients' and the
+// observer's side of the hand-off: each reads a frame laid out as the
+// encoders write it from its sender's digest (acp.Digest.Message), and the
+// run must be the one where they parse every frame's bytes, on every link.
+func TestClientsReadingDigestsRunAsClientsReadingBytes(t *testing.T) {
+	for _, link := range []string{LinkStdio, LinkHTTP, LinkWS} {
+		for _, policy := range []string{"keyed", "lookup"} {
+			for seed := uint64(1); seed <= 3; seed++ {
+				cfg := DefaultConfig()
+				cfg.Seed, cfg.Link, cfg.Policy = seed, link, policy
+				cfg.EnableLinkFaults()
+				withDigests := traceBytes(t, cfg)
+				cfg.clientsReadBytes = true
+				if fromBytes := traceBytes(t, cfg); !bytes.Equal(fromBytes, withDigests) {
+					t.Fatalf("%s %s seed %d: the run whose Clients read digests differs from the one whose Clients read bytes", link, policy, seed)
+				}
+			}
+		}
+	}
+}

@@ -63,7 +63,7 @@ func (w *world) httpOf(cn *clientNode) *httpState {
 			link.OpenStream(sid)
 		}
 		if cn.c != nil && hs.conn != "" {
-			w.applyClient(cn, cn.c.ReceiveDigest(hs.conn, frame, d))
+			w.applyClient(cn, cn.c.ReceiveDigest(hs.conn, frame, w.toClient(d)))
 		}
 	}
 	link.OnStreamClosed = func(session string) {

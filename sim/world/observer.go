@@ -50,7 +50,7 @@ func (w *world) observeTry(an *agentNode, try int) {
 			}
 		}
 	}
-	pipe.ToClient = func(b []byte, d *acp.Digest) { apply(obs.ReceiveDigest(pipe.Name, b, d)) }
+	pipe.ToClient = func(b []byte, d *acp.Digest) { apply(obs.ReceiveDigest(pipe.Name, b, w.toClient(d))) }
 	w.applyAgent(p, p.m.Connect(pipe.Name))
 	apply(obs.Connected(pipe.Name))
 }
@@ -98,7 +98,7 @@ func (w *world) readLive() {
 				}
 			}
 		}
-		pipe.ToClient = func(b []byte, d *acp.Digest) { apply(obs.ReceiveDigest(pipe.Name, b, d)) }
+		pipe.ToClient = func(b []byte, d *acp.Digest) { apply(obs.ReceiveDigest(pipe.Name, b, w.toClient(d))) }
 		apply(obs.ReadLive(pipe.Name, liveIDPrefix, sessions))
 	}
 }

@@ -24,7 +24,7 @@ func (w *world) spawn(cn *clientNode) {
 	c := cn.c
 	pipe.ToClient = func(b []byte, d *acp.Digest) {
 		if cn.c == c {
-			w.applyClient(cn, c.ReceiveDigest(pipe.Name, b, d))
+			w.applyClient(cn, c.ReceiveDigest(pipe.Name, b, w.toClient(d)))
 		}
 	}
 	pipe.OnCut = func() { w.procDied(p, "cut", false) }

@@ -43,7 +43,7 @@ func (w *world) wsConnect(cn *clientNode) {
 	}
 	pipe.ToClient = func(b []byte, d *acp.Digest) {
 		if cn.c != nil {
-			w.applyClient(cn, cn.c.ReceiveDigest(name, b, d))
+			w.applyClient(cn, cn.c.ReceiveDigest(name, b, w.toClient(d)))
 		}
 	}
 	pipe.OnClosed = func() {
