@@ -98,7 +98,8 @@ type Anomaly struct {
 	Sub         string // the submission, "" when it concerns several
 	Explanation string
 	// Cite is the RFD sentence when the wire shows a sharper one than the
-	// kind's (Rules): an error answer the Client misread.
+	// kind's (Rules): an error answer the Client misread, or what caused a
+	// duplicate (its attempts went out without a key, or under new keys).
 	Cite string
 }
 

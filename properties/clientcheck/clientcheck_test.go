@@ -175,3 +175,42 @@ func TestCheckNamesEachBrokenRule(t *testing.T) {
 		}
 	}
 }
+
+// A duplicate names its cause from the keys its attempts carried: the Agent
+// behind check-client honours keys, so a keyless resend or a new key is the
+// Client's doing, and only one key inserted twice is the Agent's.
+func TestDuplicateCitesItsCause(t *testing.T) {
+	subs := []Submission{{"s1", "hello"}}
+	two := []Message{msg("m1", "hello"), msg("m2", "hello")}
+	told := []Told{{ID: "s1", Outcome: Inserted, MessageID: "m2"}}
+	cases := []struct {
+		name   string
+		frames []Frame
+		cite   string
+	}{
+		{"every attempt without a key (ACP v1, or a v2 Client that keys nothing)",
+			new(wire).open(1).prompt(1, "hello", "").open(2).prompt(2, "hello", "").frames, duplicateUnkeyed},
+		{"a new key on the retry", new(wire).open(1).prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", `"k2"`).frames, duplicateNewKeys},
+		{"the retry without the key", new(wire).open(1).prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", "null").frames, Rules[UnkeyedResend]},
+		{"one key, inserted twice: the Agent's", new(wire).open(1).prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", `"k1"`).frames, Rules[properties.Duplicate]},
+		{"a refused first key, then two more", new(wire).open(1).prompt(1, "hello", `"k1"`).answer(1, "", -32603).prompt(1, "hello", `"k2"`).
+			open(2).prompt(2, "hello", `"k3"`).frames, duplicateNewKeys},
+		{"a refused first key, then one key twice", new(wire).open(1).prompt(1, "hello", `"k1"`).answer(1, "", -32603).prompt(1, "hello", `"k2"`).
+			open(2).prompt(2, "hello", `"k2"`).frames, Rules[properties.Duplicate]},
+	}
+	for _, c := range cases {
+		var dup *Anomaly
+		for _, a := range Check(History{Subs: subs, Told: told, Frames: c.frames, Transcript: two}) {
+			if a.Kind == properties.Duplicate {
+				dup = &a
+			}
+		}
+		if dup == nil {
+			t.Errorf("%s: no duplicate", c.name)
+			continue
+		}
+		if dup.Rule() != c.cite {
+			t.Errorf("%s: cites %q, want %q", c.name, dup.Rule(), c.cite)
+		}
+	}
+}

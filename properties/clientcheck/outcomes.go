@@ -67,7 +67,7 @@ func judgeOutcomes(h History, attempts []attempt) []Anomaly {
 		if len(msgs) > len(subs) {
 			out = append(out, Anomaly{Kind: properties.Duplicate, Sub: subOf(h.Subs, t), Explanation: fmt.Sprintf(
 				"%q was submitted %s and is in the final transcript %s: %s; the user was told %s",
-				t, times(len(subs)), times(len(msgs)), messages(msgs), toldAll(subs, last))})
+				t, times(len(subs)), times(len(msgs)), messages(msgs), toldAll(subs, last)), Cite: duplicateCause(t, len(subs), attempts)})
 		}
 		matched, unknown, silent := 0, 0, []Submission{}
 		var failed []Submission
@@ -219,4 +219,42 @@ func judgeInserted(s Submission, t string, o Told, i int, inserted []Told, byID 
 	default:
 		return wrong("%s (%q) was told inserted as %s, which is not in the final transcript; its text is there as %s", s.ID, t, short(o.MessageID), messages(msgs))
 	}
+}
+
+// Causes of a duplicate, by the keys its text's attempts carried: the
+// Agent behind check-client honours keys, so the cause is most often the
+// Client's, and the report names that rule rather than the Agent's.
+const (
+	duplicateUnkeyed = "The Client retries, and the first message was inserted. The Agent now has two user messages and does the work twice (no attempt of this text carried an idempotencyKey)"
+	duplicateNewKeys = "It sends the same key on every attempt, including after reconnecting or restarting (the attempts of this text carried more keys than the user submitted it)"
+)
+
+// duplicateCause is the RFD sentence a duplicate of text, submitted subs
+// times, breaks, read from its attempts that were not refused: none was
+// keyed; they carried more keys than it has submissions; one went out
+// without its key; else "", the kind's own (Rules: the Agent inserted twice
+// under one key).
+func duplicateCause(text string, subs int, attempts []attempt) string {
+	keys := map[string]bool{}
+	sent, unkeyed := 0, 0
+	for _, a := range attempts {
+		if a.text != text || a.refused() { // a refused attempt inserted nothing and left its key unused
+			continue
+		}
+		sent++
+		if a.keyed() {
+			keys[a.keyString()] = true
+		} else {
+			unkeyed++
+		}
+	}
+	switch {
+	case sent > 0 && len(keys) == 0:
+		return duplicateUnkeyed
+	case len(keys) > subs:
+		return duplicateNewKeys
+	case unkeyed > 0:
+		return Rules[UnkeyedResend]
+	}
+	return ""
 }

@@ -1,0 +1,49 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// requireAcpx fails the test when interop/node_modules lacks acpx, which
+// make test installs from interop's lockfile.
+func requireAcpx(t *testing.T) {
+	t.Helper()
+	requireNode(t)
+	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/acpx/package.json")); err != nil {
+		t.Fatal("interop/node_modules is missing acpx: run `npm ci --prefix interop` (or make interop/node_modules)")
+	}
+}
+
+var errorAnswers = regexp.MustCompile(`error answers: (\d+) of (\d+) prompt attempts`)
+
+// acpx (npm acpx 0.19.1), a published headless Client, run as a script
+// runs it: one `acpx exec` per submission. It speaks ACP v1 and is judged
+// under v1. It retries a turn the Agent answered with an error
+// (--prompt-retries), which the Agent did not insert, and never a turn its
+// Agent died in (the script then tells unknown): it passes. A script that
+// runs acpx again after its Agent died inserts a message twice, and acpsim
+// reports the duplicate with its cause: a resend without a key.
+func TestCheckClientJudgesAcpx(t *testing.T) {
+	requireAcpx(t)
+	out, code := checkClientRun(t, "acpx-client-adapter.mjs --prompt-retries 2", "--seeds", "3", "--prompt-errors", "0.4", "--start-timeout", "30s")
+	if code != exitOK || !strings.Contains(out, "protocol: the Client speaks ACP v1") || !strings.Contains(out, "judged: outcomes") ||
+		!strings.Contains(out, "conform to the ACP v1 schema") || !strings.Contains(out, "PASS: 3 seeds") {
+		t.Fatalf("exit %d, want a PASS judged under v1:\n%s", code, out)
+	}
+	m := errorAnswers.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no count of error answers in the report:\n%s", out)
+	}
+	if refused, _ := strconv.Atoi(m[1]); refused == 0 {
+		t.Fatalf("no prompt was answered with an error: acpx's retry of one was not tried\n%s", out)
+	}
+	out, code = checkClientRun(t, "acpx-client-adapter.mjs --resend", "--seeds", "4", "--first-seed", "4", "--fault-rates", "kill=0.5", "--start-timeout", "30s")
+	if code != exitAnomaly || !strings.Contains(out, "FAIL duplicate") || !strings.Contains(out, "RFD: The Client retries, and the first message was inserted") {
+		t.Fatalf("--resend: exit %d, want 1 with a duplicate whose cause is the keyless resend:\n%s", code, out)
+	}
+}
