@@ -33,8 +33,14 @@ type Disk struct {
 // messages each session had, the bindings it added.
 type undoRec struct {
 	sessions []prevSession
-	msgLens  map[string]int
+	msgLens  []msgLen // per session the batch adds messages to, in batch order
 	bindings [][2]string
+}
+
+// msgLen is how many messages a session held before a batch.
+type msgLen struct {
+	session string
+	n       int
 }
 
 type prevSession struct {
@@ -105,7 +111,7 @@ func (d *Disk) undoOf(b Batch) *undoRec {
 	if len(b.Delete) > 0 || len(b.Forget) > 0 || len(b.Unbind) > 0 {
 		return nil
 	}
-	u := &undoRec{msgLens: map[string]int{}}
+	u := &undoRec{}
 	for _, s := range b.Sessions {
 		p := prevSession{id: s.ID}
 		if i, ok := d.sessIdx[s.ID]; ok {
@@ -114,8 +120,9 @@ func (d *Disk) undoOf(b Batch) *undoRec {
 		u.sessions = append(u.sessions, p)
 	}
 	for _, m := range b.Messages {
-		if _, ok := u.msgLens[m.Session]; !ok {
-			u.msgLens[m.Session] = len(d.messages[m.Session])
+		// A batch adds to one session or two: a scan beats a map.
+		if !slices.ContainsFunc(u.msgLens, func(l msgLen) bool { return l.session == m.Session }) {
+			u.msgLens = append(u.msgLens, msgLen{m.Session, len(d.messages[m.Session])})
 		}
 	}
 	for _, k := range b.Bindings {
@@ -126,10 +133,10 @@ func (d *Disk) undoOf(b Batch) *undoRec {
 
 // revert takes back a batch recorded by undoOf, the newest applied.
 func (d *Disk) revert(u *undoRec) {
-	for id, n := range u.msgLens {
+	for _, l := range u.msgLens {
 		// Clipped: a process holding the longer slice keeps its elements.
-		d.messages[id] = slices.Clip(d.messages[id][:n])
-		d.touch(id)
+		d.messages[l.session] = slices.Clip(d.messages[l.session][:l.n])
+		d.touch(l.session)
 	}
 	for _, k := range u.bindings {
 		delete(d.bindings, k)
