@@ -45,9 +45,13 @@ unit: interop/node_modules
 	$(GO) test -count=1 -timeout 25m ./...
 
 # The interop tests (cmd/acpsim/interop_test.go) run Node programs written against the
-# official TypeScript SDK, installed from the committed lockfile.
+# official TypeScript SDK, and published ACP software (acpx, @thinkwell/conductor),
+# installed at the versions of the committed lockfile. npm install, not npm ci: acpx's
+# @openclaw/fs-safe 0.12.0 names optional platform packages that were never published at
+# that version, which npm ci reads as a lockfile out of sync; npm install skips them and
+# leaves the lockfile as it is.
 interop/node_modules: interop/package-lock.json
-	npm ci --prefix interop
+	npm install --prefix interop --no-audit --no-fund
 	touch $@
 
 race:

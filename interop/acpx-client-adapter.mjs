@@ -14,6 +14,8 @@
 //
 //   node acpx-client-adapter.mjs [--resend] [ACPX-FLAGS…]
 import { spawn } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadState, runForgetful } from "./client-adapter-common.mjs";
@@ -23,22 +25,28 @@ const cwd = process.env.ACPSIM_CWD ?? "/tmp";
 const resend = process.argv.includes("--resend");
 const acpxFlags = process.argv.slice(2).filter((a) => a !== "--resend");
 const state = loadState(true); // { pending }: what the script was waiting for when it died
+// acpx keeps its records under $HOME/.acpx: the seed's state directory, or
+// a fresh one, so that the machine's own acpx records are never read or written.
+const home = process.env.ACPSIM_STATE_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), "acpx-adapter-"));
 
-// exec runs acpx once on text and reads its answer: the result or error of
-// its session/prompt, or neither when acpx ended without one. acpx keeps
-// its records under $HOME/.acpx: the seed's state directory, so nothing of
-// the machine's own acpx is read or written.
+// exec runs acpx once on text (after "--", so a text that starts with "-"
+// is not read as a flag) and reads its answer: the result or error of its
+// last session/prompt, or neither when acpx ended without one. Each run
+// opens a session of its own (acpx exec is one-shot): check-client reads
+// every session of the Agent's store for the final transcript.
 function exec(text) {
   return new Promise((resolve) => {
-    const args = ["--agent", process.env.ACPSIM_AGENT, "--format", "json", "--approve-all", "--cwd", cwd, ...acpxFlags, "exec", text];
-    const home = process.env.ACPSIM_STATE_DIR ?? process.env.HOME;
+    const args = ["--agent", process.env.ACPSIM_AGENT, "--format", "json", "--approve-all", "--cwd", cwd, ...acpxFlags, "exec", "--", text];
     const child = spawn(acpx, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HOME: home } });
     let out = "";
     let errText = "";
     child.stdout.on("data", (d) => (out += d));
     child.stderr.on("data", (d) => (errText += d));
     child.on("close", (code) => {
-      const prompts = new Set();
+      // Only the last attempt's answer settles the submission: a retry
+      // (--prompt-retries) after an error may have been inserted and then
+      // lost with its Agent, and the earlier error says nothing of it.
+      let last = null;
       let answer = null;
       for (const line of out.split("\n")) {
         let msg;
@@ -47,8 +55,12 @@ function exec(text) {
         } catch {
           continue; // not a frame acpx echoed
         }
-        if (msg.method === "session/prompt") prompts.add(msg.id);
-        else if (msg.method === undefined && prompts.has(msg.id)) answer = msg; // the last attempt's answer
+        if (msg.method === "session/prompt") {
+          last = msg.id;
+          answer = null;
+        } else if (msg.method === undefined && last !== null && msg.id === last) {
+          answer = msg;
+        }
       }
       const why = errText.trim().split("\n").pop() || `acpx exited ${code} with no answer`;
       resolve({ answer, why });

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -15,7 +16,7 @@ func requireAcpx(t *testing.T) {
 	t.Helper()
 	requireNode(t)
 	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/acpx/package.json")); err != nil {
-		t.Fatal("interop/node_modules is missing acpx: run `npm ci --prefix interop` (or make interop/node_modules)")
+		t.Fatal("interop/node_modules is missing acpx: run `npm install --prefix interop` (or make interop/node_modules)")
 	}
 }
 
@@ -43,7 +44,40 @@ func TestCheckClientJudgesAcpx(t *testing.T) {
 		t.Fatalf("no prompt was answered with an error: acpx's retry of one was not tried\n%s", out)
 	}
 	out, code = checkClientRun(t, "acpx-client-adapter.mjs --resend", "--seeds", "4", "--first-seed", "4", "--fault-rates", "kill=0.5", "--start-timeout", "30s")
-	if code != exitAnomaly || !strings.Contains(out, "FAIL duplicate") || !strings.Contains(out, "RFD: The Client retries, and the first message was inserted") {
-		t.Fatalf("--resend: exit %d, want 1 with a duplicate whose cause is the keyless resend:\n%s", code, out)
+	if code != exitAnomaly || !strings.Contains(out, "FAIL duplicate") {
+		t.Fatalf("--resend: exit %d, want 1 with a duplicate:\n%s", code, out)
+	}
+	// The first failing seed is told in full: each duplicate there cites
+	// its cause, the resend without a key.
+	for _, detail := range strings.Split(out, "\n  duplicate")[1:] {
+		if _, rule, _ := strings.Cut(detail, "RFD: "); !strings.HasPrefix(rule, "The Client retries, and the first message was inserted") {
+			t.Fatalf("--resend: a duplicate cites %.80q, want the keyless resend:\n%s", rule, out)
+		}
+	}
+}
+
+// The acpx adapter tells what acpx got: run by hand on one submission, it
+// tells inserted with the turn's stop reason, and failed with the code when
+// the Agent refuses every prompt. A text that starts with "-" reaches the
+// Agent as text, not as a flag of acpx.
+func TestAcpxAdapterTellsWhatAcpxGot(t *testing.T) {
+	requireAcpx(t)
+	self := acpsim(t)
+	for _, c := range []struct{ agentFlags, want string }{
+		{"", `{"id":"s1","outcome":"inserted","stopReason":"end_turn"}`},
+		{" --prompt-errors 1", `{"id":"s1","outcome":"failed","error":"`},
+	} {
+		dir := t.TempDir()
+		cmd := exec.Command("node", filepath.Join(interopDir, "acpx-client-adapter.mjs"))
+		// As check-client gives it: acpsim agent would read $ACPSIM_AGENT as its --agent.
+		cmd.Env = append(os.Environ(), "ACPSIM_AGENT=env -u ACPSIM_AGENT "+self+" agent --protocol negotiate --db "+filepath.Join(dir, "agent.db")+c.agentFlags,
+			"ACPSIM_STATE_DIR="+dir, "ACPSIM_CWD="+dir)
+		cmd.Stdin = strings.NewReader(`{"submit":"-v hello","id":"s1"}` + "\n")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil || !strings.HasPrefix(string(out), c.want) {
+			t.Fatalf("agent%s: adapter said %q (%v), want a line starting %s\nstderr: %s", c.agentFlags, out, err, c.want, stderr.String())
+		}
 	}
 }

@@ -237,7 +237,7 @@ func TestCheckClientJudgesAV1ClientOnTheSDKsV1API(t *testing.T) {
 		t.Fatalf("exit %d, want a PASS judged under v1:\n%s", code, out)
 	}
 	out, code = checkClientRun(t, "sdk-v1-client-adapter.mjs --resend", "--seeds", "8")
-	if code != exitAnomaly || !strings.Contains(out, "duplicate: ") {
-		t.Fatalf("--resend: exit %d, want 1 with a duplicate:\n%s", code, out)
+	if code != exitAnomaly || !strings.Contains(out, "duplicate: ") || !strings.Contains(out, "RFD: The Client retries, and the first message was inserted") {
+		t.Fatalf("--resend: exit %d, want 1 with a duplicate caused by the keyless resend:\n%s", code, out)
 	}
 }

@@ -19,7 +19,7 @@ import (
 func TestCheckViaTheConductorFindsItsUnmappedCancel(t *testing.T) {
 	requireNode(t)
 	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/@thinkwell/conductor/package.json")); err != nil {
-		t.Fatal("interop/node_modules is missing @thinkwell/conductor: run `npm ci --prefix interop` (or make interop/node_modules)")
+		t.Fatal("interop/node_modules is missing @thinkwell/conductor: run `npm install --prefix interop` (or make interop/node_modules)")
 	}
 	via := "node " + filepath.Join(interopDir, "conductor-via.mjs")
 	out, code := checkRun(t, "--seeds", "4", "--via", via, "--", "self", "agent")

@@ -2,7 +2,7 @@
 // @agentclientprotocol/sdk 2.4.0: ../../interop/client.mjs (a Client written
 // against the SDK) talks to `acpsim agent` and to the two SDK Agents of that
 // folder, and every frame both ways is validated against the ACP v2 schema by
-// package conform. The Node side needs `npm ci --prefix interop` (make
+// package conform. The Node side needs `npm install --prefix interop` (make
 // interop/node_modules); without it these tests fail, they never skip. This
 // test binary plays the acpsim executable (TestMain, ACPSIM_TEST_AS_MAIN).
 package main
@@ -28,10 +28,10 @@ import (
 func requireNode(t *testing.T) {
 	t.Helper()
 	if _, err := exec.LookPath("node"); err != nil {
-		t.Fatal("node is not on PATH: the interop tests need Node.js 20+ and `npm ci --prefix interop` (make interop/node_modules)")
+		t.Fatal("node is not on PATH: the interop tests need Node.js 20+ and `npm install --prefix interop` (make interop/node_modules)")
 	}
 	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/@agentclientprotocol/sdk/package.json")); err != nil {
-		t.Fatal("interop/node_modules is missing @agentclientprotocol/sdk: run `npm ci --prefix interop` (or make interop/node_modules)")
+		t.Fatal("interop/node_modules is missing @agentclientprotocol/sdk: run `npm install --prefix interop` (or make interop/node_modules)")
 	}
 }
 

@@ -198,6 +198,30 @@ func TestDuplicateCitesItsCause(t *testing.T) {
 		{"a refused first key, then one key twice", new(wire).open(1).prompt(1, "hello", `"k1"`).answer(1, "", -32603).prompt(1, "hello", `"k2"`).
 			open(2).prompt(2, "hello", `"k2"`).frames, Rules[properties.Duplicate]},
 	}
+	// Two submissions of one text, in the transcript three times.
+	twice := []Submission{{"s1", "hello"}, {"s2", "hello"}}
+	three := append(two, msg("m3", "hello"))
+	for _, c := range []struct {
+		name   string
+		frames []Frame
+		cite   string
+	}{
+		{"one unkeyed, sent once, and one keyed, resent under its key: the Agent's",
+			new(wire).open(1).prompt(1, "hello", "").prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", `"k1"`).frames, Rules[properties.Duplicate]},
+		{"both unkeyed, each sent once: the Agent's", new(wire).open(1).prompt(1, "hello", "").prompt(1, "hello", "").frames, Rules[properties.Duplicate]},
+		{"both unkeyed, one resent", new(wire).open(1).prompt(1, "hello", "").prompt(1, "hello", "").open(2).prompt(2, "hello", "").frames, duplicateUnkeyed},
+		{"one unkeyed, one keyed and resent without its key", new(wire).open(1).prompt(1, "hello", "").prompt(1, "hello", `"k1"`).open(2).prompt(2, "hello", "").frames, Rules[UnkeyedResend]},
+	} {
+		var dup *Anomaly
+		for _, a := range Check(History{Subs: twice, Told: []Told{{ID: "s1", Outcome: Unknown}, {ID: "s2", Outcome: Unknown}}, Frames: c.frames, Transcript: three}) {
+			if a.Kind == properties.Duplicate {
+				dup = &a
+			}
+		}
+		if dup == nil || dup.Rule() != c.cite {
+			t.Errorf("%s: duplicate %v, want it citing %q", c.name, dup, c.cite)
+		}
+	}
 	for _, c := range cases {
 		var dup *Anomaly
 		for _, a := range Check(History{Subs: subs, Told: told, Frames: c.frames, Transcript: two}) {

@@ -225,15 +225,16 @@ func judgeInserted(s Submission, t string, o Told, i int, inserted []Told, byID 
 // Agent behind check-client honours keys, so the cause is most often the
 // Client's, and the report names that rule rather than the Agent's.
 const (
-	duplicateUnkeyed = "The Client retries, and the first message was inserted. The Agent now has two user messages and does the work twice (no attempt of this text carried an idempotencyKey)"
+	duplicateUnkeyed = "The Client retries, and the first message was inserted. The Agent now has two user messages and does the work twice (this text was sent more often than submitted, never with an idempotencyKey)"
 	duplicateNewKeys = "It sends the same key on every attempt, including after reconnecting or restarting (the attempts of this text carried more keys than the user submitted it)"
 )
 
 // duplicateCause is the RFD sentence a duplicate of text, submitted subs
-// times, breaks, read from its attempts that were not refused: none was
-// keyed; they carried more keys than it has submissions; one went out
-// without its key; else "", the kind's own (Rules: the Agent inserted twice
-// under one key).
+// times, breaks, read from its attempts that were not refused (counted as
+// judgeKeys counts them): none was keyed, and some submission went out more
+// than once; they carried more keys than it has submissions; more went out
+// without a key than the submissions with none may (each once); else "",
+// the kind's own (Rules: the Agent inserted more than it was sent).
 func duplicateCause(text string, subs int, attempts []attempt) string {
 	keys := map[string]bool{}
 	sent, unkeyed := 0, 0
@@ -249,11 +250,11 @@ func duplicateCause(text string, subs int, attempts []attempt) string {
 		}
 	}
 	switch {
-	case sent > 0 && len(keys) == 0:
+	case len(keys) == 0 && sent > subs:
 		return duplicateUnkeyed
 	case len(keys) > subs:
 		return duplicateNewKeys
-	case unkeyed > 0:
+	case len(keys) > 0 && unkeyed > subs-len(keys):
 		return Rules[UnkeyedResend]
 	}
 	return ""

@@ -61,7 +61,13 @@ func (p *agentProc) receive(conn string, frame []byte, d *acp.Digest) []agent.Ou
 // sender's, or none when a test has them read the bytes.
 func (w *world) toClient(d *acp.Digest) *acp.Digest {
 	if w.cfg.clientsReadBytes {
-		return nil
+		d = nil
+	}
+	if n := w.cfg.clientFrames; n != nil {
+		n.all++
+		if d != nil {
+			n.digested++
+		}
 	}
 	return d
 }

@@ -116,9 +116,14 @@ type Config struct {
 
 	// clientsReadBytes hands the Clients and the observer each frame
 	// without its sender's digest, so they parse the bytes: tests hold the
-	// two ways of reading to the same run.
+	// two ways of reading to the same run. clientFrames, when set, counts
+	// the frames handed to them and those with a digest.
 	clientsReadBytes bool
+	clientFrames     *handedFrames
 }
+
+// handedFrames counts frames handed to a reader, and those with a digest.
+type handedFrames struct{ all, digested int }
 
 // DefaultConfig is the configuration of `acpsim run` with no flags.
 func DefaultConfig() Config {

@@ -137,8 +137,13 @@ func TestClientsReadingDigestsRunAsClientsReadingBytes(t *testing.T) {
 				cfg := DefaultConfig()
 				cfg.Seed, cfg.Link, cfg.Policy = seed, link, policy
 				cfg.EnableLinkFaults()
+				var handed handedFrames
+				cfg.clientFrames = &handed
 				withDigests := traceBytes(t, cfg)
-				cfg.clientsReadBytes = true
+				if handed.digested*2 < handed.all {
+					t.Fatalf("%s %s seed %d: %d of the %d frames handed to Clients carried a digest, want most", link, policy, seed, handed.digested, handed.all)
+				}
+				cfg.clientsReadBytes, cfg.clientFrames = true, nil
 				if fromBytes := traceBytes(t, cfg); !bytes.Equal(fromBytes, withDigests) {
 					t.Fatalf("%s %s seed %d: the run whose Clients read digests differs from the one whose Clients read bytes", link, policy, seed)
 				}
