@@ -20,7 +20,10 @@ func requireAcpx(t *testing.T) {
 	}
 }
 
-var errorAnswers = regexp.MustCompile(`error answers: (\d+) of (\d+) prompt attempts`)
+var (
+	errorAnswers = regexp.MustCompile(`error answers: (\d+) of (\d+) prompt attempts`)
+	outcomesTold = regexp.MustCompile(`outcomes told: (\d+) inserted, (\d+) failed, (\d+) unknown`)
+)
 
 // acpx (npm acpx 0.19.1), a published headless Client, run as a script
 // runs it: one `acpx exec` per submission. It speaks ACP v1 and is judged
@@ -35,6 +38,15 @@ func TestCheckClientJudgesAcpx(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "protocol: the Client speaks ACP v1") || !strings.Contains(out, "judged: outcomes") ||
 		!strings.Contains(out, "conform to the ACP v1 schema") || !strings.Contains(out, "PASS: 3 seeds") {
 		t.Fatalf("exit %d, want a PASS judged under v1:\n%s", code, out)
+	}
+	// An unknown is never false: the PASS means something only if acpx's
+	// answers were read and told.
+	told := outcomesTold.FindStringSubmatch(out)
+	if told == nil {
+		t.Fatalf("no count of the outcomes told in the report:\n%s", out)
+	}
+	if inserted, _ := strconv.Atoi(told[1]); inserted == 0 {
+		t.Fatalf("no outcome told inserted: the adapter read none of acpx's answers\n%s", out)
 	}
 	m := errorAnswers.FindStringSubmatch(out)
 	if m == nil {

@@ -82,8 +82,8 @@ func judgedLine(c clientcheck.Coverage, v1 bool) string {
 }
 
 func printClientSeed(w io.Writer, r *clientSeedReport) {
-	fmt.Fprintf(w, "seed %-4d %s · %d submissions (%d cancelled), %d outcomes told, %d prompt attempts (%d answered with an error), %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
-		r.Seed, r.verdict(), r.Submissions, r.Cancels, r.Told, r.Attempts, r.Errors, r.Agents, r.Kills, r.Cuts, r.Restarts)
+	fmt.Fprintf(w, "seed %-4d %s · %d submissions (%d cancelled), %d outcomes told (%d inserted, %d failed, %d unknown), %d prompt attempts (%d answered with an error), %d Agent processes, faults: %d kills, %d cuts, %d client restarts\n",
+		r.Seed, r.verdict(), r.Submissions, r.Cancels, r.Told, r.ToldInserted, r.ToldFailed, r.ToldUnknown, r.Attempts, r.Errors, r.Agents, r.Kills, r.Cuts, r.Restarts)
 	switch {
 	case r.Broken != "":
 	case r.Inconclusive != "":
@@ -134,6 +134,8 @@ type clientRun struct {
 	schema, schemaSeeds, frames         int
 	schemaTraces                        []string
 	attempts, errors                    int
+	// told counts the outcomes told by kind, in the judged seeds.
+	told, inserted, failedTold, unknown int
 	// cancelRate is the run's; canCancel is set once an adapter said it
 	// takes cancels, cancels counts those sent.
 	cancelRate float64
@@ -178,6 +180,10 @@ func (run *clientRun) add(r *clientSeedReport) {
 	}
 	if r.Broken == "" && r.Inconclusive == "" {
 		run.cover = run.cover.Add(r.Cover)
+		run.told += r.Told
+		run.inserted += r.ToldInserted
+		run.failedTold += r.ToldFailed
+		run.unknown += r.ToldUnknown
 	}
 }
 
@@ -203,6 +209,7 @@ func (run *clientRun) finish(w io.Writer) int {
 			fmt.Fprintf(w, "; %d were sent once, nothing to compare", c.Outcomes-c.Resent)
 		}
 		fmt.Fprintln(w)
+		run.printTold(w)
 	}
 	if run.inconclusive > 0 {
 		fmt.Fprintf(w, "not judged: %d of %d seeds (%s)\n", run.inconclusive, run.seeds, run.firstWhy)
@@ -233,6 +240,17 @@ func (run *clientRun) finish(w io.Writer) int {
 	}
 	fmt.Fprintln(w, line)
 	return 0
+}
+
+// printTold splits the outcomes told by kind: an unknown is never false,
+// so a submission told only unknown was judged by the transcript alone (a
+// duplicate), and a run told mostly unknown says little of the Client.
+func (run *clientRun) printTold(w io.Writer) {
+	fmt.Fprintf(w, "outcomes told: %d inserted, %d failed, %d unknown", run.inserted, run.failedTold, run.unknown)
+	if run.unknown > 0 {
+		fmt.Fprintf(w, " (%d%% of %d: an unknown is never false, so a submission told only unknown was judged for duplicates alone)", 100*run.unknown/max(run.told, 1), run.told)
+	}
+	fmt.Fprintln(w)
 }
 
 // printErrors says how many prompt attempts the Agent refused: a run that

@@ -97,6 +97,9 @@ type Result struct {
 	// Counts of what happened; Errors counts the prompt attempts the
 	// Client got an error answer to, Cancels the user's cancels sent.
 	Submissions, Told, Attempts, Errors, Agents, Kills, Cuts, Restarts, Cancels int
+	// ToldInserted, ToldFailed and ToldUnknown split Told by outcome: an
+	// unknown is never false, so a run told mostly unknown judged little.
+	ToldInserted, ToldFailed, ToldUnknown int
 }
 
 // Failed is whether the seed fails.
@@ -148,6 +151,16 @@ func Run(c Config, seed uint64, dir string) Result {
 	}
 	d.run(restartAfter, cancelPlan(c.Cancel, seed, h.Subs, restartAfter))
 	res.Submissions, res.Told = len(h.Subs), len(h.Told)
+	for _, t := range h.Told {
+		switch t.Outcome {
+		case clientcheck.Inserted:
+			res.ToldInserted++
+		case clientcheck.Failed:
+			res.ToldFailed++
+		case clientcheck.Unknown:
+			res.ToldUnknown++
+		}
+	}
 	if d.res.Restarts > 0 {
 		if err := tap.SealTrace(res.Trace, sealNote); err != nil && !os.IsNotExist(err) {
 			res.Notes = append(res.Notes, "cannot end the killed taps' links in the trace: "+err.Error())
