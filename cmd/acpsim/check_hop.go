@@ -191,6 +191,20 @@ func (t *hopTally) add(s *checkSeed) {
 	}
 }
 
+// passNote is what the PASS line adds when the hop showed the proxy doing
+// something wrong: a finding is beside the verdict, and a reader of the
+// last line alone must not take the path for clean.
+func (t *hopTally) passNote() string {
+	if len(t.kinds) == 0 {
+		return ""
+	}
+	var parts []string
+	for _, k := range t.kinds {
+		parts = append(parts, fmt.Sprintf("%s in %d seed(s)", k, len(t.seeds[k])))
+	}
+	return "; beside the verdict, the proxy: " + strings.Join(parts, ", ") + " (proxy→Agent hop, above)"
+}
+
 func (t *hopTally) write(out io.Writer) {
 	if t.asked == 0 {
 		return

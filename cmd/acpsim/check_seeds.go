@@ -310,7 +310,7 @@ func (t *checkTally) summary(start time.Time, show int) error {
 		}
 		fmt.Fprintf(out, "%s judged none of %s submissions for never silently lost, which the other seeds judged\n", seedList(t.judgedNone), their)
 	}
-	fmt.Fprintln(out, t.accounts.pass()+notExercisedNote(t.actionClasses))
+	fmt.Fprintln(out, t.accounts.pass()+notExercisedNote(t.actionClasses)+t.hops.passNote())
 	return nil
 }
 

@@ -29,4 +29,9 @@ func TestCheckViaTheConductorFindsItsUnmappedCancel(t *testing.T) {
 	if !strings.Contains(out, "(the proxy: "+hop.UnmappedCancel) || !strings.Contains(out, hop.Rule(hop.UnmappedCancel)) {
 		t.Fatalf("want the seeds where a user cancelled to name %s, with its rule:\n%s", hop.UnmappedCancel, out)
 	}
+	// The last line alone must not read as a clean path.
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if last := lines[len(lines)-1]; !strings.HasPrefix(last, "PASS") || !strings.Contains(last, "beside the verdict, the proxy: "+hop.UnmappedCancel+" in ") {
+		t.Fatalf("the PASS line must name the proxy's %s beside the verdict: %q", hop.UnmappedCancel, last)
+	}
 }
