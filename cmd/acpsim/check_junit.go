@@ -10,6 +10,8 @@ import (
 	"os"
 	"strings"
 	"time"
+
+	"github.com/acpsim/acpsim/properties/hop"
 )
 
 // checkJUnit gathers the testcases of the seeds reported, in seed order.
@@ -79,6 +81,7 @@ func checkJUnitProperties(s checkSeed) []junitProp {
 			junitProp{"actionsNotExercised", strings.Join(not, ",")})
 	}
 	props = append(props, junitProp{"schemaProblemFrames", fmt.Sprint(s.lint.frames)})
+	props = append(props, hopJUnitProperties(s)...)
 	if s.res.Broken == nil {
 		// What the seed's verdict covers: "judged: lost" and so on, one
 		// per property, with the counts and why not the rest.
@@ -87,6 +90,32 @@ func checkJUnitProperties(s checkSeed) []junitProp {
 		}
 	}
 	return props
+}
+
+// hopJUnitProperties is what the recorded proxy→Agent hop showed of the
+// proxy, beside the verdict as in the report: a CI that reads only the
+// JUnit file must see a passing seed's wrong cancel too. None without a
+// recorded hop.
+func hopJUnitProperties(s checkSeed) []junitProp {
+	if s.hop == nil || s.hop.log == nil {
+		return nil
+	}
+	props := []junitProp{{"hopRecorded", "true"}}
+	if s.hop.trace != "" {
+		props = append(props, junitProp{"hopTrace", s.hop.trace})
+	}
+	var kinds []string
+	var findings []hop.Finding
+	if s.hop.pairing != nil {
+		findings = s.hop.pairing.Findings
+	}
+	for _, f := range findings {
+		if !contains(kinds, f.Kind) {
+			kinds = append(kinds, f.Kind)
+			props = append(props, junitProp{"proxy: " + f.Kind, f.Text + " (rule: " + hop.Rule(f.Kind) + ")"})
+		}
+	}
+	return append(props, junitProp{"proxyFindings", strings.Join(kinds, ",")})
 }
 
 // write writes the JUnit file.

@@ -22,12 +22,20 @@ func TestCheckViaTheConductorFindsItsUnmappedCancel(t *testing.T) {
 		t.Fatal("interop/node_modules is missing @thinkwell/conductor: run `npm install --prefix interop` (or make interop/node_modules)")
 	}
 	via := "node " + filepath.Join(interopDir, "conductor-via.mjs")
-	out, code := checkRun(t, "--seeds", "4", "--via", via, "--", "self", "agent")
+	out, code := checkRun(t, "--seeds", "4", "--via", via, "--junit", "check.xml", "--", "self", "agent")
 	if code != exitOK || !strings.Contains(out, "proxy→Agent hop: recorded in 4 of 4 seeds") || !strings.Contains(out, "PASS: every submission") {
 		t.Fatalf("exit %d, want a PASS with the hop recorded in every seed:\n%s", code, out)
 	}
 	if !strings.Contains(out, "(the proxy: "+hop.UnmappedCancel) || !strings.Contains(out, hop.Rule(hop.UnmappedCancel)) {
 		t.Fatalf("want the seeds where a user cancelled to name %s, with its rule:\n%s", hop.UnmappedCancel, out)
+	}
+	// Nor the JUnit file a CI reads: the seeds' properties name it.
+	xml, err := os.ReadFile("check.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(xml), `name="proxyFindings" value="`+hop.UnmappedCancel+`"`) || !strings.Contains(string(xml), `name="proxy: `+hop.UnmappedCancel+`"`) {
+		t.Fatalf("the JUnit file must name the proxy's %s on its seeds:\n%s", hop.UnmappedCancel, xml)
 	}
 	// The last line alone must not read as a clean path.
 	lines := strings.Split(strings.TrimSpace(out), "\n")
