@@ -74,6 +74,7 @@ func clientSeedProps(r *clientSeedReport) []junitProp {
 	if n := c.Outcomes - c.Resent; n > 0 {
 		props = append(props, junitProp{"not judged: " + resendProps, fmt.Sprintf("%d submissions sent once: no resend to compare", n)})
 	}
+	props = append(props, junitProp{"outcomes told", fmt.Sprintf("%d inserted, %d failed, %d unknown", r.ToldInserted, r.ToldFailed, r.ToldUnknown)})
 	props = append(props, junitProp{"error answers", fmt.Sprintf("%d of %d prompt attempts", r.Errors, r.Attempts)})
 	if n := r.schemaClient + r.schemaAgent; n > 0 {
 		props = append(props, junitProp{"schema problems", fmt.Sprintf("%d: acpsim lint %s", n, orTrace(r.kept))})

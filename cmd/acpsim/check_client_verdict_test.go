@@ -134,6 +134,16 @@ func TestCheckClientJUnit(t *testing.T) {
 		if len(c.Props) == 0 || !strings.HasPrefix(c.Props[0].Name, "judged: outcomes") {
 			t.Errorf("%s: want what was judged as properties: %+v", c.Name, c.Props)
 		}
+		// A phantom is a failed told: the outcomes told by kind say so.
+		told := ""
+		for _, p := range c.Props {
+			if p.Name == "outcomes told" {
+				told = p.Value
+			}
+		}
+		if m := outcomesTold.FindStringSubmatch("outcomes told: " + told); m == nil || m[2] == "0" {
+			t.Errorf("%s: want an outcomes-told property with a failed: %q", c.Name, told)
+		}
 	}
 	if _, code := badClientRun(t, "no-prompt", "--seeds", "2", "--junit", xmlPath); code != exitInconclusive {
 		t.Fatalf("exit %d, want 3", code)
