@@ -10,14 +10,11 @@ import (
 	"testing"
 )
 
-// requireAcpx fails the test when interop/node_modules lacks acpx, which
-// make test installs from interop's lockfile.
+// requireAcpx fails the test without node or interop's acpx.
 func requireAcpx(t *testing.T) {
 	t.Helper()
 	requireNode(t)
-	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/acpx/package.json")); err != nil {
-		t.Fatal("interop/node_modules is missing acpx: run `npm install --prefix interop` (or make interop/node_modules)")
-	}
+	requireInteropPackage(t, "acpx")
 }
 
 var (

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -77,18 +78,37 @@ func saveHopTrace(s *checkSeed) error {
 	return writeTrace(f, h.log)
 }
 
-// hopCause is the seed line's note of what the proxy did, "" for nothing.
-func hopCause(s *checkSeed) string {
-	if s.hop == nil || s.hop.pairing == nil || len(s.hop.pairing.Findings) == 0 {
-		return ""
+// firstFindings is the first finding of each kind the hop showed, in the
+// order they were found; none without a paired hop.
+func (h *seedHop) firstFindings() []hop.Finding {
+	if h == nil || h.pairing == nil {
+		return nil
 	}
-	var kinds []string
-	for _, f := range s.hop.pairing.Findings {
-		if !contains(kinds, f.Kind) {
-			kinds = append(kinds, f.Kind)
+	var first []hop.Finding
+	for _, f := range h.pairing.Findings {
+		if !slices.ContainsFunc(first, func(g hop.Finding) bool { return g.Kind == f.Kind }) {
+			first = append(first, f)
 		}
 	}
-	return " (the proxy: " + strings.Join(kinds, ", ") + ")"
+	return first
+}
+
+// findingKinds is the kinds of findings, in their order.
+func findingKinds(findings []hop.Finding) []string {
+	kinds := make([]string, len(findings))
+	for i, f := range findings {
+		kinds[i] = f.Kind
+	}
+	return kinds
+}
+
+// hopCause is the seed line's note of what the proxy did, "" for nothing.
+func hopCause(s *checkSeed) string {
+	first := s.hop.firstFindings()
+	if len(first) == 0 {
+		return ""
+	}
+	return " (the proxy: " + strings.Join(findingKinds(first), ", ") + ")"
 }
 
 // writeHop prints, before a failing seed's anomalies, what the hop shows:

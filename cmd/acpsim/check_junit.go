@@ -104,18 +104,11 @@ func hopJUnitProperties(s checkSeed) []junitProp {
 	if s.hop.trace != "" {
 		props = append(props, junitProp{"hopTrace", s.hop.trace})
 	}
-	var kinds []string
-	var findings []hop.Finding
-	if s.hop.pairing != nil {
-		findings = s.hop.pairing.Findings
+	first := s.hop.firstFindings()
+	for _, f := range first {
+		props = append(props, junitProp{"proxy: " + f.Kind, f.Text + " (rule: " + hop.Rule(f.Kind) + ")"})
 	}
-	for _, f := range findings {
-		if !contains(kinds, f.Kind) {
-			kinds = append(kinds, f.Kind)
-			props = append(props, junitProp{"proxy: " + f.Kind, f.Text + " (rule: " + hop.Rule(f.Kind) + ")"})
-		}
-	}
-	return append(props, junitProp{"proxyFindings", strings.Join(kinds, ",")})
+	return append(props, junitProp{"proxyFindings", strings.Join(findingKinds(first), ",")})
 }
 
 // write writes the JUnit file.

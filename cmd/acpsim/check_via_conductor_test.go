@@ -18,9 +18,7 @@ import (
 // between the conductor and the Agent shows it.
 func TestCheckViaTheConductorFindsItsUnmappedCancel(t *testing.T) {
 	requireNode(t)
-	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/@thinkwell/conductor/package.json")); err != nil {
-		t.Fatal("interop/node_modules is missing @thinkwell/conductor: run `npm install --prefix interop` (or make interop/node_modules)")
-	}
+	requireInteropPackage(t, "@thinkwell/conductor")
 	via := "node " + filepath.Join(interopDir, "conductor-via.mjs")
 	out, code := checkRun(t, "--seeds", "4", "--via", via, "--junit", "check.xml", "--", "self", "agent")
 	if code != exitOK || !strings.Contains(out, "proxy→Agent hop: recorded in 4 of 4 seeds") || !strings.Contains(out, "PASS: every submission") {

@@ -30,8 +30,15 @@ func requireNode(t *testing.T) {
 	if _, err := exec.LookPath("node"); err != nil {
 		t.Fatal("node is not on PATH: the interop tests need Node.js 20+ and `npm install --prefix interop` (make interop/node_modules)")
 	}
-	if _, err := os.Stat(filepath.Join(interopDir, "node_modules/@agentclientprotocol/sdk/package.json")); err != nil {
-		t.Fatal("interop/node_modules is missing @agentclientprotocol/sdk: run `npm install --prefix interop` (or make interop/node_modules)")
+	requireInteropPackage(t, "@agentclientprotocol/sdk")
+}
+
+// requireInteropPackage fails the test when interop/node_modules lacks the
+// npm package name, which make test installs from interop's lockfile.
+func requireInteropPackage(t *testing.T, name string) {
+	t.Helper()
+	if _, err := os.Stat(filepath.Join(interopDir, "node_modules", name, "package.json")); err != nil {
+		t.Fatalf("interop/node_modules is missing %s: run `npm install --prefix interop` (or make interop/node_modules)", name)
 	}
 }
 
