@@ -81,6 +81,13 @@ func (pp *procPair) cancel(o, i *frame) {
 		}
 	}
 	fwd := req.paired
+	if hit == nil && fwd != nil && pp.answeredBefore(fwd, i) && !pp.innerRequestNamed(sent, i) {
+		// The Agent had answered the request before the proxy forwarded the
+		// cancel: a proxy that forgot its mapping with the answer forwards an
+		// id that names nothing, and a cancel of a finished request is a no-op
+		// whatever it names. The Client's cancel crossed the answer in flight.
+		return
+	}
 	switch {
 	case fwd != nil && fwd.e.Seq < i.e.Seq && canon(json.RawMessage(fwd.msg.ID)) != string(sent):
 	case fwd == nil && hit != nil && hit != req:
@@ -105,6 +112,28 @@ func (pp *procPair) cancel(o, i *frame) {
 		inner = append(inner, fwd.e.Seq)
 	}
 	pp.add(Finding{Kind: UnmappedCancel, Outer: outer, Inner: inner, Text: text})
+}
+
+// answeredBefore says whether the Agent's answer to the proxy's request
+// fwd reached the proxy before it forwarded the frame at.
+func (pp *procPair) answeredBefore(fwd, at *frame) bool {
+	for _, a := range pp.in.a2c {
+		if a.e.Seq < at.e.Seq && a.msg.Kind() == acp.KindResponse && a.msg.ID == fwd.msg.ID {
+			return true
+		}
+	}
+	return false
+}
+
+// innerRequestNamed says whether the proxy had sent a request with id
+// before the frame at, paired or not (its own requests count).
+func (pp *procPair) innerRequestNamed(id acp.ID, at *frame) bool {
+	for _, r := range pp.in.c2a {
+		if r.e.Seq < at.e.Seq && r.msg.Kind() == acp.KindRequest && canon(json.RawMessage(r.msg.ID)) == string(id) {
+			return true
+		}
+	}
+	return false
 }
 
 // key: a prompt o forwarded as i keeps its idempotencyKey as the Client

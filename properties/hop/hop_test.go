@@ -124,6 +124,31 @@ func TestACancelForwardedUnmappedIsNamedWithTheRequestItLandsOn(t *testing.T) {
 	}
 }
 
+// A cancel that crosses the answer: the Agent answered the proxy's 2 (the
+// Client's 1) before the proxy forwarded the Client's cancel, by then
+// unmapped. The request is over, so the cancel is a no-op whatever it
+// names: no finding. The same cancel while the request is still pending
+// is one.
+func TestACancelThatCrossesTheAnswerIsNoFinding(t *testing.T) {
+	for _, pending := range []bool{false, true} {
+		p := newPath()
+		p.toAgent(prompt(`1`, "a", "k-a"), prompt(`"p0-2"`, "a", "k-a"))
+		p.add(false, traces.ClientToAgent, cancel(`1`))
+		if !pending {
+			p.toClient(answer(`"p0-2"`, "m-a"), answer(`1`, "m-a"))
+		}
+		p.add(true, traces.ClientToAgent, cancel(`1`))
+		got := hop.Pair(p.outer, p.inner)
+		want := ""
+		if pending {
+			want = hop.UnmappedCancel
+		}
+		if strings.Join(kinds(got), " ") != want {
+			t.Errorf("request still pending %v: findings %q, want %q", pending, kinds(got), want)
+		}
+	}
+}
+
 // Ids that coincide on both hops hide an unmapped cancel: nothing to find.
 func TestACancelWhoseIdsCoincideIsNoFinding(t *testing.T) {
 	p := newPath()
