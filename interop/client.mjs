@@ -19,7 +19,11 @@
 // It prints one JSON line (the summary) on stdout and exits 0 when the run
 // got that far, whatever the Agent answered; 1 when the run broke off.
 // --frames appends every JSON-RPC message both ways as ndjson
-// {conn, dir: "c2a"|"a2c", frame}, for schema validation.
+// {conn, dir: "c2a"|"a2c", frame}, for schema validation. --late-sse MS
+// (Streamable HTTP) holds every SSE GET back MS milliseconds: the SDK POSTs
+// session/new without waiting for its connection stream's GET, so this is
+// the order a slow network can give, and the Agent must keep the answer
+// for the stream's first GET.
 import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import fs from "node:fs";
@@ -36,8 +40,9 @@ const flag = (name) => (flags.includes(name) ? flags[flags.indexOf(name) + 1] : 
 const url = flag("--url");
 const framesFile = flag("--frames");
 const cwd = flag("--cwd") ?? "/tmp/acpsim-interop";
+const lateSSE = Number(flag("--late-sse") ?? 0);
 if (!url === !command.length) {
-  console.error("usage: node client.mjs [--frames FILE] [--cwd DIR] (-- CMD ARGS... | --url ws://HOST/acp | --url http://HOST/acp)");
+  console.error("usage: node client.mjs [--frames FILE] [--cwd DIR] [--late-sse MS] (-- CMD ARGS... | --url ws://HOST/acp | --url http://HOST/acp)");
   process.exit(2);
 }
 if (url?.startsWith("ws") && typeof globalThis.WebSocket !== "function") {
@@ -78,7 +83,7 @@ async function connection(n, op) {
   let stream;
   let child;
   if (url) {
-    stream = url.startsWith("ws") ? createWebSocketStream(url) : createHttpStream(url);
+    stream = url.startsWith("ws") ? createWebSocketStream(url) : createHttpStream(url, { fetch: lateSSE ? lateGets : undefined });
   } else {
     child = spawn(command[0], command.slice(1), { stdio: ["pipe", "pipe", "inherit"] });
     child.stdin.on("error", () => {}); // an Agent that died: the run fails on its own terms
@@ -93,6 +98,12 @@ async function connection(n, op) {
   } finally {
     if (child) await exited(child);
   }
+}
+
+// lateGets is fetch with every GET (an SSE stream's open) held back.
+async function lateGets(input, init) {
+  if ((init?.method ?? "GET") === "GET") await sleep(lateSSE);
+  return fetch(input, init);
 }
 
 function exited(child) {

@@ -281,13 +281,17 @@ func TestSDKClientAcpsimAgentRemote(t *testing.T) {
 	for _, tr := range []struct {
 		name, url string
 		node      []string
+		args      []string
 	}{
-		{"http", url, nil},
-		{"ws", "ws://" + strings.TrimPrefix(url, "http://"), wsFlags},
+		{"http", url, nil, nil},
+		// The SDK POSTs session/new without waiting for the connection
+		// stream's GET: the answer must wait for that GET, not be lost.
+		{"http-late-sse", url, nil, []string{"--late-sse", "300"}},
+		{"ws", "ws://" + strings.TrimPrefix(url, "http://"), wsFlags, nil},
 	} {
 		t.Run(tr.name, func(t *testing.T) {
-			s, frames := runClient(t, tr.node, "--url", tr.url)
-			if s.Transport != tr.name || s.Agent.Name != "acpsim-reference" {
+			s, frames := runClient(t, tr.node, append(tr.args, "--url", tr.url)...)
+			if want, _, _ := strings.Cut(tr.name, "-"); s.Transport != want || s.Agent.Name != "acpsim-reference" {
 				t.Errorf("transport %q agent %q, want %s to acpsim-reference", s.Transport, s.Agent.Name, tr.name)
 			}
 			checkKeyed(t, s)

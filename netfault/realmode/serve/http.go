@@ -137,7 +137,7 @@ func (s *server) initialize(w http.ResponseWriter, r *http.Request, body []byte,
 		http.Error(w, "initialize must be a request", http.StatusBadRequest)
 		return
 	}
-	p := &httpPeer{s: s, id: uuid.NewString(), reqs: map[acp.ID]route{}, streams: map[string]*outbox{}, initID: msg.ID, init: make(chan []byte, 1)}
+	p := &httpPeer{s: s, id: uuid.NewString(), reqs: map[acp.ID]route{}, streams: map[string]*outbox{}, read: map[string]bool{}, initID: msg.ID, init: make(chan []byte, 1)}
 	s.add(p.id, p)
 	if !s.h.feed(input{kind: inConnect, conn: p.id}) || !s.h.feed(input{kind: inFrame, conn: p.id, frame: body}) {
 		killed()

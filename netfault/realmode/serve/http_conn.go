@@ -18,9 +18,16 @@ type httpPeer struct {
 	mu      sync.Mutex
 	reqs    map[acp.ID]route   // Client requests awaiting a response
 	streams map[string]*outbox // open SSE streams; "" is the connection stream
-	initID  acp.ID             // the initialize whose response is the 200's body
-	init    chan []byte
-	gone    bool
+	// read names the streams that have had a reader (or overflowed waiting
+	// for their first): a frame for one while it is not open is lost, as on
+	// a broken stream. A stream never opened keeps its frames for its first
+	// GET instead, as the SDK's AcpServer does: the SDK's Client POSTs
+	// session/new without waiting for its connection stream's GET, so its
+	// answer can be ready first.
+	read   map[string]bool
+	initID acp.ID // the initialize whose response is the 200's body
+	init   chan []byte
+	gone   bool
 }
 
 // route is where the response to a Client request goes.
@@ -51,10 +58,14 @@ func (p *httpPeer) deliver(frame []byte) {
 			key = r.session
 		}
 	}
-	if box := p.streams[key]; box != nil {
-		if !box.put(frame) {
-			delete(p.streams, key) // it broke: the Client reopens it
-		}
+	box := p.streams[key]
+	if box == nil && !p.read[key] && len(p.streams) < maxWaitingStreams {
+		box = newOutbox() // held for the stream's first GET
+		p.streams[key] = box
+	}
+	if box != nil && !box.put(frame) {
+		delete(p.streams, key) // it broke (or nobody came to read it): the Client reopens it
+		p.read[key] = true
 	}
 }
 
@@ -66,11 +77,17 @@ func (p *httpPeer) openStream(session string) *outbox {
 	if p.gone {
 		return nil
 	}
-	if old := p.streams[session]; old != nil {
+	old := p.streams[session]
+	if old != nil && !p.read[session] {
+		p.read[session] = true
+		return old // its first reader takes what waited for it
+	}
+	if old != nil {
 		old.close()
 	}
 	box := newOutbox()
 	p.streams[session] = box
+	p.read[session] = true
 	return box
 }
 

@@ -165,31 +165,45 @@ func next(t *testing.T, events <-chan string) string {
 }
 
 // Responses go on the stream the model puts them on, framed as
-// "data: <json>\n\n", and what the Agent writes while its stream is not
-// open is lost, not delivered later.
+// "data: <json>\n\n". What the Agent writes for a stream not yet opened
+// waits for its first GET (the SDK's Client POSTs session/new without
+// waiting for that GET); what it writes while a stream that was open is
+// broken is lost, not delivered later.
 func TestSSEStreams(t *testing.T) {
 	realtest.NoLeaks(t)
 	u := realtest.ServeAgent(t, store.NewDisk(), realtest.Knobs())
 	r := newRawHTTP(t, u)
 	conn := r.post(string(acp.Request(acp.NumID(1), acp.MethodInitialize, acp.InitializeParams{ProtocolVersion: 2}))).Header.Get(netfault.HeaderConnection)
 	on := netfault.HeaderConnection + ": " + conn
-	// No stream is open: the session/new response is lost.
+	// No stream has been opened: the session/new response waits for it.
 	r.post(string(acp.Request(acp.NumID(2), acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/w"})), on)
-	events := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on))
+	waited := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on))
+	if first := next(t, waited); !strings.Contains(first, `"id":2`) {
+		t.Fatalf("first event on the connection stream %s, want the answer to request 2, held for the stream's first GET", first)
+	}
+	// The stream breaks: what the Agent writes before it is reopened is lost.
+	broken := r.do(http.MethodGet, "", "Accept: text/event-stream", on) // replaces the first
+	for range waited {
+	}
+	broken.Body.Close()
+	// Its 202 comes once the Agent's step is carried out: 3's answer has
+	// been written, to a stream whose reader is gone or about to be seen gone.
 	r.post(string(acp.Request(acp.NumID(3), acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/w"})), on)
+	events := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on))
+	r.post(string(acp.Request(acp.NumID(4), acp.MethodSessionNew, acp.NewSessionParams{Cwd: "/w"})), on)
 	first := next(t, events)
-	if !strings.Contains(first, `"id":3`) {
-		t.Fatalf("first event on the connection stream %s, want the answer to request 3 (2's was lost)", first)
+	if !strings.Contains(first, `"id":4`) {
+		t.Fatalf("first event on the reopened connection stream %s, want the answer to request 4 (3's was lost)", first)
 	}
 	sid := sessionIDOf(first)
 	session := sse(t, r.do(http.MethodGet, "", "Accept: text/event-stream", on, netfault.HeaderSession+": "+sid))
-	prompt := string(acp.Request(acp.NumID(4), acp.MethodSessionPrompt, acp.PromptParams{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text("x")}, IdempotencyKey: acp.KeyJSON("K")}))
+	prompt := string(acp.Request(acp.NumID(5), acp.MethodSessionPrompt, acp.PromptParams{SessionID: sid, Prompt: []acp.ContentBlock{acp.Text("x")}, IdempotencyKey: acp.KeyJSON("K")}))
 	if resp := r.post(prompt, on, netfault.HeaderSession+": "+sid); resp.StatusCode != http.StatusAccepted {
 		t.Fatalf("prompt: HTTP %d", resp.StatusCode)
 	}
 	// The prompt's response and the session's updates, in the Agent's
 	// order, on the session stream; nothing on the connection stream.
-	if e := next(t, session); !strings.Contains(e, `"id":4`) || !strings.Contains(e, "messageId") {
+	if e := next(t, session); !strings.Contains(e, `"id":5`) || !strings.Contains(e, "messageId") {
 		t.Fatalf("session stream: %s, want the prompt's response first", e)
 	}
 	if e := next(t, session); !strings.Contains(e, `"sessionUpdate":"user_message"`) {
@@ -198,8 +212,8 @@ func TestSSEStreams(t *testing.T) {
 	for e := next(t, session); !strings.Contains(e, `"state":"idle"`); e = next(t, session) {
 	}
 	// session/resume is answered on the connection stream.
-	r.post(string(acp.Request(acp.NumID(5), acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: sid, Cwd: "/w"})), on)
-	if e := next(t, events); !strings.Contains(e, `"id":5`) {
+	r.post(string(acp.Request(acp.NumID(6), acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: sid, Cwd: "/w"})), on)
+	if e := next(t, events); !strings.Contains(e, `"id":6`) {
 		t.Fatalf("connection stream: %s, want the resume's response", e)
 	}
 	if e := next(t, session); !strings.Contains(e, `"state_update"`) {

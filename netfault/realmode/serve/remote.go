@@ -28,11 +28,14 @@ func URL(addr net.Addr) string { return "http://" + addr.String() + Path }
 // reading can cost: a stream whose Client does not keep up breaks (its
 // events are lost, as the model's stream-break), it never blocks the Agent.
 const (
-	maxBody       = 16 << 20         // a POST body or a WebSocket message
-	maxQueued     = 4096             // frames waiting on one stream or WebSocket
-	writeTimeout  = 10 * time.Second // one write to a stream or a WebSocket
-	initTimeout   = 30 * time.Second // initialize's answer, the body of its 200
-	shutdownGrace = 5 * time.Second  // in-flight requests at a stop
+	maxBody   = 16 << 20 // a POST body or a WebSocket message
+	maxQueued = 4096     // frames waiting on one stream or WebSocket
+	// streams of one HTTP connection, open or holding frames for their
+	// first GET: past it, a stream not yet opened holds nothing
+	maxWaitingStreams = 64
+	writeTimeout      = 10 * time.Second // one write to a stream or a WebSocket
+	initTimeout       = 30 * time.Second // initialize's answer, the body of its 200
+	shutdownGrace     = 5 * time.Second  // in-flight requests at a stop
 )
 
 // Remote runs m as an Agent process serving ACP v2 on l, at Path, over
