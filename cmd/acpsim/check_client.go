@@ -68,8 +68,12 @@ Client (properties/clientcheck): what the user was told (duplicate, lost,
 phantom, unresolved, wrong-id) and its key discipline from its frames
 (key-changed, key-reused, key-malformed, unkeyed-resend,
 resend-before-resume), each anomaly with the RFD sentence it breaks. A
-failing seed's trace goes to acpsim-failures/ (acpsim judge and acpsim
-view read it) with the command that reruns the seed. Every outcome the
+failing seed's trace goes to acpsim-failures/ with NAME.client.json beside
+it (the user's side: submissions, outcomes told, the final transcript), and
+the command that reruns the seed: acpsim judge of that trace judges the
+Client again from the two files, acpsim view draws it. The run's first
+failing seed is explained in full, a later one by each anomaly kind no
+seed before it explained. Every outcome the
 adapter tells is judged, not only the last: a failed told for a message
 that was inserted is a phantom whatever it told after.
 
@@ -224,6 +228,7 @@ func runCheckClient(cmd *cobra.Command, cfg checkclient.Config, first uint64, se
 	}()
 	run := clientRun{seeds: seeds, perKind: map[string]int{}, cancelRate: cfg.Cancel}
 	var reports []clientSeedReport
+	explained := map[string]bool{} // the anomaly kinds told in full so far
 	start := time.Now()
 	for i := range seeds {
 		r := clientSeedReport{Result: <-results[i]}
@@ -237,11 +242,11 @@ func runCheckClient(cmd *cobra.Command, cfg checkclient.Config, first uint64, se
 		r.lintSeed()
 		r.rerun = rerun(r.Seed)
 		if r.Failed() || r.Inconclusive != "" || r.schemaClient+r.schemaAgent > 0 {
-			r.kept = keepClientTrace(&r.Result)
+			r.kept = keepClientTrace(&r.Result, r.rerun)
 		}
 		printClientSeed(out, &r)
-		if r.Failed() && run.failed == 0 {
-			printClientFailure(out, &r)
+		if r.Failed() {
+			printClientFailure(out, &r, explained)
 		}
 		if r.Failed() || r.Inconclusive != "" {
 			if r.kept != "" {
@@ -262,27 +267,6 @@ func runCheckClient(cmd *cobra.Command, cfg checkclient.Config, first uint64, se
 		return exitError{code}
 	}
 	return nil
-}
-
-// keepClientTrace copies a failing seed's trace to acpsim-failures/, named
-// by the run so later runs do not overwrite it.
-func keepClientTrace(r *checkclient.Result) string {
-	b, err := os.ReadFile(r.Trace)
-	if err != nil {
-		return ""
-	}
-	f, err := createNew(failuresDir, failureName("check-client", fmt.Sprintf("seed-%d", r.Seed)))
-	if err != nil {
-		return ""
-	}
-	if _, err := f.Write(b); err != nil {
-		f.Close()
-		return ""
-	}
-	if f.Close() != nil {
-		return ""
-	}
-	return f.Name()
 }
 
 // readStoreTranscript reads the user messages of every session in the

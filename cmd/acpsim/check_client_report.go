@@ -108,19 +108,27 @@ func orTrace(kept string) string {
 	return kept
 }
 
-// printClientFailure explains the first failing seed in full.
-func printClientFailure(w io.Writer, r *clientSeedReport) {
+// printClientFailure explains a failing seed: the run's first in full, a
+// later one by the first anomaly of each kind no earlier seed explained,
+// so every kind the closing FAIL line counts is told once on screen (a
+// Client's real run may not fail the same way when rerun).
+func printClientFailure(w io.Writer, r *clientSeedReport, explained map[string]bool) {
 	if r.Broken != "" {
 		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", r.Broken)
 		_, lines, total := proc.StderrExcerpt(r.Stderr)
 		writeStderr(w, lines, total, "")
 	}
+	full := len(explained) == 0
+	var now []string
 	for _, a := range r.Anomalies {
-		sub := ""
-		if a.Sub != "" {
-			sub = " " + a.Sub
+		if explained[a.Kind] || !full && contains(now, a.Kind) {
+			continue
 		}
-		fmt.Fprintf(w, "  %s%s: %s\n    RFD: %s\n", a.Kind, sub, a.Explanation, a.Rule())
+		now = append(now, a.Kind)
+		printClientAnomaly(w, a)
+	}
+	for _, k := range now {
+		explained[k] = true
 	}
 }
 

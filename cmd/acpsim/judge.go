@@ -25,7 +25,13 @@ func newJudgeCmd() *cobra.Command {
 		Long: `Read a trace (ndjson, as run --trace writes it) and judge it from its frames
 alone, as a stream: memory grows with the trace's submissions and sessions,
 not its length. A malformed trace is rejected with file:line and what was
-expected. On a terminal a bar on stderr shows how much of the file is read.`,
+expected. On a terminal a bar on stderr shows how much of the file is read.
+
+A trace acpsim check-client kept (acpsim-failures/check-client-…-seed-N.ndjson)
+has NAME.client.json beside it: the user's submissions, what the user was
+told and the Agent's final transcript. With it judge also judges the Client
+as check-client did (duplicate, lost, phantom, unresolved, wrong-id, and its
+keys), so a failing seed's verdict comes back from the files alone.`,
 		Example: "  acpsim judge a.ndjson\n  acpsim judge --session-contract durable a.ndjson",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -37,10 +43,26 @@ expected. On a terminal a bar on stderr shows how much of the file is read.`,
 			if err != nil {
 				return err
 			}
+			// A trace check-client kept has its user side beside it.
+			rec, err := readClientRecord(args[0])
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], h.Seed, h.Policy, h.Agent, events)
 			rep.WriteText(out)
 			fmt.Fprintln(out)
+			if rec != nil {
+				found, err := judgeClientRecord(out, args[0], rec)
+				if err != nil {
+					return err
+				}
+				fmt.Fprintln(out)
+				if len(found) > 0 {
+					fmt.Fprintf(out, "FAIL: the Client (%s)\n  trace: %s\n  rerun: %s\n", clientKinds(found), args[0], rec.Rerun)
+					return exitError{exitAnomaly}
+				}
+			}
 			return verdict(out, rep, reproduceCommand(h, args[0]), func() string { return args[0] })
 		},
 	}

@@ -100,6 +100,9 @@ type Result struct {
 	// ToldInserted, ToldFailed and ToldUnknown split Told by outcome: an
 	// unknown is never false, so a run told mostly unknown judged little.
 	ToldInserted, ToldFailed, ToldUnknown int
+	// History is what the seed was judged on: the user's submissions and
+	// cancels, what the user was told, the frames and the final transcript.
+	History clientcheck.History
 }
 
 // Failed is whether the seed fails.
@@ -180,6 +183,7 @@ func Run(c Config, seed uint64, dir string) Result {
 	default:
 		res.Anomalies = clientcheck.Check(h)
 	}
+	res.History = h
 	if res.Setup.Peer.V1 {
 		// Judged under v1 (the Agent negotiated it): by text, and
 		// without the RFD's key rules, which check-client says once.
@@ -453,19 +457,32 @@ func (d *clientDriver) readTrace() {
 			} else {
 				d.res.Kills++
 			}
-		case traces.KindDrop:
-			// A dropped Agent frame never reached the Client: unsee it.
-			if n := len(d.h.Frames); e.Dir == traces.AgentToClient && n > 0 && string(d.h.Frames[n-1].Bytes) == e.Frame {
-				d.h.Frames = d.h.Frames[:n-1]
-			}
 		case traces.KindSend:
-			d.h.Frames = append(d.h.Frames, frameOf(e))
 			if e.Dir == traces.ClientToAgent && strings.Contains(e.Frame, `"session/prompt"`) {
 				d.res.Attempts++
 			}
 		}
 	}
+	d.h.Frames = Frames(log.Events)
 	d.res.Errors = clientcheck.ErrorAnswers(d.h.Frames)
+}
+
+// Frames are the frames of a check-client trace as the Client saw them:
+// every frame sent, less an Agent frame the tap dropped (it never reached
+// the Client). acpsim judge reads a kept trace with it, as check-client did.
+func Frames(events []traces.Event) []clientcheck.Frame {
+	var out []clientcheck.Frame
+	for _, e := range events {
+		switch e.Kind {
+		case traces.KindDrop:
+			if n := len(out); e.Dir == traces.AgentToClient && n > 0 && string(out[n-1].Bytes) == e.Frame {
+				out = out[:n-1]
+			}
+		case traces.KindSend:
+			out = append(out, frameOf(e))
+		}
+	}
+	return out
 }
 
 // readTranscript reads the user messages of every session in the Agent's

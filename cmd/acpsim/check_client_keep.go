@@ -1,0 +1,177 @@
+// What check-client keeps of a seed: the tap's trace, and beside it what
+// the trace cannot hold (the user's submissions and cancels, what the user
+// was told, the Agent's final transcript), so acpsim judge gives the seed's
+// verdict again from the files, without running the Client.
+
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
+	"github.com/acpsim/acpsim/properties/clientcheck"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// clientRecordFormat is the version of NAME.client.json.
+const clientRecordFormat = 1
+
+// clientRecord is NAME.client.json: one check-client seed's user side.
+type clientRecord struct {
+	Format     int                 `json:"checkClientRecord"`
+	Seed       uint64              `json:"seed"`
+	Rerun      string              `json:"rerun"`
+	Broken     string              `json:"broken,omitempty"`
+	Subs       []recordSubmission  `json:"submissions"`
+	Cancelled  []string            `json:"cancelled"`
+	Told       []recordTold        `json:"told"`
+	Transcript []recordUserMessage `json:"transcript"`
+}
+
+type recordSubmission struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+}
+
+type recordTold struct {
+	ID        string `json:"id"`
+	Outcome   string `json:"outcome"`
+	MessageID string `json:"messageId,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Line      int    `json:"line"`
+}
+
+type recordUserMessage struct {
+	Session string `json:"session"`
+	ID      string `json:"id"`
+	Text    string `json:"text"`
+}
+
+// clientRecordPath is the record beside the trace at trace.
+func clientRecordPath(trace string) string {
+	return strings.TrimSuffix(trace, ".ndjson") + ".client.json"
+}
+
+// keepClientTrace copies a seed's trace to acpsim-failures/, named by the
+// run so later runs do not overwrite it, and writes its record beside it.
+// It returns the trace's path, "" if it could not be kept.
+func keepClientTrace(r *checkclient.Result, rerun string) string {
+	b, err := os.ReadFile(r.Trace)
+	if err != nil {
+		return ""
+	}
+	f, err := createNew(failuresDir, failureName("check-client", fmt.Sprintf("seed-%d", r.Seed)))
+	if err != nil {
+		return ""
+	}
+	if _, err := f.Write(b); err != nil {
+		f.Close()
+		return ""
+	}
+	if f.Close() != nil {
+		return ""
+	}
+	rec := clientRecord{Format: clientRecordFormat, Seed: r.Seed, Rerun: rerun, Broken: r.Broken,
+		Subs: []recordSubmission{}, Cancelled: append([]string{}, r.History.Cancelled...), Told: []recordTold{}, Transcript: []recordUserMessage{}}
+	for _, s := range r.History.Subs {
+		rec.Subs = append(rec.Subs, recordSubmission(s))
+	}
+	for _, t := range r.History.Told {
+		rec.Told = append(rec.Told, recordTold(t))
+	}
+	for _, m := range r.History.Transcript {
+		rec.Transcript = append(rec.Transcript, recordUserMessage(m))
+	}
+	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
+		_ = os.WriteFile(clientRecordPath(f.Name()), append(data, '\n'), 0o644)
+	}
+	return f.Name()
+}
+
+// readClientRecord reads the record beside trace; nil without error when
+// there is none (the trace is not a kept check-client seed's).
+func readClientRecord(trace string) (*clientRecord, error) {
+	path := clientRecordPath(trace)
+	data, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var rec clientRecord
+	if err := json.Unmarshal(data, &rec); err != nil {
+		return nil, fmt.Errorf("%s: %v (want check-client's record of a seed, as it keeps beside the trace)", path, err)
+	}
+	if rec.Format != clientRecordFormat {
+		return nil, fmt.Errorf("%s: field \"checkClientRecord\": %d, want %d", path, rec.Format, clientRecordFormat)
+	}
+	return &rec, nil
+}
+
+// history is the record and the trace's frames, as check-client judged them.
+func (rec *clientRecord) history(events []traces.Event) clientcheck.History {
+	h := clientcheck.History{Frames: checkclient.Frames(events), Cancelled: rec.Cancelled}
+	for _, s := range rec.Subs {
+		h.Subs = append(h.Subs, clientcheck.Submission(s))
+	}
+	for _, t := range rec.Told {
+		h.Told = append(h.Told, clientcheck.Told(t))
+	}
+	for _, m := range rec.Transcript {
+		h.Transcript = append(h.Transcript, clientcheck.Message(m))
+	}
+	return h
+}
+
+// judgeClientRecord judges the Client of a kept check-client seed from its
+// trace and record, as check-client did, and prints what it finds. It
+// returns the anomalies found (none: nothing to add to the verdict).
+func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) ([]clientcheck.Anomaly, error) {
+	log, err := traces.ReadFile(trace)
+	if err != nil {
+		return nil, err
+	}
+	h := rec.history(log.Events)
+	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript):\n",
+		clientRecordPath(trace), len(h.Subs), len(h.Told), len(h.Transcript))
+	if rec.Broken != "" {
+		fmt.Fprintf(w, "  not judged: the adapter broke its contract (docs/client-adapter.md): %s\n", rec.Broken)
+		return nil, nil
+	}
+	if setup := clientcheck.ReadSetup(h.Frames); setup.Prompts == 0 {
+		fmt.Fprintf(w, "  not judged: %s\n", setup.Why())
+		return nil, nil
+	}
+	found := clientcheck.Check(h)
+	if len(found) == 0 {
+		fmt.Fprintln(w, "  nothing found: every submission inserted at most once and never silently lost, every outcome told true, keys kept on resend")
+	}
+	for _, a := range found {
+		printClientAnomaly(w, a)
+	}
+	return found, nil
+}
+
+func printClientAnomaly(w io.Writer, a clientcheck.Anomaly) {
+	sub := ""
+	if a.Sub != "" {
+		sub = " " + a.Sub
+	}
+	fmt.Fprintf(w, "  %s%s: %s\n    RFD: %s\n", a.Kind, sub, a.Explanation, a.Rule())
+}
+
+// clientKinds names the kinds among found, each once, in order.
+func clientKinds(found []clientcheck.Anomaly) string {
+	var kinds []string
+	for _, a := range found {
+		if !contains(kinds, a.Kind) {
+			kinds = append(kinds, a.Kind)
+		}
+	}
+	return strings.Join(kinds, ", ")
+}

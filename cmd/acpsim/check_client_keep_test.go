@@ -1,0 +1,100 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
+	"github.com/acpsim/acpsim/properties/clientcheck"
+)
+
+var clientSeedLine = regexp.MustCompile(`(?m)^seed (\d+) +FAIL ([a-z, -]+) ·`)
+
+// A failing seed check-client kept is judged again by acpsim judge from the
+// files alone (the tap's trace and NAME.client.json beside it): the same
+// kinds as the seed's line, exit 1, and the rerun. The record is what it
+// judges: without the final transcript, every message told inserted is
+// lost.
+func TestJudgeGivesAKeptCheckClientSeedItsVerdictAgain(t *testing.T) {
+	out, code := checkClientRun(t, "sdk-client-adapter.mjs", "--seeds", "3", "--first-seed", "2", "--fault-rates", "kill=0.5")
+	if code != 1 {
+		t.Fatalf("exit %d, want 1:\n%s", code, out)
+	}
+	kinds := map[string]string{}
+	for _, m := range clientSeedLine.FindAllStringSubmatch(out, -1) {
+		kinds[m[1]] = m[2]
+	}
+	kept, _ := filepath.Glob("acpsim-failures/check-client-*-seed-*.ndjson")
+	if len(kept) == 0 || len(kinds) == 0 {
+		t.Fatalf("no failing seed kept:\n%s", out)
+	}
+	for _, trace := range kept {
+		seed := trace[strings.LastIndex(trace, "seed-")+len("seed-") : len(trace)-len(".ndjson")]
+		want, failed := kinds[seed]
+		if !failed {
+			continue // kept for a schema problem or an inconclusive seed
+		}
+		jout, jcode := acpsimRun(t, "judge", trace)
+		if jcode != 1 || !strings.Contains(jout, "FAIL: the Client ("+want+")") || !strings.Contains(jout, "rerun: acpsim check-client --seeds=1 --first-seed="+seed) {
+			t.Fatalf("judge %s: exit %d, want 1 with FAIL: the Client (%s) and its rerun:\n%s", trace, jcode, want, jout)
+		}
+	}
+
+	record := clientRecordPath(kept[0])
+	var rec clientRecord
+	data, err := os.ReadFile(record)
+	if err != nil || json.Unmarshal(data, &rec) != nil {
+		t.Fatalf("%s: %v", record, err)
+	}
+	rec.Transcript = nil
+	data, _ = json.Marshal(rec)
+	if err := os.WriteFile(record, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if jout, jcode := acpsimRun(t, "judge", kept[0]); jcode != 1 || !strings.Contains(jout, "lost s") {
+		t.Fatalf("judge with the transcript emptied: exit %d, want 1 with a lost submission:\n%s", jcode, jout)
+	}
+
+	if err := os.WriteFile(record, []byte(`{"checkClientRecord":1,"submissions":7}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if jout, jcode := acpsimRun(t, "judge", kept[0]); jcode != 2 || !strings.Contains(jout, record) || !strings.Contains(jout, "submissions") {
+		t.Fatalf("judge with a malformed record: exit %d, want 2 naming the file and the field:\n%s", jcode, jout)
+	}
+}
+
+// Each anomaly kind a run's FAIL line counts is told in full once: the
+// first failing seed whole, a later one by the kinds no seed before it
+// explained.
+func TestCheckClientExplainsEveryKindOnce(t *testing.T) {
+	seed := func(kinds ...string) *clientSeedReport {
+		r := &clientSeedReport{}
+		for i, k := range kinds {
+			r.Anomalies = append(r.Anomalies, clientcheck.Anomaly{Kind: k, Sub: "s" + string(rune('1'+i)), Explanation: "what " + k + " was"})
+		}
+		return r
+	}
+	var b strings.Builder
+	explained := map[string]bool{}
+	for _, r := range []*clientSeedReport{
+		{Result: checkclient.Result{Broken: "an exit before the end"}},
+		seed("duplicate", "duplicate"),
+		seed("duplicate", "lost", "lost"),
+		seed("lost", "phantom"),
+	} {
+		printClientFailure(&b, r, explained)
+	}
+	out := b.String()
+	for kind, n := range map[string]int{"duplicate": 2, "lost": 1, "phantom": 1} {
+		if got := strings.Count(out, "what "+kind+" was"); got != n {
+			t.Errorf("%s explained %d times, want %d (the first failing seed whole, then once a kind):\n%s", kind, got, n, out)
+		}
+	}
+	if !strings.Contains(out, "broke its contract") {
+		t.Errorf("the broken seed is not told:\n%s", out)
+	}
+}
