@@ -78,6 +78,25 @@ func saveHopTrace(s *checkSeed) error {
 	return writeTrace(f, h.log)
 }
 
+// hopBeside reads the NAME.hop.ndjson check --via saved beside a failing
+// seed's trace and pairs it with that trace, so judge names what the proxy
+// did as check did; nil when there is none.
+func hopBeside(trace string) (*seedHop, error) {
+	path := strings.TrimSuffix(trace, ".ndjson") + ".hop.ndjson"
+	if _, err := os.Stat(path); os.IsNotExist(err) {
+		return nil, nil
+	}
+	inner, err := readTrace(path)
+	if err != nil {
+		return nil, err
+	}
+	outer, err := readTrace(trace)
+	if err != nil {
+		return nil, err
+	}
+	return &seedHop{log: inner, pairing: hop.Pair(outer.Events, inner.Events), trace: filepath.ToSlash(path)}, nil
+}
+
 // firstFindings is the first finding of each kind the hop showed, in the
 // order they were found; none without a paired hop.
 func (h *seedHop) firstFindings() []hop.Finding {

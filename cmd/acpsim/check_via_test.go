@@ -139,5 +139,16 @@ func TestCheckViaNamesWhatTheProxyDid(t *testing.T) {
 		if jout, jcode := acpsimRun(t, "judge", hops[0]); jcode == 2 {
 			t.Fatalf("judge %s: exit 2, the hop's trace must read as a tap's:\n%s", hops[0], jout)
 		}
+		// judge of the seed's trace finds its hop beside it and names what
+		// the proxy did again, before the report, as check did.
+		outer := strings.TrimSuffix(hops[0], ".hop.ndjson") + ".ndjson"
+		jout, jcode := acpsimRun(t, "judge", outer)
+		cause := strings.Index(jout, "the proxy, from both hops (the cause):\n- "+c.finding+":")
+		if jcode != c.code || cause < 0 || cause > strings.Index(jout, "sub  client") {
+			t.Fatalf("judge %s: exit %d, want %d with the proxy's %s named before the report:\n%s", outer, jcode, c.code, c.finding, jout)
+		}
+		if c.code == 0 && !strings.Contains(jout, "beside the verdict, the proxy: "+c.finding) {
+			t.Fatalf("judge %s: the PASS line must say what the proxy did:\n%s", outer, jout)
+		}
 	}
 }

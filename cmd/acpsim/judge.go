@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -31,7 +32,10 @@ A trace acpsim check-client kept (acpsim-failures/check-client-…-seed-N.ndjson
 has NAME.client.json beside it: the user's submissions, what the user was
 told and the Agent's final transcript. With it judge also judges the Client
 as check-client did (duplicate, lost, phantom, unresolved, wrong-id, and its
-keys), so a failing seed's verdict comes back from the files alone.`,
+keys), so a failing seed's verdict comes back from the files alone. A trace
+acpsim check --via kept has NAME.hop.ndjson beside it, the proxy→Agent hop:
+judge pairs the two hops and names what the proxy did before the report,
+as check did.`,
 		Example: "  acpsim judge a.ndjson\n  acpsim judge --session-contract durable a.ndjson",
 		Args:    cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -48,8 +52,17 @@ keys), so a failing seed's verdict comes back from the files alone.`,
 			if err != nil {
 				return err
 			}
+			// A failing seed check --via kept has its hop beside it.
+			hopped, err := hopBeside(args[0])
+			if err != nil {
+				return err
+			}
 			out := cmd.OutOrStdout()
 			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], h.Seed, h.Policy, h.Agent, events)
+			if hopped != nil {
+				writeHop(out, hopped) // the cause, before the symptom
+				fmt.Fprintln(out)
+			}
 			rep.WriteText(out)
 			fmt.Fprintln(out)
 			if rec != nil {
@@ -63,7 +76,11 @@ keys), so a failing seed's verdict comes back from the files alone.`,
 					return exitError{exitAnomaly}
 				}
 			}
-			return verdict(out, rep, reproduceCommand(h, args[0]), func() string { return args[0] })
+			note := ""
+			if first := hopped.firstFindings(); len(first) > 0 {
+				note = "; beside the verdict, the proxy: " + strings.Join(findingKinds(first), ", ") + " (proxy→Agent hop, above)"
+			}
+			return verdict(out, rep, reproduceCommand(h, args[0]), func() string { return args[0] }, note)
 		},
 	}
 	cmd.Flags().StringVar(&contract, "session-contract", "", sessionContractDoc+"; empty: as the trace header says")

@@ -148,7 +148,7 @@ func writeHistoryMain(spec string) error {
 	fmt.Fprintf(&out, "%s · seed %d · policy %s · agent %s · %d events\n\n", path, h.Header.Seed, h.Header.Policy, h.Header.Agent, len(h.Events))
 	rep.WriteText(&out)
 	fmt.Fprintln(&out)
-	_ = verdict(&out, rep, h.Header.Command, func() string { return path })
+	_ = verdict(&out, rep, h.Header.Command, func() string { return path }, "")
 	return os.WriteFile(wantPath, out.Bytes(), 0o644)
 }
 

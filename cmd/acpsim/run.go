@@ -80,7 +80,7 @@ no file is ever overwritten) and prints where.`,
 					return tracePath
 				}
 				return saveFailure(v.Result.Log, "run", fmt.Sprintf("seed-%d", seed))
-			})
+			}, "")
 		},
 	}
 	sf.register(cmd.Flags())
@@ -91,14 +91,15 @@ no file is ever overwritten) and prints where.`,
 	return cmd
 }
 
-// verdict prints the last line of a run and turns it into the exit code.
-func verdict(out io.Writer, rep *properties.Report, rerun string, tracePath func() string) error {
+// verdict prints the last line of a run and turns it into the exit code;
+// note is added to a PASS or INCONCLUSIVE line (what is beside it).
+func verdict(out io.Writer, rep *properties.Report, rerun string, tracePath func() string, note string) error {
 	switch v, line := rep.Verdict(); v {
 	case properties.VerdictInconclusive:
-		fmt.Fprintln(out, line)
+		fmt.Fprintln(out, line+note)
 		return exitError{exitInconclusive}
 	case properties.VerdictPass:
-		fmt.Fprintln(out, line)
+		fmt.Fprintln(out, line+note)
 		return nil
 	}
 	if rerun == "" { // a trace no command made (acpsim tap's): nothing to rerun
