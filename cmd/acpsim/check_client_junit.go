@@ -36,7 +36,7 @@ func writeClientJUnit(path string, cfg checkclient.Config, reports []clientSeedR
 				fmt.Fprintf(&text, "%s %s: %s\n  RFD: %s\n", a.Kind, a.Sub, a.Explanation, a.Rule())
 			}
 			if r.kept != "" {
-				fmt.Fprintf(&text, "\ntrace: %s\n", r.kept)
+				fmt.Fprintf(&text, "\ntrace: %s (acpsim judge judges the Client again from it and %s)\n", r.kept, clientRecordPath(r.kept))
 			}
 			fmt.Fprintf(&text, "rerun: %s\n", r.rerun)
 			tc.Failure = &junitFailure{Message: r.verdict(), Type: typ, Text: text.String()}
