@@ -137,7 +137,7 @@ func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) ([]clientch
 		return nil, err
 	}
 	h := rec.history(log.Events)
-	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript):\n",
+	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript; with them what a tap's trace alone cannot show is judged here too):\n",
 		clientRecordPath(trace), len(h.Subs), len(h.Told), len(h.Transcript))
 	if rec.Broken != "" {
 		fmt.Fprintf(w, "  not judged: the adapter broke its contract (docs/client-adapter.md): %s\n", rec.Broken)
