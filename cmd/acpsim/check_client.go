@@ -71,9 +71,9 @@ resend-before-resume), each anomaly with the RFD sentence it breaks. A
 failing seed's trace goes to acpsim-failures/ with NAME.client.json beside
 it (the user's side: submissions, outcomes told, the final transcript), and
 the command that reruns the seed: acpsim judge of that trace judges the
-Client again from the two files, acpsim view draws it. The run's first
-failing seed is explained in full, a later one by each anomaly kind no
-seed before it explained. Every outcome the
+Client again from the two files, acpsim view draws it. The first seed with
+anomalies is explained in full, a later one by each anomaly kind no seed
+before it explained. Every outcome the
 adapter tells is judged, not only the last: a failed told for a message
 that was inserted is a phantom whatever it told after.
 

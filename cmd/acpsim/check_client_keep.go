@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
+	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 	"github.com/acpsim/acpsim/traces"
 )
@@ -22,14 +23,16 @@ const clientRecordFormat = 1
 
 // clientRecord is NAME.client.json: one check-client seed's user side.
 type clientRecord struct {
-	Format     int                 `json:"checkClientRecord"`
-	Seed       uint64              `json:"seed"`
-	Rerun      string              `json:"rerun"`
-	Broken     string              `json:"broken,omitempty"`
-	Subs       []recordSubmission  `json:"submissions"`
-	Cancelled  []string            `json:"cancelled"`
-	Told       []recordTold        `json:"told"`
-	Transcript []recordUserMessage `json:"transcript"`
+	Format int    `json:"checkClientRecord"`
+	Seed   uint64 `json:"seed"`
+	Rerun  string `json:"rerun"`
+	Broken string `json:"broken,omitempty"`
+	// Inconclusive is why check-client judged the seed to no verdict.
+	Inconclusive string              `json:"inconclusive,omitempty"`
+	Subs         []recordSubmission  `json:"submissions"`
+	Cancelled    []string            `json:"cancelled"`
+	Told         []recordTold        `json:"told"`
+	Transcript   []recordUserMessage `json:"transcript"`
 }
 
 type recordSubmission struct {
@@ -58,7 +61,8 @@ func clientRecordPath(trace string) string {
 
 // keepClientTrace copies a seed's trace to acpsim-failures/, named by the
 // run so later runs do not overwrite it, and writes its record beside it.
-// It returns the trace's path, "" if it could not be kept.
+// It returns the trace's path, "" if it could not be kept (a trace without
+// its record is not kept: judge would judge less than check-client did).
 func keepClientTrace(r *checkclient.Result, rerun string) string {
 	b, err := os.ReadFile(r.Trace)
 	if err != nil {
@@ -75,7 +79,7 @@ func keepClientTrace(r *checkclient.Result, rerun string) string {
 	if f.Close() != nil {
 		return ""
 	}
-	rec := clientRecord{Format: clientRecordFormat, Seed: r.Seed, Rerun: rerun, Broken: r.Broken,
+	rec := clientRecord{Format: clientRecordFormat, Seed: r.Seed, Rerun: rerun, Broken: r.Broken, Inconclusive: r.Inconclusive,
 		Subs: []recordSubmission{}, Cancelled: append([]string{}, r.History.Cancelled...), Told: []recordTold{}, Transcript: []recordUserMessage{}}
 	for _, s := range r.History.Subs {
 		rec.Subs = append(rec.Subs, recordSubmission(s))
@@ -86,8 +90,13 @@ func keepClientTrace(r *checkclient.Result, rerun string) string {
 	for _, m := range r.History.Transcript {
 		rec.Transcript = append(rec.Transcript, recordUserMessage(m))
 	}
-	if data, err := json.MarshalIndent(rec, "", "  "); err == nil {
-		_ = os.WriteFile(clientRecordPath(f.Name()), append(data, '\n'), 0o644)
+	data, err := json.MarshalIndent(rec, "", "  ")
+	if err == nil {
+		err = os.WriteFile(clientRecordPath(f.Name()), append(data, '\n'), 0o644)
+	}
+	if err != nil {
+		_ = os.Remove(f.Name())
+		return ""
 	}
 	return f.Name()
 }
@@ -128,24 +137,31 @@ func (rec *clientRecord) history(events []traces.Event) clientcheck.History {
 	return h
 }
 
+// clientJudgement is what judge makes of a kept check-client seed's Client.
+type clientJudgement struct {
+	found []clientcheck.Anomaly
+	// broken and inconclusive are check-client's own word on the seed,
+	// kept in the record: nothing to judge again.
+	broken, inconclusive string
+}
+
 // judgeClientRecord judges the Client of a kept check-client seed from its
-// trace and record, as check-client did, and prints what it finds. It
-// returns the anomalies found (none: nothing to add to the verdict).
-func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) ([]clientcheck.Anomaly, error) {
+// trace and record, as check-client did, and prints what it finds.
+func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) (clientJudgement, error) {
 	log, err := traces.ReadFile(trace)
 	if err != nil {
-		return nil, err
+		return clientJudgement{}, err
 	}
 	h := rec.history(log.Events)
 	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript; with them what a tap's trace alone cannot show is judged here too):\n",
 		clientRecordPath(trace), len(h.Subs), len(h.Told), len(h.Transcript))
-	if rec.Broken != "" {
-		fmt.Fprintf(w, "  not judged: the adapter broke its contract (docs/client-adapter.md): %s\n", rec.Broken)
-		return nil, nil
-	}
-	if setup := clientcheck.ReadSetup(h.Frames); setup.Prompts == 0 {
-		fmt.Fprintf(w, "  not judged: %s\n", setup.Why())
-		return nil, nil
+	switch {
+	case rec.Broken != "":
+		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", rec.Broken)
+		return clientJudgement{broken: rec.Broken}, nil
+	case rec.Inconclusive != "":
+		fmt.Fprintf(w, "  nothing judged: %s\n", rec.Inconclusive)
+		return clientJudgement{inconclusive: rec.Inconclusive}, nil
 	}
 	found := clientcheck.Check(h)
 	if len(found) == 0 {
@@ -154,7 +170,30 @@ func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) ([]clientch
 	for _, a := range found {
 		printClientAnomaly(w, a)
 	}
-	return found, nil
+	return clientJudgement{found: found}, nil
+}
+
+// verdict prints judge's last line for a kept check-client seed, when the
+// Client's judgement decides it, and returns the exit code; done is false
+// when the trace's own verdict is the last word (the Client passed).
+func (j clientJudgement) verdict(w io.Writer, trace, rerun string, frames *properties.Report) (code int, done bool) {
+	onFrames := ""
+	if !frames.OK() {
+		onFrames = "; on the frames: " + strings.Join(anomalyKinds(frames), ", ")
+	}
+	switch {
+	case j.broken != "":
+		fmt.Fprintf(w, "FAIL: the Client's adapter broke its contract%s\n", onFrames)
+	case len(j.found) > 0:
+		fmt.Fprintf(w, "FAIL: the Client (%s)%s\n", clientKinds(j.found), onFrames)
+	case j.inconclusive != "" && frames.OK():
+		fmt.Fprintf(w, "INCONCLUSIVE: check-client judged nothing of the Client: %s\n  rerun: %s\n", j.inconclusive, rerun)
+		return exitInconclusive, true
+	default:
+		return 0, false
+	}
+	fmt.Fprintf(w, "  trace: %s\n  rerun: %s\n", trace, rerun)
+	return exitAnomaly, true
 }
 
 func printClientAnomaly(w io.Writer, a clientcheck.Anomaly) {

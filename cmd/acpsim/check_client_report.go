@@ -108,7 +108,7 @@ func orTrace(kept string) string {
 	return kept
 }
 
-// printClientFailure explains a failing seed: the run's first in full, a
+// printClientFailure explains a failing seed: the first with anomalies in full, a
 // later one by the first anomaly of each kind no earlier seed explained,
 // so every kind the closing FAIL line counts is told once on screen (a
 // Client's real run may not fail the same way when rerun).

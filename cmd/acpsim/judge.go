@@ -66,14 +66,13 @@ as check did.`,
 			rep.WriteText(out)
 			fmt.Fprintln(out)
 			if rec != nil {
-				found, err := judgeClientRecord(out, args[0], rec)
+				j, err := judgeClientRecord(out, args[0], rec)
 				if err != nil {
 					return err
 				}
 				fmt.Fprintln(out)
-				if len(found) > 0 {
-					fmt.Fprintf(out, "FAIL: the Client (%s)\n  trace: %s\n  rerun: %s\n", clientKinds(found), args[0], rec.Rerun)
-					return exitError{exitAnomaly}
+				if code, done := j.verdict(out, args[0], rec.Rerun, rep); done {
+					return exitError{code}
 				}
 			}
 			note := ""

@@ -115,10 +115,12 @@ func (pp *procPair) cancel(o, i *frame) {
 }
 
 // answeredBefore says whether the Agent's answer to the proxy's request
-// fwd reached the proxy before it forwarded the frame at.
+// fwd reached the proxy after fwd and before it forwarded the frame at.
 func (pp *procPair) answeredBefore(fwd, at *frame) bool {
 	for _, a := range pp.in.a2c {
-		if a.e.Seq < at.e.Seq && a.msg.Kind() == acp.KindResponse && a.msg.ID == fwd.msg.ID {
+		// After fwd: an id the proxy reuses once its request is answered
+		// has an earlier answer that is not this request's.
+		if a.e.Seq > fwd.e.Seq && a.e.Seq < at.e.Seq && a.msg.Kind() == acp.KindResponse && a.msg.ID == fwd.msg.ID {
 			return true
 		}
 	}

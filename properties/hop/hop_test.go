@@ -2,6 +2,7 @@ package hop_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,6 +147,21 @@ func TestACancelThatCrossesTheAnswerIsNoFinding(t *testing.T) {
 		if strings.Join(kinds(got), " ") != want {
 			t.Errorf("request still pending %v: findings %q, want %q", pending, kinds(got), want)
 		}
+	}
+}
+
+// A proxy may reuse an id once its request is answered: the answer to the
+// first request under that id does not excuse an unmapped cancel of the
+// second, still pending.
+func TestAnAnswerToAnEarlierRequestUnderTheSameIdExcusesNoCancel(t *testing.T) {
+	p := newPath()
+	p.toAgent(prompt(`1`, "a", "k-a"), prompt(`"p0-2"`, "a", "k-a"))
+	p.toClient(answer(`"p0-2"`, "m-a"), answer(`1`, "m-a"))
+	p.toAgent(prompt(`2`, "b", "k-b"), prompt(`"p0-2"`, "b", "k-b")) // the id again
+	p.toAgent(cancel(`2`), cancel(`5`))                              // b pending, the cancel unmapped
+	got := hop.Pair(p.outer, p.inner)
+	if !slices.Contains(kinds(got), hop.UnmappedCancel) {
+		t.Fatalf("findings %q, want an unmapped-cancel: a's answer is not b's", kinds(got))
 	}
 }
 

@@ -45,6 +45,9 @@ func (p *httpPeer) deliver(frame []byte) {
 	batch, msg, key := netfault.Peek(frame)
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.gone {
+		return // the connection ended: its streams are gone, nothing to hold a frame for
+	}
 	if !batch && msg.Kind() == acp.KindResponse {
 		if p.initID != "" && msg.ID == p.initID {
 			p.initID = ""

@@ -31,7 +31,9 @@ const (
 	maxBody   = 16 << 20 // a POST body or a WebSocket message
 	maxQueued = 4096     // frames waiting on one stream or WebSocket
 	// streams of one HTTP connection, open or holding frames for their
-	// first GET: past it, a stream not yet opened holds nothing
+	// first GET: past it, a stream not yet opened holds nothing. At worst
+	// a Client that opens none holds 64 × maxQueued frames until each
+	// stream overflows and loses them, as a stream whose reader stalls.
 	maxWaitingStreams = 64
 	writeTimeout      = 10 * time.Second // one write to a stream or a WebSocket
 	initTimeout       = 30 * time.Second // initialize's answer, the body of its 200
