@@ -154,7 +154,7 @@ func (pp *procPair) key(o, i *frame) {
 // Client as the answer to the request the proxy forwarded (o is where it
 // did arrive).
 func (pp *procPair) answer(i, o *frame) {
-	req := pp.fwd[i.msg.ID]
+	req := pp.fwd.before(i.msg.ID, i.e.Seq)
 	if req == nil || canon(json.RawMessage(o.msg.ID)) == canon(json.RawMessage(req.msg.ID)) {
 		return
 	}

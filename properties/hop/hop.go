@@ -103,7 +103,7 @@ func Pair(outer, inner []traces.Event) *Pairing {
 			continue
 		}
 		p.Frames += len(i.c2a) + len(i.a2c)
-		pp := &procPair{p: p, proc: proc, out: o, in: i, fwd: map[acp.ID]*frame{}, back: map[acp.ID]*frame{}}
+		pp := &procPair{p: p, proc: proc, out: o, in: i, fwd: byID{}, back: byID{}}
 		pp.pairMessages(o.c2a, i.c2a, true)
 		pp.pairMessages(i.a2c, o.a2c, false)
 		pp.pairAnswers(i.a2c, o.a2c, pp.fwd, true)
@@ -207,7 +207,34 @@ type procPair struct {
 	p         *Pairing
 	proc      string
 	out, in   *side
-	fwd, back map[acp.ID]*frame
+	fwd, back byID
+}
+
+// byID is the requests sent with each id on one hop, in order, each with
+// the frame it was on the other hop. An id may be used again once its
+// request is answered, so an answer belongs to the latest request with
+// its id before it.
+type byID map[acp.ID][]idUse
+
+type idUse struct {
+	seq   int64  // the request's event on the hop the ids are from
+	other *frame // the request on the other hop
+}
+
+func (m byID) add(id acp.ID, seq int64, other *frame) {
+	m[id] = append(m[id], idUse{seq, other})
+}
+
+// before is the other hop's frame of the latest request with id sent
+// before seq, nil for none.
+func (m byID) before(id acp.ID, seq int64) *frame {
+	uses := m[id]
+	for k := len(uses) - 1; k >= 0; k-- {
+		if uses[k].seq < seq {
+			return uses[k].other
+		}
+	}
+	return nil
 }
 
 // pairMessages pairs requests and notifications from one hop (src) with
@@ -235,9 +262,9 @@ func (pp *procPair) pairMessages(src, dst []*frame, inward bool) {
 			continue
 		}
 		if inward {
-			pp.fwd[inner.msg.ID] = outer
+			pp.fwd.add(inner.msg.ID, inner.e.Seq, outer)
 		} else {
-			pp.back[outer.msg.ID] = inner
+			pp.back.add(outer.msg.ID, outer.e.Seq, inner)
 		}
 	}
 }
@@ -263,12 +290,12 @@ func (pp *procPair) link(outer, inner *frame) {
 // pairAnswers pairs the answers on hop src to the requests named by ids
 // (the request on src's hop → the request on the other hop) with the
 // answer on dst to that other request; fromInner says src is the inner hop.
-func (pp *procPair) pairAnswers(src, dst []*frame, ids map[acp.ID]*frame, fromInner bool) {
+func (pp *procPair) pairAnswers(src, dst []*frame, ids byID, fromInner bool) {
 	for _, s := range src {
 		if s.msg.Kind() != acp.KindResponse {
 			continue
 		}
-		req := ids[s.msg.ID]
+		req := ids.before(s.msg.ID, s.e.Seq)
 		if req == nil {
 			continue
 		}

@@ -165,6 +165,19 @@ func TestAnAnswerToAnEarlierRequestUnderTheSameIdExcusesNoCancel(t *testing.T) {
 	}
 }
 
+// A proxy that uses an id again once its request is answered routes each
+// answer right: nothing to find.
+func TestAProxyThatReusesAnAnsweredIdIsFoundClean(t *testing.T) {
+	p := newPath()
+	p.toAgent(prompt(`1`, "a", "k-a"), prompt(`"p0-2"`, "a", "k-a"))
+	p.toClient(answer(`"p0-2"`, "m-a"), answer(`1`, "m-a"))
+	p.toAgent(prompt(`2`, "b", "k-b"), prompt(`"p0-2"`, "b", "k-b"))
+	p.toClient(answer(`"p0-2"`, "m-b"), answer(`2`, "m-b"))
+	if got := hop.Pair(p.outer, p.inner); len(got.Findings) != 0 || got.Paired != 4 {
+		t.Fatalf("findings %q, %d frames paired; want none, 4", kinds(got), got.Paired)
+	}
+}
+
 // Ids that coincide on both hops hide an unmapped cancel: nothing to find.
 func TestACancelWhoseIdsCoincideIsNoFinding(t *testing.T) {
 	p := newPath()
