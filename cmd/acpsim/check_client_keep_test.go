@@ -39,7 +39,7 @@ func TestJudgeGivesAKeptCheckClientSeedItsVerdictAgain(t *testing.T) {
 			continue // kept for a schema problem or an inconclusive seed
 		}
 		jout, jcode := acpsimRun(t, "judge", trace)
-		if jcode != 1 || !strings.Contains(jout, "FAIL: the Client ("+want+")") || !strings.Contains(jout, "rerun: acpsim check-client --seeds=1 --first-seed="+seed) {
+		if jcode != 1 || !strings.Contains(jout, "· check-client seed "+seed+" ·") || !strings.Contains(jout, "FAIL: the Client ("+want+")") || !strings.Contains(jout, "rerun: acpsim check-client --seeds=1 --first-seed="+seed) {
 			t.Fatalf("judge %s: exit %d, want 1 with FAIL: the Client (%s) and its rerun:\n%s", trace, jcode, want, jout)
 		}
 	}

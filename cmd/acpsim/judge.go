@@ -58,7 +58,11 @@ as check did.`,
 				return err
 			}
 			out := cmd.OutOrStdout()
-			fmt.Fprintf(out, "%s · seed %d · policy %s · agent %s · %d events\n\n", args[0], h.Seed, h.Policy, h.Agent, events)
+			seed := fmt.Sprintf("seed %d · policy %s", h.Seed, h.Policy)
+			if rec != nil {
+				seed = fmt.Sprintf("check-client seed %d", rec.Seed) // a tap's header knows no seed
+			}
+			fmt.Fprintf(out, "%s · %s · agent %s · %d events\n\n", args[0], seed, h.Agent, events)
 			if hopped != nil {
 				writeHop(out, hopped) // the cause, before the symptom
 				fmt.Fprintln(out)
