@@ -173,9 +173,9 @@ func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) (clientJudg
 	return clientJudgement{found: found}, nil
 }
 
-// verdict prints judge's last line for a kept check-client seed, when the
-// Client's judgement decides it, and returns the exit code; done is false
-// when the trace's own verdict is the last word (the Client passed).
+// verdict prints judge's last line for a kept check-client seed and
+// returns the exit code; done is false when the trace's own verdict is the
+// last word (the Client passed and the frames failed).
 func (j clientJudgement) verdict(w io.Writer, trace, rerun string, frames *properties.Report) (code int, done bool) {
 	onFrames := ""
 	if !frames.OK() {
@@ -186,11 +186,15 @@ func (j clientJudgement) verdict(w io.Writer, trace, rerun string, frames *prope
 		fmt.Fprintf(w, "FAIL: the Client's adapter broke its contract%s\n", onFrames)
 	case len(j.found) > 0:
 		fmt.Fprintf(w, "FAIL: the Client (%s)%s\n", clientKinds(j.found), onFrames)
-	case j.inconclusive != "" && frames.OK():
+	case !frames.OK():
+		return 0, false // the frames' own FAIL is the last word
+	case j.inconclusive != "":
 		fmt.Fprintf(w, "INCONCLUSIVE: check-client judged nothing of the Client: %s\n  rerun: %s\n", j.inconclusive, rerun)
 		return exitInconclusive, true
 	default:
-		return 0, false
+		// What a tap's trace alone leaves unjudged, the record judged.
+		fmt.Fprintln(w, "PASS: the Client, judged from the trace and its record as check-client judged it: every submission inserted at most once and never silently lost, every outcome told true")
+		return 0, true
 	}
 	fmt.Fprintf(w, "  trace: %s\n  rerun: %s\n", trace, rerun)
 	return exitAnomaly, true

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
+	"github.com/acpsim/acpsim/properties"
 	"github.com/acpsim/acpsim/properties/clientcheck"
 )
 
@@ -123,5 +124,19 @@ func TestCheckClientExplainsEveryKindOnce(t *testing.T) {
 	}
 	if !strings.Contains(out, "broke its contract") {
 		t.Errorf("the broken seed is not told:\n%s", out)
+	}
+}
+
+// A kept seed whose Client passes from its record passes judge on that
+// record (what a tap's trace alone leaves unjudged, the record judged),
+// unless the frames fail: their FAIL is then the last word.
+func TestJudgeOfAKeptSeedWhoseClientPasses(t *testing.T) {
+	var b strings.Builder
+	if code, done := (clientJudgement{}).verdict(&b, "t.ndjson", "rerun", &properties.Report{}); code != 0 || !done || !strings.HasPrefix(b.String(), "PASS: the Client") {
+		t.Fatalf("exit %d, decided %v, want 0 with the Client's PASS:\n%s", code, done, b.String())
+	}
+	failing := &properties.Report{Anomalies: []properties.Anomaly{{Kind: properties.WrongID}}}
+	if _, done := (clientJudgement{}).verdict(&b, "t.ndjson", "rerun", failing); done {
+		t.Fatal("a Client that passes over frames that fail must leave the frames' FAIL the last word")
 	}
 }

@@ -75,8 +75,11 @@ as check did.`,
 					return err
 				}
 				fmt.Fprintln(out)
-				if code, done := j.verdict(out, args[0], rec.Rerun, rep); done {
+				switch code, done := j.verdict(out, args[0], rec.Rerun, rep); {
+				case done && code != 0:
 					return exitError{code}
+				case done:
+					return nil
 				}
 			}
 			note := ""
