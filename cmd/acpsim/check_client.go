@@ -218,7 +218,9 @@ func runCheckClient(cmd *cobra.Command, cfg checkclient.Config, first uint64, se
 				defer func() { <-sem }()
 				seed := first + uint64(i)
 				dir := filepath.Join(scratch, fmt.Sprintf("seed-%d", seed))
-				if err := os.MkdirAll(dir, 0o755); err != nil {
+				// Mkdir, not MkdirAll: a seed started as an interrupt removes
+				// the scratch directory must not make it again.
+				if err := os.Mkdir(dir, 0o755); err != nil {
 					results[i] <- checkclient.Result{Seed: seed, Broken: err.Error()}
 					return
 				}

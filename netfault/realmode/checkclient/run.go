@@ -123,7 +123,7 @@ func Run(c Config, seed uint64, dir string) Result {
 	db := filepath.Join(dir, "agent.db")
 	state, cwd := filepath.Join(dir, "state"), filepath.Join(dir, "cwd")
 	for _, d := range []string{state, cwd} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
+		if err := os.Mkdir(d, 0o755); err != nil { // not MkdirAll: dir removed (an interrupt) stays removed
 			res.Broken = err.Error()
 			return res
 		}
