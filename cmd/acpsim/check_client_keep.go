@@ -146,22 +146,19 @@ type clientJudgement struct {
 }
 
 // judgeClientRecord judges the Client of a kept check-client seed from its
-// trace and record, as check-client did, and prints what it finds.
-func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) (clientJudgement, error) {
-	log, err := traces.ReadFile(trace)
-	if err != nil {
-		return clientJudgement{}, err
-	}
-	h := rec.history(log.Events)
+// trace's events and its record, as check-client did, and prints what it
+// finds.
+func judgeClientRecord(w io.Writer, trace string, rec *clientRecord, events []traces.Event) clientJudgement {
+	h := rec.history(events)
 	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript; with them what a tap's trace alone cannot show is judged here too):\n",
 		clientRecordPath(trace), len(h.Subs), len(h.Told), len(h.Transcript))
 	switch {
 	case rec.Broken != "":
 		fmt.Fprintf(w, "  the adapter broke its contract (docs/client-adapter.md): %s\n", rec.Broken)
-		return clientJudgement{broken: rec.Broken}, nil
+		return clientJudgement{broken: rec.Broken}
 	case rec.Inconclusive != "":
 		fmt.Fprintf(w, "  nothing judged: %s\n", rec.Inconclusive)
-		return clientJudgement{inconclusive: rec.Inconclusive}, nil
+		return clientJudgement{inconclusive: rec.Inconclusive}
 	}
 	found := clientcheck.Check(h)
 	if len(found) == 0 {
@@ -170,7 +167,7 @@ func judgeClientRecord(w io.Writer, trace string, rec *clientRecord) (clientJudg
 	for _, a := range found {
 		printClientAnomaly(w, a)
 	}
-	return clientJudgement{found: found}, nil
+	return clientJudgement{found: found}
 }
 
 // verdict prints judge's last line for a kept check-client seed and

@@ -38,13 +38,7 @@ func (r *clientSeedReport) verdict() string {
 	case r.Broken != "":
 		return "FAIL broken adapter"
 	case len(r.Anomalies) > 0:
-		var kinds []string
-		for _, a := range r.Anomalies {
-			if !contains(kinds, a.Kind) {
-				kinds = append(kinds, a.Kind)
-			}
-		}
-		return "FAIL " + strings.Join(kinds, ", ")
+		return "FAIL " + clientKinds(r.Anomalies)
 	case r.Inconclusive != "":
 		return "INCONCLUSIVE"
 	}

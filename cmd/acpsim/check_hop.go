@@ -69,7 +69,7 @@ func saveHopTrace(s *checkSeed) error {
 	if h == nil || h.log == nil || s.trace == "" {
 		return nil
 	}
-	name := strings.TrimSuffix(s.trace, ".ndjson") + ".hop.ndjson"
+	name := hopTraceBeside(s.trace)
 	f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return fmt.Errorf("writing seed %d's proxy→Agent hop: %v", s.seed, err)
@@ -78,19 +78,18 @@ func saveHopTrace(s *checkSeed) error {
 	return writeTrace(f, h.log)
 }
 
-// hopBeside reads the NAME.hop.ndjson check --via saved beside a failing
-// seed's trace and pairs it with that trace, so judge names what the proxy
-// did as check did; nil when there is none.
-func hopBeside(trace string) (*seedHop, error) {
-	path := strings.TrimSuffix(trace, ".ndjson") + ".hop.ndjson"
-	if _, err := os.Stat(path); os.IsNotExist(err) {
-		return nil, nil
-	}
+// hopTraceBeside is where check --via saves a failing seed's hop: beside
+// its trace, as NAME.hop.ndjson.
+func hopTraceBeside(trace string) string {
+	return strings.TrimSuffix(trace, ".ndjson") + ".hop.ndjson"
+}
+
+// hopBeside reads the hop check --via saved beside a failing seed's trace
+// and pairs it with that trace (outer, read by the caller), so judge names
+// what the proxy did as check did; nil when there is none.
+func hopBeside(trace string, outer *traces.Log) (*seedHop, error) {
+	path := hopTraceBeside(trace)
 	inner, err := readTrace(path)
-	if err != nil {
-		return nil, err
-	}
-	outer, err := readTrace(trace)
 	if err != nil {
 		return nil, err
 	}
@@ -234,12 +233,18 @@ func (t *hopTally) add(s *checkSeed) {
 // something wrong: a finding is beside the verdict, and a reader of the
 // last line alone must not take the path for clean.
 func (t *hopTally) passNote() string {
-	if len(t.kinds) == 0 {
-		return ""
-	}
 	var parts []string
 	for _, k := range t.kinds {
 		parts = append(parts, fmt.Sprintf("%s in %d seed(s)", k, len(t.seeds[k])))
+	}
+	return proxyNote(parts)
+}
+
+// proxyNote is what a PASS or INCONCLUSIVE line adds of the proxy's
+// findings (parts: each kind, as the line tells it); "" for none.
+func proxyNote(parts []string) string {
+	if len(parts) == 0 {
+		return ""
 	}
 	return "; beside the verdict, the proxy: " + strings.Join(parts, ", ") + " (proxy→Agent hop, above)"
 }

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -47,15 +46,25 @@ as check did.`,
 			if err != nil {
 				return err
 			}
-			// A trace check-client kept has its user side beside it.
+			// A trace check-client kept has its user side beside it, one
+			// check --via kept its hop: either is judged with the trace's
+			// events, read once more here (such traces are a seed's).
 			rec, err := readClientRecord(args[0])
 			if err != nil {
 				return err
 			}
-			// A failing seed check --via kept has its hop beside it.
-			hopped, err := hopBeside(args[0])
-			if err != nil {
-				return err
+			_, hopErr := os.Stat(hopTraceBeside(args[0]))
+			var outer *traces.Log
+			if rec != nil || hopErr == nil {
+				if outer, err = readTrace(args[0]); err != nil {
+					return err
+				}
+			}
+			var hopped *seedHop
+			if hopErr == nil {
+				if hopped, err = hopBeside(args[0], outer); err != nil {
+					return err
+				}
 			}
 			out := cmd.OutOrStdout()
 			seed := fmt.Sprintf("seed %d · policy %s", h.Seed, h.Policy)
@@ -70,10 +79,7 @@ as check did.`,
 			rep.WriteText(out)
 			fmt.Fprintln(out)
 			if rec != nil {
-				j, err := judgeClientRecord(out, args[0], rec)
-				if err != nil {
-					return err
-				}
+				j := judgeClientRecord(out, args[0], rec, outer.Events)
 				fmt.Fprintln(out)
 				switch code, done := j.verdict(out, args[0], rec.Rerun, rep); {
 				case done && code != 0:
@@ -82,10 +88,7 @@ as check did.`,
 					return nil
 				}
 			}
-			note := ""
-			if first := hopped.firstFindings(); len(first) > 0 {
-				note = "; beside the verdict, the proxy: " + strings.Join(findingKinds(first), ", ") + " (proxy→Agent hop, above)"
-			}
+			note := proxyNote(findingKinds(hopped.firstFindings()))
 			return verdict(out, rep, reproduceCommand(h, args[0]), func() string { return args[0] }, note)
 		},
 	}

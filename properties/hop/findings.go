@@ -81,7 +81,7 @@ func (pp *procPair) cancel(o, i *frame) {
 		}
 	}
 	fwd := req.paired
-	if hit == nil && fwd != nil && pp.answeredBefore(fwd, i) && !pp.innerRequestNamed(sent, i) {
+	if fwd != nil && pp.answeredBefore(fwd, i) && !pp.innerRequestNamed(sent, i) { // no request named: no hit either
 		// The Agent had answered the request before the proxy forwarded the
 		// cancel: a proxy that forgot its mapping with the answer forwards an
 		// id that names nothing, and a cancel of a finished request is a no-op
