@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/netfault/realmode/checkclient"
@@ -122,6 +123,26 @@ func readClientRecord(trace string) (*clientRecord, error) {
 	return &rec, nil
 }
 
+// judgesWhatTheTapCannot takes out of rep's kinds a tap's trace cannot
+// show (Report.NotJudged) those the record judges, and returns them: a
+// record of a seed check-client judged holds the user's outcomes and the
+// final transcript the tap did not see. The rest stay unjudged.
+func (rec *clientRecord) judgesWhatTheTapCannot(rep *properties.Report) []string {
+	if rec == nil || rec.Broken != "" || rec.Inconclusive != "" {
+		return nil // check-client judged nothing of this seed's Client
+	}
+	var judged, rest []string
+	for _, k := range rep.NotJudged {
+		if slices.Contains(clientcheck.Kinds, k) {
+			judged = append(judged, k)
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	rep.NotJudged = rest
+	return judged
+}
+
 // history is the record and the trace's frames, as check-client judged them.
 func (rec *clientRecord) history(events []traces.Event) clientcheck.History {
 	h := clientcheck.History{Frames: checkclient.Frames(events), Cancelled: rec.Cancelled}
@@ -150,7 +171,7 @@ type clientJudgement struct {
 // finds.
 func judgeClientRecord(w io.Writer, trace string, rec *clientRecord, events []traces.Event) clientJudgement {
 	h := rec.history(events)
-	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript; with them what a tap's trace alone cannot show is judged here too):\n",
+	fmt.Fprintf(w, "the Client, as check-client judged it (from %s: %d submissions, %d outcomes told, %d user messages in the final transcript):\n",
 		clientRecordPath(trace), len(h.Subs), len(h.Told), len(h.Transcript))
 	switch {
 	case rec.Broken != "":

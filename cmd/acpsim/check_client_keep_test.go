@@ -43,6 +43,11 @@ func TestJudgeGivesAKeptCheckClientSeedItsVerdictAgain(t *testing.T) {
 		if jcode != 1 || !strings.Contains(jout, "· check-client seed "+seed+" ·") || !strings.Contains(jout, "FAIL: the Client ("+want+")") || !strings.Contains(jout, "rerun: acpsim check-client --seeds=1 --first-seed="+seed) {
 			t.Fatalf("judge %s: exit %d, want 1 with FAIL: the Client (%s) and its rerun:\n%s", trace, jcode, want, jout)
 		}
+		// What the record judges is not also called unjudged.
+		if !strings.Contains(jout, "not judged on a tap's trace (they need the user's outcomes and the final transcript, which a tap does not see): session-lost, unattributable\n") ||
+			!strings.Contains(jout, "judged from "+clientRecordPath(trace)+", below: lost, phantom, unresolved\n") {
+			t.Fatalf("judge %s: want lost, phantom and unresolved judged from the record and only session-lost and unattributable unjudged:\n%s", trace, jout)
+		}
 	}
 
 	record := clientRecordPath(kept[0])
@@ -84,6 +89,9 @@ func TestJudgeGivesAKeptCheckClientSeedItsVerdictAgain(t *testing.T) {
 		}
 		if jcode != c.code || !strings.Contains(jout, c.want) {
 			t.Fatalf("judge with the record %s: exit %d, want %d with %q:\n%s", c.field, jcode, c.code, c.want, jout)
+		}
+		if !strings.Contains(jout, "which a tap does not see): lost, session-lost, phantom, unresolved, unattributable\n") || strings.Contains(jout, ", below: ") {
+			t.Fatalf("judge with the record %s: a record that judged nothing judges nothing of what the tap cannot see:\n%s", c.field, jout)
 		}
 	}
 

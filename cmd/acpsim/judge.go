@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -76,7 +77,11 @@ as check did.`,
 				writeHop(out, hopped) // the cause, before the symptom
 				fmt.Fprintln(out)
 			}
+			fromRecord := rec.judgesWhatTheTapCannot(rep)
 			rep.WriteText(out)
+			if len(fromRecord) > 0 {
+				fmt.Fprintf(out, "judged from %s, below: %s\n", clientRecordPath(args[0]), strings.Join(fromRecord, ", "))
+			}
 			fmt.Fprintln(out)
 			if rec != nil {
 				j := judgeClientRecord(out, args[0], rec, outer.Events)
