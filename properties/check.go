@@ -32,11 +32,15 @@ func Check(h traces.Header, events []traces.Event) *Report {
 // is read (traces.Decoder) or written. Explanations still cite event numbers.
 type Checker struct {
 	c        *checker
+	in       *Interner
 	finished bool
 }
 
 // NewChecker starts judging a trace with header h.
-func NewChecker(h traces.Header) *Checker { return &Checker{c: newChecker(h, 0)} }
+func NewChecker(h traces.Header) *Checker {
+	in := NewInterner(false)
+	return &Checker{c: newChecker(h, in, 0), in: in}
+}
 
 // NewBorrowingChecker is NewChecker for a caller whose events' strings may
 // stay in memory as long as the checker: what it keeps of them (keys, ids,
@@ -47,8 +51,18 @@ func NewChecker(h traces.Header) *Checker { return &Checker{c: newChecker(h, 0)}
 // is how many events the trace is expected to hold (0: unknown), to size
 // the checker's tables.
 func NewBorrowingChecker(h traces.Header, events int) *Checker {
-	c := &Checker{c: newChecker(h, events)}
+	in := NewInterner(true)
+	c := &Checker{c: newChecker(h, in, events), in: in}
 	c.c.borrow = true
+	return c
+}
+
+// NewStepChecker is a checker of the steps in made, borrowing as in does
+// (NewInterner), for a caller that interns the events itself: AddStep, not
+// Add. events is as for NewBorrowingChecker.
+func NewStepChecker(h traces.Header, in *Interner, events int) *Checker {
+	c := &Checker{c: newChecker(h, in, events)}
+	c.c.borrow = in.borrow
 	return c
 }
 
@@ -56,10 +70,20 @@ func NewBorrowingChecker(h traces.Header, events int) *Checker {
 // (only copies of the few strings a verdict needs), so the caller may reuse
 // it for the next event.
 func (c *Checker) Add(e *traces.Event) {
+	if c.in == nil {
+		panic("properties: Checker.Add on a NewStepChecker (AddStep takes its steps)")
+	}
+	st := c.in.Step(e)
+	c.AddStep(&st)
+}
+
+// AddStep hands the checker the next step, in Seq order, made by the
+// checker's Interner. Like Add, it retains neither st nor its Event.
+func (c *Checker) AddStep(st *Step) {
 	if c.finished {
 		panic("properties: Checker.Add after Finish")
 	}
-	c.c.step(e)
+	c.c.step(st)
 }
 
 // Finish judges the events added and returns the report. It may be called
@@ -91,10 +115,13 @@ type checker struct {
 	retainN int // the contract keeps each session's last retainN user messages; 0: all
 	rep     Report
 
-	subs  map[string]*subState
-	order []*subState
-
-	links     map[string]*linkState
+	// in gave out the handles of the steps' ids: subAt and linkAt are
+	// indexed by them.
+	in     *Interner
+	subAt  []*subState
+	order  []*subState
+	linkAt []*linkState
+	// linkOrder are the links in order of first sight.
 	linkOrder []*linkState
 
 	keys  *keyIndex
@@ -184,7 +211,6 @@ type checker struct {
 	// key (deliveredKeyed).
 	keyedReqs map[sessKey][]*reqRec
 	free      []*frameRec // delivered frames, for reuse
-	last      *linkState  // the link of the previous frame event
 
 	reqSlab  sim.Slab[reqRec]
 	respSlab sim.Slab[respRec]
@@ -193,7 +219,7 @@ type checker struct {
 
 // newChecker sizes its tables for a trace of n events: a submission, a
 // message, a key per dozen or so events, as traces run.
-func newChecker(h traces.Header, n int) *checker {
+func newChecker(h traces.Header, in *Interner, n int) *checker {
 	// An unknown or invalid retention promises the most: everything.
 	retain, all, err := h.Contract.RetainLast()
 	if all || err != nil {
@@ -203,10 +229,9 @@ func newChecker(h traces.Header, n int) *checker {
 	c := &checker{
 		names:   map[string]string{},
 		h:       h,
+		in:      in,
 		retainN: retain,
-		subs:    make(map[string]*subState, hint),
 		order:   make([]*subState, 0, hint),
-		links:   map[string]*linkState{},
 		msgAt:   make(map[msgKey]int32, hint),
 		msgs:    make([]msgRec, 0, hint),
 		final:   map[string]*transcript{},
@@ -235,28 +260,29 @@ type linkState struct {
 	sess map[string]*lsState
 }
 
-func (c *checker) step(e *traces.Event) {
+func (c *checker) step(st *Step) {
+	e := st.Event
 	switch e.Kind {
 	case traces.KindSubmit:
-		s := c.sub(e.Sub, e.Client)
+		s := c.sub(st.Sub, e.Client)
 		s.submitSeq, s.text, s.textFromSubmit = e.Seq, c.own(e.Text), true
 	case traces.KindSend:
 		if e.Note == traces.NoteObserve {
 			// The observer took over a Client's live connection: what
 			// follows on it is its reading (traces.NoteObserve).
-			c.link(e.Link).observer = true
+			c.link(st.Link).observer = true
 		}
-		c.send(e)
+		c.send(st)
 	case traces.KindDeliver, traces.KindDrop:
-		c.arrive(e)
+		c.arrive(st)
 	case traces.KindConnect:
-		l := c.link(e.Link)
+		l := c.link(st.Link)
 		l.client, l.agent = c.name(e.From), c.name(e.To)
 		l.observer = e.From == traces.Observer
 	case traces.KindDisconnect:
-		c.disconnect(e)
+		c.disconnect(st)
 	case traces.KindOutcome:
-		s := c.sub(e.Sub, e.Client)
+		s := c.sub(st.Sub, e.Client)
 		s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = c.name(e.Outcome), c.own(e.MessageID), e.Seq, e.T
 		s.nOutcomes++
 	case traces.KindEnd:
@@ -268,28 +294,31 @@ func (c *checker) step(e *traces.Event) {
 	}
 	switch e.Kind {
 	case traces.KindRestart, traces.KindKill, traces.KindConnect, traces.KindDisconnect:
-		c.procEvent(e)
+		c.procEvent(st)
 	}
 	// kill and restart otherwise show in the link events they cause;
 	// bookkeeping kinds (choose, insert, timer) are ignored on purpose.
 }
 
-func (c *checker) link(name string) *linkState {
-	if l := c.last; l != nil && l.name == name {
-		return l
+// link is the link of handle h, made at its first sight.
+func (c *checker) link(h int32) *linkState {
+	if h < 0 {
+		h = c.in.handle(c.in.links, &c.in.linkNames, "") // an event of a link kind naming none
 	}
-	l := c.links[name]
+	for int(h) >= len(c.linkAt) {
+		c.linkAt = append(c.linkAt, nil)
+	}
+	l := c.linkAt[h]
 	if l == nil {
-		name = c.name(name)
+		name := c.in.Link(h) // the interner's own copy, or borrowed as the checker is
 		l = &linkState{name: name, byID: map[acp.ID]reqList{}}
 		if i := strings.IndexByte(name, '>'); i >= 0 {
 			l.client, l.agent = name[:i], name[i+1:]
 			l.observer = l.client == traces.Observer
 		}
-		c.links[name] = l
+		c.linkAt[h] = l
 		c.linkOrder = append(c.linkOrder, l)
 	}
-	c.last = l
 	return l
 }
 

@@ -113,3 +113,29 @@ func ExampleDigestDiff() {
 	// "" true
 	// "" false
 }
+
+// A producer that makes events (the simulator, as it records them) interns
+// each one as it makes it, and a checker of those steps judges them: the
+// checker itself then looks no id up by its string.
+func ExampleNewStepChecker() {
+	evs := []traces.Event{
+		{Seq: 1, Kind: traces.KindSubmit, Client: "c1", Sub: "s1", Text: "fix the tests"},
+		{Seq: 2, Kind: traces.KindOutcome, Client: "c1", Sub: "s1", Outcome: traces.OutcomeUnknown},
+		{Seq: 3, Kind: traces.KindEnd, Note: traces.EndQuiet},
+	}
+	in := properties.NewInterner(true) // the events outlive the checker
+	steps := make([]properties.Step, len(evs))
+	for i := range evs {
+		steps[i] = in.Step(&evs[i])
+	}
+	c := properties.NewStepChecker(traces.Header{Contract: traces.Contract{Retention: "all"}}, in, len(steps))
+	for i := range steps {
+		c.AddStep(&steps[i])
+	}
+	r := c.Finish()
+	fmt.Println("submission handle 0:", in.Sub(steps[0].Sub))
+	fmt.Println("submissions:", r.Stats.Submissions, "outcome:", r.Submissions[0].Outcome)
+	// Output:
+	// submission handle 0: s1
+	// submissions: 1 outcome: unknown
+}

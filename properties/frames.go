@@ -80,9 +80,10 @@ func dirOf(e *traces.Event, l *linkState) int {
 	return a2c
 }
 
-func (c *checker) send(e *traces.Event) {
+func (c *checker) send(st *Step) {
+	e := st.Event
 	c.rep.Stats.Frames++
-	l := c.link(e.Link)
+	l := c.link(st.Link)
 	d := dirOf(e, l)
 	if d == a2c {
 		c.scanLeaks(e)
@@ -91,14 +92,15 @@ func (c *checker) send(e *traces.Event) {
 			c.keys.addFrameKeys(e.Frame)
 		}
 	}
-	f := c.parse(l, d, e, true)
+	f := c.parse(l, d, st, true)
 	l.q[d].push(f)
 }
 
 // parse decodes a frame. sent says it is a send event; a delivery of a frame
 // never sent (not something the simulator writes) is parsed without the
 // send-side bookkeeping so that its contents still count on arrival.
-func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameRec {
+func (c *checker) parse(l *linkState, d int, st *Step, sent bool) *frameRec {
+	e := st.Event
 	var f *frameRec
 	if n := len(c.free); n > 0 {
 		f = c.free[n-1]
@@ -125,12 +127,12 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 				if v.errID == "" || v.errID == "null" {
 					en.nullErr = true
 				} else {
-					en.req = c.newReq(l, e, v.errID, "", nil, sent)
+					en.req = c.newReq(l, st, v.errID, "", nil, sent)
 				}
 			}
 		case acp.KindRequest:
 			if d == c2a {
-				en.req = c.newReq(l, e, v.id, v.method, v, sent)
+				en.req = c.newReq(l, st, v.id, v.method, v, sent)
 			}
 		case acp.KindNotification:
 			if d == c2a {
@@ -166,12 +168,13 @@ func (c *checker) parse(l *linkState, d int, e *traces.Event, sent bool) *frameR
 	return f
 }
 
-func (c *checker) arrive(e *traces.Event) {
-	l := c.link(e.Link)
+func (c *checker) arrive(st *Step) {
+	e := st.Event
+	l := c.link(st.Link)
 	d := dirOf(e, l)
 	f := l.q[d].take(e.Frame)
 	if f == nil {
-		f = c.parse(l, d, e, false)
+		f = c.parse(l, d, st, false)
 	}
 	if e.Kind == traces.KindDrop {
 		c.lose(f, "was dropped ("+e.Note+")", e.Seq)
@@ -219,8 +222,9 @@ func (c *checker) lose(f *frameRec, why string, seq int64) {
 	}
 }
 
-func (c *checker) disconnect(e *traces.Event) {
-	l := c.link(e.Link)
+func (c *checker) disconnect(st *Step) {
+	e := st.Event
+	l := c.link(st.Link)
 	l.ended, l.note, l.endSeq, l.endT = true, c.own(e.Note), e.Seq, e.T
 	for d := range l.q {
 		for _, f := range l.q[d].drain() {

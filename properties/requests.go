@@ -83,7 +83,8 @@ func (x reqList) last() *reqRec {
 
 // newReq is the record of request id; v is its message (nil for an entry
 // the codec refused).
-func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method string, v *msgView, sent bool) *reqRec {
+func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *msgView, sent bool) *reqRec {
+	e := st.Event
 	if method == acp.MethodSessionLoad {
 		// v1's session/load is v2's session/resume with replay from the
 		// start: it activates the session and replays its history.
@@ -126,8 +127,8 @@ func (c *checker) newReq(l *linkState, e *traces.Event, id acp.ID, method string
 		if sent {
 			c.rep.Stats.Prompts++
 		}
-		if e.Sub != "" {
-			s := c.sub(e.Sub, e.From)
+		if st.Sub >= 0 {
+			s := c.sub(st.Sub, e.From)
 			if !s.textFromSubmit && s.text == "" {
 				if p.hasText {
 					s.text = c.own(p.text)

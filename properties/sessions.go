@@ -80,7 +80,8 @@ func (c *checker) proc(name string, e *traces.Event) *procRec {
 
 // procEvent follows the Agent processes: started (restart, or a first
 // link), ended (kill, or its last link gone).
-func (c *checker) procEvent(e *traces.Event) {
+func (c *checker) procEvent(st *Step) {
+	e := st.Event
 	switch e.Kind {
 	case traces.KindRestart:
 		c.proc(e.From, e)
@@ -93,7 +94,7 @@ func (c *checker) procEvent(e *traces.Event) {
 			p.open++
 		}
 	case traces.KindDisconnect:
-		if l := c.links[e.Link]; l != nil {
+		if l := c.link(st.Link); l != nil {
 			if p := c.procs[l.agent]; p != nil && p.open > 0 {
 				p.open--
 				p.ended = p.ended || p.open == 0
@@ -220,7 +221,7 @@ func (c *checker) readBefore(S string, p *procRec) bool {
 	if t == nil {
 		return true
 	}
-	l := c.links[t.link]
+	l := t.lk
 	if l == nil {
 		return false
 	}

@@ -71,13 +71,19 @@ func (s *subState) hasAnswer(session, id string) bool {
 	return false
 }
 
-func (c *checker) sub(id, client string) *subState {
-	s := c.subs[id]
+// sub is the submission of handle h, made at its first sight.
+func (c *checker) sub(h int32, client string) *subState {
+	if h < 0 {
+		h = c.in.handle(c.in.subs, &c.in.subNames, "") // a submit or outcome naming none
+	}
+	for int(h) >= len(c.subAt) {
+		c.subAt = append(c.subAt, nil)
+	}
+	s := c.subAt[h]
 	if s == nil {
-		id = c.own(id)
 		s = c.subSlab.New()
-		s.id = id
-		c.subs[id] = s
+		s.id = c.in.Sub(h) // the interner's own copy, or borrowed as the checker is
+		c.subAt[h] = s
 		c.order = append(c.order, s)
 	}
 	if s.client == "" {

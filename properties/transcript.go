@@ -17,6 +17,7 @@ type transcript struct {
 	sealed  int
 	session string
 	link    string
+	lk      *linkState
 	seq, t  int64 // the observer's successful session/resume answer
 	msgs    []tmsg
 	index   map[string]int
@@ -123,7 +124,7 @@ func (c *checker) finalize(l *linkState, session string, e *traces.Event) {
 		t = &transcript{session: session}
 		l.cand[session] = t
 	}
-	t.link, t.seq, t.t = l.name, e.Seq, e.T
+	t.link, t.lk, t.seq, t.t = l.name, l, e.Seq, e.T
 	if c.final[session] == nil {
 		c.sessOrder = append(c.sessOrder, session)
 	}

@@ -75,6 +75,19 @@ func TestLiveVerdictIsTheVerdictOfTheTrace(t *testing.T) {
 		if gotOnly != want {
 			t.Fatalf("%s: JudgeOnly's report differs from Check on the trace:\n%s\nwant:\n%s", name, gotOnly, want)
 		}
+		// Interned ahead, as a producer of steps does, the trace judges the same.
+		in := properties.NewInterner(true)
+		steps := make([]properties.Step, len(log.Events))
+		for i := range log.Events {
+			steps[i] = in.Step(&log.Events[i])
+		}
+		sc := properties.NewStepChecker(log.Header, in, len(steps))
+		for i := range steps {
+			sc.AddStep(&steps[i])
+		}
+		if got := reportBytes(t, sc.Finish()); got != want {
+			t.Fatalf("%s: the checker of interned steps differs from Check on the trace:\n%s\nwant:\n%s", name, got, want)
+		}
 		if !only.Report.OK() {
 			failing++
 		}

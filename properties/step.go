@@ -1,0 +1,86 @@
+package properties
+
+import (
+	"strings"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Step is an event as the checker judges it: the event, with the ids it
+// names as small integers (handles) an Interner gave out, once, where the
+// event was made or first read. The checker indexes its tables by handles
+// instead of looking strings up (docs/design.md, "The checker on handles"):
+// a step at a time, the checker's reads move from the Event to the Step's
+// fields; until they all have, the Step carries its Event.
+type Step struct {
+	Event *traces.Event
+	// Link and Sub are the handles of the event's link and submission; -1:
+	// the event names none.
+	Link, Sub int32
+}
+
+// Interner gives out the handles of one trace's ids, each the next small
+// integer in the order the ids are first seen, so equal traces get equal
+// handles, and keeps the strings behind them.
+type Interner struct {
+	borrow    bool
+	links     map[string]int32
+	linkNames []string
+	subs      map[string]int32
+	subNames  []string
+	// The last link and submission named, with their handles: events
+	// come in runs on one link and of one submission.
+	lastLink, lastSub   string
+	lastLinkH, lastSubH int32
+}
+
+// NewInterner starts the handles of a trace. A borrowing interner keeps the
+// events' own strings, not copies: its events' strings must live as long as
+// it does (NewBorrowingChecker says when that holds).
+func NewInterner(borrow bool) *Interner {
+	return &Interner{borrow: borrow, links: map[string]int32{}, subs: map[string]int32{}}
+}
+
+// Step is e as the checker judges it. Steps must be made in the order they
+// are judged (handles are given out in order of first sight).
+func (in *Interner) Step(e *traces.Event) Step {
+	st := Step{Event: e, Link: -1, Sub: -1}
+	if e.Link != "" {
+		if e.Link != in.lastLink {
+			in.lastLink, in.lastLinkH = e.Link, in.handle(in.links, &in.linkNames, e.Link)
+		}
+		st.Link = in.lastLinkH
+	}
+	if e.Sub != "" {
+		if e.Sub != in.lastSub {
+			in.lastSub, in.lastSubH = e.Sub, in.handle(in.subs, &in.subNames, e.Sub)
+		}
+		st.Sub = in.lastSubH
+	}
+	return st
+}
+
+func (in *Interner) handle(m map[string]int32, names *[]string, s string) int32 {
+	if h, ok := m[s]; ok {
+		return h
+	}
+	if !in.borrow {
+		s = strings.Clone(s)
+	}
+	h := int32(len(*names))
+	m[s] = h
+	*names = append(*names, s)
+	return h
+}
+
+// Link is the name of link handle h.
+func (in *Interner) Link(h int32) string { return in.linkNames[h] }
+
+// Sub is the id of submission handle h.
+func (in *Interner) Sub(h int32) string { return in.subNames[h] }
+
+// Links is how many links the interner has handed out handles for.
+func (in *Interner) Links() int { return len(in.linkNames) }
+
+// Subs is how many submissions the interner has handed out handles for.
+func (in *Interner) Subs() int { return len(in.subNames) }
