@@ -31,15 +31,16 @@ func Check(h traces.Header, events []traces.Event) *Report {
 // links the trace names, not with its frames, so a trace can be judged as it
 // is read (traces.Decoder) or written. Explanations still cite event numbers.
 type Checker struct {
-	c        *checker
-	in       *Interner
+	c *checker
+	// own is the checker's own interner, when it interns its events (Add).
+	own      *Interner
 	finished bool
 }
 
 // NewChecker starts judging a trace with header h.
 func NewChecker(h traces.Header) *Checker {
 	in := NewInterner(false)
-	return &Checker{c: newChecker(h, in, 0), in: in}
+	return &Checker{c: newChecker(h, in, 0), own: in}
 }
 
 // NewBorrowingChecker is NewChecker for a caller whose events' strings may
@@ -52,7 +53,7 @@ func NewChecker(h traces.Header) *Checker {
 // the checker's tables.
 func NewBorrowingChecker(h traces.Header, events int) *Checker {
 	in := NewInterner(true)
-	c := &Checker{c: newChecker(h, in, events), in: in}
+	c := &Checker{c: newChecker(h, in, events), own: in}
 	c.c.borrow = true
 	return c
 }
@@ -70,21 +71,30 @@ func NewStepChecker(h traces.Header, in *Interner, events int) *Checker {
 // (only copies of the few strings a verdict needs), so the caller may reuse
 // it for the next event.
 func (c *Checker) Add(e *traces.Event) {
-	if c.in == nil {
-		panic("properties: Checker.Add on a NewStepChecker (AddStep takes its steps)")
-	}
-	st := c.in.Step(e)
-	c.AddStep(&st)
-}
-
-// AddStep hands the checker the next step, in Seq order, made by the
-// checker's Interner. Like Add, it retains neither st nor its Event.
-func (c *Checker) AddStep(st *Step) {
 	if c.finished {
 		panic("properties: Checker.Add after Finish")
 	}
-	c.c.step(st)
+	if c.own == nil {
+		panic("properties: Checker.Add on a NewStepChecker (AddStep takes its steps)")
+	}
+	st := c.own.Step(e)
+	c.add(&st)
 }
+
+// AddStep hands a checker made by NewStepChecker the next step, in Seq
+// order, made by the Interner it was given. Like Add, it retains neither st
+// nor its Event.
+func (c *Checker) AddStep(st *Step) {
+	if c.finished {
+		panic("properties: Checker.AddStep after Finish")
+	}
+	if c.own != nil {
+		panic("properties: Checker.AddStep on a checker that interns its events itself (NewChecker, NewBorrowingChecker: Add)")
+	}
+	c.add(st)
+}
+
+func (c *Checker) add(st *Step) { c.c.step(st) }
 
 // Finish judges the events added and returns the report. It may be called
 // once; Add must not follow.
@@ -94,7 +104,7 @@ func (c *Checker) Finish() *Report {
 	}
 	c.finished = true
 	rep := *c.c.finish() // a copy: the report must not hold the checker's tables in memory
-	c.c = nil
+	c.c, c.own = nil, nil
 	return &rep
 }
 
@@ -303,7 +313,7 @@ func (c *checker) step(st *Step) {
 // link is the link of handle h, made at its first sight.
 func (c *checker) link(h int32) *linkState {
 	if h < 0 {
-		h = c.in.handle(c.in.links, &c.in.linkNames, "") // an event of a link kind naming none
+		h = noName // an event of a link kind naming none
 	}
 	for int(h) >= len(c.linkAt) {
 		c.linkAt = append(c.linkAt, nil)

@@ -122,3 +122,40 @@ func TestCheckerKeepsNoFrame(t *testing.T) {
 		t.Fatalf("the padded trace is not healthy:\n%s", dump(r))
 	}
 }
+
+// A checker takes events or steps as it was made for, and says so when
+// handed the other: steps of another interner would name another trace's
+// links and submissions.
+func TestACheckerTakesWhatItWasMadeFor(t *testing.T) {
+	e := traces.Event{Seq: 1, Kind: traces.KindSubmit, Client: "c1", Sub: "s1", Text: "x"}
+	in := NewInterner(false)
+	st := in.Step(&e)
+	for _, c := range []struct {
+		name, want string
+		call       func()
+	}{
+		{"AddStep on NewChecker", "interns its events itself", func() { NewChecker(traces.Header{}).AddStep(&st) }},
+		{"Add on NewStepChecker", "AddStep takes its steps", func() { NewStepChecker(traces.Header{}, in, 0).Add(&e) }},
+		{"Add after Finish", "after Finish", func() { c := NewChecker(traces.Header{}); c.Finish(); c.Add(&e) }},
+		{"AddStep after Finish", "after Finish", func() { c := NewStepChecker(traces.Header{}, in, 0); c.Finish(); c.AddStep(&st) }},
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r == nil || !strings.Contains(r.(string), c.want) {
+					t.Errorf("%s: panicked with %v, want a panic saying %q", c.name, r, c.want)
+				}
+			}()
+			c.call()
+		}()
+	}
+	// A malformed trace's submit naming no submission reads the empty
+	// name's handle and adds none to the interner the caller gave.
+	sc := NewStepChecker(traces.Header{}, in, 0)
+	nameless := traces.Event{Seq: 2, Kind: traces.KindSubmit, Client: "c1", Text: "y"}
+	step := in.Step(&nameless)
+	n := in.Subs()
+	sc.AddStep(&step)
+	if r := sc.Finish(); in.Subs() != n || r.Stats.Submissions != 1 {
+		t.Errorf("a nameless submission: the checker left the interner at %d handles (want %d) and counted %d submissions (want 1)", in.Subs(), n, r.Stats.Submissions)
+	}
+}

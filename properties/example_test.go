@@ -133,9 +133,9 @@ func ExampleNewStepChecker() {
 		c.AddStep(&steps[i])
 	}
 	r := c.Finish()
-	fmt.Println("submission handle 0:", in.Sub(steps[0].Sub))
+	fmt.Println("the first step's submission:", in.Sub(steps[0].Sub))
 	fmt.Println("submissions:", r.Stats.Submissions, "outcome:", r.Submissions[0].Outcome)
 	// Output:
-	// submission handle 0: s1
+	// the first step's submission: s1
 	// submissions: 1 outcome: unknown
 }

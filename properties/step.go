@@ -36,24 +36,38 @@ type Interner struct {
 
 // NewInterner starts the handles of a trace. A borrowing interner keeps the
 // events' own strings, not copies: its events' strings must live as long as
-// it does (NewBorrowingChecker says when that holds).
+// it does (NewBorrowingChecker says when that holds). An interner is not
+// safe for use by several goroutines; a checker of its steps only reads it.
 func NewInterner(borrow bool) *Interner {
-	return &Interner{borrow: borrow, links: map[string]int32{}, subs: map[string]int32{}}
+	in := &Interner{borrow: borrow, links: map[string]int32{}, subs: map[string]int32{}}
+	// Handle 0 of each is the empty name, for an event of a link or
+	// submission kind that names none (a malformed trace): the checker
+	// then reads a handle, as for any other, and never adds one.
+	in.handle(in.links, &in.linkNames, "")
+	in.handle(in.subs, &in.subNames, "")
+	return in
 }
+
+// noName is the handle of the empty name, of links and of submissions.
+const noName = 0
 
 // Step is e as the checker judges it. Steps must be made in the order they
 // are judged (handles are given out in order of first sight).
 func (in *Interner) Step(e *traces.Event) Step {
 	st := Step{Event: e, Link: -1, Sub: -1}
+	// The caches hold the interner's names, never the event's: a caller
+	// may reuse the event's buffers.
 	if e.Link != "" {
 		if e.Link != in.lastLink {
-			in.lastLink, in.lastLinkH = e.Link, in.handle(in.links, &in.linkNames, e.Link)
+			in.lastLinkH = in.handle(in.links, &in.linkNames, e.Link)
+			in.lastLink = in.linkNames[in.lastLinkH]
 		}
 		st.Link = in.lastLinkH
 	}
 	if e.Sub != "" {
 		if e.Sub != in.lastSub {
-			in.lastSub, in.lastSubH = e.Sub, in.handle(in.subs, &in.subNames, e.Sub)
+			in.lastSubH = in.handle(in.subs, &in.subNames, e.Sub)
+			in.lastSub = in.subNames[in.lastSubH]
 		}
 		st.Sub = in.lastSubH
 	}
@@ -79,8 +93,10 @@ func (in *Interner) Link(h int32) string { return in.linkNames[h] }
 // Sub is the id of submission handle h.
 func (in *Interner) Sub(h int32) string { return in.subNames[h] }
 
-// Links is how many links the interner has handed out handles for.
+// Links is how many link handles the interner has given out, the empty
+// name's among them.
 func (in *Interner) Links() int { return len(in.linkNames) }
 
-// Subs is how many submissions the interner has handed out handles for.
+// Subs is how many submission handles the interner has given out, the
+// empty name's among them.
 func (in *Interner) Subs() int { return len(in.subNames) }

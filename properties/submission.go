@@ -74,7 +74,7 @@ func (s *subState) hasAnswer(session, id string) bool {
 // sub is the submission of handle h, made at its first sight.
 func (c *checker) sub(h int32, client string) *subState {
 	if h < 0 {
-		h = c.in.handle(c.in.subs, &c.in.subNames, "") // a submit or outcome naming none
+		h = noName // a submit or outcome naming none
 	}
 	for int(h) >= len(c.subAt) {
 		c.subAt = append(c.subAt, nil)

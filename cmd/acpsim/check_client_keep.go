@@ -123,13 +123,15 @@ func readClientRecord(trace string) (*clientRecord, error) {
 	return &rec, nil
 }
 
-// judgesWhatTheTapCannot takes out of rep's kinds a tap's trace cannot
-// show (Report.NotJudged) those the record judges, and returns them: a
-// record of a seed check-client judged holds the user's outcomes and the
-// final transcript the tap did not see. The rest stay unjudged.
-func (rec *clientRecord) judgesWhatTheTapCannot(rep *properties.Report) []string {
+// judgesWhatTheTapCannot is rep as judge prints it beside the record,
+// with the kinds a tap's trace cannot show (Report.NotJudged) that the
+// record judges taken out of its unjudged list, and those kinds: a record
+// of a seed check-client judged holds the user's outcomes and the final
+// transcript the tap did not see. rep itself, which the verdict reads, is
+// left as it is.
+func (rec *clientRecord) judgesWhatTheTapCannot(rep *properties.Report) (*properties.Report, []string) {
 	if rec == nil || rec.Broken != "" || rec.Inconclusive != "" {
-		return nil // check-client judged nothing of this seed's Client
+		return rep, nil // check-client judged nothing of this seed's Client
 	}
 	var judged, rest []string
 	for _, k := range rep.NotJudged {
@@ -139,8 +141,12 @@ func (rec *clientRecord) judgesWhatTheTapCannot(rep *properties.Report) []string
 			rest = append(rest, k)
 		}
 	}
-	rep.NotJudged = rest
-	return judged
+	if len(rest) == 0 {
+		return rep, nil // the report's line would go, and its accounts say otherwise
+	}
+	shown := *rep
+	shown.NotJudged = rest
+	return &shown, judged
 }
 
 // history is the record and the trace's frames, as check-client judged them.

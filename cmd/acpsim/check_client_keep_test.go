@@ -45,7 +45,7 @@ func TestJudgeGivesAKeptCheckClientSeedItsVerdictAgain(t *testing.T) {
 		}
 		// What the record judges is not also called unjudged.
 		if !strings.Contains(jout, "not judged on a tap's trace (they need the user's outcomes and the final transcript, which a tap does not see): session-lost, unattributable\n") ||
-			!strings.Contains(jout, "judged from "+clientRecordPath(trace)+", below: lost, phantom, unresolved\n") {
+			!strings.Contains(jout, "judged from "+clientRecordPath(trace)+", below: lost, phantom, unresolved (check-client judges none of the others)\n") {
 			t.Fatalf("judge %s: want lost, phantom and unresolved judged from the record and only session-lost and unattributable unjudged:\n%s", trace, jout)
 		}
 	}

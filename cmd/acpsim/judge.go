@@ -77,10 +77,10 @@ as check did.`,
 				writeHop(out, hopped) // the cause, before the symptom
 				fmt.Fprintln(out)
 			}
-			fromRecord := rec.judgesWhatTheTapCannot(rep)
-			rep.WriteText(out)
+			shown, fromRecord := rec.judgesWhatTheTapCannot(rep)
+			shown.WriteText(out)
 			if len(fromRecord) > 0 {
-				fmt.Fprintf(out, "judged from %s, below: %s\n", clientRecordPath(args[0]), strings.Join(fromRecord, ", "))
+				fmt.Fprintf(out, "judged from %s, below: %s (check-client judges none of the others)\n", clientRecordPath(args[0]), strings.Join(fromRecord, ", "))
 			}
 			fmt.Fprintln(out)
 			if rec != nil {

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"runtime"
+	"slices"
 	"testing"
 	"unsafe"
 
@@ -13,16 +14,20 @@ import (
 
 // BenchmarkCheckCore measures how fast the two properties the mission names
 // could be judged if the checker were rebuilt on integer handles (issue 33's
-// "compact records"): at most once and never silently lost, and nothing
-// else — no keys, cancels, sessions, set-up, leaks, rework, versions or
-// replies, no explanations, no report. Every id an event names is a small
+// "compact records"): at most once and never silently lost (duplicate, lost,
+// phantom, unresolved, wrong-id, as TestCheckCoreJudges holds them to
+// properties.Check on the bench histories), and nothing else — no cancels,
+// sessions, set-up, leaks, rework, versions or replies, keys only as far as
+// a key answered with two messageIds, no explanations, no report. Every id an event names is a small
 // integer made outside the timed loop, as a simulator interning them per run
 // would hand them over, and every record is a fixed-size struct without
 // pointers in a slice. It is a measurement of a design, not a checker:
 // properties.Check is what acpsim runs. Its rate against
 // BenchmarkCheckFloor's "handles" and BenchmarkCheckMillion's is how much of
 // the 1,000,000-a-second budget the core of a rebuilt checker would take
-// before any other rule is judged (README "Speed").
+// before any other rule is judged (README "Speed"). "million+form" makes
+// the compact form inside the clock, by string lookups: that, not the
+// judging, is most of its cost, and whoever makes the form pays it.
 func BenchmarkCheckCore(b *testing.B) {
 	// BenchmarkPorcupine's histories, each with its planted duplicate.
 	for _, n := range []int{100, 1000} {
@@ -32,8 +37,8 @@ func BenchmarkCheckCore(b *testing.B) {
 		b.Run(fmt.Sprintf("subs=%d", n), func(b *testing.B) {
 			cpu0 := CPUTime()
 			for b.Loop() {
-				if f := judgeCore(evs); f != (coreFindings{duplicate: 1}) {
-					b.Fatalf("want the planted duplicate alone, found %v", f)
+				if f := judgeCore(evs); f != (coreFindings{duplicate: 1, wrongID: 1}) {
+					b.Fatalf("want the planted duplicate alone (and its key's two messageIds), found %v", f)
 				}
 			}
 			b.ReportMetric((CPUTime()-cpu0).Seconds()/float64(b.N), "cpu-s/check")
@@ -52,24 +57,107 @@ func BenchmarkCheckCore(b *testing.B) {
 		}
 		reportFloor(b, cpu0, len(h.Texts))
 	})
+	// The compact form made inside the clock: coreEvents looks up every id
+	// by its string, as an interner does; made where the ids are minted it
+	// would cost what an actor spends keeping a handle beside each id.
+	b.Run("million+form", func(b *testing.B) {
+		h := millionHistory()
+		runtime.GC()
+		b.ReportAllocs()
+		cpu0 := CPUTime()
+		for b.Loop() {
+			if f := judgeCore(coreEvents(h.Events)); f != (coreFindings{}) {
+				b.Fatalf("the history is not healthy: %v", f)
+			}
+		}
+		reportFloor(b, cpu0, len(h.Texts))
+	})
 }
 
 // TestCheckCoreJudges holds the core to what properties.Check says of the
-// same histories: nothing on a healthy one, each planted duplicate found.
+// same histories, kind by kind: nothing on a healthy one, each planted
+// duplicate, every submission unresolved when no outcome is told, a
+// phantom for each inserted one told failed, a loss for each told inserted
+// whose message the final transcript lacks.
 func TestCheckCoreJudges(t *testing.T) {
-	for _, planted := range []int{0, 1, 3} {
+	type variant struct {
+		name    string
+		planted int
+		change  func(h *History) []traces.Event
+	}
+	same := func(h *History) []traces.Event { return h.Events }
+	for _, v := range []variant{
+		{"healthy", 0, same},
+		{"one duplicate", 1, same},
+		{"three duplicates", 3, same},
+		{"no outcome told", 0, func(h *History) []traces.Event {
+			return slices.DeleteFunc(slices.Clone(h.Events), func(e traces.Event) bool { return e.Kind == traces.KindOutcome })
+		}},
+		{"five told failed", 0, func(h *History) []traces.Event { return toldOtherwise(h, 5, traces.OutcomeFailed) }},
+		{"four lost from the transcript", 0, func(h *History) []traces.Event { return unread(h, 4) }},
+	} {
 		cfg := Defaults(2000)
-		cfg.Duplicates = planted
+		cfg.Duplicates = v.planted
 		h := Generate(cfg)
-		got := judgeCore(coreEvents(h.Events))
-		want := coreFindings{duplicate: planted}
-		if got != want {
-			t.Errorf("%d planted duplicates: the core found %+v, want %+v", planted, got, want)
+		evs := v.change(h)
+		got := judgeCore(coreEvents(evs))
+		r := properties.Check(h.Header, evs)
+		want := coreFindings{}
+		for _, a := range r.Anomalies {
+			switch a.Kind {
+			case properties.Duplicate:
+				want.duplicate++
+			case properties.Lost:
+				want.lost++
+			case properties.Phantom:
+				want.phantom++
+			case properties.Unresolved:
+				want.unresolved++
+			case properties.WrongID:
+				want.wrongID++
+			}
 		}
-		if n := len(duplicates(properties.Check(h.Header, h.Events))); n != planted {
-			t.Errorf("%d planted duplicates: properties.Check found %d", planted, n)
+		if got != want || got == (coreFindings{}) != (v.name == "healthy") {
+			t.Errorf("%s: the core found %v, properties.Check %v", v.name, got, want)
 		}
 	}
+}
+
+// toldOtherwise is h's events with the first n outcomes told inserted told
+// as outcome instead.
+func toldOtherwise(h *History, n int, outcome string) []traces.Event {
+	evs := slices.Clone(h.Events)
+	for i := range evs {
+		if n > 0 && evs[i].Kind == traces.KindOutcome && evs[i].Outcome == traces.OutcomeInserted {
+			evs[i].Outcome, evs[i].MessageID = outcome, ""
+			n--
+		}
+	}
+	return evs
+}
+
+// unread is h's events without the observer's reading of the first n
+// messages told inserted: sent and delivered, their replays are gone.
+func unread(h *History, n int) []traces.Event {
+	gone := map[string]bool{}
+	for _, e := range h.Events {
+		if len(gone) < n && e.Kind == traces.KindOutcome && e.Outcome == traces.OutcomeInserted {
+			gone[e.MessageID] = true
+		}
+	}
+	observer := map[string]bool{}
+	frames := map[string]bool{}
+	return slices.DeleteFunc(slices.Clone(h.Events), func(e traces.Event) bool {
+		switch e.Kind {
+		case traces.KindConnect:
+			observer[e.Link] = e.From == traces.Observer
+		case traces.KindSend:
+			if d := e.Digest; observer[e.Link] && d.Describes(e.Frame) && gone[d.MessageID()] {
+				frames[e.Frame] = true
+			}
+		}
+		return frames[e.Frame] && (e.Kind == traces.KindSend || e.Kind == traces.KindDeliver)
+	})
 }
 
 // coreKind is what an event is to the core.
@@ -183,6 +271,8 @@ type coreFindings struct {
 type coreSub struct {
 	attempts, arrived, copies int32
 	outMsg                    int32
+	answered1                 int32 // the first message a success answer named to it, +1 (0: none)
+	twoIDs                    bool  // success answers named it two messages (its key's, every bench Client keys)
 	told, answered            bool
 	outcome                   Result
 }
@@ -209,6 +299,12 @@ func judgeCore(h *coreHistory) coreFindings {
 		case coreAnswer:
 			if e.ok && e.msg >= 0 {
 				s := reqSub[e.req]
+				switch a := &subs[s]; {
+				case a.answered1 == 0:
+					a.answered1 = e.msg + 1
+				case a.answered1 != e.msg+1:
+					a.twoIDs = true
+				}
 				switch o := owner[e.msg]; {
 				case o < 0:
 					owner[e.msg] = s
@@ -230,16 +326,19 @@ func judgeCore(h *coreHistory) coreFindings {
 	}
 	for i := range subs {
 		s := &subs[i]
+		if s.twoIDs {
+			f.wrongID++ // one key answered with two messageIds
+		}
 		switch {
 		case s.copies > 1:
 			f.duplicate++
-		case !s.told && s.copies > 0:
+		case !s.told:
 			f.unresolved++
-		case s.told && s.outcome == Inserted && s.copies == 0, !s.told && s.arrived > 0 && s.copies == 0:
+		case s.outcome == Inserted && s.copies == 0:
 			f.lost++
-		case s.told && s.outcome == Failed && s.copies > 0:
+		case s.outcome == Failed && s.copies > 0:
 			f.phantom++
-		case s.told && s.outcome == Inserted && (s.outMsg < 0 || owner[s.outMsg] != int32(i)):
+		case s.outcome == Inserted && (s.outMsg < 0 || owner[s.outMsg] != int32(i)):
 			f.wrongID++
 		}
 	}
