@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -146,5 +147,29 @@ func TestJudgeOfAKeptSeedWhoseClientPasses(t *testing.T) {
 	failing := &properties.Report{Anomalies: []properties.Anomaly{{Kind: properties.WrongID}}}
 	if _, done := (clientJudgement{}).verdict(&b, "t.ndjson", "rerun", failing); done {
 		t.Fatal("a Client that passes over frames that fail must leave the frames' FAIL the last word")
+	}
+}
+
+// What judge prints as unjudged beside a record is a copy: the report the
+// verdict reads keeps every kind a tap's trace cannot show.
+func TestTheRecordNarrowsOnlyWhatIsPrinted(t *testing.T) {
+	tap := func() *properties.Report { return &properties.Report{NotJudged: properties.NeedWholeHistory} }
+	for _, c := range []struct {
+		name       string
+		rec        *clientRecord
+		wantShown  []string
+		wantJudged []string
+	}{
+		{"no record", nil, properties.NeedWholeHistory, nil},
+		{"a broken adapter", &clientRecord{Broken: "stdout line 3"}, properties.NeedWholeHistory, nil},
+		{"an inconclusive seed", &clientRecord{Inconclusive: "session/new never answered"}, properties.NeedWholeHistory, nil},
+		{"a judged seed", &clientRecord{}, []string{properties.SessionLost, properties.Unattributable}, []string{properties.Lost, properties.Phantom, properties.Unresolved}},
+	} {
+		rep := tap()
+		shown, judged := c.rec.judgesWhatTheTapCannot(rep)
+		if !slices.Equal(shown.NotJudged, c.wantShown) || !slices.Equal(judged, c.wantJudged) || !slices.Equal(rep.NotJudged, properties.NeedWholeHistory) {
+			t.Errorf("%s: shown unjudged %v, judged from the record %v, the report's own %v; want %v, %v and the report untouched",
+				c.name, shown.NotJudged, judged, rep.NotJudged, c.wantShown, c.wantJudged)
+		}
 	}
 }
