@@ -1,0 +1,205 @@
+package bench
+
+import (
+	"bufio"
+	"os"
+	"path/filepath"
+	"strconv"
+	"testing"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// BenchmarkCheckCoreFromDisk is BenchmarkCheckCore as acpsim judge would
+// run a rebuilt checker: from the format-2 trace file, each line scanned
+// for the fields the core reads (jsonscan.FieldsOf, no decoder, no
+// traces.Event), each id interned by its string, then judged. Beside
+// BenchmarkTraceBytes's read floor of the same file it says whether the
+// judge line (within twice the floor) leaves room for the other rules.
+func BenchmarkCheckCoreFromDisk(b *testing.B) {
+	h := traceHistory()
+	path := filepath.Join(b.TempDir(), "history.ndjson")
+	if err := writeTrace(path, h); err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := CPUTime()
+	for b.Loop() {
+		evs, err := coreEventsFromFile(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if f := judgeCore(evs); f != (coreFindings{}) {
+			b.Fatalf("the history is not healthy: %v", f)
+		}
+	}
+	cpu := (CPUTime() - cpu0).Seconds() / float64(b.N)
+	b.ReportMetric(cpu*1e6/float64(len(h.Texts)), "cpu-us/sub")
+}
+
+// TestCheckCoreFromDiskReadsAsInMemory holds the file's reading to the
+// events': the same findings on the histories TestCheckCoreJudges uses.
+func TestCheckCoreFromDiskReadsAsInMemory(t *testing.T) {
+	for _, planted := range []int{0, 1, 3} {
+		cfg := Defaults(2000)
+		cfg.Duplicates = planted
+		h := Generate(cfg)
+		path := filepath.Join(t.TempDir(), "history.ndjson")
+		if err := writeTrace(path, h); err != nil {
+			t.Fatal(err)
+		}
+		evs, err := coreEventsFromFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := judgeCore(evs), judgeCore(coreEvents(h.Events)); got != want || planted > 0 && got.duplicate != planted {
+			t.Errorf("%d planted: from the file %v, from memory %v", planted, got, want)
+		}
+	}
+}
+
+// coreEventsFromFile is coreEvents of a format-2 trace file, read line by
+// line with the scanner the actors use, no decoder.
+func coreEventsFromFile(path string) (*coreHistory, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 1<<26)
+	r := newCoreReader()
+	first := true
+	for sc.Scan() {
+		if first { // the header
+			first = false
+			continue
+		}
+		r.line(string(sc.Bytes()))
+	}
+	r.h.subs, r.h.reqs, r.h.msgs = len(r.subs), len(r.reqs), len(r.msgs)
+	return r.h, sc.Err()
+}
+
+type coreReader struct {
+	h                 *coreHistory
+	subs, texts, msgs map[string]int32
+	reqs              map[linkRaw]int32
+	observer          map[string]bool
+	sentAt            []int32 // by seq: the index in h.ev of a prompt's or answer's send, -1 otherwise
+	top, env, par     [7]string
+}
+
+type linkRaw struct{ link, id string }
+
+func newCoreReader() *coreReader {
+	return &coreReader{h: &coreHistory{}, subs: map[string]int32{}, texts: map[string]int32{}, msgs: map[string]int32{},
+		reqs: map[linkRaw]int32{}, observer: map[string]bool{}}
+}
+
+var (
+	topKeys    = []string{"kind", "link", "sub", "text", "msg", "send", "outcome"}
+	envKeys    = []string{"id", "method", "params", "result", "error", "from"}
+	paramKeys  = []string{"sessionId", "update", "messageId"}
+	updateKeys = []string{"sessionUpdate", "messageId", "content"}
+	textKeys   = []string{"text"}
+)
+
+func str(raw string) string { s, _ := jsonscan.StringField(raw); return s }
+
+// line reads one event into the core's form.
+func (r *coreReader) line(l string) {
+	top := r.top[:len(topKeys)]
+	clear(top)
+	jsonscan.FieldsOf(l, topKeys, top)
+	c := coreEvent{sub: -1, req: -1, msg: -1}
+	sent := false
+	switch str(top[0]) {
+	case traces.KindSubmit:
+		r.texts[str(top[3])] = intern(r.subs, str(top[2]))
+	case traces.KindConnect:
+		// A connect's from is the observer for its reading links.
+		var from [1]string
+		jsonscan.FieldsOf(l, []string{"from"}, from[:])
+		r.observer[str(top[1])] = str(from[0]) == traces.Observer
+	case traces.KindOutcome:
+		var o [1]string
+		jsonscan.FieldsOf(l, []string{"messageId"}, o[:])
+		c.kind, c.sub = coreOutcome, intern(r.subs, str(top[2]))
+		if id := str(o[0]); id != "" {
+			c.msg = intern(r.msgs, id)
+		}
+		switch str(top[6]) {
+		case traces.OutcomeFailed:
+			c.outcome = coreOutcome8(Failed)
+		case traces.OutcomeUnknown:
+			c.outcome = coreOutcome8(Unknown)
+		}
+	case traces.KindDeliver:
+		if n, err := strconv.Atoi(top[5]); err == nil && n < len(r.sentAt) && r.sentAt[n] >= 0 {
+			s := r.h.ev[r.sentAt[n]]
+			c.req, c.kind = s.req, corePromptArrived
+			if s.kind == coreAnswer {
+				c.kind = coreAnswerArrived
+			}
+		}
+	case traces.KindSend:
+		sent = true
+		r.send(&c, str(top[1]), str(top[2]), top[4])
+	}
+	for len(r.sentAt) <= len(r.h.ev)+1 {
+		r.sentAt = append(r.sentAt, -1)
+	}
+	if sent && (c.kind == corePrompt || c.kind == coreAnswer) {
+		r.sentAt[len(r.h.ev)+1] = int32(len(r.h.ev)) // seqs count from 1, one a line
+	}
+	r.h.ev = append(r.h.ev, c)
+}
+
+// send reads a send's frame: a prompt, an answer to one, or a user message
+// the observer read.
+func (r *coreReader) send(c *coreEvent, link, sub, msg string) {
+	env := r.env[:len(envKeys)]
+	clear(env)
+	if !jsonscan.FieldsOf(msg, envKeys, env) {
+		return
+	}
+	k := linkRaw{link, env[0]}
+	switch method := str(env[1]); {
+	case method == acp.MethodSessionPrompt && env[0] != "":
+		q := int32(len(r.reqs))
+		r.reqs[k] = q
+		c.kind, c.sub, c.req = corePrompt, intern(r.subs, sub), q
+	case method == "" && env[0] != "":
+		if q, ok := r.reqs[k]; ok {
+			c.kind, c.req, c.ok = coreAnswer, q, env[4] == ""
+			if c.ok {
+				var m [1]string
+				jsonscan.FieldsOf(env[3], []string{"messageId"}, m[:])
+				if id := str(m[0]); id != "" {
+					c.msg = intern(r.msgs, id)
+				}
+			}
+		}
+	case method == acp.MethodSessionUpdate && r.observer[link]:
+		par := r.par[:len(paramKeys)]
+		clear(par)
+		jsonscan.FieldsOf(env[2], paramKeys, par)
+		var u [3]string
+		jsonscan.FieldsOf(par[1], updateKeys, u[:])
+		if str(u[0]) != acp.UpdateUserMessage {
+			return
+		}
+		var t [1]string // the first content block's text: the bench's prompts have one
+		if content := u[2]; len(content) > 1 && content[0] == '[' {
+			jsonscan.Object(content, jsonscan.SkipWS(content, 1), textKeys, t[:], 1, true)
+		}
+		if s, ok := r.texts[str(t[0])]; ok {
+			c.kind, c.sub = coreTranscript, s
+			if id := str(u[1]); id != "" {
+				c.msg = intern(r.msgs, id)
+			}
+		}
+	}
+}
