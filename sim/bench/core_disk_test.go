@@ -24,18 +24,25 @@ func BenchmarkCheckCoreFromDisk(b *testing.B) {
 	if err := writeTrace(path, h); err != nil {
 		b.Fatal(err)
 	}
-	cpu0 := CPUTime()
-	for b.Loop() {
-		evs, err := coreEventsFromFile(path)
-		if err != nil {
-			b.Fatal(err)
-		}
-		if f := judgeCore(evs); f != (coreFindings{}) {
-			b.Fatalf("the history is not healthy: %v", f)
-		}
+	for _, reader := range []struct {
+		name    string
+		onePass bool
+	}{{"scanner", false}, {"one-pass", true}} {
+		b.Run(reader.name, func(b *testing.B) {
+			cpu0 := CPUTime()
+			for b.Loop() {
+				evs, err := coreEventsFromFile(path, reader.onePass)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if f := judgeCore(evs); f != (coreFindings{}) {
+					b.Fatalf("the history is not healthy: %v", f)
+				}
+			}
+			cpu := (CPUTime() - cpu0).Seconds() / float64(b.N)
+			b.ReportMetric(cpu*1e6/float64(len(h.Texts)), "cpu-us/sub")
+		})
 	}
-	cpu := (CPUTime() - cpu0).Seconds() / float64(b.N)
-	b.ReportMetric(cpu*1e6/float64(len(h.Texts)), "cpu-us/sub")
 }
 
 // TestCheckCoreFromDiskReadsAsInMemory holds the file's reading to the
@@ -49,19 +56,21 @@ func TestCheckCoreFromDiskReadsAsInMemory(t *testing.T) {
 		if err := writeTrace(path, h); err != nil {
 			t.Fatal(err)
 		}
-		evs, err := coreEventsFromFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got, want := judgeCore(evs), judgeCore(coreEvents(h.Events)); got != want || planted > 0 && got.duplicate != planted {
-			t.Errorf("%d planted: from the file %v, from memory %v", planted, got, want)
+		for _, onePass := range []bool{false, true} {
+			evs, err := coreEventsFromFile(path, onePass)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got, want := judgeCore(evs), judgeCore(coreEvents(h.Events)); got != want || planted > 0 && got.duplicate != planted {
+				t.Errorf("%d planted, one pass %v: from the file %v, from memory %v", planted, onePass, got, want)
+			}
 		}
 	}
 }
 
 // coreEventsFromFile is coreEvents of a format-2 trace file, read line by
 // line with the scanner the actors use, no decoder.
-func coreEventsFromFile(path string) (*coreHistory, error) {
+func coreEventsFromFile(path string, onePass bool) (*coreHistory, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -76,7 +85,11 @@ func coreEventsFromFile(path string) (*coreHistory, error) {
 			first = false
 			continue
 		}
-		r.line(string(sc.Bytes()))
+		if onePass {
+			r.lineOnePass(string(sc.Bytes()))
+		} else {
+			r.line(string(sc.Bytes()))
+		}
 	}
 	r.h.subs, r.h.reqs, r.h.msgs = len(r.subs), len(r.reqs), len(r.msgs)
 	return r.h, sc.Err()
@@ -202,4 +215,71 @@ func (r *coreReader) send(c *coreEvent, link, sub, msg string) {
 			}
 		}
 	}
+}
+
+// lineOnePass is line, its fields found in one pass (onePass).
+func (r *coreReader) lineOnePass(l string) {
+	var p onePass
+	c := coreEvent{sub: -1, req: -1, msg: -1}
+	if !p.read(l) {
+		r.h.ev = append(r.h.ev, c)
+		return
+	}
+	sent := false
+	switch str(p.kind) {
+	case traces.KindSubmit:
+		r.texts[str(p.text)] = intern(r.subs, str(p.sub))
+	case traces.KindConnect:
+		r.observer[str(p.link)] = str(p.from) == traces.Observer
+	case traces.KindOutcome:
+		c.kind, c.sub = coreOutcome, intern(r.subs, str(p.sub))
+		if id := str(p.messageID); id != "" {
+			c.msg = intern(r.msgs, id)
+		}
+		switch str(p.outcome) {
+		case traces.OutcomeFailed:
+			c.outcome = coreOutcome8(Failed)
+		case traces.OutcomeUnknown:
+			c.outcome = coreOutcome8(Unknown)
+		}
+	case traces.KindDeliver:
+		if n, err := strconv.Atoi(p.send); err == nil && n < len(r.sentAt) && r.sentAt[n] >= 0 {
+			s := r.h.ev[r.sentAt[n]]
+			c.req, c.kind = s.req, corePromptArrived
+			if s.kind == coreAnswer {
+				c.kind = coreAnswerArrived
+			}
+		}
+	case traces.KindSend:
+		sent = true
+		link := str(p.link)
+		k := linkRaw{link, p.id}
+		switch method := str(p.method); {
+		case method == acp.MethodSessionPrompt && p.id != "":
+			q := int32(len(r.reqs))
+			r.reqs[k] = q
+			c.kind, c.sub, c.req = corePrompt, intern(r.subs, str(p.sub)), q
+		case method == "" && p.id != "":
+			if q, ok := r.reqs[k]; ok {
+				c.kind, c.req, c.ok = coreAnswer, q, p.err == ""
+				if id := str(p.resultMsg); c.ok && id != "" {
+					c.msg = intern(r.msgs, id)
+				}
+			}
+		case method == acp.MethodSessionUpdate && r.observer[link] && str(p.updateKind) == acp.UpdateUserMessage:
+			if s, ok := r.texts[str(p.blockText)]; ok {
+				c.kind, c.sub = coreTranscript, s
+				if id := str(p.updateMsg); id != "" {
+					c.msg = intern(r.msgs, id)
+				}
+			}
+		}
+	}
+	for len(r.sentAt) <= len(r.h.ev)+1 {
+		r.sentAt = append(r.sentAt, -1)
+	}
+	if sent && (c.kind == corePrompt || c.kind == coreAnswer) {
+		r.sentAt[len(r.h.ev)+1] = int32(len(r.h.ev))
+	}
+	r.h.ev = append(r.h.ev, c)
 }
