@@ -137,7 +137,7 @@ function traceBytes(    p, b1, b2, target, v) {
 	printf "%-46s %12s   (format 1: %s)\n", "read floor per submission (format 2)",
 		sprintf("%.2f µs", mean(p "2 floor-cpu-us/sub")), sprintf("%.2f µs", mean(p "1 floor-cpu-us/sub"))
 	v = mean("BenchmarkCheckCoreFromDisk/one-pass cpu-us/sub")
-	if (v >= 0) printf "%-46s %12s   (the rebuilt checker's core read from that file in one pass: %.1f× the floor, where judge's target is 2× for every rule; scanned per nested object: %s)\n", "core from disk per submission (format 2)", sprintf("%.2f µs", v), v / mean(p "2 floor-cpu-us/sub"), sprintf("%.2f µs", mean("BenchmarkCheckCoreFromDisk/scanner cpu-us/sub"))
+	if (v >= 0) printf "%-46s %12s   (the rebuilt checker's core read from that file in one pass: %.1f× the floor, judge's target is 2× for every rule; scanned per nested object: %s)\n", "core from disk per submission (format 2)", sprintf("%.2f µs", v), v / mean(p "2 floor-cpu-us/sub"), sprintf("%.2f µs", mean("BenchmarkCheckCoreFromDisk/scanner cpu-us/sub"))
 }
 END {
 	bench = "BenchmarkCheckMillion"
