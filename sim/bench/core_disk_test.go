@@ -121,110 +121,59 @@ var (
 
 func str(raw string) string { s, _ := jsonscan.StringField(raw); return s }
 
-// line reads one event into the core's form.
+// line reads one event into the core's form, its fields found by the
+// scanner, one nested object at a time.
 func (r *coreReader) line(l string) {
+	var p onePass
 	top := r.top[:len(topKeys)]
 	clear(top)
 	jsonscan.FieldsOf(l, topKeys, top)
-	c := coreEvent{sub: -1, req: -1, msg: -1}
-	sent := false
-	switch str(top[0]) {
-	case traces.KindSubmit:
-		r.texts[str(top[3])] = intern(r.subs, str(top[2]))
+	p.kind, p.link, p.sub, p.text, p.send, p.outcome = top[0], top[1], top[2], top[3], top[5], top[6]
+	switch str(p.kind) {
 	case traces.KindConnect:
-		// A connect's from is the observer for its reading links.
 		var from [1]string
 		jsonscan.FieldsOf(l, []string{"from"}, from[:])
-		r.observer[str(top[1])] = str(from[0]) == traces.Observer
+		p.from = from[0]
 	case traces.KindOutcome:
 		var o [1]string
 		jsonscan.FieldsOf(l, []string{"messageId"}, o[:])
-		c.kind, c.sub = coreOutcome, intern(r.subs, str(top[2]))
-		if id := str(o[0]); id != "" {
-			c.msg = intern(r.msgs, id)
-		}
-		switch str(top[6]) {
-		case traces.OutcomeFailed:
-			c.outcome = coreOutcome8(Failed)
-		case traces.OutcomeUnknown:
-			c.outcome = coreOutcome8(Unknown)
-		}
-	case traces.KindDeliver:
-		if n, err := strconv.Atoi(top[5]); err == nil && n < len(r.sentAt) && r.sentAt[n] >= 0 {
-			s := r.h.ev[r.sentAt[n]]
-			c.req, c.kind = s.req, corePromptArrived
-			if s.kind == coreAnswer {
-				c.kind = coreAnswerArrived
-			}
-		}
+		p.messageID = o[0]
 	case traces.KindSend:
-		sent = true
-		r.send(&c, str(top[1]), str(top[2]), top[4])
-	}
-	for len(r.sentAt) <= len(r.h.ev)+1 {
-		r.sentAt = append(r.sentAt, -1)
-	}
-	if sent && (c.kind == corePrompt || c.kind == coreAnswer) {
-		r.sentAt[len(r.h.ev)+1] = int32(len(r.h.ev)) // seqs count from 1, one a line
-	}
-	r.h.ev = append(r.h.ev, c)
-}
-
-// send reads a send's frame: a prompt, an answer to one, or a user message
-// the observer read.
-func (r *coreReader) send(c *coreEvent, link, sub, msg string) {
-	env := r.env[:len(envKeys)]
-	clear(env)
-	if !jsonscan.FieldsOf(msg, envKeys, env) {
-		return
-	}
-	k := linkRaw{link, env[0]}
-	switch method := str(env[1]); {
-	case method == acp.MethodSessionPrompt && env[0] != "":
-		q := int32(len(r.reqs))
-		r.reqs[k] = q
-		c.kind, c.sub, c.req = corePrompt, intern(r.subs, sub), q
-	case method == "" && env[0] != "":
-		if q, ok := r.reqs[k]; ok {
-			c.kind, c.req, c.ok = coreAnswer, q, env[4] == ""
-			if c.ok {
-				var m [1]string
-				jsonscan.FieldsOf(env[3], []string{"messageId"}, m[:])
-				if id := str(m[0]); id != "" {
-					c.msg = intern(r.msgs, id)
-				}
+		env := r.env[:len(envKeys)]
+		clear(env)
+		if jsonscan.FieldsOf(top[4], envKeys, env) {
+			p.id, p.method, p.err = env[0], env[1], env[4]
+			var m [1]string
+			jsonscan.FieldsOf(env[3], []string{"messageId"}, m[:])
+			p.resultMsg = m[0]
+			par := r.par[:len(paramKeys)]
+			clear(par)
+			jsonscan.FieldsOf(env[2], paramKeys, par)
+			var u [3]string
+			jsonscan.FieldsOf(par[1], updateKeys, u[:])
+			p.updateKind, p.updateMsg = u[0], u[1]
+			var t [1]string // the first content block's text: the bench's prompts have one
+			if content := u[2]; len(content) > 1 && content[0] == '[' {
+				jsonscan.Object(content, jsonscan.SkipWS(content, 1), textKeys, t[:], 1, true)
 			}
-		}
-	case method == acp.MethodSessionUpdate && r.observer[link]:
-		par := r.par[:len(paramKeys)]
-		clear(par)
-		jsonscan.FieldsOf(env[2], paramKeys, par)
-		var u [3]string
-		jsonscan.FieldsOf(par[1], updateKeys, u[:])
-		if str(u[0]) != acp.UpdateUserMessage {
-			return
-		}
-		var t [1]string // the first content block's text: the bench's prompts have one
-		if content := u[2]; len(content) > 1 && content[0] == '[' {
-			jsonscan.Object(content, jsonscan.SkipWS(content, 1), textKeys, t[:], 1, true)
-		}
-		if s, ok := r.texts[str(t[0])]; ok {
-			c.kind, c.sub = coreTranscript, s
-			if id := str(u[1]); id != "" {
-				c.msg = intern(r.msgs, id)
-			}
+			p.blockText = t[0]
 		}
 	}
+	r.event(&p)
 }
 
 // lineOnePass is line, its fields found in one pass (onePass).
 func (r *coreReader) lineOnePass(l string) {
 	var p onePass
-	c := coreEvent{sub: -1, req: -1, msg: -1}
 	if !p.read(l) {
-		r.h.ev = append(r.h.ev, c)
-		return
+		p = onePass{}
 	}
+	r.event(&p)
+}
+
+// event is the core's form of the event whose fields p holds.
+func (r *coreReader) event(p *onePass) {
+	c := coreEvent{sub: -1, req: -1, msg: -1}
 	sent := false
 	switch str(p.kind) {
 	case traces.KindSubmit:

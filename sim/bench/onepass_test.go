@@ -47,7 +47,8 @@ func skipSpace(s string, i int) int {
 	return i
 }
 
-// str ends the string token that opens at s[i]; ok false if it runs off.
+// stringEndAt ends the string token that opens at s[i]; ok false if it
+// runs off.
 func stringEndAt(s string, i int) (int, bool) {
 	j := i + 1
 	for {
@@ -94,17 +95,11 @@ func (p *onePass) value(s string, i int, spot lineSpot) (int, bool) {
 				return 0, false
 			}
 			first = false
-			j = skipSpace(s, end)
-			if j >= len(s) {
-				return 0, false
+			next, done, ok := after(s, end, ']')
+			if !ok || done {
+				return next, ok
 			}
-			if s[j] == ']' {
-				return j + 1, true
-			}
-			if s[j] != ',' {
-				return 0, false
-			}
-			j = skipSpace(s, j+1)
+			j = next
 		}
 	default: // a number, true, false or null
 		j := i
@@ -142,78 +137,79 @@ func (p *onePass) object(s string, i int, spot lineSpot) (int, bool) {
 		if slot != nil {
 			*slot = s[j:end]
 		}
-		j = skipSpace(s, end)
-		if j >= len(s) {
-			return 0, false
+		next, done, ok := after(s, end, '}')
+		if !ok || done {
+			return next, ok
 		}
-		if s[j] == '}' {
-			return j + 1, true
-		}
-		if s[j] != ',' {
-			return 0, false
-		}
-		j = skipSpace(s, j+1)
+		j = next
 	}
+}
+
+// after reads what follows a member or an element ending at s[j]: close
+// ends its container (done), a comma leads to the next.
+func after(s string, j int, close byte) (next int, done, ok bool) {
+	j = skipSpace(s, j)
+	switch {
+	case j >= len(s):
+		return 0, false, false
+	case s[j] == close:
+		return j + 1, true, true
+	case s[j] == ',':
+		return skipSpace(s, j+1), false, true
+	}
+	return 0, false, false
+}
+
+// fieldAt is a key the core reads at a spot: where its value is kept (nil:
+// not kept) and the spot of what is inside it.
+type fieldAt struct {
+	key   string
+	keep  func(*onePass) *string
+	inner lineSpot
+}
+
+// fieldsAt are the keys the core reads, by spot.
+var fieldsAt = [...][]fieldAt{
+	spotTop: {
+		{"kind", func(p *onePass) *string { return &p.kind }, spotNone},
+		{"link", func(p *onePass) *string { return &p.link }, spotNone},
+		{"sub", func(p *onePass) *string { return &p.sub }, spotNone},
+		{"text", func(p *onePass) *string { return &p.text }, spotNone},
+		{"outcome", func(p *onePass) *string { return &p.outcome }, spotNone},
+		{"messageId", func(p *onePass) *string { return &p.messageID }, spotNone},
+		{"send", func(p *onePass) *string { return &p.send }, spotNone},
+		{"from", func(p *onePass) *string { return &p.from }, spotNone},
+		{"msg", nil, spotMsg},
+	},
+	spotMsg: {
+		{"id", func(p *onePass) *string { return &p.id }, spotNone},
+		{"method", func(p *onePass) *string { return &p.method }, spotNone},
+		{"error", func(p *onePass) *string { return &p.err }, spotNone},
+		{"result", nil, spotResult},
+		{"params", nil, spotParams},
+	},
+	spotResult: {{"messageId", func(p *onePass) *string { return &p.resultMsg }, spotNone}},
+	spotParams: {{"update", nil, spotUpdate}},
+	spotUpdate: {
+		{"sessionUpdate", func(p *onePass) *string { return &p.updateKind }, spotNone},
+		{"messageId", func(p *onePass) *string { return &p.updateMsg }, spotNone},
+		{"content", nil, spotContent},
+	},
+	spotBlock: {{"text", func(p *onePass) *string { return &p.blockText }, spotNone}},
 }
 
 // slot is where key's value at spot is kept (nil: nowhere) and the spot of
 // what is inside it.
 func (p *onePass) slot(spot lineSpot, key string) (*string, lineSpot) {
-	switch spot {
-	case spotTop:
-		switch key {
-		case "kind":
-			return &p.kind, spotNone
-		case "link":
-			return &p.link, spotNone
-		case "sub":
-			return &p.sub, spotNone
-		case "text":
-			return &p.text, spotNone
-		case "outcome":
-			return &p.outcome, spotNone
-		case "messageId":
-			return &p.messageID, spotNone
-		case "send":
-			return &p.send, spotNone
-		case "from":
-			return &p.from, spotNone
-		case "msg":
-			return nil, spotMsg
-		}
-	case spotMsg:
-		switch key {
-		case "id":
-			return &p.id, spotNone
-		case "method":
-			return &p.method, spotNone
-		case "error":
-			return &p.err, spotNone
-		case "result":
-			return nil, spotResult
-		case "params":
-			return nil, spotParams
-		}
-	case spotResult:
-		if key == "messageId" {
-			return &p.resultMsg, spotNone
-		}
-	case spotParams:
-		if key == "update" {
-			return nil, spotUpdate
-		}
-	case spotUpdate:
-		switch key {
-		case "sessionUpdate":
-			return &p.updateKind, spotNone
-		case "messageId":
-			return &p.updateMsg, spotNone
-		case "content":
-			return nil, spotContent
-		}
-	case spotBlock:
-		if key == "text" {
-			return &p.blockText, spotNone
+	if int(spot) >= len(fieldsAt) {
+		return nil, spotNone
+	}
+	for _, f := range fieldsAt[spot] {
+		if f.key == key {
+			if f.keep == nil {
+				return nil, f.inner
+			}
+			return f.keep(p), f.inner
 		}
 	}
 	return nil, spotNone
