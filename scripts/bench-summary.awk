@@ -168,9 +168,11 @@ END {
 	w = mean("BenchmarkCheckFloor/handles submissions/cpu-s")
 	if (v >= 0 && w >= 0) printf "%-46s %12s   (each id looked up by its string, nothing judged; by small-integer handles: %s)\n", "checker floor, submissions/core-s", commas(v), commas(w)
 	v = mean("BenchmarkCheckCore/million submissions/cpu-s")
-	if (v >= 0) printf "%-46s %12s   (at most once and never lost alone, on 16-byte events of handles: %.1f× the target, %.0f× properties.Check; at 100 / 1,000: %s / %s, porcupine %s / %s)\n", "a rebuilt checker's core, submissions/core-s", commas(v),
+	w = mean("BenchmarkPorcupine/subs=100/porcupine cpu-s/check")
+	x = mean("BenchmarkPorcupine/subs=1000/porcupine cpu-s/check")
+	if (v >= 0) printf "%-46s %12s   (at most once and never lost alone, on 16-byte events of handles: %.1f× the target, %.0f× properties.Check; at 100 / 1,000: %s / %s%s; its events made by string lookups: %s)\n", "a rebuilt checker's core, submissions/core-s", commas(v),
 		v / 1000000, v / mean(bench " submissions/cpu-s"), dur(mean("BenchmarkCheckCore/subs=100 cpu-s/check")), dur(mean("BenchmarkCheckCore/subs=1000 cpu-s/check")),
-		dur(mean("BenchmarkPorcupine/subs=100/porcupine cpu-s/check")), dur(mean("BenchmarkPorcupine/subs=1000/porcupine cpu-s/check"))
+		w < 0 || x < 0 ? "" : ", porcupine " dur(w) " / " dur(x), commas(mean("BenchmarkCheckCore/million+form submissions/cpu-s"))
 	judgeScaling()
 	traceBytes()
 	rate("checker submissions per core-second (20,000)", "BenchmarkCheck submissions/cpu-s", 1000000)
