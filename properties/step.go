@@ -93,10 +93,6 @@ func (in *Interner) Link(h int32) string { return in.linkNames[h] }
 // Sub is the id of submission handle h.
 func (in *Interner) Sub(h int32) string { return in.subNames[h] }
 
-// Links is how many link handles the interner has given out, the empty
-// name's among them.
-func (in *Interner) Links() int { return len(in.linkNames) }
-
 // Subs is how many submission handles the interner has given out, the
 // empty name's among them.
 func (in *Interner) Subs() int { return len(in.subNames) }

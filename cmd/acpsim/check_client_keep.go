@@ -29,30 +29,11 @@ type clientRecord struct {
 	Rerun  string `json:"rerun"`
 	Broken string `json:"broken,omitempty"`
 	// Inconclusive is why check-client judged the seed to no verdict.
-	Inconclusive string              `json:"inconclusive,omitempty"`
-	Subs         []recordSubmission  `json:"submissions"`
-	Cancelled    []string            `json:"cancelled"`
-	Told         []recordTold        `json:"told"`
-	Transcript   []recordUserMessage `json:"transcript"`
-}
-
-type recordSubmission struct {
-	ID   string `json:"id"`
-	Text string `json:"text"`
-}
-
-type recordTold struct {
-	ID        string `json:"id"`
-	Outcome   string `json:"outcome"`
-	MessageID string `json:"messageId,omitempty"`
-	Error     string `json:"error,omitempty"`
-	Line      int    `json:"line"`
-}
-
-type recordUserMessage struct {
-	Session string `json:"session"`
-	ID      string `json:"id"`
-	Text    string `json:"text"`
+	Inconclusive string                   `json:"inconclusive,omitempty"`
+	Subs         []clientcheck.Submission `json:"submissions"`
+	Cancelled    []string                 `json:"cancelled"`
+	Told         []clientcheck.Told       `json:"told"`
+	Transcript   []clientcheck.Message    `json:"transcript"`
 }
 
 // clientRecordPath is the record beside the trace at trace.
@@ -80,17 +61,10 @@ func keepClientTrace(r *checkclient.Result, rerun string) string {
 	if f.Close() != nil {
 		return ""
 	}
+	h := r.History // the lists are written as [] when empty, never null
 	rec := clientRecord{Format: clientRecordFormat, Seed: r.Seed, Rerun: rerun, Broken: r.Broken, Inconclusive: r.Inconclusive,
-		Subs: []recordSubmission{}, Cancelled: append([]string{}, r.History.Cancelled...), Told: []recordTold{}, Transcript: []recordUserMessage{}}
-	for _, s := range r.History.Subs {
-		rec.Subs = append(rec.Subs, recordSubmission(s))
-	}
-	for _, t := range r.History.Told {
-		rec.Told = append(rec.Told, recordTold(t))
-	}
-	for _, m := range r.History.Transcript {
-		rec.Transcript = append(rec.Transcript, recordUserMessage(m))
-	}
+		Subs: append([]clientcheck.Submission{}, h.Subs...), Cancelled: append([]string{}, h.Cancelled...),
+		Told: append([]clientcheck.Told{}, h.Told...), Transcript: append([]clientcheck.Message{}, h.Transcript...)}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err == nil {
 		err = os.WriteFile(clientRecordPath(f.Name()), append(data, '\n'), 0o644)
@@ -151,17 +125,7 @@ func (rec *clientRecord) judgesWhatTheTapCannot(rep *properties.Report) (*proper
 
 // history is the record and the trace's frames, as check-client judged them.
 func (rec *clientRecord) history(events []traces.Event) clientcheck.History {
-	h := clientcheck.History{Frames: checkclient.Frames(events), Cancelled: rec.Cancelled}
-	for _, s := range rec.Subs {
-		h.Subs = append(h.Subs, clientcheck.Submission(s))
-	}
-	for _, t := range rec.Told {
-		h.Told = append(h.Told, clientcheck.Told(t))
-	}
-	for _, m := range rec.Transcript {
-		h.Transcript = append(h.Transcript, clientcheck.Message(m))
-	}
-	return h
+	return clientcheck.History{Frames: checkclient.Frames(events), Subs: rec.Subs, Told: rec.Told, Transcript: rec.Transcript, Cancelled: rec.Cancelled}
 }
 
 // clientJudgement is what judge makes of a kept check-client seed's Client.

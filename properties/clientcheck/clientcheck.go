@@ -19,9 +19,11 @@ import (
 )
 
 // Submission is one thing the user typed, in the order acpsim fed them. Two
-// submissions may share a text: the user sent it again on purpose.
+// submissions may share a text: the user sent it again on purpose. The JSON
+// names are those of check-client's record of a kept seed (NAME.client.json).
 type Submission struct {
-	ID, Text string
+	ID   string `json:"id"`
+	Text string `json:"text"`
 }
 
 // Outcomes the adapter tells its user.
@@ -34,8 +36,11 @@ const (
 // Told is one outcome line of the adapter; the last one for a submission is
 // what the user was left with.
 type Told struct {
-	ID, Outcome, MessageID, Error string
-	Line                          int // the adapter's stdout line
+	ID        string `json:"id"`
+	Outcome   string `json:"outcome"`
+	MessageID string `json:"messageId,omitempty"`
+	Error     string `json:"error,omitempty"`
+	Line      int    `json:"line"` // the adapter's stdout line
 }
 
 // Frame is one frame on the wire between the Client and the Agent. Conn
@@ -50,7 +55,9 @@ type Frame struct {
 
 // Message is a user message of the Agent's final transcript.
 type Message struct {
-	Session, ID, Text string
+	Session string `json:"session"`
+	ID      string `json:"id"`
+	Text    string `json:"text"`
 }
 
 // History is everything one seed shows.
