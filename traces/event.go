@@ -2,7 +2,7 @@
 // line and then one event per line, written as the run goes. The trace is the
 // source of truth: checkers read it, replay re-runs it, people read it.
 //
-// Format 2 (written since issue 33) differs from format 1 in three ways,
+// Format 2 (written since issue 33) differs from format 1 in four ways,
 // each to write less. A frame that is valid JSON (and valid UTF-8, starting
 // with '{' or '[', with no white space around it and no raw line break) is
 // written as the JSON value itself under "msg", byte for byte; any other
@@ -10,11 +10,13 @@
 // bytes that are not UTF-8 are kept, each as a lone surrogate escape
 // \udc80-\udcff. A deliver or drop of a frame still in flight names its
 // send ("send":N, N the send event's seq, paired as the checker pairs them)
-// and leaves out the frame, the link and the direction, and from and to
-// where they are the send's. And a send, deliver or drop whose from and to
+// and leaves out the frame, the link and the direction, and from, to and
+// sub where they are the send's. A send, deliver or drop whose from and to
 // are its link's ends in its direction, as the link's connect event named
-// them, leaves them out. The reader reads both formats and gives the same
-// events (with Send set where a deliver or drop met its send).
+// them, leaves them out. And an event leaves out its seq, its line's number
+// after the header (NewAppendWriter writes it: an appender numbers from the
+// last line). The reader reads both formats and gives the same events
+// (with Send set where a deliver or drop met its send).
 package traces
 
 import (
@@ -216,7 +218,8 @@ const (
 const Observer = "observer"
 
 // Event is one line after the header. T is virtual time in microseconds; Seq
-// numbers events from 1. Fields are set per Kind as the Kind constants say.
+// numbers events from 1, in line order (format 2 leaves it out of the line).
+// Fields are set per Kind as the Kind constants say.
 type Event struct {
 	T    int64  `json:"t"`
 	Seq  int64  `json:"seq"`

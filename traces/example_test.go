@@ -28,12 +28,14 @@ func ExampleWriter() {
 	if err := w.Flush(); err != nil {
 		panic(err)
 	}
+	// (Format 2 numbers events by their line after the header: each seq
+	// is left out, and the reader gives it back.)
 	// Output:
 	// {"format":2,"tool":"acpsim","source":"seed","seed":1,"policy":"","agent":"","link":"","clients":0,"sessions":0,"prompts":0,"rates":{"drop":0.1,"kill":0.01},"knobs":null,"contract":{"retention":"all","liveOnly":[]},"keyLengthUnit":"","command":""}
-	// {"t":0,"seq":1,"kind":"submit","client":"c1","sub":"s1","text":"hi \u0026 bye"}
-	// {"t":250,"seq":2,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","msg":{"jsonrpc":"2.0","id":1}}
-	// {"t":300,"seq":3,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","frame":"not JSON\n"}
-	// {"t":750,"seq":4,"kind":"deliver","send":2}
+	// {"t":0,"kind":"submit","client":"c1","sub":"s1","text":"hi \u0026 bye"}
+	// {"t":250,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","msg":{"jsonrpc":"2.0","id":1}}
+	// {"t":300,"kind":"send","link":"l1","from":"c1","to":"a1","dir":"c2a","frame":"not JSON\n"}
+	// {"t":750,"kind":"deliver","send":2}
 }
 
 func ExampleRead() {

@@ -26,11 +26,11 @@ func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 		if e.Frame == "" {
 			break
 		}
-		if p, ok := w.fl.take(e); ok && (e.From != "" || p.from == "") && (e.To != "" || p.to == "") {
-			// (A from or to left empty where the send's is set cannot
-			// be told from one left out: such an event is written whole,
-			// and its reader takes the same send, the first of its
-			// direction with its frame.)
+		if p, ok := w.fl.take(e); ok && (e.From != "" || p.from == "") && (e.To != "" || p.to == "") && (e.Sub != "" || p.sub == "") {
+			// (A from, to or sub left empty where the send's is set
+			// cannot be told from one left out: such an event is written
+			// whole, and its reader takes the same send, the first of
+			// its direction with its frame.)
 			ref = &p
 		} else {
 			implied = w.fl.endsImplied(e)
@@ -38,14 +38,14 @@ func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 	case KindDisconnect:
 		w.fl.disconnect(e.Link)
 	}
-	return appendEvent2(dst, e, ref, implied)
+	return appendEvent2(dst, e, ref, implied, w.seqs)
 }
 
 // appendEvent2 appends e in format 2; ref is the send it names (a deliver
 // or drop), nil for none; implied says its from and to are its link's ends
-// in its direction, left out.
-func appendEvent2(dst []byte, e *Event, ref *pendingSend, implied bool) []byte {
-	dst = appendEventHead(dst, e)
+// in its direction, left out; seq says its seq is written.
+func appendEvent2(dst []byte, e *Event, ref *pendingSend, implied, seq bool) []byte {
+	dst = appendEventHead(dst, e, seq)
 	if ref != nil {
 		// The link and direction are the send's (they are where it
 		// was found); from and to are written where they differ.
@@ -57,6 +57,10 @@ func appendEvent2(dst []byte, e *Event, ref *pendingSend, implied bool) []byte {
 		}
 		dst = append(dst, `,"send":`...)
 		dst = strconv.AppendInt(dst, ref.seq, 10)
+		// The submission is the send's too, written where it differs.
+		if e.Sub == ref.sub {
+			return append(appendTailAfterSub(appendTailToSub(dst, e), e), '}')
+		}
 	} else {
 		dst = appendField(dst, `,"link":`, e.Link)
 		if !implied {

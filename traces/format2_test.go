@@ -43,12 +43,12 @@ func TestFormat2Lines(t *testing.T) {
 		add(e)
 	}
 	add(Event{Kind: KindConnect, Link: "l1", From: "c1", To: "a1"})
-	frame(KindSend, f1, func(e *Event) { e.Sub = "s1" }) // 2
-	frame(KindSend, f2, nil)                             // 3
-	frame(KindSend, f1, nil)                             // 4: the same frame again
-	frame(KindDeliver, f2, nil)                          // names 3 (out of order)
-	frame(KindDeliver, f1, nil)                          // names 2, the first with f1
-	frame(KindDrop, f1, func(e *Event) { e.Note = "cut" })
+	frame(KindSend, f1, func(e *Event) { e.Sub = "s1" })                                        // 2
+	frame(KindSend, f2, nil)                                                                    // 3
+	frame(KindSend, f1, nil)                                                                    // 4: the same frame again
+	frame(KindDeliver, f2, nil)                                                                 // names 3 (out of order)
+	frame(KindDeliver, f1, func(e *Event) { e.Sub = "s1" })                                     // names 2, the first with f1; its sub is 2's
+	frame(KindDrop, f1, func(e *Event) { e.Sub, e.Note = "s9", "cut" })                         // names 4; a sub 4 has not
 	frame(KindDeliver, f1, nil)                                                                 // a second delivery: in full
 	frame(KindDeliver, f1+" ", nil)                                                             // changed on the way: in full
 	frame(KindSend, f3, func(e *Event) { e.From, e.To = "c1", "a2" })                           // 10: not the link's ends
@@ -57,20 +57,20 @@ func TestFormat2Lines(t *testing.T) {
 	add(Event{Kind: KindDisconnect, Link: "l1", From: "c1", To: "a1", Note: "cut"})
 	frame(KindDeliver, " "+f2, func(e *Event) { e.Dir, e.From, e.To = AgentToClient, "a1", "c1" }) // lost with the link: in full
 	want := []string{
-		`{"t":0,"seq":1,"kind":"connect","link":"l1","from":"c1","to":"a1"}`,
-		`{"t":0,"seq":2,"kind":"send","link":"l1","dir":"c2a","msg":` + f1 + `,"sub":"s1"}`,
-		`{"t":0,"seq":3,"kind":"send","link":"l1","dir":"c2a","msg":` + f2 + `}`,
-		`{"t":0,"seq":4,"kind":"send","link":"l1","dir":"c2a","msg":` + f1 + `}`,
-		`{"t":0,"seq":5,"kind":"deliver","send":3}`,
-		`{"t":0,"seq":6,"kind":"deliver","send":2}`,
-		`{"t":0,"seq":7,"kind":"drop","send":4,"note":"cut"}`,
-		`{"t":0,"seq":8,"kind":"deliver","link":"l1","dir":"c2a","msg":` + f1 + `}`,
-		`{"t":0,"seq":9,"kind":"deliver","link":"l1","dir":"c2a","frame":` + string(appendString(nil, f1+" ")) + `}`,
-		`{"t":0,"seq":10,"kind":"send","link":"l1","from":"c1","to":"a2","dir":"c2a","frame":"not JSON \udcff"}`,
-		`{"t":0,"seq":11,"kind":"deliver","from":"c9","send":10}`,
-		`{"t":0,"seq":12,"kind":"send","link":"l1","dir":"a2c","frame":` + string(appendString(nil, " "+f2)) + `}`,
-		`{"t":0,"seq":13,"kind":"disconnect","link":"l1","from":"c1","to":"a1","note":"cut"}`,
-		`{"t":0,"seq":14,"kind":"deliver","link":"l1","from":"a1","to":"c1","dir":"a2c","frame":` + string(appendString(nil, " "+f2)) + `}`,
+		`{"t":0,"kind":"connect","link":"l1","from":"c1","to":"a1"}`,
+		`{"t":0,"kind":"send","link":"l1","dir":"c2a","msg":` + f1 + `,"sub":"s1"}`,
+		`{"t":0,"kind":"send","link":"l1","dir":"c2a","msg":` + f2 + `}`,
+		`{"t":0,"kind":"send","link":"l1","dir":"c2a","msg":` + f1 + `}`,
+		`{"t":0,"kind":"deliver","send":3}`,
+		`{"t":0,"kind":"deliver","send":2}`,
+		`{"t":0,"kind":"drop","send":4,"sub":"s9","note":"cut"}`,
+		`{"t":0,"kind":"deliver","link":"l1","dir":"c2a","msg":` + f1 + `}`,
+		`{"t":0,"kind":"deliver","link":"l1","dir":"c2a","frame":` + string(appendString(nil, f1+" ")) + `}`,
+		`{"t":0,"kind":"send","link":"l1","from":"c1","to":"a2","dir":"c2a","frame":"not JSON \udcff"}`,
+		`{"t":0,"kind":"deliver","from":"c9","send":10}`,
+		`{"t":0,"kind":"send","link":"l1","dir":"a2c","frame":` + string(appendString(nil, " "+f2)) + `}`,
+		`{"t":0,"kind":"disconnect","link":"l1","from":"c1","to":"a1","note":"cut"}`,
+		`{"t":0,"kind":"deliver","link":"l1","from":"a1","to":"c1","dir":"a2c","frame":` + string(appendString(nil, " "+f2)) + `}`,
 	}
 	got := lines(t, l)
 	for i := range max(len(got), len(want)) {
@@ -420,5 +420,79 @@ func TestAppendWriterFormats(t *testing.T) {
 		`{"t":0,"seq":2,"kind":"deliver","link":"l","from":"c","to":"a","dir":"c2a","frame":"{\"id\":1}"}` + "\n"
 	if b.String() != want {
 		t.Errorf("format 1 appended:\n%s\nwant:\n%s", b.String(), want)
+	}
+}
+
+// Format 2 numbers a new trace's events by their line, so the writer keeps
+// no seq the reader would number otherwise; an appender writes each seq as
+// it was given, after the trace's, and the reader takes lines with and
+// without one alike.
+func TestFormat2NumbersEventsByLine(t *testing.T) {
+	var b bytes.Buffer
+	w := NewWriter(&b)
+	if err := w.WriteHeader(Header{Format: FormatVersion, Contract: Contract{Retention: "all"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteEvent(&Event{Seq: 1, Kind: KindHeal}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.WriteEvent(&Event{Seq: 3, Kind: KindHeal}); err == nil || !strings.Contains(err.Error(), "event seq 3, expected 2") {
+		t.Fatalf("a gap in a new format-2 trace: %v, want an error naming seq 3 and 2", err)
+	}
+
+	b.Reset()
+	w = NewWriter(&b)
+	if err := w.WriteHeader(Header{Format: FormatVersion, Contract: Contract{Retention: "all"}}); err != nil {
+		t.Fatal(err)
+	}
+	w.WriteEvent(&Event{T: 1, Seq: 1, Kind: KindConnect, Link: "l", From: "c", To: "a"})
+	w.WriteEvent(&Event{T: 2, Seq: 2, Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`})
+	w.Flush()
+	a := NewAppendWriter(&b, FormatVersion)
+	a.WriteEvent(&Event{T: 3, Seq: 3, Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":2}`})
+	a.WriteEvent(&Event{T: 4, Seq: 4, Kind: KindDeliver, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":2}`})
+	a.Flush()
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")[1:]
+	for i, want := range []string{
+		`{"t":1,"kind":"connect","link":"l","from":"c","to":"a"}`,
+		`{"t":2,"kind":"send","link":"l","dir":"c2a","msg":{"id":1}}`,
+		`{"t":3,"seq":3,"kind":"send","link":"l","from":"c","to":"a","dir":"c2a","msg":{"id":2}}`,
+		`{"t":4,"seq":4,"kind":"deliver","send":3}`,
+	} {
+		if i >= len(lines) || lines[i] != want {
+			t.Fatalf("line %d:\n got: %s\nwant: %s", i+2, at(lines, i), want)
+		}
+	}
+	l, err := Read(&b, "t.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range l.Events {
+		if e.Seq != int64(i+1) {
+			t.Errorf("event %d read with seq %d", i+1, e.Seq)
+		}
+	}
+	if len(l.Events) != 4 || l.Events[3].Send != 3 || l.Events[3].Frame != `{"id":2}` {
+		t.Errorf("read %+v, want four events, the last delivering send 3's frame", l.Events)
+	}
+}
+
+// A delivery whose send had a sub and that has none itself cannot leave
+// the sub out (the reader would give it the send's): it is written whole,
+// and reads back without one.
+func TestFormat2DeliveryWithoutItsSendsSub(t *testing.T) {
+	l := &Log{Header: sampleHeader()}
+	l.Append(Event{Kind: KindConnect, Link: "l", From: "c", To: "a"})
+	l.Append(Event{Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`, Sub: "s1"})
+	l.Append(Event{Kind: KindDeliver, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`})
+	if got, want := lines(t, l)[2], `{"t":0,"kind":"deliver","link":"l","dir":"c2a","msg":{"id":1}}`; got != want {
+		t.Fatalf("got %s, want %s", got, want)
+	}
+	read, err := Read(bytes.NewReader(encode(t, l)), "f2.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := read.Events[2]; e.Sub != "" || e.Send != 2 {
+		t.Fatalf("read back %+v, want no sub and paired with send 2", e)
 	}
 }

@@ -196,6 +196,9 @@ func decodeHeader(line []byte, h *Header) error {
 	return nil
 }
 
+// seqField is Event's seq among the scanner's fields.
+var seqField = uint64(1) << infoFor(eventType).byName["seq"]
+
 // decodeEvent decodes line into e, using sc (set up for the trace's format),
 // and checks it: Seq must be seq, T at least prevT, and the fields must be
 // those the kind needs. fl, for a format-2 trace, is its sends in flight:
@@ -212,7 +215,11 @@ func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64, fl *f
 		return fmt.Errorf("unknown kind %s, expected one of %s", quoted(e.Kind), kindList)
 	}
 	if e.Seq != seq {
-		return fmt.Errorf(`field "seq": got %d, expected %d (events are numbered 1, 2, 3, ... in order)`, e.Seq, seq)
+		if sc.present&seqField == 0 { // format 2: numbered by its line
+			e.Seq = seq
+		} else {
+			return fmt.Errorf(`field "seq": got %d, expected %d (events are numbered 1, 2, 3, ... in order)`, e.Seq, seq)
+		}
 	}
 	if e.T < prevT {
 		if seq == 1 {

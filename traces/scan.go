@@ -29,11 +29,16 @@ type lineScanner struct {
 	msg   int
 	bytes uint64
 	deny  uint64
+	// optional marks the fields this format may leave out though they
+	// are not omitempty (format 2's seq); present marks the fields the
+	// last line decoded had.
+	optional uint64
+	present  uint64
 }
 
 // eventFormat sets the scanner up for the events of a trace of format.
 func (s *lineScanner) eventFormat(format int) {
-	s.intern, s.msg, s.bytes, s.deny = eventInterned, 0, 0, 0
+	s.intern, s.msg, s.bytes, s.deny, s.optional = eventInterned, 0, 0, 0, 0
 	si := infoFor(eventType)
 	if format == FormatV1 {
 		s.deny = 1 << si.byName["send"]
@@ -41,6 +46,7 @@ func (s *lineScanner) eventFormat(format int) {
 	}
 	s.msg = si.byName["frame"]
 	s.bytes = 1 << s.msg
+	s.optional = 1 << si.byName["seq"]
 }
 
 // interned holds the values of kind, dir and outcome, which are on almost
@@ -229,8 +235,9 @@ func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
 	if s.pos < len(s.data) {
 		return errors.New("unexpected data after the JSON object, expected one JSON object per line")
 	}
+	s.present = present
 	for i, f := range si.fields {
-		if present&(1<<i) == 0 && !f.omitempty {
+		if present&(1<<i) == 0 && !f.omitempty && s.optional&(1<<i) == 0 {
 			return fmt.Errorf("missing field %q, expected fields %s", f.name, si.always)
 		}
 	}

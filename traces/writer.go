@@ -22,6 +22,12 @@ type Writer struct {
 	header bool
 	format int
 	fl     *flight // format 2: the sends in flight, for deliveries to name
+	// seqs says every event's seq is written. Format 1 always writes it;
+	// format 2 leaves it out (an event's seq is its line's number after
+	// the header), except in an appender's events (NewAppendWriter): a
+	// later appender numbers its own from the trace's last line alone.
+	seqs   bool
+	events int64 // events written, for the seq format 2 implies
 	err    error
 }
 
@@ -34,17 +40,21 @@ func NewWriter(w io.Writer) *Writer {
 // (and earlier events) w already holds, in that trace's format (its
 // header's Format): WriteHeader is refused on it. In format 2 it names only
 // the sends it wrote itself: a delivery of a frame sent before it is
-// written whole.
+// written whole. It writes every event's seq, in either format, as the
+// caller numbered it (after the trace's events): what it appends can be
+// numbered by the next appender from its last line.
 func NewAppendWriter(w io.Writer, format int) *Writer {
 	tw := NewWriter(w)
 	tw.header = true
 	tw.err = tw.setFormat(format)
+	tw.seqs = true
 	return tw
 }
 
 func (w *Writer) setFormat(format int) error {
 	switch format {
 	case FormatV1:
+		w.seqs = true
 	case FormatVersion:
 		w.fl = newFlight(false)
 	default:
@@ -93,6 +103,15 @@ func (w *Writer) WriteEvent(e *Event) error {
 	if e == nil {
 		return errors.New("traces: WriteEvent(nil), expected an event")
 	}
+	if !w.seqs {
+		// The reader numbers an event without a seq by its line: one
+		// numbered otherwise would be read as another.
+		if e.Seq != w.events+1 {
+			w.err = fmt.Errorf("traces: event seq %d, expected %d: format 2 numbers events 1, 2, 3, ... by their line", e.Seq, w.events+1)
+			return w.err
+		}
+	}
+	w.events++
 	if w.format == FormatV1 {
 		if e.Send != 0 {
 			c := *e
@@ -119,13 +138,16 @@ func (w *Writer) Flush() error {
 	return w.err
 }
 
-// appendEventHead opens an event's object with what every event has, in
-// both formats: its time, number and kind.
-func appendEventHead(dst []byte, e *Event) []byte {
+// appendEventHead opens an event's object with what every event has: its
+// time, its number (unless seq is false: format 2 numbers by line) and its
+// kind.
+func appendEventHead(dst []byte, e *Event, seq bool) []byte {
 	dst = append(dst, `{"t":`...)
 	dst = strconv.AppendInt(dst, e.T, 10)
-	dst = append(dst, `,"seq":`...)
-	dst = strconv.AppendInt(dst, e.Seq, 10)
+	if seq {
+		dst = append(dst, `,"seq":`...)
+		dst = strconv.AppendInt(dst, e.Seq, 10)
+	}
 	dst = append(dst, `,"kind":`...)
 	dst = appendString(dst, e.Kind)
 	return dst
@@ -137,7 +159,7 @@ func appendEventHead(dst []byte, e *Event) []byte {
 // them (including <, >, & and U+2028/U+2029, with invalid UTF-8 replaced by
 // U+FFFD). No trailing newline is added.
 func AppendEvent(dst []byte, e *Event) []byte {
-	dst = appendEventHead(dst, e)
+	dst = appendEventHead(dst, e, true)
 	dst = appendField(dst, `,"link":`, e.Link)
 	dst = appendField(dst, `,"from":`, e.From)
 	dst = appendField(dst, `,"to":`, e.To)
@@ -153,8 +175,19 @@ func AppendEvent(dst []byte, e *Event) []byte {
 
 // appendTail appends the fields after the frame, as json.Marshal does.
 func appendTail(dst []byte, e *Event) []byte {
-	dst = appendField(dst, `,"client":`, e.Client)
+	dst = appendTailToSub(dst, e)
 	dst = appendField(dst, `,"sub":`, e.Sub)
+	return appendTailAfterSub(dst, e)
+}
+
+// appendTailToSub appends the fields after the frame and before sub: a
+// format-2 delivery leaves out the sub it shares with its send.
+func appendTailToSub(dst []byte, e *Event) []byte {
+	return appendField(dst, `,"client":`, e.Client)
+}
+
+// appendTailAfterSub appends the fields after sub.
+func appendTailAfterSub(dst []byte, e *Event) []byte {
 	dst = appendField(dst, `,"text":`, e.Text)
 	dst = appendField(dst, `,"outcome":`, e.Outcome)
 	dst = appendField(dst, `,"session":`, e.Session)

@@ -25,7 +25,9 @@ var updateGolden = flag.Bool("update-golden", false, "rewrite testdata/trace-has
 // judged from its trace in format 1 and in format 2 gets the same report as
 // the run itself (the verdicts on every pinned seed are the same as
 // before). A change of behaviour updates both files (-run RecordedHashes
-// -update-golden).
+// -update-golden). Re-pinned again when format 2 left each event's seq out
+// (numbered by its line): testdata/trace-hashes.txt alone changed, the
+// format-1 hashes and every verdict held as above.
 
 // goldenRuns are the determinism seeds whose trace bytes are pinned: each
 // policy on each link, the adapter, nodes, proxies, users who cancel, close

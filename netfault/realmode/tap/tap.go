@@ -227,16 +227,15 @@ func openTapTrace(cfg Config) (*tapRecorder, error) {
 		}
 		r.origin = r.lastT + 1000
 	}
-	r.w = traces.NewAppendWriter(f, format)
 	if r.size == 0 {
-		r.w = traces.NewWriter(f)
 		label := cfg.Label
 		if label == "" {
 			label = fmt.Sprint(cfg.Agent)
 		}
-		err := r.w.WriteHeader(tapHeader(label))
+		hw := traces.NewWriter(f)
+		err := hw.WriteHeader(tapHeader(label))
 		if err == nil {
-			err = r.w.Flush()
+			err = hw.Flush()
 		}
 		if err != nil {
 			f.Close()
@@ -244,6 +243,9 @@ func openTapTrace(cfg Config) (*tapRecorder, error) {
 		}
 		r.size = r.fileSize()
 	}
+	// An appender's events keep their seq (format 2 would leave it out):
+	// the next tap numbers its own from this trace's last line.
+	r.w = traces.NewAppendWriter(f, format)
 	r.n, r.client = procs+1, ClientName
 	if cfg.Process > 0 {
 		r.n = cfg.Process
@@ -372,6 +374,9 @@ func (r *tapRecorder) catchUp() {
 		T   int64 `json:"t"`
 	}
 	if json.Unmarshal(lines[len(lines)-1], &last) == nil {
+		if last.Seq == 0 { // a seq left out (format 2): one a line
+			last.Seq = r.seq + int64(len(lines))
+		}
 		r.seq, r.lastT = max(r.seq, last.Seq), max(r.lastT, last.T)
 	}
 }

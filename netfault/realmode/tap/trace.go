@@ -85,6 +85,16 @@ func readTapTail(f *os.File, name string, size int64) (tapTail, error) {
 			continue
 		}
 		tail.seq, tail.lastT = last.Seq, last.T
+		if tail.seq == 0 {
+			// Format 2 left the seq out (a trace some other writer
+			// began): an event's seq is its line's number after the
+			// header.
+			n, err := countLines(f, headerEnd, tail.end)
+			if err != nil {
+				return tapTail{}, err
+			}
+			tail.seq = n
+		}
 		break
 	}
 	tail.cut = size - tail.end
@@ -125,7 +135,7 @@ func cutTapHeader(f *os.File, size int64) (bool, error) {
 // writes it, right after the line's time and seq. In format 1 a frame
 // escapes its quotes, but in format 2 a frame that is JSON is written as it
 // is and may hold the mark too: only a mark at the start of a line, after
-// {"t":N,"seq":N, is an event's (eventStartAt).
+// {"t":N,"seq":N, or {"t":N, is an event's (eventStartAt).
 var restartMark = []byte(`"kind":"restart","from":"` + AgentName + "#")
 
 // lastTapProcess is the number of the last restart event in f's [from, to),
@@ -163,11 +173,13 @@ func lastTapProcess(f *os.File, from, to int64) (int, error) {
 	return procs, nil
 }
 
-// eventPrefix is how an event line starts up to its kind.
-var eventPrefix = regexp.MustCompile(`^\{"t":[0-9]+,"seq":[0-9]+,$`)
+// eventPrefix is how an event line starts up to its kind (format 2 may
+// leave the seq out).
+var eventPrefix = regexp.MustCompile(`^\{"t":[0-9]+,("seq":[0-9]+,)?$`)
 
 // eventStartAt says whether the bytes of f before at, back to the start of
-// their line (or to from, a line's start), are an event's {"t":N,"seq":N,.
+// their line (or to from, a line's start), are an event's {"t":N,"seq":N,
+// or {"t":N,.
 func eventStartAt(f *os.File, from, at int64) (bool, error) {
 	start := max(from, at-64)
 	b := make([]byte, at-start)
@@ -180,6 +192,22 @@ func eventStartAt(f *os.File, from, at int64) (bool, error) {
 		return false, nil // a longer run of bytes than an event's time and seq
 	}
 	return eventPrefix.Match(b), nil
+}
+
+// countLines is the number of newlines in r's [from, to), read a chunk at a
+// time.
+func countLines(r io.ReaderAt, from, to int64) (int64, error) {
+	buf := make([]byte, scanChunk)
+	n := int64(0)
+	for at := from; at < to; {
+		b := buf[:min(int64(len(buf)), to-at)]
+		if _, err := r.ReadAt(b, at); err != nil && !errors.Is(err, io.EOF) {
+			return 0, err
+		}
+		n += int64(bytes.Count(b, []byte("\n")))
+		at += int64(len(b))
+	}
+	return n, nil
 }
 
 // scanChunk is how much of a trace the scans read at a time.

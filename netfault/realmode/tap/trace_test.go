@@ -61,6 +61,7 @@ func TestReadTapTail(t *testing.T) {
 	inFrame := `{"t":40,"seq":4,"kind":"send","link":"c1:a1#2","dir":"a2c","msg":{"x":{"t":1,"seq":9,"kind":"restart","from":"a1#7"}}}` + "\n"
 	ev := `{"t":10,"seq":1,"kind":"restart","from":"a1#1"}` + "\n" + `{"t":20,"seq":2,"kind":"restart","from":"a1#2"}` + "\n" +
 		`{"t":30,"seq":3,"kind":"connect","link":"c1:a1#1","from":"c1","to":"a1#1"}` + "\n"
+	noSeqs := strings.NewReplacer(`"seq":1,`, "", `"seq":2,`, "", `"seq":3,`, "", `"seq":4,`, "").Replace(ev + inFrame)
 	for _, c := range []struct {
 		name, content string
 		want          tapTail
@@ -79,6 +80,9 @@ func TestReadTapTail(t *testing.T) {
 		// In format 2 a frame that is JSON is written as it is: a restart
 		// event inside one is not the trace's.
 		{"a restart inside a frame", tapHeader + ev + inFrame, tapTail{end: int64(len(tapHeader + ev + inFrame)), seq: 4, lastT: 40, procs: 2, format: 2}, ""},
+		// Format 2 may leave each seq out (a writer of a new trace does):
+		// the events are numbered by their lines.
+		{"seqs left out", tapHeader + noSeqs, tapTail{end: int64(len(tapHeader + noSeqs)), seq: 4, lastT: 40, procs: 2, format: 2}, ""},
 		{"something else without a newline", `{"format":1,"tool":"acpsim run"`, tapTail{}, "not appending to a trace it cannot read"},
 		{"not a tap's", strings.Replace(tapHeader, `,"observed":"tap"`, "", 1), tapTail{}, "not of acpsim tap"},
 	} {
