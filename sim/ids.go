@@ -12,9 +12,10 @@ import (
 // from the Chooser means a code change that draws one more id does not shift
 // which faults a seed produces.
 type IDs struct {
-	rng *rand.Rand
-	buf [8]byte
-	n   int
+	rng   *rand.Rand
+	buf   [8]byte
+	n     int
+	names *Names // where UUID mints, nil for none
 }
 
 // NewIDs returns the id stream of seed.
@@ -43,11 +44,20 @@ func NamedDraws(seed uint64) func(name string, n int) int {
 
 // SubmissionDraws gives each submission a stream of seed of its own for its
 // key (client.Env.Sub): leaving one submission out keeps the others' keys.
-func SubmissionDraws(seed uint64) func(sub string) (newID func() string, intN func(n int) int) {
+// Its UUIDs are minted into names (nil for none), as MintInto says.
+func SubmissionDraws(seed uint64, names *Names) func(sub string) (newID func() string, intN func(n int) int) {
 	return func(sub string) (func() string, func(int) int) {
-		ids := NewNamedIDs(seed, sub)
+		ids := NewNamedIDs(seed, sub).MintInto(names)
 		return ids.UUID, ids.IntN
 	}
+}
+
+// MintInto has UUID register every id it makes in names (nil for none), so
+// that it is the arena's string with a handle; the ids drawn are the same.
+// It returns s.
+func (s *IDs) MintInto(names *Names) *IDs {
+	s.names = names
+	return s
 }
 
 // Read fills p from the stream; it never fails. It lets uuid.NewRandomFromReader
@@ -69,6 +79,10 @@ func (s *IDs) UUID() string {
 	u, err := uuid.NewRandomFromReader(s)
 	if err != nil { // unreachable: Read never fails
 		panic(err)
+	}
+	if s.names != nil {
+		id, _ := s.names.MintUUID(u)
+		return id
 	}
 	return u.String()
 }

@@ -42,8 +42,9 @@ const (
 	slotText    = 1 // a prompt's or update's text; an error's message; a cwd
 	slotMessage = 2 // a result's or update's messageId
 	slotUpdate  = 3 // an update's sessionUpdate; a prompt's raw key; a resume's replayFrom.type; session/new's key
-	slotState   = 4 // an update's state
+	slotState   = 4 // an update's state; a prompt's key as its Client holds it (slotKey)
 	slotStop    = 5 // an update's stopReason
+	slotKey     = slotState
 )
 
 // Kind is the message's kind.
@@ -72,6 +73,11 @@ func (d *Digest) Session() string { return d.s[slotSession] }
 
 // KeyRaw is a session/prompt's idempotencyKey as written ("" when omitted).
 func (d *Digest) KeyRaw() string { return d.slot(shapePrompt, slotUpdate) }
+
+// Key is a prompt's idempotencyKey as the Client that wrote the frame holds
+// it (PromptParams.KeyText): the same value as KeyRaw's string, "" when the
+// Client did not say.
+func (d *Digest) Key() string { return d.slot(shapePrompt, slotKey) }
 
 // Text is a session/prompt's text (PromptText) or a session/update's
 // content text.
@@ -445,6 +451,9 @@ func RequestDigest(id ID, method string, params any) ([]byte, Digest) {
 				return frame, Digest{}
 			}
 			d.s[slotUpdate] = raw
+			if k := p.KeyText; k != "" && len(raw) == len(k)+2 && raw[1:len(raw)-1] == k {
+				d.s[slotKey] = k
+			}
 		}
 	case SessionParams:
 		d.shape, d.s[slotSession] = shapeSessionParams, p.SessionID

@@ -232,6 +232,12 @@ type PromptParams struct {
 	Prompt         []ContentBlock  `json:"prompt"`
 	IdempotencyKey json.RawMessage `json:"idempotencyKey,omitempty"`
 	Meta           json.RawMessage `json:"_meta,omitempty"`
+	// KeyText is the key as the Client that writes these params holds it,
+	// when IdempotencyKey is that string written plainly (KeyJSON), "" when
+	// not known. It is never written or read: RequestDigest hands it on
+	// (Digest.Key), so that the checker of a simulation meets the Client's
+	// own string, not a copy cut from the frame.
+	KeyText string `json:"-"`
 }
 
 // MaxKeyLength is the RFD's upper bound on an idempotencyKey, counted in

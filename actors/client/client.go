@@ -241,4 +241,31 @@ type Env struct {
 	// that a decision added later shifts no draw of an older one. Without
 	// it each such decision takes its ordinary option (Client.draw).
 	Draw func(name string, n int) int
+	// Canonical, when set, gives an id the Client read from a frame (a
+	// session id from session/new or session/fork) as the run's own string
+	// of the same value (sim.Names.Canonical), so that every later mention
+	// is the string the Agent minted, which the checker finds a handle for
+	// without hashing it. The value is the same: nothing the Client does
+	// changes.
+	Canonical func(id string) string
+	// Mint, when set, registers a key the Client made by hand (a drawn
+	// shape, another session's key in upper case) in the run's register
+	// and gives back its string there (sim.Names.Mint): the same value.
+	Mint func(id string) string
+}
+
+// mint is id as Env.Mint registers it, id itself without one.
+func (c *Client) mint(id string) string {
+	if c.env.Mint == nil {
+		return id
+	}
+	return c.env.Mint(id)
+}
+
+// canonical is id as Env.Canonical gives it, id itself without one.
+func (c *Client) canonical(id string) string {
+	if c.env.Canonical == nil {
+		return id
+	}
+	return c.env.Canonical(id)
 }

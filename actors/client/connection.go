@@ -181,7 +181,7 @@ func (c *Client) response(r request, m *acp.Message) {
 			c.setupErrorAnswered(r.sess) // the id never reached us, so a new one is no duplicate we could use
 			return
 		}
-		c.sessions[r.sess].id, c.sessions[r.sess].setupErrors, c.sessions[r.sess].createKey = res.SessionID, 0, ""
+		c.sessions[r.sess].id, c.sessions[r.sess].setupErrors, c.sessions[r.sess].createKey = c.canonical(res.SessionID), 0, ""
 		c.sessionReady(r.sess)
 	case reqResume:
 		sess := c.sessions[r.sess]
@@ -224,7 +224,7 @@ func (c *Client) response(r request, m *acp.Message) {
 	case reqFork:
 		var res acp.NewSessionResult
 		if m.Error == nil && json.Unmarshal(m.Result, &res) == nil && res.SessionID != "" {
-			c.sessions = append(c.sessions, &clientSession{id: res.SessionID, state: sessReady, parentKeys: r.forkKeys})
+			c.sessions = append(c.sessions, &clientSession{id: c.canonical(res.SessionID), state: sessReady, parentKeys: r.forkKeys})
 			c.sessions[r.sess].continuedIn = len(c.sessions)
 		}
 	}

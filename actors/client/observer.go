@@ -37,6 +37,9 @@ type Observer struct {
 	// session/list (-32601): optional in ACP v1, so a v1 Agent without it
 	// is read by the sessions its Clients were given.
 	Known func() []string
+	// Canonical, when set, gives a session id read from a list as the
+	// run's own string of it (Env.Canonical).
+	Canonical func(id string) string
 }
 
 // NewObserver returns an observer that resumes sessions with working directory cwd.
@@ -178,7 +181,11 @@ func (o *Observer) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Out
 				if o.Only != nil && !o.Only(s.SessionID) {
 					continue
 				}
-				o.read(s.SessionID)
+				id := s.SessionID
+				if o.Canonical != nil {
+					id = o.Canonical(id)
+				}
+				o.read(id)
 			}
 			if res.NextCursor != nil {
 				o.request("list", acp.MethodSessionList, acp.ListSessionsParams{Cursor: res.NextCursor})

@@ -63,7 +63,7 @@ func (c *Client) sendPrompt(s *submission, early bool) {
 	}
 	switch {
 	case s.key != "":
-		p.IdempotencyKey = acp.KeyJSON(s.key)
+		p.IdempotencyKey, p.KeyText = acp.KeyJSON(s.key), s.key
 	case s.nullKey:
 		p.IdempotencyKey = nullKey
 	}

@@ -30,7 +30,7 @@ func (c *Client) Submit(sub, text string, sess int) []Output {
 		if c.env.Sub != nil {
 			newID, intN = c.env.Sub(sub)
 		}
-		s.key = c.newKey(s.sess, sub, newID, intN)
+		s.key = c.mint(c.newKey(s.sess, sub, newID, intN))
 		if k, ok := c.parentKey(s.sess, sub); ok {
 			s.key = k
 		}

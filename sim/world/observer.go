@@ -21,7 +21,7 @@ func (w *world) observe(an *agentNode) { w.observeTry(an, 1) }
 func (w *world) observeTry(an *agentNode, try int) {
 	p := w.newProc(an)
 	obs := client.NewObserver("/")
-	obs.Protocol = w.cfg.Protocol()
+	obs.Protocol, obs.Canonical = w.cfg.Protocol(), w.names.Canonical
 	pipe := netfault.NewPipe(traces.Observer+":"+p.name, traces.Observer, p.name, w.loop, w.choose, w, w.cfg.Latency)
 	p.pipe = pipe
 	pipe.ToAgent = func(b []byte, d *acp.Digest) {
@@ -80,7 +80,7 @@ func (w *world) readLive() {
 			continue
 		}
 		obs := client.NewObserver("/")
-		obs.Protocol = w.cfg.Protocol()
+		obs.Protocol, obs.Canonical = w.cfg.Protocol(), w.names.Canonical
 		pipe := cn.pipe
 		apply := func(outs []client.Output) {
 			for i := range outs {

@@ -26,6 +26,7 @@ type world struct {
 	loop    *sim.Loop
 	faults  *sim.Recorder
 	ids     *sim.IDs
+	names   *sim.Names          // where ids mints: every id the run makes, with its handle
 	log     *traces.Log         // nil when the run keeps no trace
 	check   *properties.Checker // nil when the run is not judged
 	cov     *covTracker         // nil when the run counts no coverage
@@ -115,6 +116,8 @@ type Runner struct {
 	// judged, when set, sees a copy of each event as the checker does
 	// (tests): a copy, so that the event itself stays on the stack.
 	judged func(traces.Event)
+	// names is the register the run in progress mints its ids into.
+	names *sim.Names
 }
 
 // Runners lends Runners to the goroutines of a parallel loop: a seed takes
@@ -203,7 +206,10 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		KeyLengthUnit: acp.KeyLengthUnit,
 		Command:       cfg.Command,
 	}
-	w := &world{cfg: cfg, loop: &r.loop, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed), factory: factory, judged: r.judged}
+	// The run's ids are minted into a register of their own, each with a
+	// handle (sim.Names); the strings, and so the trace, are the same.
+	r.names = sim.NewNames()
+	w := &world{names: r.names, cfg: cfg, loop: &r.loop, httpConns: map[string]*clientNode{}, wsPipes: map[string]*netfault.Pipe{}, ids: sim.NewIDs(cfg.Seed).MintInto(r.names), factory: factory, judged: r.judged}
 	if keep {
 		w.log = &traces.Log{Header: h, Events: events}
 	}
@@ -219,7 +225,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 	w.faults = &sim.Recorder{Inner: chooser, OnFault: func(c sim.Choice) {
 		w.Record(traces.Event{Kind: traces.KindChoose, Decision: c.Kind, Site: c.Site, Option: c.Option})
 	}}
-	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now, Sub: sim.SubmissionDraws(cfg.Seed), Draw: sim.NamedDraws(cfg.Seed)}
+	w.cenv = client.Env{NewID: w.ids.UUID, IntN: w.ids.IntN, Now: w.loop.Now, Sub: sim.SubmissionDraws(cfg.Seed, r.names), Draw: sim.NamedDraws(cfg.Seed), Canonical: r.names.Canonical, Mint: r.names.MintString}
 	for i := range cfg.Clients {
 		link := cfg.Link
 		if link == LinkMixed { // per Client, in turn

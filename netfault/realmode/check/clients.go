@@ -75,7 +75,7 @@ func (d *driver) applyClient(cn *rclient, outs []client.Output) {
 // simulator, from a stream of its own, so a schedule shrink leaves a
 // submission out of keeps the others' keys.
 func (d *driver) clientEnv(cn *rclient) client.Env {
-	return client.Env{NewID: cn.ids.UUID, IntN: cn.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed), Sub: sim.SubmissionDraws(d.cfg.Seed)}
+	return client.Env{NewID: cn.ids.UUID, IntN: cn.ids.IntN, Now: d.now, Draw: sim.NamedDraws(d.cfg.Seed), Sub: sim.SubmissionDraws(d.cfg.Seed, nil)}
 }
 
 // restartClient kills the model Client and starts it again from what it

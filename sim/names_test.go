@@ -1,0 +1,156 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/google/uuid"
+)
+
+// Every minted id is found by its handle, from the arena's string and from
+// a copy alike, over many chunks; a value minted again keeps its first
+// handle; nothing else has one.
+func TestNamesFindEveryMintedID(t *testing.T) {
+	n := NewNames()
+	ids := NewIDs(7)
+	const count = 3*chunkIDs + 17
+	minted := make([]string, 0, count)
+	for i := range count {
+		u := uuid.Must(uuid.NewRandomFromReader(ids))
+		s, h := n.MintUUID(u)
+		if s != u.String() {
+			t.Fatalf("minted %q, want uuid's text %q", s, u.String())
+		}
+		if h != int32(i+1) {
+			t.Fatalf("id %d got handle %d, want %d (dense from 1)", i, h, i+1)
+		}
+		minted = append(minted, s)
+	}
+	for i, s := range minted {
+		h := int32(i + 1)
+		if got := n.Handle(s); got != h {
+			t.Fatalf("Handle of the arena's string %d = %d", h, got)
+		}
+		c := strings.Clone(s)
+		if got := n.Handle(c); got != h {
+			t.Fatalf("Handle of a copy of %d = %d", h, got)
+		}
+		if got := n.Canonical(c); unsafe.StringData(got) != unsafe.StringData(s) {
+			t.Fatalf("Canonical of a copy of %d is not the arena's string", h)
+		}
+		if n.Name(h) != s {
+			t.Fatalf("Name(%d) = %q, want %q", h, n.Name(h), s)
+		}
+	}
+	if s, h := n.Mint(strings.Clone(minted[5])); h != 6 || unsafe.StringData(s) != unsafe.StringData(minted[5]) {
+		t.Fatalf("minting id 6 again: handle %d, want 6 and the first string", h)
+	}
+	if n.Len() != count {
+		t.Fatalf("Len %d after minting %d ids and one again", n.Len(), count)
+	}
+	// A string of the arena's bytes that does not start at an id is not
+	// one (nor is its value), and an id never minted has no handle.
+	shifted := unsafe.String(unsafe.StringData(minted[0]+minted[1]), UUIDLen) // a copy: not in the arena
+	inside := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(minted[0])), 1)), UUIDLen)
+	for _, s := range []string{shifted[1:] + "x", inside, uuid.NewString(), "", "short"} {
+		if s == minted[0] {
+			continue
+		}
+		if h := n.Handle(s); h != 0 {
+			t.Errorf("Handle(%q) = %d, want 0", s, h)
+		}
+	}
+	if n.Name(0) != "" || n.Name(int32(count+1)) != "" || n.Name(-1) != "" {
+		t.Error("Name of 0, of a handle not given or of a negative is not empty")
+	}
+}
+
+// Ids kept by value take handles between the arena's: each keeps its own.
+func TestNamesInterleaved(t *testing.T) {
+	n := NewNames()
+	ids := NewIDs(5)
+	want := map[string]int32{}
+	var arena []string
+	for i := range 300 {
+		s, h := n.MintUUID(uuid.Must(uuid.NewRandomFromReader(ids)))
+		want[s], arena = h, append(arena, s)
+		if i%3 == 0 {
+			o, h := n.Mint(fmt.Sprintf("key-%d", i))
+			want[o] = h
+		}
+	}
+	for s, h := range want {
+		if got := n.Handle(s); got != h || n.Name(h) != s {
+			t.Fatalf("%q: Handle %d, Name(%d) %q; minted as %d", s, got, h, n.Name(h), h)
+		}
+	}
+	for _, s := range arena {
+		if n.Handle(s) != want[s] {
+			t.Fatalf("%q by address: %d, want %d", s, n.Handle(s), want[s])
+		}
+	}
+}
+
+// An id of another length is registered by its value, outside the arena.
+func TestNamesKeepOtherIDsByValue(t *testing.T) {
+	n := NewNames()
+	big := "session-" + strings.Repeat("x", 40)
+	s, h := n.Mint(big[:9])
+	if s != "session-x" || h != 1 || n.Handle("session-x") != 1 || n.Handle(strings.Clone(big[:9])) != 1 {
+		t.Fatalf("Mint of a short id: %q %d, Handle %d", s, h, n.Handle("session-x"))
+	}
+	if unsafe.StringData(s) == unsafe.StringData(big) {
+		t.Fatal("Mint kept the caller's string, a part of a larger one")
+	}
+}
+
+// BenchmarkNamesHandle compares finding the handles of the ids of a large
+// run (600,000, the ids of 200,000 submissions) from the arena's strings,
+// from copies of them (a map lookup by value), and with a plain map.
+func BenchmarkNamesHandle(b *testing.B) {
+	n := NewNames()
+	ids := NewIDs(3)
+	const count = 600_000
+	minted := make([]string, count)
+	plain := make(map[string]int32, count)
+	for i := range minted {
+		minted[i], _ = n.MintUUID(uuid.Must(uuid.NewRandomFromReader(ids)))
+		plain[strings.Clone(minted[i])] = int32(i + 1)
+	}
+	// A run mentions mostly ids made lately (a submission's ids are made
+	// together and mentioned over a few frames): each mention here is of
+	// one of the 64 ids made last.
+	r := rand.New(rand.NewPCG(1, 2))
+	order := make([]int, count)
+	for i := range order {
+		order[i] = max(0, i-r.IntN(64))
+	}
+	copies := make([]string, count)
+	for i, s := range minted {
+		copies[i] = strings.Clone(s)
+	}
+	for _, c := range []struct {
+		name string
+		find func(i int) int32
+	}{
+		{"arena", func(i int) int32 { return n.Handle(minted[i]) }},
+		{"copy", func(i int) int32 { return n.Handle(copies[i]) }},
+		{"map", func(i int) int32 { return plain[copies[i]] }},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			sum := int32(0)
+			for b.Loop() {
+				for _, i := range order {
+					sum += c.find(i)
+				}
+			}
+			if sum == 0 {
+				b.Fatal("no handle found")
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*count), "ns/lookup")
+		})
+	}
+}
