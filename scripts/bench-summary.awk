@@ -173,6 +173,8 @@ END {
 	if (v >= 0) printf "%-46s %12s   (at most once and never lost alone, on 16-byte events of handles: %.1f× the target, %.0f× properties.Check; at 100 / 1,000: %s / %s%s; its events made by string lookups: %s)\n", "a rebuilt checker's core, submissions/core-s", commas(v),
 		v / 1000000, v / mean(bench " submissions/cpu-s"), dur(mean("BenchmarkCheckCore/subs=100 cpu-s/check")), dur(mean("BenchmarkCheckCore/subs=1000 cpu-s/check")),
 		w < 0 || x < 0 ? "" : ", porcupine " dur(w) " / " dur(x), commas(mean("BenchmarkCheckCore/million+form submissions/cpu-s"))
+	v = mean("BenchmarkCheckCoreNames submissions/cpu-s")
+	if (v >= 0) printf "%-46s %12s   (the same core, its events made from the ids' register (sim.Names): no id hashed but a transcript's texts; by string lookups: %s)\n", "core with its form from the register, subs/core-s", commas(v), commas(mean("BenchmarkCheckCore/million+form submissions/cpu-s"))
 	judgeScaling()
 	traceBytes()
 	rate("checker submissions per core-second (20,000)", "BenchmarkCheck submissions/cpu-s", 1000000)

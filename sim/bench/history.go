@@ -13,8 +13,10 @@ package bench
 import (
 	"fmt"
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -102,6 +104,10 @@ type History struct {
 	Texts    []string // per submission
 	// Planted are the submissions inserted twice.
 	Planted []int
+	// Names is the register its ids (sessions, messages, keys) were minted
+	// into, as the simulator's are (sim.Names): the digests name the
+	// minted strings.
+	Names *sim.Names
 }
 
 // Timing, in virtual microseconds, as the simulator's defaults.
@@ -116,7 +122,7 @@ func Generate(cfg Config) *History {
 	if cfg.Clients < 1 || cfg.Sessions < 1 || cfg.Submissions < 0 {
 		panic(fmt.Sprintf("bench: bad config %+v", cfg))
 	}
-	g := &gen{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x62656e6368)), h: &History{}}
+	g := &gen{cfg: cfg, rng: rand.New(rand.NewPCG(cfg.Seed, 0x62656e6368)), h: &History{Names: sim.NewNames()}}
 	g.h.Header = traces.Header{
 		Format: traces.FormatVersion, Tool: "acpsim bench", Source: traces.SourceSeed, Seed: cfg.Seed,
 		Policy: "keyed", Agent: "reference", Link: "stdio",
@@ -211,5 +217,6 @@ func (g *gen) uuid() string {
 		b[i] = hex[n]
 		j++
 	}
-	return string(b[:])
+	id, _ := g.h.Names.Mint(unsafe.String(&b[0], len(b))) // Mint keeps its own copy
+	return id
 }
