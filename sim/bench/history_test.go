@@ -12,6 +12,16 @@ func TestGenerateIsAFunctionOfItsConfig(t *testing.T) {
 	cfg := Defaults(300)
 	cfg.Duplicates = 1
 	a, b := Generate(cfg), Generate(cfg)
+	// The registers hold the same ids in the same order, at other addresses.
+	if a.Names.Len() != b.Names.Len() {
+		t.Fatalf("the registers hold %d and %d ids", a.Names.Len(), b.Names.Len())
+	}
+	for h := int32(1); int(h) <= a.Names.Len(); h++ {
+		if a.Names.Name(h) != b.Names.Name(h) {
+			t.Fatalf("id %d is %q and %q", h, a.Names.Name(h), b.Names.Name(h))
+		}
+	}
+	a.Names, b.Names = nil, nil
 	if !reflect.DeepEqual(a, b) {
 		t.Fatal("two histories of one config differ")
 	}
