@@ -10,12 +10,13 @@
 // bytes that are not UTF-8 are kept, each as a lone surrogate escape
 // \udc80-\udcff. A deliver or drop of a frame still in flight names its
 // send ("send":N, N the send event's seq, paired as the checker pairs them)
-// and leaves out the frame, the link and the direction, and from, to and
-// sub where they are the send's. A send, deliver or drop whose from and to
-// are its link's ends in its direction, as the link's connect event named
-// them, leaves them out. And an event leaves out its seq, its line's number
-// after the header (NewAppendWriter writes it: an appender numbers from the
-// last line). The reader reads both formats and gives the same events
+// and leaves out the frame, the link and the direction, and from and to
+// where they are the send's. A send, deliver or drop whose from and to are
+// its link's ends in its direction, as the link's connect event named them,
+// leaves them out. And an event leaves out its seq, its line's number after
+// the header, except the end event, which keeps it so that a trace with a
+// line removed is refused (NewAppendWriter writes every seq: an appender
+// numbers from the last line). The reader reads both formats and gives the same events
 // (with Send set where a deliver or drop met its send).
 package traces
 

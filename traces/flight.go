@@ -21,7 +21,6 @@ type pendingSend struct {
 	seq      int64
 	frame    string
 	from, to string
-	sub      string
 }
 
 // sendQueue is one direction of a link: its sends in the order they were
@@ -141,7 +140,7 @@ func (f *flight) send(e *Event) {
 	}
 	lf := f.link(e.Link, true)
 	q := lf.queue(e.Dir, e.From, e.To, true)
-	q.sends = append(q.sends, pendingSend{seq: e.Seq, frame: e.Frame, from: e.From, to: e.To, sub: e.Sub})
+	q.sends = append(q.sends, pendingSend{seq: e.Seq, frame: e.Frame, from: e.From, to: e.To})
 	lf.n++
 	if f.bySeqs {
 		f.bySeq = append(f.bySeq, seqAt{e.Seq, lf})
@@ -357,9 +356,6 @@ func (f *flight) resolveSend(e *Event) error {
 	}
 	if e.To == "" {
 		e.To = p.to
-	}
-	if e.Sub == "" {
-		e.Sub = p.sub
 	}
 	if dir == "" && (e.From != p.from || e.To != p.to) {
 		return fmt.Errorf(`fields "from" and "to": got %s and %s, expected %s and %s, the ends of send %d (which names no direction), or the fields left out`,

@@ -26,11 +26,11 @@ func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 		if e.Frame == "" {
 			break
 		}
-		if p, ok := w.fl.take(e); ok && (e.From != "" || p.from == "") && (e.To != "" || p.to == "") && (e.Sub != "" || p.sub == "") {
-			// (A from, to or sub left empty where the send's is set
-			// cannot be told from one left out: such an event is written
-			// whole, and its reader takes the same send, the first of
-			// its direction with its frame.)
+		if p, ok := w.fl.take(e); ok && (e.From != "" || p.from == "") && (e.To != "" || p.to == "") {
+			// (A from or to left empty where the send's is set cannot
+			// be told from one left out: such an event is written whole,
+			// and its reader takes the same send, the first of its
+			// direction with its frame.)
 			ref = &p
 		} else {
 			implied = w.fl.endsImplied(e)
@@ -38,7 +38,10 @@ func (w *Writer) appendEvent2(dst []byte, e *Event) []byte {
 	case KindDisconnect:
 		w.fl.disconnect(e.Link)
 	}
-	return appendEvent2(dst, e, ref, implied, w.seqs)
+	// The end event keeps its seq: a reader of a trace whose lines were
+	// removed or added (grep, an editor) finds the count wrong there
+	// rather than reading the events after the edit as others.
+	return appendEvent2(dst, e, ref, implied, w.seqs || e.Kind == KindEnd)
 }
 
 // appendEvent2 appends e in format 2; ref is the send it names (a deliver
@@ -57,10 +60,6 @@ func appendEvent2(dst []byte, e *Event, ref *pendingSend, implied, seq bool) []b
 		}
 		dst = append(dst, `,"send":`...)
 		dst = strconv.AppendInt(dst, ref.seq, 10)
-		// The submission is the send's too, written where it differs.
-		if e.Sub == ref.sub {
-			return append(appendTailAfterSub(appendTailToSub(dst, e), e), '}')
-		}
 	} else {
 		dst = appendField(dst, `,"link":`, e.Link)
 		if !implied {

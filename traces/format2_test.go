@@ -62,7 +62,7 @@ func TestFormat2Lines(t *testing.T) {
 		`{"t":0,"kind":"send","link":"l1","dir":"c2a","msg":` + f2 + `}`,
 		`{"t":0,"kind":"send","link":"l1","dir":"c2a","msg":` + f1 + `}`,
 		`{"t":0,"kind":"deliver","send":3}`,
-		`{"t":0,"kind":"deliver","send":2}`,
+		`{"t":0,"kind":"deliver","send":2,"sub":"s1"}`,
 		`{"t":0,"kind":"drop","send":4,"sub":"s9","note":"cut"}`,
 		`{"t":0,"kind":"deliver","link":"l1","dir":"c2a","msg":` + f1 + `}`,
 		`{"t":0,"kind":"deliver","link":"l1","dir":"c2a","frame":` + string(appendString(nil, f1+" ")) + `}`,
@@ -477,15 +477,14 @@ func TestFormat2NumbersEventsByLine(t *testing.T) {
 	}
 }
 
-// A delivery whose send had a sub and that has none itself cannot leave
-// the sub out (the reader would give it the send's): it is written whole,
-// and reads back without one.
-func TestFormat2DeliveryWithoutItsSendsSub(t *testing.T) {
+// A delivery keeps its own sub, none where it has none, whatever its
+// send's: a format-2 trace reads as it did before each seq was left out.
+func TestFormat2DeliveryKeepsItsOwnSub(t *testing.T) {
 	l := &Log{Header: sampleHeader()}
 	l.Append(Event{Kind: KindConnect, Link: "l", From: "c", To: "a"})
 	l.Append(Event{Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`, Sub: "s1"})
 	l.Append(Event{Kind: KindDeliver, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`})
-	if got, want := lines(t, l)[2], `{"t":0,"kind":"deliver","link":"l","dir":"c2a","msg":{"id":1}}`; got != want {
+	if got, want := lines(t, l)[2], `{"t":0,"kind":"deliver","send":2}`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
 	read, err := Read(bytes.NewReader(encode(t, l)), "f2.ndjson")
@@ -494,5 +493,31 @@ func TestFormat2DeliveryWithoutItsSendsSub(t *testing.T) {
 	}
 	if e := read.Events[2]; e.Sub != "" || e.Send != 2 {
 		t.Fatalf("read back %+v, want no sub and paired with send 2", e)
+	}
+}
+
+// The end event keeps its seq, so a trace with a line taken out (or put
+// in) is refused there, not read as other events: here, removing a heal
+// would have a delivery name the other link's send.
+func TestFormat2EndCountsTheLines(t *testing.T) {
+	l := &Log{Header: sampleHeader()}
+	l.Append(Event{Kind: KindConnect, Link: "l1", From: "c1", To: "a1"})
+	l.Append(Event{Kind: KindConnect, Link: "l2", From: "c2", To: "a2"})
+	l.Append(Event{Kind: KindHeal})
+	l.Append(Event{Kind: KindSend, Link: "l1", From: "c1", To: "a1", Dir: ClientToAgent, Frame: `{"id":1}`})
+	l.Append(Event{Kind: KindSend, Link: "l2", From: "c2", To: "a2", Dir: ClientToAgent, Frame: `{"id":2}`})
+	l.Append(Event{Kind: KindDeliver, Link: "l1", From: "c1", To: "a1", Dir: ClientToAgent, Frame: `{"id":1}`})
+	l.Append(Event{Kind: KindEnd, Note: EndQuiet})
+	got := lines(t, l)
+	if want := `{"t":0,"seq":7,"kind":"end","note":"quiet"}`; got[len(got)-1] != want {
+		t.Fatalf("end line %s, want %s", got[len(got)-1], want)
+	}
+	if _, err := Read(bytes.NewReader(encode(t, l)), "f2.ndjson"); err != nil {
+		t.Fatal(err)
+	}
+	edited := strings.Replace(string(encode(t, l)), `{"t":0,"kind":"heal"}`+"\n", "", 1)
+	_, err := Read(strings.NewReader(edited), "f2.ndjson")
+	if err == nil || !strings.Contains(err.Error(), `f2.ndjson:7: event: field "seq": got 7, expected 6`) || !strings.Contains(err.Error(), "removed or added") {
+		t.Fatalf("a line removed: %v, want the end's seq refused, naming lines removed or added", err)
 	}
 }

@@ -215,9 +215,12 @@ func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64, fl *f
 		return fmt.Errorf("unknown kind %s, expected one of %s", quoted(e.Kind), kindList)
 	}
 	if e.Seq != seq {
-		if sc.present&seqField == 0 { // format 2: numbered by its line
+		switch {
+		case sc.present&seqField == 0: // format 2: numbered by its line
 			e.Seq = seq
-		} else {
+		case sc.optional&seqField != 0:
+			return fmt.Errorf(`field "seq": got %d, expected %d, its line's number (format 2 numbers events by their lines: a line was removed or added)`, e.Seq, seq)
+		default:
 			return fmt.Errorf(`field "seq": got %d, expected %d (events are numbered 1, 2, 3, ... in order)`, e.Seq, seq)
 		}
 	}

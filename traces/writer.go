@@ -175,19 +175,8 @@ func AppendEvent(dst []byte, e *Event) []byte {
 
 // appendTail appends the fields after the frame, as json.Marshal does.
 func appendTail(dst []byte, e *Event) []byte {
-	dst = appendTailToSub(dst, e)
+	dst = appendField(dst, `,"client":`, e.Client)
 	dst = appendField(dst, `,"sub":`, e.Sub)
-	return appendTailAfterSub(dst, e)
-}
-
-// appendTailToSub appends the fields after the frame and before sub: a
-// format-2 delivery leaves out the sub it shares with its send.
-func appendTailToSub(dst []byte, e *Event) []byte {
-	return appendField(dst, `,"client":`, e.Client)
-}
-
-// appendTailAfterSub appends the fields after sub.
-func appendTailAfterSub(dst []byte, e *Event) []byte {
 	dst = appendField(dst, `,"text":`, e.Text)
 	dst = appendField(dst, `,"outcome":`, e.Outcome)
 	dst = appendField(dst, `,"session":`, e.Session)

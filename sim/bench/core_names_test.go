@@ -176,7 +176,6 @@ func requestNumber(id acp.ID) (int, bool) {
 	return n, true
 }
 
-
 // sendsOf pairs each delivery with its send as coreEvents does, by the
 // frame's address (the latest send of those bytes): what the simulator's
 // link knows of each frame it delivers, made outside the clock.

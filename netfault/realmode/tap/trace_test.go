@@ -99,3 +99,35 @@ func TestReadTapTail(t *testing.T) {
 		})
 	}
 }
+
+// A tap catching up with lines another writer appended numbers them by
+// line where they leave their seq out (format 2), by their seq where they
+// have one.
+func TestCatchUpNumbersLinesWithoutSeq(t *testing.T) {
+	// Three events this tap wrote, then what the other appended.
+	header := aTapHeader(t) + `{"t":10,"seq":1,"kind":"heal"}` + "\n" + `{"t":20,"seq":2,"kind":"heal"}` + "\n" + `{"t":40,"seq":3,"kind":"heal"}` + "\n"
+	for _, c := range []struct {
+		name, lines string
+		seq, lastT  int64
+	}{
+		{"without seq", `{"t":50,"kind":"heal"}` + "\n" + `{"t":60,"kind":"heal"}` + "\n", 5, 60},
+		{"with seq", `{"t":50,"seq":4,"kind":"heal"}` + "\n" + `{"t":70,"seq":5,"kind":"heal"}` + "\n", 5, 70},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := filepath.Join(t.TempDir(), "t.ndjson")
+			if err := os.WriteFile(p, []byte(header+c.lines), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(p)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			r := &tapRecorder{f: f, seq: 3, lastT: 40, size: int64(len(header))}
+			r.catchUp()
+			if r.seq != c.seq || r.lastT != c.lastT {
+				t.Fatalf("caught up to seq %d, time %d; want %d, %d", r.seq, r.lastT, c.seq, c.lastT)
+			}
+		})
+	}
+}
