@@ -76,10 +76,12 @@ func (s *IDs) Read(p []byte) (int, error) {
 
 // UUID returns a random (version 4) UUID from the stream.
 func (s *IDs) UUID() string {
-	u, err := uuid.NewRandomFromReader(s)
-	if err != nil { // unreachable: Read never fails
-		panic(err)
-	}
+	// uuid.NewRandomFromReader's bytes, read without an interface (which
+	// put the UUID on the heap): 16 bytes, then the version and variant.
+	var u uuid.UUID
+	s.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
 	if s.names != nil {
 		id, _ := s.names.MintUUID(u)
 		return id

@@ -99,3 +99,18 @@ func TestIDsReadFillsAnyLength(t *testing.T) {
 		t.Errorf("pieces %x\nwant   %x", pieces, whole)
 	}
 }
+
+// UUID draws what uuid.NewRandomFromReader draws from the same stream, into
+// a register or not: the ids of every pinned trace.
+func TestIDsUUIDIsTheUUIDPackagesDraw(t *testing.T) {
+	ref, plain, minted := sim.NewIDs(4), sim.NewIDs(4), sim.NewIDs(4).MintInto(sim.NewNames())
+	for range 500 {
+		want := uuid.Must(uuid.NewRandomFromReader(ref)).String()
+		if got := plain.UUID(); got != want {
+			t.Fatalf("UUID %s, uuid's draw %s", got, want)
+		}
+		if got := minted.UUID(); got != want {
+			t.Fatalf("UUID minted %s, uuid's draw %s", got, want)
+		}
+	}
+}

@@ -69,10 +69,22 @@ func (n *Names) Name(h int32) string {
 // MintUUID registers the UUID u and returns its text (as uuid.UUID's
 // String writes it), in the arena, with its handle.
 func (n *Names) MintUUID(u [16]byte) (string, int32) {
-	var b [UUIDLen]byte
-	encodeUUID(b[:], u)
-	// A view of b, not kept: Mint keeps its own copy.
-	return n.Mint(unsafe.String(&b[0], UUIDLen))
+	if n.cur == nil || int(n.cur.n)*UUIDLen == len(n.cur.bytes) {
+		n.grow()
+	}
+	// Written into the next free slot first, so that the lookup needs no
+	// copy of its own; a value minted before leaves the slot free again.
+	c := n.cur
+	at := int(c.n) * UUIDLen
+	encodeUUID(c.bytes[at:at+UUIDLen], u)
+	s := unsafe.String(&c.bytes[at], UUIDLen)
+	if h, ok := n.byValue[s]; ok {
+		return n.names[h], h
+	}
+	h := n.add(s)
+	c.handles = append(c.handles, h)
+	c.n++
+	return s, h
 }
 
 // MintString is Mint's string alone (for client.Env.Mint).

@@ -94,6 +94,24 @@ func TestNamesInterleaved(t *testing.T) {
 	}
 }
 
+// A UUID minted again takes no slot: the next one minted has the slot and
+// is found from its address.
+func TestNamesMintAgainKeepsTheSlot(t *testing.T) {
+	n := NewNames()
+	a, b := [16]byte{1}, [16]byte{2}
+	sa, ha := n.MintUUID(a)
+	if s, h := n.MintUUID(a); h != ha || unsafe.StringData(s) != unsafe.StringData(sa) {
+		t.Fatalf("minted again: handle %d, want %d and the first string", h, ha)
+	}
+	sb, hb := n.MintUUID(b)
+	if hb != 2 || n.Handle(sb) != 2 || n.Handle(sa) != 1 || n.Name(1) != sa || n.Len() != 2 {
+		t.Fatalf("after a again and b: handles %d %d, Len %d", n.Handle(sa), n.Handle(sb), n.Len())
+	}
+	if uintptr(unsafe.Pointer(unsafe.StringData(sb)))-uintptr(unsafe.Pointer(unsafe.StringData(sa))) != UUIDLen {
+		t.Fatal("b is not in the slot after a's")
+	}
+}
+
 // An id of another length is registered by its value, outside the arena.
 func TestNamesKeepOtherIDsByValue(t *testing.T) {
 	n := NewNames()
