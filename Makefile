@@ -126,7 +126,7 @@ CHECK_SUBS ?= 1000000
 
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count $(BENCHCOUNT) ./sim/world/ ./properties/ ./actors/acp/ > bench.txt
-	$(GO) test -run '^$$' -bench 'CheckMillion|CheckFloor|CheckCore|Intern' -benchmem -cpu 1 -count $(BENCHCOUNT) -timeout 60m ./sim/bench/ -args -check.subs=$(CHECK_SUBS) >> bench.txt
+	$(GO) test -run '^$$' -bench 'CheckMillion|CheckFloor|CheckCore$$|CheckCoreNames|Intern' -benchmem -cpu 1 -count $(BENCHCOUNT) -timeout 60m ./sim/bench/ -args -check.subs=$(CHECK_SUBS) >> bench.txt
 	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 60m ./cmd/acpsim/ -args -judge.subs=10000,100000,$(CHECK_SUBS) >> bench.txt
 	$(GO) test -run '^$$' -bench 'Porcupine|TraceBytes|CheckCoreFromDisk' -cpu 1 -count 1 -timeout 60m ./sim/bench/ -args -porcupine.limit=$(PORCUPINE_LIMIT) >> bench.txt
 	$(GO) run $(BENCHSTAT) bench.txt > benchstat.txt
@@ -138,7 +138,7 @@ bench:
 # comparison between commits use make bench (BENCHCOUNT runs, benchstat).
 bench-quick:
 	$(GO) test -run '^$$' -bench . -benchmem -cpu 1 -count 1 ./sim/world/ ./properties/ ./actors/acp/ > bench-quick.txt
-	$(GO) test -run '^$$' -bench 'CheckMillion|CheckFloor|CheckCore|Intern' -benchmem -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -check.subs=200000 >> bench-quick.txt
+	$(GO) test -run '^$$' -bench 'CheckMillion|CheckFloor|CheckCore$$|CheckCoreNames|Intern' -benchmem -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -check.subs=200000 >> bench-quick.txt
 	$(GO) test -run '^$$' -bench 'Porcupine|TraceBytes|CheckCoreFromDisk' -cpu 1 -count 1 -timeout 20m ./sim/bench/ -args -porcupine.limit=10s >> bench-quick.txt
 	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 20m ./cmd/acpsim/ -args -judge.subs=10000,100000,200000 >> bench-quick.txt
 	@awk -f scripts/bench-summary.awk bench-quick.txt
