@@ -133,6 +133,13 @@ func DigestDiff(e *traces.Event) string {
 		var blocks []acp.ContentBlock
 		_ = json.Unmarshal([]byte(bp.prompt), &blocks)
 		same("prompt", [3]string{tp.session, tp.key, tp.text}, [3]string{bp.session, bp.key, acp.PromptText(blocks)})
+		// The key its Client holds, where it said, is the key the bytes
+		// hold.
+		if k := e.Digest.Key(); k != "" {
+			if key, present, bad := promptKey(bp.key); !present || bad || key != k {
+				diffs = append(diffs, fmt.Sprintf("key its Client holds: digest %q, bytes %s", k, bp.key))
+			}
+		}
 	case tv.kind == acp.KindRequest || tv.kind == acp.KindNotification && tv.method != acp.MethodSessionUpdate:
 		same("sessionId", tv.sessionParam(), bv.sessionParam())
 	case tv.kind == acp.KindNotification:

@@ -18,7 +18,12 @@ import (
 // mention it as the minted one.
 //
 // One value is one handle: minting a value again (a key drawn again from
-// its submission's stream) gives the first string and handle back.
+// its submission's stream) gives the first string and handle back. The
+// empty string is no id: it has no handle.
+//
+// A run owns its register: it is not safe for concurrent use (Handle
+// remembers the chunk it found last). An id kept after the run (a session
+// named in a kept report) keeps its whole chunk alive, up to 147 KB.
 type Names struct {
 	byValue map[string]int32
 	names   []string // by handle; names[0] is ""
@@ -98,6 +103,9 @@ func (n *Names) MintString(s string) string {
 // length than a UUID's is kept outside the arena: Handle finds it by its
 // value.
 func (n *Names) Mint(s string) (string, int32) {
+	if s == "" {
+		return "", 0
+	}
 	if h, ok := n.byValue[s]; ok {
 		return n.names[h], h
 	}

@@ -53,9 +53,8 @@ func TestNamesFindEveryMintedID(t *testing.T) {
 	}
 	// A string of the arena's bytes that does not start at an id is not
 	// one (nor is its value), and an id never minted has no handle.
-	shifted := unsafe.String(unsafe.StringData(minted[0]+minted[1]), UUIDLen) // a copy: not in the arena
 	inside := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(minted[0])), 1)), UUIDLen)
-	for _, s := range []string{shifted[1:] + "x", inside, uuid.NewString(), "", "short"} {
+	for _, s := range []string{inside, uuid.NewString(), "", "short"} {
 		if s == minted[0] {
 			continue
 		}
@@ -65,6 +64,20 @@ func TestNamesFindEveryMintedID(t *testing.T) {
 	}
 	if n.Name(0) != "" || n.Name(int32(count+1)) != "" || n.Name(-1) != "" {
 		t.Error("Name of 0, of a handle not given or of a negative is not empty")
+	}
+}
+
+// A view of a chunk's free tail, where no id has been minted yet, is no id:
+// it has no handle (and no slot's handle is read for it).
+func TestNamesFreeTailIsNoID(t *testing.T) {
+	n := NewNames()
+	s, _ := n.MintUUID([16]byte{7})
+	tail := unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(unsafe.StringData(s)), UUIDLen)), UUIDLen)
+	if h := n.Handle(tail); h != 0 {
+		t.Fatalf("the free slot after the only id has handle %d", h)
+	}
+	if id, h := n.Mint(""); id != "" || h != 0 || n.Handle("") != 0 || n.Len() != 1 {
+		t.Fatalf("the empty string minted as %q, handle %d", id, h)
 	}
 }
 

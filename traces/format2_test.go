@@ -521,3 +521,16 @@ func TestFormat2EndCountsTheLines(t *testing.T) {
 		t.Fatalf("a line removed: %v, want the end's seq refused, naming lines removed or added", err)
 	}
 }
+
+// A whole event is a line of format 2 with nothing left out and its send
+// named too; a frame that is not JSON stays an escaped string.
+func TestAppendEventWhole(t *testing.T) {
+	e := Event{T: 5, Seq: 4, Kind: KindDeliver, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: `{"id":1}`, Send: 2, Sub: "s1"}
+	if got, want := string(AppendEventWhole(nil, &e)), `{"t":5,"seq":4,"kind":"deliver","link":"l","from":"c","to":"a","dir":"c2a","msg":{"id":1},"send":2,"sub":"s1"}`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+	bad := Event{Seq: 1, Kind: KindSend, Link: "l", From: "c", To: "a", Dir: ClientToAgent, Frame: "not JSON\n"}
+	if got, want := string(AppendEventWhole(nil, &bad)), `{"t":0,"seq":1,"kind":"send","link":"l","from":"c","to":"a","dir":"c2a","frame":"not JSON\n"}`; got != want {
+		t.Fatalf("got  %s\nwant %s", got, want)
+	}
+}

@@ -124,6 +124,7 @@ var exampleInputs = map[string][]string{
 	"designs.txt":                         {"printf 'mine = busy:reject, keys:memory  # rejects, forgets\\n' > designs.txt"},
 	"a.ndjson":                            {"acpsim run --seed 7 --trace a.ndjson"},
 	"seed1.ndjson":                        {"acpsim run --seed 1 --trace seed1.ndjson"},
+	"run.ndjson":                          {"acpsim run --seed 7 --policy naive --trace run.ndjson"},
 	"big.ndjson":                          {"acpsim run --seed 3 --policy none --trace big.ndjson"},
 	"small.ndjson":                        {"acpsim run --seed 3 --policy naive --prompts 2 --trace small.ndjson"},
 	"acpsim-failures/seed-7.ndjson":       {"acpsim run --seed 7 --agent ignore-key --trace acpsim-failures/seed-7.ndjson"},

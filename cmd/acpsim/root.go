@@ -48,7 +48,7 @@ SIGINT or SIGTERM (its processes killed, its scratch directories removed).`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return fmt.Errorf("%v (run '%s --help')", err, c.CommandPath())
 	})
-	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newKnobsCmd(), newCheckClientCmd(), newProxyCmd(), newVersionCmd())
+	root.AddCommand(newRunCmd(), newSwarmCmd(), newJudgeCmd(), newAgentCmd(), newClassesCmd(), newCheckCmd(), newConformCmd(), newReplayCmd(), newShrinkCmd(), newLintCmd(), newViewCmd(), newExploreCmd(), newMergeCmd(), newMutantsCmd(), newMatrixCmd(), newTapCmd(), newKnobsCmd(), newCheckClientCmd(), newProxyCmd(), newVersionCmd(), newEventsCmd())
 	root.AddCommand(catalogueTopics()...)
 	for _, c := range root.Commands() {
 		envBeforeArgs(c)

@@ -1,0 +1,152 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// acpsim events prints the events a report cites, each whole: its number,
+// its link and ends, and a delivery's frame (in format 2 with the send it
+// delivers), in either format; with no numbers, every event, numbered as its
+// line.
+func TestEventsPrintsWhatAReportCites(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "seed7.ndjson")
+	if code, _, stderr := run(t, "run", "--seed", "7", "--policy", "naive", "--trace", trace); code != exitAnomaly {
+		t.Fatalf("setup run: exit %d: %s", code, stderr)
+	}
+	log, err := traces.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := filepath.Join(dir, "seed7-format1.ndjson")
+	f1 := *log
+	f1.Header.Format = traces.FormatV1
+	writeLog(t, v1, &f1)
+
+	// The first delivery of a frame in flight, and its send.
+	var deliver traces.Event
+	for _, e := range log.Events {
+		if e.Kind == traces.KindDeliver && e.Send != 0 && e.Seq > 20 {
+			deliver = e
+			break
+		}
+	}
+	send := log.Events[deliver.Send-1]
+	for _, path := range []string{trace, v1} {
+		sel := []string{"events", path, seqArg(send.Seq), seqArg(deliver.Seq) + "-" + seqArg(deliver.Seq+1)}
+		code, stdout, stderr := run(t, sel...)
+		if code != exitOK || stderr != "" {
+			t.Fatalf("%s: exit %d, stderr %q", path, code, stderr)
+		}
+		lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+		if len(lines) != 3 {
+			t.Fatalf("%s: %d lines, want 3:\n%s", path, len(lines), stdout)
+		}
+		var got []wholeEvent
+		for _, l := range lines {
+			var one wholeEvent
+			if err := json.Unmarshal([]byte(l), &one); err != nil {
+				t.Fatalf("%s: a line that is not JSON: %s", path, l)
+			}
+			got = append(got, one)
+		}
+		if got[0].Seq != send.Seq || got[1].Seq != deliver.Seq || got[2].Seq != deliver.Seq+1 {
+			t.Errorf("%s: printed events %d, %d, %d; asked %d, %d-%d", path, got[0].Seq, got[1].Seq, got[2].Seq, send.Seq, deliver.Seq, deliver.Seq+1)
+		}
+		d := got[1]
+		wantSend := send.Seq // format 1 pairs nothing: its deliveries repeat the frame
+		if path == v1 {
+			wantSend = 0
+		}
+		if d.Kind != traces.KindDeliver || d.Send != wantSend || d.Link != send.Link || d.From != send.From || string(d.Msg) != send.Frame {
+			t.Errorf("%s: the delivery printed %+v, want it whole: send %d's link %s, ends and frame %s", path, d, send.Seq, send.Link, send.Frame)
+		}
+	}
+
+	code, stdout, _ := run(t, "events", trace)
+	lines := strings.Split(strings.TrimSuffix(stdout, "\n"), "\n")
+	if code != exitOK || len(lines) != len(log.Events) {
+		t.Fatalf("every event: exit %d, %d lines for %d events", code, len(lines), len(log.Events))
+	}
+	for i, l := range lines {
+		if !strings.HasPrefix(l, `{"t":`) || !strings.Contains(l, `,"seq":`+seqArg(int64(i+1))+`,"kind":`) {
+			t.Fatalf("line %d: %s, want event %d", i+1, l, i+1)
+		}
+	}
+}
+
+// Bad numbers, numbers past the end and unreadable traces are one line on
+// stderr and exit 2; what exists is printed first.
+func TestEventsBadInputIsExit2(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "ok.ndjson")
+	if code, _, _ := run(t, "run", "--prompts", "1", "--trace", trace); code != exitOK {
+		t.Fatalf("setup run: exit %d", code)
+	}
+	log, err := traces.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(log.Events))
+	garbage := filepath.Join(dir, "garbage.ndjson")
+	os.WriteFile(garbage, []byte("not a trace\n"), 0o644)
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		want  string
+		lines int
+	}{
+		{"not a number", []string{"events", trace, "3x"}, `"3x": not an event's number; expected an event's number (34)`, 0},
+		{"zero", []string{"events", trace, "0"}, `"0": not an event's number`, 0},
+		{"backwards", []string{"events", trace, "9-3"}, `"9-3": the range ends before it starts`, 0},
+		{"bad end", []string{"events", trace, "3-x"}, `"3-x": "x" is not an event's number`, 0},
+		{"past the end", []string{"events", trace, seqArg(n - 1), seqArg(n + 5)}, "has " + seqArg(n) + " events: event " + seqArg(n+5) + " is past its end", 1},
+		{"not a trace", []string{"events", garbage}, "garbage.ndjson:1:", 0},
+		{"missing", []string{"events", filepath.Join(dir, "missing.ndjson")}, "no such file", 0},
+		{"no trace", []string{"events"}, "requires at least 1 arg(s)", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, stdout, stderr := run(t, tc.args...)
+			if code != exitUsage || !strings.Contains(stderr, tc.want) || strings.Count(stderr, "\n") != 1 {
+				t.Fatalf("exit %d, stderr %q; want exit 2 and %q", code, stderr, tc.want)
+			}
+			if got := strings.Count(stdout, "\n"); got != tc.lines {
+				t.Errorf("%d lines printed, want %d:\n%s", got, tc.lines, stdout)
+			}
+		})
+	}
+}
+
+// wholeEvent is what a test reads of a line acpsim events prints.
+type wholeEvent struct {
+	Seq  int64           `json:"seq"`
+	Kind string          `json:"kind"`
+	Link string          `json:"link"`
+	From string          `json:"from"`
+	Msg  json.RawMessage `json:"msg"`
+	Send int64           `json:"send"`
+}
+
+func seqArg(n int64) string { return strconv.FormatInt(n, 10) }
+
+// writeLog writes log as a trace file at path.
+func writeLog(t *testing.T, path string, log *traces.Log) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := log.WriteTo(f); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
