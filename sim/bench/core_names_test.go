@@ -97,13 +97,7 @@ func coreEventsByHandle(hist *History, sends []int32) *coreHistory {
 		case traces.KindConnect:
 			link(e).observer = e.From == traces.Observer
 		case traces.KindOutcome:
-			c.kind, c.sub, c.msg = coreOutcome, subNumber(e.Sub), msgOf(e.MessageID)
-			switch e.Outcome {
-			case "failed":
-				c.outcome = coreOutcome8(Failed)
-			case "unknown":
-				c.outcome = coreOutcome8(Unknown)
-			}
+			c.kind, c.sub, c.msg, c.outcome = coreOutcome, subNumber(e.Sub), msgOf(e.MessageID), coreOutcomeOf(e.Outcome)
 		case traces.KindDeliver:
 			if j := sends[i]; j >= 0 {
 				switch s := &h.ev[j]; s.kind {

@@ -176,6 +176,18 @@ const (
 // coreOutcome8 is a Result in a byte.
 type coreOutcome8 uint8
 
+// coreOutcomeOf is an outcome event's Result ("inserted" and anything else
+// not failed or unknown: Inserted).
+func coreOutcomeOf(outcome string) coreOutcome8 {
+	switch outcome {
+	case traces.OutcomeFailed:
+		return coreOutcome8(Failed)
+	case traces.OutcomeUnknown:
+		return coreOutcome8(Unknown)
+	}
+	return coreOutcome8(Inserted)
+}
+
 // coreEvent is an event as handles: 16 bytes, no pointers.
 type coreEvent struct {
 	kind    coreKind
@@ -217,13 +229,7 @@ func coreEvents(evs []traces.Event) *coreHistory {
 		case traces.KindConnect:
 			observer[e.Link] = e.From == traces.Observer
 		case traces.KindOutcome:
-			c.kind, c.sub, c.msg = coreOutcome, intern(subs, e.Sub), msgOf(e.MessageID)
-			switch e.Outcome {
-			case "failed":
-				c.outcome = coreOutcome8(Failed)
-			case "unknown":
-				c.outcome = coreOutcome8(Unknown)
-			}
+			c.kind, c.sub, c.msg, c.outcome = coreOutcome, intern(subs, e.Sub), msgOf(e.MessageID), coreOutcomeOf(e.Outcome)
 		case traces.KindDeliver:
 			if s, ok := sent[unsafe.StringData(e.Frame)]; ok {
 				c.req, c.kind = s.req, corePromptArrived
