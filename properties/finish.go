@@ -180,11 +180,20 @@ func (s *subState) result() SubmissionResult {
 			r.Delivered++
 		}
 	}
-	for _, a := range s.answers {
-		r.Answered = append(r.Answered, a.id)
-	}
-	for _, m := range s.msgs {
-		r.Transcript = append(r.Transcript, m.m.id)
+	if n := len(s.answers) + len(s.msgs); n > 0 {
+		ids := make([]string, 0, n) // one allocation for both lists
+		for _, a := range s.answers {
+			ids = append(ids, a.id)
+		}
+		for _, m := range s.msgs {
+			ids = append(ids, m.m.id)
+		}
+		if len(s.answers) > 0 {
+			r.Answered = ids[:len(s.answers):len(s.answers)]
+		}
+		if len(s.msgs) > 0 {
+			r.Transcript = ids[len(s.answers):]
+		}
 	}
 	return r
 }

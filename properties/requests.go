@@ -45,6 +45,8 @@ type reqRec struct {
 	cancelAsked bool
 	// nextPend and nextKey thread the lists a cancel walks (trackPending).
 	nextPend, nextKey *reqRec
+	// resps1 holds the first response: most requests get one.
+	resps1 [1]*respRec
 }
 
 // reqList is the requests delivered with one id on a link, oldest first; a
@@ -91,6 +93,7 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 		method = acp.MethodSessionResume
 	}
 	r := c.reqSlab.New()
+	r.resps = r.resps1[:0]
 	r.link, r.id, r.method = l, acp.ID(c.own(string(id))), c.name(method)
 	if sent {
 		r.sendSeq, r.sendT = e.Seq, e.T

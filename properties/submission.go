@@ -32,6 +32,14 @@ type subState struct {
 	// loss is whether the lost rule applied to s and could be judged
 	// (Report.Accounts).
 	loss lossJudgement
+	// The first request, session, process and answer of reqs, sessions,
+	// tos and answers, kept in the record: most submissions have one of
+	// each, and such small slices were a fifth of the checker's
+	// allocations.
+	reqs1     [1]*reqRec
+	sessions1 [1]string
+	tos1      [1]namedCount
+	answers1  [1]answer
 }
 
 // namedCount counts per session or per process; a submission touches few of
@@ -82,6 +90,7 @@ func (c *checker) sub(h int32, client string) *subState {
 	s := c.subAt[h]
 	if s == nil {
 		s = c.subSlab.New()
+		s.reqs, s.sessions, s.tos, s.answers = s.reqs1[:0], s.sessions1[:0], s.tos1[:0], s.answers1[:0]
 		s.id = c.in.Sub(h) // the interner's own copy, or borrowed as the checker is
 		c.subAt[h] = s
 		c.order = append(c.order, s)

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/traces"
@@ -140,7 +141,13 @@ func (c *checker) outcomeSession(s *subState) (string, bool, []string) {
 	cands := s.sessions
 	for _, a := range s.answers {
 		if a.id == s.outcomeMsg {
-			cands = []string{a.session}
+			// The answer's session, as a list: one of s.sessions (its
+			// request's), else a list of its own.
+			if i := slices.Index(s.sessions, a.session); i >= 0 {
+				cands = s.sessions[i : i+1 : i+1]
+			} else {
+				cands = []string{a.session}
+			}
 			break
 		}
 	}
