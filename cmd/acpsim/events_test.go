@@ -150,3 +150,55 @@ func writeLog(t *testing.T, path string, log *traces.Log) {
 		t.Fatal(err)
 	}
 }
+
+// A failing run's footer names the command that prints the first anomaly's
+// events, and that command, run as printed, prints exactly those events.
+func TestAFailuresFooterPrintsItsEvents(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "seed7.ndjson")
+	code, out, _ := run(t, "run", "--seed", "7", "--policy", "naive", "--trace", trace)
+	if code != exitAnomaly {
+		t.Fatalf("exit %d, want a failing run:\n%s", code, out)
+	}
+	_, line, ok := strings.Cut(out, "\n  events: acpsim events ")
+	if !ok {
+		t.Fatalf("no events line in the footer:\n%s", out)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	args := strings.Fields(line)
+	if len(args) < 2 || args[0] != trace {
+		t.Fatalf("events line %q, want the trace %s and its numbers", line, trace)
+	}
+	code, printed, stderr := run(t, append([]string{"events"}, args...)...)
+	if code != exitOK {
+		t.Fatalf("the footer's command: exit %d: %s", code, stderr)
+	}
+	_, judged, _ := run(t, "judge", trace)
+	var seqs []string
+	for _, l := range strings.Split(strings.TrimSuffix(printed, "\n"), "\n") {
+		var e wholeEvent
+		if err := json.Unmarshal([]byte(l), &e); err != nil {
+			t.Fatalf("a line that is not JSON: %s", l)
+		}
+		seqs = append(seqs, seqArg(e.Seq))
+	}
+	if cited := "  events " + strings.Join(seqs, ", ") + "\n"; !strings.Contains(judged, cited) {
+		t.Errorf("printed events %v, which no anomaly of the report cites as a whole:\n%s", seqs, judged)
+	}
+}
+
+func TestSeqRanges(t *testing.T) {
+	for _, c := range []struct {
+		seqs []int64
+		want string
+	}{
+		{[]int64{7}, "7"},
+		{[]int64{34, 35, 36, 38}, "34-36 38"},
+		{[]int64{1, 3, 4, 9, 10, 11, 12}, "1 3-4 9-12"},
+		{nil, ""},
+	} {
+		if got := seqRanges(c.seqs); got != c.want {
+			t.Errorf("seqRanges(%v) = %q, want %q", c.seqs, got, c.want)
+		}
+	}
+}

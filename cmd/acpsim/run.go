@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -14,6 +15,7 @@ import (
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/sim/world"
 	"github.com/acpsim/acpsim/traces"
+	"github.com/acpsim/acpsim/traces/shell"
 )
 
 func newRunCmd() *cobra.Command {
@@ -102,12 +104,44 @@ func verdict(out io.Writer, rep *properties.Report, rerun string, tracePath func
 		fmt.Fprintln(out, line+note)
 		return nil
 	}
+	path := tracePath()
 	if rerun == "" { // a trace no command made (acpsim tap's): nothing to rerun
-		fmt.Fprintf(out, "FAIL\n  trace: %s\n", tracePath())
+		fmt.Fprintf(out, "FAIL\n  trace: %s\n%s", path, eventsLine(path, rep))
 		return exitError{exitAnomaly}
 	}
-	fmt.Fprintf(out, "FAIL\n  trace: %s\n  rerun: %s\n", tracePath(), rerun)
+	fmt.Fprintf(out, "FAIL\n  trace: %s\n  rerun: %s\n%s", path, rerun, eventsLine(path, rep))
 	return exitError{exitAnomaly}
+}
+
+// eventsLine is the footer line that prints the first anomaly's events
+// whole (acpsim events), "" when it cites none or no trace was written.
+func eventsLine(path string, rep *properties.Report) string {
+	if path == "" || strings.HasPrefix(path, "(") || len(rep.Anomalies) == 0 || len(rep.Anomalies[0].Events) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("  events: acpsim events %s %s\n", shell.Quote(path), seqRanges(rep.Anomalies[0].Events))
+}
+
+// seqRanges writes ascending seqs as acpsim events takes them, runs of
+// consecutive numbers as ranges: 34-36 38.
+func seqRanges(seqs []int64) string {
+	var b strings.Builder
+	for i := 0; i < len(seqs); {
+		j := i
+		for j+1 < len(seqs) && seqs[j+1] == seqs[j]+1 {
+			j++
+		}
+		if b.Len() > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(strconv.FormatInt(seqs[i], 10))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.FormatInt(seqs[j], 10))
+		}
+		i = j + 1
+	}
+	return b.String()
 }
 
 func writeFaults(out io.Writer, faults []sim.KindCount) {
