@@ -168,7 +168,9 @@ func lostAfterInsert(r *reqRec) bool {
 
 func (s *subState) result() SubmissionResult {
 	r := SubmissionResult{
-		Sub: s.id, Client: s.client, Text: s.text, Sessions: s.sessions,
+		// Sessions is a copy: s.sessions may lie in s's record, and the
+		// report must not keep the checker's tables alive.
+		Sub: s.id, Client: s.client, Text: s.text, Sessions: slices.Clone(s.sessions),
 		Attempts: len(s.reqs), Outcome: s.outcome, MessageID: s.outcomeMsg,
 		ByText: s.byText, Anomalies: s.kinds, Mixed: s.mixed, Inconclusive: s.unjudged,
 	}

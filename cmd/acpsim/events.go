@@ -28,7 +28,9 @@ names its send instead of repeating the frame), so a line of the file may
 not read alone; these do, and jq reads them.
 
 With no numbers, every event is printed. A number past the trace's last
-event is an error, after the ones that exist are printed.
+event (a range's end, an open range's start) is an error, after the ones
+that exist are printed. The trace is read to its end, so one with a line
+removed or added is refused there, as acpsim judge refuses it.
 
 Exit codes: 0 printed, 2 bad usage or a trace that cannot be read
 (reported as file:line: what was expected).`,
@@ -101,20 +103,20 @@ func (sel eventSelection) has(seq int64) bool {
 	return false
 }
 
-// last is the highest event asked for, 0 for no end.
-func (sel eventSelection) last() int64 {
-	last := int64(0)
+// need is the highest event a number asks for: a range's end, an open
+// range's start.
+func (sel eventSelection) need() int64 {
+	need := int64(0)
 	for _, r := range sel {
-		if r.to == 0 {
-			return 0
-		}
-		last = max(last, r.to)
+		need = max(need, r.from, r.to)
 	}
-	return last
+	return need
 }
 
-// printEvents streams the trace at path and prints the events sel asks for,
-// stopping after the last one asked.
+// printEvents streams the trace at path and prints the events sel asks for.
+// It reads the trace to its end, even past the last event asked, so that a
+// trace with a line removed or added is refused (at its end event) rather
+// than printed as other events.
 func printEvents(w io.Writer, path string, sel eventSelection) error {
 	f, err := os.Open(path)
 	if err != nil {
@@ -128,13 +130,13 @@ func printEvents(w io.Writer, path string, sel eventSelection) error {
 	}
 	out := bufio.NewWriter(w)
 	defer out.Flush()
-	last := sel.last()
 	var e traces.Event
 	var line []byte
-	for last == 0 || d.Events() < last {
+	for {
 		if err := d.Next(&e); err == io.EOF {
 			break
 		} else if err != nil {
+			out.Flush()
 			return err
 		}
 		if sel.has(e.Seq) {
@@ -144,11 +146,11 @@ func printEvents(w io.Writer, path string, sel eventSelection) error {
 			}
 		}
 	}
-	if last > 0 && d.Events() < last {
-		if err := out.Flush(); err != nil {
-			return err
-		}
-		return fmt.Errorf("%s has %d events: event %d is past its end", path, d.Events(), last)
+	if err := out.Flush(); err != nil {
+		return err
 	}
-	return out.Flush()
+	if need := sel.need(); d.Events() < need {
+		return fmt.Errorf("%s has %d events: event %d is past its end", path, d.Events(), need)
+	}
+	return nil
 }

@@ -202,3 +202,44 @@ func TestSeqRanges(t *testing.T) {
 		}
 	}
 }
+
+// An open range starting past the end, or one beside a number past it, is
+// past the end as a lone number is; a trace with a line taken out is
+// refused, even when the events asked come before the cut (they are
+// printed, then the error).
+func TestEventsPastTheEndAndEditedTraces(t *testing.T) {
+	dir := t.TempDir()
+	trace := filepath.Join(dir, "ok.ndjson")
+	if code, _, _ := run(t, "run", "--prompts", "1", "--trace", trace); code != exitOK {
+		t.Fatalf("setup run: exit %d", code)
+	}
+	log, err := traces.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := int64(len(log.Events))
+	for _, args := range [][]string{{seqArg(n + 1) + "-"}, {seqArg(n + 3), "1-"}} {
+		if code, _, stderr := run(t, append([]string{"events", trace}, args...)...); code != exitUsage || !strings.Contains(stderr, "is past its end") {
+			t.Errorf("events %v: exit %d, %q; want exit 2, past its end", args, code, stderr)
+		}
+	}
+	b, _ := os.ReadFile(trace)
+	lines := strings.SplitAfter(string(b), "\n")
+	cut := -1 // a line no other names: the first submit after event 2
+	for i := 3; i < len(lines) && cut < 0; i++ {
+		if strings.Contains(lines[i], `"kind":"submit"`) {
+			cut = i
+		}
+	}
+	if cut < 0 {
+		t.Fatal("no submit to take out")
+	}
+	edited := filepath.Join(dir, "edited.ndjson")
+	os.WriteFile(edited, []byte(strings.Join(append(lines[:cut:cut], lines[cut+1:]...), "")), 0o644)
+	code, stdout, stderr := run(t, "events", edited, "2")
+	// Refused where the numbering stops adding up: a delivery naming a
+	// send that is no longer its number, or the end's seq.
+	if code != exitUsage || !strings.Contains(stderr, edited+":") || strings.Count(stdout, "\n") != 1 {
+		t.Fatalf("a line removed after the event asked: exit %d, stderr %q, %d lines", code, stderr, strings.Count(stdout, "\n"))
+	}
+}

@@ -119,7 +119,10 @@ func eventsLine(path string, rep *properties.Report) string {
 	if path == "" || strings.HasPrefix(path, "(") || len(rep.Anomalies) == 0 || len(rep.Anomalies[0].Events) == 0 {
 		return ""
 	}
-	return fmt.Sprintf("  events: acpsim events %s %s\n", shell.Quote(path), seqRanges(rep.Anomalies[0].Events))
+	if strings.HasPrefix(path, "-") {
+		path = "./" + path // not a flag
+	}
+	return fmt.Sprintf("  events: %s events %s %s\n", binName(), shell.Quote(path), seqRanges(rep.Anomalies[0].Events))
 }
 
 // seqRanges writes ascending seqs as acpsim events takes them, runs of
