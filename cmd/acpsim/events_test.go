@@ -218,7 +218,7 @@ func TestEventsPastTheEndAndEditedTraces(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := int64(len(log.Events))
-	for _, args := range [][]string{{seqArg(n + 1) + "-"}, {seqArg(n + 3), "1-"}} {
+	for _, args := range [][]string{{seqArg(n+1) + "-"}, {seqArg(n + 3), "1-"}} {
 		if code, _, stderr := run(t, append([]string{"events", trace}, args...)...); code != exitUsage || !strings.Contains(stderr, "is past its end") {
 			t.Errorf("events %v: exit %d, %q; want exit 2, past its end", args, code, stderr)
 		}
