@@ -86,15 +86,7 @@ func TestEventsPrintsWhatAReportCites(t *testing.T) {
 // stderr and exit 2; what exists is printed first.
 func TestEventsBadInputIsExit2(t *testing.T) {
 	dir := t.TempDir()
-	trace := filepath.Join(dir, "ok.ndjson")
-	if code, _, _ := run(t, "run", "--prompts", "1", "--trace", trace); code != exitOK {
-		t.Fatalf("setup run: exit %d", code)
-	}
-	log, err := traces.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := int64(len(log.Events))
+	trace, n := aPassingTrace(t, dir)
 	garbage := filepath.Join(dir, "garbage.ndjson")
 	os.WriteFile(garbage, []byte("not a trace\n"), 0o644)
 	for _, tc := range []struct {
@@ -209,15 +201,7 @@ func TestSeqRanges(t *testing.T) {
 // printed, then the error).
 func TestEventsPastTheEndAndEditedTraces(t *testing.T) {
 	dir := t.TempDir()
-	trace := filepath.Join(dir, "ok.ndjson")
-	if code, _, _ := run(t, "run", "--prompts", "1", "--trace", trace); code != exitOK {
-		t.Fatalf("setup run: exit %d", code)
-	}
-	log, err := traces.ReadFile(trace)
-	if err != nil {
-		t.Fatal(err)
-	}
-	n := int64(len(log.Events))
+	trace, n := aPassingTrace(t, dir)
 	for _, args := range [][]string{{seqArg(n+1) + "-"}, {seqArg(n + 3), "1-"}} {
 		if code, _, stderr := run(t, append([]string{"events", trace}, args...)...); code != exitUsage || !strings.Contains(stderr, "is past its end") {
 			t.Errorf("events %v: exit %d, %q; want exit 2, past its end", args, code, stderr)
@@ -242,4 +226,19 @@ func TestEventsPastTheEndAndEditedTraces(t *testing.T) {
 	if code != exitUsage || !strings.Contains(stderr, edited+":") || strings.Count(stdout, "\n") != 1 {
 		t.Fatalf("a line removed after the event asked: exit %d, stderr %q, %d lines", code, stderr, strings.Count(stdout, "\n"))
 	}
+}
+
+// aPassingTrace writes a one-prompt run's trace in dir and returns its path
+// and its number of events.
+func aPassingTrace(t *testing.T, dir string) (string, int64) {
+	t.Helper()
+	trace := filepath.Join(dir, "ok.ndjson")
+	if code, _, _ := run(t, "run", "--prompts", "1", "--trace", trace); code != exitOK {
+		t.Fatalf("setup run: exit %d", code)
+	}
+	log, err := traces.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return trace, int64(len(log.Events))
 }
