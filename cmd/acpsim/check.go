@@ -402,6 +402,7 @@ func writeCheckFailure(out io.Writer, s checkSeed) {
 	fmt.Fprintf(out, "  trace: %s\n  rerun: %s\n", s.trace, s.res.Log.Header.Command)
 	if s.trace != "" {
 		fmt.Fprintf(out, "  re-drive: %s\n", s.redrive(s.trace))
+		fmt.Fprint(out, eventsLine(s.trace, s.report))
 	}
 }
 

@@ -184,7 +184,7 @@ func (j clientJudgement) verdict(w io.Writer, trace, rerun string, frames *prope
 		fmt.Fprintln(w, "PASS: the Client, judged from the trace and its record as check-client judged it: every submission inserted at most once and never silently lost, every outcome told true")
 		return 0, true
 	}
-	fmt.Fprintf(w, "  trace: %s\n  rerun: %s\n", trace, rerun)
+	fmt.Fprintf(w, "  trace: %s\n  rerun: %s\n%s", trace, rerun, eventsLine(trace, frames))
 	return exitAnomaly, true
 }
 

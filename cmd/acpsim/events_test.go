@@ -242,3 +242,22 @@ func aPassingTrace(t *testing.T, dir string) (string, int64) {
 	}
 	return trace, int64(len(log.Events))
 }
+
+// A failing seed of acpsim check ends with the same command, for the trace
+// it kept, and it prints that seed's cited events.
+func TestACheckFailuresFooterPrintsItsEvents(t *testing.T) {
+	out, code := checkRun(t, "--seeds", "1", "--trace-dir", ".", "--", "self", "agent", "--agent", "fresh-live-id-on-retry")
+	if code != exitAnomaly {
+		t.Fatalf("exit %d, want a failing seed:\n%s", code, out)
+	}
+	_, line, ok := strings.Cut(out, "\n  events: acpsim events ")
+	if !ok {
+		t.Fatalf("no events line:\n%s", out)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	args := strings.Fields(line)
+	code, printed, stderr := run(t, append([]string{"events"}, args...)...)
+	if code != exitOK || strings.Count(printed, "\n") < len(args)-1 || !strings.Contains(printed, `"seq":`) {
+		t.Fatalf("events %v: exit %d, %q\n%s", args, code, stderr, printed)
+	}
+}
