@@ -315,21 +315,26 @@ func (c *checker) link(h int32) *linkState {
 	if h < 0 {
 		h = noName // an event of a link kind naming none
 	}
-	for int(h) >= len(c.linkAt) {
-		c.linkAt = append(c.linkAt, nil)
-	}
-	l := c.linkAt[h]
-	if l == nil {
+	at := byHandle(&c.linkAt, h)
+	if *at == nil {
 		name := c.in.Link(h) // the interner's own copy, or borrowed as the checker is
-		l = &linkState{name: name, byID: map[acp.ID]reqList{}}
+		l := &linkState{name: name, byID: map[acp.ID]reqList{}}
 		if i := strings.IndexByte(name, '>'); i >= 0 {
 			l.client, l.agent = name[:i], name[i+1:]
 			l.observer = l.client == traces.Observer
 		}
-		c.linkAt[h] = l
+		*at = l
 		c.linkOrder = append(c.linkOrder, l)
 	}
-	return l
+	return *at
+}
+
+// byHandle is the entry of handle h in *table, the table grown to hold it.
+func byHandle[T any](table *[]*T, h int32) **T {
+	if n := int(h) + 1; n > len(*table) {
+		*table = append(*table, make([]*T, n-len(*table))...)
+	}
+	return &(*table)[h]
 }
 
 // name interns a string the checker keeps that many records share (a

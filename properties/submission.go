@@ -84,15 +84,13 @@ func (c *checker) sub(h int32, client string) *subState {
 	if h < 0 {
 		h = noName // a submit or outcome naming none
 	}
-	for int(h) >= len(c.subAt) {
-		c.subAt = append(c.subAt, nil)
-	}
-	s := c.subAt[h]
+	at := byHandle(&c.subAt, h)
+	s := *at
 	if s == nil {
 		s = c.subSlab.New()
 		s.reqs, s.sessions, s.tos, s.answers = s.reqs1[:0], s.sessions1[:0], s.tos1[:0], s.answers1[:0]
 		s.id = c.in.Sub(h) // the interner's own copy, or borrowed as the checker is
-		c.subAt[h] = s
+		*at = s
 		c.order = append(c.order, s)
 	}
 	if s.client == "" {

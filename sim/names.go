@@ -74,22 +74,9 @@ func (n *Names) Name(h int32) string {
 // MintUUID registers the UUID u and returns its text (as uuid.UUID's
 // String writes it), in the arena, with its handle.
 func (n *Names) MintUUID(u [16]byte) (string, int32) {
-	if n.cur == nil || int(n.cur.n)*UUIDLen == len(n.cur.bytes) {
-		n.grow()
-	}
-	// Written into the next free slot first, so that the lookup needs no
-	// copy of its own; a value minted before leaves the slot free again.
-	c := n.cur
-	at := int(c.n) * UUIDLen
-	encodeUUID(c.bytes[at:at+UUIDLen], u)
-	s := unsafe.String(&c.bytes[at], UUIDLen)
-	if h, ok := n.byValue[s]; ok {
-		return n.names[h], h
-	}
-	h := n.add(s)
-	c.handles = append(c.handles, h)
-	c.n++
-	return s, h
+	slot := n.freeSlot()
+	encodeUUID(slot, u)
+	return n.takeSlot(slot)
 }
 
 // MintString is Mint's string alone (for client.Env.Mint).
@@ -103,26 +90,42 @@ func (n *Names) MintString(s string) string {
 // length than a UUID's is kept outside the arena: Handle finds it by its
 // value.
 func (n *Names) Mint(s string) (string, int32) {
-	if s == "" {
+	switch {
+	case s == "":
 		return "", 0
-	}
-	if h, ok := n.byValue[s]; ok {
-		return n.names[h], h
-	}
-	if len(s) != UUIDLen {
+	case len(s) != UUIDLen:
+		if h, ok := n.byValue[s]; ok {
+			return n.names[h], h
+		}
 		s = strings.Clone(s)
 		return s, n.add(s)
 	}
+	slot := n.freeSlot()
+	copy(slot, s)
+	return n.takeSlot(slot)
+}
+
+// freeSlot is the arena's next free slot, a new chunk's first when the
+// current one is full.
+func (n *Names) freeSlot() []byte {
 	if n.cur == nil || int(n.cur.n)*UUIDLen == len(n.cur.bytes) {
 		n.grow()
 	}
-	c := n.cur
-	at := int(c.n) * UUIDLen
-	copy(c.bytes[at:at+UUIDLen], s)
-	s = unsafe.String(&c.bytes[at], UUIDLen)
+	at := int(n.cur.n) * UUIDLen
+	return n.cur.bytes[at : at+UUIDLen]
+}
+
+// takeSlot registers the id written into slot (freeSlot's): a value
+// registered before gives its first string and handle back and leaves the
+// slot free, so the lookup needs no copy of its own.
+func (n *Names) takeSlot(slot []byte) (string, int32) {
+	s := unsafe.String(&slot[0], UUIDLen)
+	if h, ok := n.byValue[s]; ok {
+		return n.names[h], h
+	}
 	h := n.add(s)
-	c.handles = append(c.handles, h)
-	c.n++
+	n.cur.handles = append(n.cur.handles, h)
+	n.cur.n++
 	return s, h
 }
 

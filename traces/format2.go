@@ -113,17 +113,4 @@ func IsMsgFrame(frame string) bool {
 // delivery or drop paired with its send, that send's seq ("send"). It is
 // what acpsim events prints: a line that reads alone, without the lines
 // before it. No trailing newline is added.
-func AppendEventWhole(dst []byte, e *Event) []byte {
-	dst = appendEventHead(dst, e, true)
-	dst = appendField(dst, `,"link":`, e.Link)
-	dst = appendField(dst, `,"from":`, e.From)
-	dst = appendField(dst, `,"to":`, e.To)
-	dst = appendField(dst, `,"dir":`, e.Dir)
-	dst = appendFrame(dst, e.Frame)
-	if e.Send != 0 {
-		dst = append(dst, `,"send":`...)
-		dst = strconv.AppendInt(dst, e.Send, 10)
-	}
-	dst = appendTail(dst, e)
-	return append(dst, '}')
-}
+func AppendEventWhole(dst []byte, e *Event) []byte { return appendEventWhole(dst, e, true) }

@@ -158,13 +158,22 @@ func appendEventHead(dst []byte, e *Event, seq bool) []byte {
 // empty omitempty fields left out, strings escaped as encoding/json escapes
 // them (including <, >, & and U+2028/U+2029, with invalid UTF-8 replaced by
 // U+FFFD). No trailing newline is added.
-func AppendEvent(dst []byte, e *Event) []byte {
+func AppendEvent(dst []byte, e *Event) []byte { return appendEventWhole(dst, e, false) }
+
+// appendEventWhole appends every field of e, the frame as a JSON value
+// where that keeps its bytes when msg is set (AppendEventWhole), as an
+// escaped string otherwise (AppendEvent).
+func appendEventWhole(dst []byte, e *Event, msg bool) []byte {
 	dst = appendEventHead(dst, e, true)
 	dst = appendField(dst, `,"link":`, e.Link)
 	dst = appendField(dst, `,"from":`, e.From)
 	dst = appendField(dst, `,"to":`, e.To)
 	dst = appendField(dst, `,"dir":`, e.Dir)
-	dst = appendField(dst, `,"frame":`, e.Frame)
+	if msg {
+		dst = appendFrame(dst, e.Frame)
+	} else {
+		dst = appendField(dst, `,"frame":`, e.Frame)
+	}
 	if e.Send != 0 {
 		dst = append(dst, `,"send":`...)
 		dst = strconv.AppendInt(dst, e.Send, 10)

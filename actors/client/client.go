@@ -255,17 +255,15 @@ type Env struct {
 }
 
 // mint is id as Env.Mint registers it, id itself without one.
-func (c *Client) mint(id string) string {
-	if c.env.Mint == nil {
-		return id
-	}
-	return c.env.Mint(id)
-}
+func (c *Client) mint(id string) string { return orSelf(c.env.Mint, id) }
 
 // canonical is id as Env.Canonical gives it, id itself without one.
-func (c *Client) canonical(id string) string {
-	if c.env.Canonical == nil {
+func (c *Client) canonical(id string) string { return orSelf(c.env.Canonical, id) }
+
+// orSelf is f(id), id itself when f is nil (a host that keeps no register).
+func orSelf(f func(string) string, id string) string {
+	if f == nil {
 		return id
 	}
-	return c.env.Canonical(id)
+	return f(id)
 }

@@ -181,11 +181,7 @@ func (o *Observer) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Out
 				if o.Only != nil && !o.Only(s.SessionID) {
 					continue
 				}
-				id := s.SessionID
-				if o.Canonical != nil {
-					id = o.Canonical(id)
-				}
-				o.read(id)
+				o.read(orSelf(o.Canonical, s.SessionID))
 			}
 			if res.NextCursor != nil {
 				o.request("list", acp.MethodSessionList, acp.ListSessionsParams{Cursor: res.NextCursor})

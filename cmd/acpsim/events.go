@@ -129,7 +129,6 @@ func printEvents(w io.Writer, path string, sel eventSelection) error {
 		return err
 	}
 	out := bufio.NewWriter(w)
-	defer out.Flush()
 	var e traces.Event
 	var line []byte
 	for {

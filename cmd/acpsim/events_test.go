@@ -152,14 +152,9 @@ func TestAFailuresFooterPrintsItsEvents(t *testing.T) {
 	if code != exitAnomaly {
 		t.Fatalf("exit %d, want a failing run:\n%s", code, out)
 	}
-	_, line, ok := strings.Cut(out, "\n  events: acpsim events ")
-	if !ok {
-		t.Fatalf("no events line in the footer:\n%s", out)
-	}
-	line, _, _ = strings.Cut(line, "\n")
-	args := strings.Fields(line)
+	args := footerEvents(t, out)
 	if len(args) < 2 || args[0] != trace {
-		t.Fatalf("events line %q, want the trace %s and its numbers", line, trace)
+		t.Fatalf("events line %q, want the trace %s and its numbers", args, trace)
 	}
 	code, printed, stderr := run(t, append([]string{"events"}, args...)...)
 	if code != exitOK {
@@ -250,14 +245,21 @@ func TestACheckFailuresFooterPrintsItsEvents(t *testing.T) {
 	if code != exitAnomaly {
 		t.Fatalf("exit %d, want a failing seed:\n%s", code, out)
 	}
-	_, line, ok := strings.Cut(out, "\n  events: acpsim events ")
-	if !ok {
-		t.Fatalf("no events line:\n%s", out)
-	}
-	line, _, _ = strings.Cut(line, "\n")
-	args := strings.Fields(line)
+	args := footerEvents(t, out)
 	code, printed, stderr := run(t, append([]string{"events"}, args...)...)
 	if code != exitOK || strings.Count(printed, "\n") < len(args)-1 || !strings.Contains(printed, `"seq":`) {
 		t.Fatalf("events %v: exit %d, %q\n%s", args, code, stderr, printed)
 	}
+}
+
+// footerEvents is the arguments of the footer's "events: acpsim events"
+// line in a verdict's output.
+func footerEvents(t *testing.T, out string) []string {
+	t.Helper()
+	_, line, ok := strings.Cut(out, "\n  events: acpsim events ")
+	if !ok {
+		t.Fatalf("no events line in the footer:\n%s", out)
+	}
+	line, _, _ = strings.Cut(line, "\n")
+	return strings.Fields(line)
 }
