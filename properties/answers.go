@@ -52,10 +52,14 @@ func (c *checker) judgeAnswers() {
 		}
 		for _, a := range s.answers {
 			t := c.final[a.session]
-			if t == nil || !t.has(a.id) {
+			var i int
+			ok := false
+			if t != nil {
+				i, ok = t.at(a.resp.msgH)
+			}
+			if !ok {
 				continue // lost, live-only, discarded or unreadable: judged elsewhere
 			}
-			i := t.index[a.id]
 			m := &t.msgs[i]
 			if m.text == s.text {
 				continue

@@ -99,7 +99,7 @@ func (c *checker) bound(t *transcript) {
 	b := int64(math.MaxInt64)
 	for i := len(t.msgs) - 1; i >= 0; i-- {
 		m := &t.msgs[i]
-		if sr := c.msgOf(msgKey{t.session, m.id}); sr != nil {
+		if sr := c.msgOf(msgKey{t.sessionH, m.idH}); sr != nil {
 			b = min(b, sr.first)
 			m.owner = c.rightfulOwner(t.session, m, sr.owner)
 		}
@@ -127,7 +127,7 @@ func (c *checker) otherText(r *reqRec, id string) bool {
 	if t == nil || r.sub == nil {
 		return false
 	}
-	i, ok := t.index[id]
+	i, ok := t.find(id)
 	return ok && t.msgs[i].text != r.sub.text
 }
 

@@ -157,8 +157,9 @@ type checker struct {
 
 	// msgs are the messages the Agent named (response or update), with the
 	// first success response that named each (its owner).
-	msgAt map[msgKey]int32
-	msgs  []msgRec
+	msgByID []int32 // by id handle: 1 + the index of the first message with that id
+	msgAt   map[msgKey]int32
+	msgs    []msgRec
 	// named lists, per session, when each user message was first named
 	// (response or update) and whether its text is live-only: how many
 	// newer messages could have pushed one out under retention by a time.
@@ -242,7 +243,6 @@ func newChecker(h traces.Header, in *Interner, n int) *checker {
 		in:      in,
 		retainN: retain,
 		order:   make([]*subState, 0, hint),
-		msgAt:   make(map[msgKey]int32, hint),
 		msgs:    make([]msgRec, 0, hint),
 		final:   map[string]*transcript{},
 		leakBy:  map[string]*leakAcc{},
@@ -293,7 +293,7 @@ func (c *checker) step(st *Step) {
 		c.disconnect(st)
 	case traces.KindOutcome:
 		s := c.sub(st.Sub, e.Client)
-		s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = c.name(e.Outcome), c.own(e.MessageID), e.Seq, e.T
+		s.outcome, s.outcomeMsg, s.outcomeMsgH, s.outcomeSeq, s.outT = c.name(e.Outcome), c.own(e.MessageID), st.Msg, e.Seq, e.T
 		s.nOutcomes++
 	case traces.KindEnd:
 		c.rep.End, c.endSeq = c.own(e.Note), e.Seq
@@ -335,6 +335,14 @@ func byHandle[T any](table *[]*T, h int32) **T {
 		*table = append(*table, make([]*T, n-len(*table))...)
 	}
 	return &(*table)[h]
+}
+
+// byIndex is the entry of index i in *table, the table grown to hold it.
+func byIndex[T any](table *[]T, i int32) *T {
+	if n := int(i) + 1; n > len(*table) {
+		*table = append(*table, make([]T, n-len(*table))...)
+	}
+	return &(*table)[i]
 }
 
 // name interns a string the checker keeps that many records share (a

@@ -81,7 +81,7 @@ func (c *checker) nameInsertions(s *subState) {
 			if !rp.ok {
 				continue
 			}
-			mk := msgKey{r.session, rp.msgID}
+			mk := msgKey{r.sessionH, rp.msgH}
 			if own := c.ownerOf(mk); rp.msgID != "" && own != nil && own.req.sub == s && !hasID(s.named, r.session, rp.msgID) {
 				a := answer{r.session, rp.msgID, rp}
 				s.named = append(s.named, a)
@@ -170,7 +170,7 @@ func (c *checker) forgotten(s *subState, S string, prev, next answer, ev *evs) (
 			// (its process died first): count from the submission's first
 			// delivered request in S, the earliest it can have been.
 			var from int64
-			if m := c.msgOf(msgKey{S, prev.id}); m != nil {
+			if m := c.msgOf(c.msgKeyOf(S, prev.id)); m != nil {
 				from = m.first
 			}
 			for _, q := range s.reqs {

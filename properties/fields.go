@@ -83,6 +83,11 @@ type updView struct {
 	typedText    string
 	typed        bool
 	typedContent bool
+	// ids: sessionH and msgH are session's and msgID's handles (a
+	// digest's, from its step); otherwise the checker interns them
+	// (checker.updIDs).
+	ids            bool
+	sessionH, msgH int32
 }
 
 // hasContent reports whether the update carries content (even null or []).

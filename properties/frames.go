@@ -111,6 +111,7 @@ func (c *checker) parse(l *linkState, d int, st *Step, sent bool) *frameRec {
 	f.frame = e.Frame
 	f.entries = f.one[:0]
 	if v, ok := digestView(e); ok && sent {
+		v.ids, v.sessH, v.msgH = true, st.Session, st.Msg
 		c.views = append(c.views[:0], v)
 	} else {
 		c.views = viewFrame(e.Frame, c.views[:0])
@@ -147,6 +148,7 @@ func (c *checker) parse(l *linkState, d int, st *Step, sent bool) *frameRec {
 			if d == a2c && v.method == acp.MethodSessionUpdate && (sent || l.observer) {
 				if u, ok := v.update(); ok {
 					u.session = c.name(u.session)
+					c.updIDs(&u)
 					if sent {
 						c.agentUpdate(l, e, &u)
 					}

@@ -31,7 +31,7 @@ func (c *checker) noteLive(l *linkState, e *traces.Event, u *updView, sr *msgRec
 	if l.observer || replaying || sr.owner != nil {
 		return
 	}
-	mk := msgKey{u.session, u.msgID}
+	mk := msgKey{u.sessionH, u.msgH}
 	if i, ok := c.liveAt[mk]; ok {
 		x := &c.live[i]
 		if u.kind == acp.UpdateUserMessageChunk {
@@ -44,9 +44,8 @@ func (c *checker) noteLive(l *linkState, e *traces.Event, u *updView, sr *msgRec
 	if c.liveAt == nil {
 		c.liveAt = map[msgKey]int32{}
 	}
-	mk.id = c.own(mk.id)
 	c.liveAt[mk] = int32(len(c.live))
-	c.live = append(c.live, liveRec{session: u.session, id: mk.id, text: c.own(u.text()), link: l, seq: e.Seq, t: e.T})
+	c.live = append(c.live, liveRec{session: u.session, id: c.own(u.msgID), text: c.own(u.text()), link: l, seq: e.Seq, t: e.T})
 }
 
 // judgeLiveIDs reports each live user message that no response named and
@@ -56,7 +55,7 @@ func (c *checker) noteLive(l *linkState, e *traces.Event, u *updView, sr *msgRec
 func (c *checker) judgeLiveIDs() {
 	for i := range c.live {
 		x := &c.live[i]
-		if sr := c.msgOf(msgKey{x.session, x.id}); sr != nil && sr.owner != nil {
+		if sr := c.msgOf(c.msgKeyOf(x.session, x.id)); sr != nil && sr.owner != nil {
 			continue // a response named it after all
 		}
 		t := c.final[x.session]

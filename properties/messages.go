@@ -3,7 +3,31 @@ package properties
 // What the Agent has named of each session's user messages, and when: a
 // message exists before it is named, and its first naming response owns it.
 
-type msgKey struct{ session, id string }
+// msgKey is a message by the handles (Interner.ID) of its session and id:
+// one id names different messages in different sessions.
+type msgKey struct{ session, id int32 }
+
+// idOf is s's handle: h when known (ids, as a digest's step gives it),
+// else interned.
+func (c *checker) idOf(ids bool, h int32, s string) int32 {
+	if ids {
+		return h
+	}
+	return c.in.ID(s)
+}
+
+// msgKeyOf is the message id names in session, by their strings: for the
+// rarer reads whose records keep no handles.
+func (c *checker) msgKeyOf(session, id string) msgKey {
+	return msgKey{c.in.ID(session), c.in.ID(id)}
+}
+
+// updIDs gives u the handles of its session and message id.
+func (c *checker) updIDs(u *updView) {
+	if !u.ids {
+		u.sessionH, u.msgH, u.ids = c.in.ID(u.session), c.in.ID(u.msgID), true
+	}
+}
 
 // seenRec is what the Agent has said about one message of a session so far.
 type namedRec struct {
@@ -52,6 +76,7 @@ func (c *checker) namedBetween(session, except string, skip *subState, from, to 
 
 // msgRec is what the Agent has said about one message of a session so far.
 type msgRec struct {
+	session   int32 // its session's handle: its id may name others in other sessions
 	first     int64 // seq of the first response or user message carrying it
 	firstT    int64
 	firstUser int64 // seq of the first user message update carrying it, 0 if none
@@ -62,20 +87,41 @@ type msgRec struct {
 // msgOf is the record of a message the Agent named, nil if it never did.
 // The pointer is good until the next msgFor.
 func (c *checker) msgOf(mk msgKey) *msgRec {
-	if i, ok := c.msgAt[mk]; ok {
+	if i, ok := c.msgIndex(mk); ok {
 		return &c.msgs[i]
 	}
 	return nil
 }
 
+// msgIndex finds a message's record: by its id's handle, the first
+// session to name that id in msgByID, any other in msgAt (an id two
+// sessions share: a fork's copies, an Agent reusing ids).
+func (c *checker) msgIndex(mk msgKey) (int32, bool) {
+	if int(mk.id) >= len(c.msgByID) || c.msgByID[mk.id] == 0 {
+		return 0, false // no session has named the id
+	}
+	if i := c.msgByID[mk.id] - 1; c.msgs[i].session == mk.session {
+		return i, true
+	}
+	i, ok := c.msgAt[mk]
+	return i, ok
+}
+
 // msgFor is the record of a message, made if it is new (known false).
 func (c *checker) msgFor(mk msgKey) (m *msgRec, known bool) {
-	if i, ok := c.msgAt[mk]; ok {
+	if i, ok := c.msgIndex(mk); ok {
 		return &c.msgs[i], true
 	}
-	mk.session, mk.id = c.name(mk.session), c.own(mk.id) // not the frame's
-	c.msgAt[mk] = int32(len(c.msgs))
-	c.msgs = append(c.msgs, msgRec{})
+	i := int32(len(c.msgs))
+	if at := byIndex(&c.msgByID, mk.id); *at == 0 {
+		*at = i + 1
+	} else {
+		if c.msgAt == nil {
+			c.msgAt = map[msgKey]int32{}
+		}
+		c.msgAt[mk] = i
+	}
+	c.msgs = append(c.msgs, msgRec{session: mk.session})
 	return &c.msgs[len(c.msgs)-1], false
 }
 

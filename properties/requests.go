@@ -26,6 +26,7 @@ type reqRec struct {
 	method   string
 	sub      *subState
 	session  string
+	sessionH int32 // session's handle (Interner.ID)
 	attempt  int
 	keyState int
 	key      string
@@ -102,6 +103,7 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 	case acp.MethodSessionPrompt:
 		p := v.prompt()
 		r.session = c.name(p.session)
+		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		var ki *keyInfo
 		key, present, bad := promptKey(p.key)
 		if sent && p.key != "" && p.key[0] == '"' {
@@ -145,13 +147,16 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 		}
 	case acp.MethodSessionClose:
 		r.session = c.name(v.sessionParam())
+		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 	case acp.MethodSessionFork:
 		r.session = c.name(v.sessionParam())
+		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		if sent {
 			c.forks = append(c.forks, r)
 		}
 	case acp.MethodSessionResume:
 		r.session = c.name(v.sessionParam())
+		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		if l.observer && sent {
 			// A new replay of the session starts from scratch.
 			delete(l.cand, r.session)

@@ -15,6 +15,7 @@ type respRec struct {
 	seq, t    int64
 	ok        bool
 	msgID     string
+	msgH      int32 // msgID's handle (Interner.ID)
 	code      int
 	delivered bool
 	delSeq    int64
@@ -54,6 +55,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 	r := l.target(m.id)
 	if rp.ok && (r == nil || r.method == acp.MethodSessionPrompt) {
 		rp.msgID = c.own(m.messageID())
+		rp.msgH = c.idOf(m.ids, m.msgH, rp.msgID)
 	}
 	if !sent {
 		rp.req = r
@@ -113,7 +115,7 @@ func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) 
 }
 
 func (c *checker) promptAnswered(l *linkState, r *reqRec, rp *respRec) {
-	mk := msgKey{r.session, rp.msgID}
+	mk := msgKey{r.sessionH, rp.msgH}
 	sr, known := c.msgFor(mk)
 	if !known {
 		sr.first, sr.firstT = rp.seq, rp.t

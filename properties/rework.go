@@ -43,7 +43,7 @@ func (c *checker) agentUpdate(l *linkState, e *traces.Event, u *updView) {
 	session := u.session
 	switch u.kind {
 	case acp.UpdateUserMessage, acp.UpdateUserMessageChunk:
-		mk := msgKey{session, u.msgID}
+		mk := msgKey{u.sessionH, u.msgH}
 		sr, known := c.msgFor(mk)
 		if !known {
 			sr.first, sr.firstT = e.Seq, e.T

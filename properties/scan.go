@@ -30,6 +30,10 @@ type msgView struct {
 	// bytes (typed.go), frame the bytes; params and result are then unset.
 	dig   *acp.Digest
 	frame string
+	// ids: sessH and msgH are the handles of the digest's sessionId and
+	// messageId, from its step (Step.Session, Step.Msg).
+	ids         bool
+	sessH, msgH int32
 }
 
 // viewFrame appends the messages of frame to out.

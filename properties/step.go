@@ -17,7 +17,16 @@ type Step struct {
 	// Link and Sub are the handles of the event's link and submission; -1:
 	// the event names none.
 	Link, Sub int32
+	// Session and Msg are the handles (Interner.ID) of the sessionId and
+	// the messageId a send event's frame names, as its digest reads them,
+	// and Msg of the messageId an outcome reports; noID when the event
+	// names none or its frame has no digest (the checker then reads its
+	// bytes and interns what it finds itself).
+	Session, Msg int32
 }
+
+// noID is the handle of the empty id: no session, no message.
+const noID = 0
 
 // Interner gives out the handles of one trace's ids, each the next small
 // integer in the order the ids are first seen, so equal traces get equal
@@ -28,6 +37,10 @@ type Interner struct {
 	linkNames []string
 	subs      map[string]int32
 	subNames  []string
+	// ids are the sessionIds and messageIds the events name: one table,
+	// as an Agent may reuse a string for either.
+	ids     map[string]int32
+	idNames []string
 	// The last link and submission named, with their handles: events
 	// come in runs on one link and of one submission.
 	lastLink, lastSub   string
@@ -39,12 +52,13 @@ type Interner struct {
 // it does (NewBorrowingChecker says when that holds). An interner is not
 // safe for use by several goroutines; a checker of its steps only reads it.
 func NewInterner(borrow bool) *Interner {
-	in := &Interner{borrow: borrow, links: map[string]int32{}, subs: map[string]int32{}}
+	in := &Interner{borrow: borrow, links: map[string]int32{}, subs: map[string]int32{}, ids: map[string]int32{}}
 	// Handle 0 of each is the empty name, for an event of a link or
 	// submission kind that names none (a malformed trace): the checker
 	// then reads a handle, as for any other, and never adds one.
 	in.handle(in.links, &in.linkNames, "")
 	in.handle(in.subs, &in.subNames, "")
+	in.handle(in.ids, &in.idNames, "")
 	return in
 }
 
@@ -71,8 +85,34 @@ func (in *Interner) Step(e *traces.Event) Step {
 		}
 		st.Sub = in.lastSubH
 	}
+	switch e.Kind {
+	case traces.KindSend:
+		if d := e.Digest; d.Describes(e.Frame) {
+			st.Session, st.Msg = in.ID(d.Session()), in.ID(d.MessageID())
+		}
+	case traces.KindOutcome:
+		st.Msg = in.ID(e.MessageID)
+	}
 	return st
 }
+
+// ID is the handle of a sessionId or messageId, given out at its first
+// sight; noID for "".
+func (in *Interner) ID(s string) int32 {
+	if s == "" {
+		return noID
+	}
+	return in.handle(in.ids, &in.idNames, s)
+}
+
+// lookup is the handle of s, if given out; it gives out none.
+func (in *Interner) lookup(s string) (int32, bool) {
+	h, ok := in.ids[s]
+	return h, ok
+}
+
+// IDName is the string of id handle h.
+func (in *Interner) IDName(h int32) string { return in.idNames[h] }
 
 func (in *Interner) handle(m map[string]int32, names *[]string, s string) int32 {
 	if h, ok := m[s]; ok {

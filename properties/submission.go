@@ -20,6 +20,7 @@ type subState struct {
 	named, extra []answer
 
 	outcome, outcomeMsg string
+	outcomeMsgH         int32 // outcomeMsg's handle (Interner.ID)
 	outcomeSeq, outT    int64
 	nOutcomes           int
 

@@ -14,17 +14,21 @@ type transcript struct {
 	// sealed: messages before this index were followed by another update
 	// in the replay; a whole user_message naming one of them again is a
 	// second history entry, not a patch.
-	sealed  int
-	session string
-	link    string
-	lk      *linkState
-	seq, t  int64 // the observer's successful session/resume answer
-	msgs    []tmsg
-	index   map[string]int
+	sealed   int
+	session  string
+	sessionH int32 // session's handle (Interner.ID)
+	link     string
+	lk       *linkState
+	seq, t   int64 // the observer's successful session/resume answer
+	msgs     []tmsg
+	// index finds a message by its id's handle; in gave the handles.
+	index map[int32]int32
+	in    *Interner
 }
 
 type tmsg struct {
 	id, text string
+	idH      int32    // id's handle (Interner.ID)
 	seq      int64    // first delivery of an update carrying it
 	bound    int64    // it was inserted before this seq (set by attribute)
 	owner    *respRec // the first success response that named it (set by bound)
@@ -34,12 +38,14 @@ type tmsg struct {
 }
 
 // apply adds an update of the replay; own copies what t keeps (checker.own).
+// u has its handles (checker.updIDs).
 func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 	if u.msgID == "" {
 		t.applyUnnamed(u, seq, own)
 		return
 	}
-	i, ok := t.index[u.msgID]
+	j, ok := t.index[u.msgH]
+	i := int(j)
 	if ok && u.kind == acp.UpdateUserMessage && i < t.sealed {
 		// The replay came back to a message it had moved past: the
 		// history holds this id twice, two messages under one name (an
@@ -48,12 +54,12 @@ func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 	}
 	if !ok {
 		if t.index == nil {
-			t.index = map[string]int{}
+			t.index = map[int32]int32{}
 		}
 		i = len(t.msgs)
 		id := own(u.msgID) // not the frame's
-		t.index[id] = i
-		t.msgs = append(t.msgs, tmsg{id: id, seq: seq})
+		t.index[u.msgH] = int32(i)
+		t.msgs = append(t.msgs, tmsg{id: id, idH: u.msgH, seq: seq})
 	}
 	m := &t.msgs[i]
 	switch u.kind {
@@ -80,19 +86,42 @@ func (t *transcript) applyUnnamed(u *updView, seq int64, own func(string) string
 	n := len(t.msgs)
 	if n == 0 || n <= t.sealed || !t.msgs[n-1].unnamed || u.kind != acp.UpdateUserMessageChunk {
 		if t.index == nil {
-			t.index = map[string]int{}
+			t.index = map[int32]int32{}
 		}
 		id := "unnamed#" + strconv.Itoa(n+1)
-		t.index[id] = n
-		t.msgs = append(t.msgs, tmsg{id: id, seq: seq, unnamed: true, text: own(u.text())})
+		h := t.in.ID(id)
+		t.index[h] = int32(n)
+		t.msgs = append(t.msgs, tmsg{id: id, idH: h, seq: seq, unnamed: true, text: own(u.text())})
 		return
 	}
 	t.msgs[n-1].text += u.text()
 }
 
+// has reports whether the transcript holds a message with this id.
 func (t *transcript) has(id string) bool {
-	_, ok := t.index[id]
+	_, ok := t.find(id)
 	return ok
+}
+
+// find is the index of the message with this id.
+func (t *transcript) find(id string) (int, bool) {
+	h, ok := t.in.lookup(id)
+	if !ok {
+		return 0, false // an id never read names nothing
+	}
+	return t.at(h)
+}
+
+// hasH reports whether the transcript holds the message whose id has handle h.
+func (t *transcript) hasH(h int32) bool {
+	_, ok := t.index[h]
+	return ok
+}
+
+// at is the index of the message whose id has handle h.
+func (t *transcript) at(h int32) (int, bool) {
+	i, ok := t.index[h]
+	return int(i), ok
 }
 
 func (c *checker) observe(l *linkState, u *updView, e *traces.Event) {
@@ -107,7 +136,7 @@ func (c *checker) observe(l *linkState, u *updView, e *traces.Event) {
 		if l.cand == nil {
 			l.cand = map[string]*transcript{}
 		}
-		t = &transcript{session: u.session}
+		t = &transcript{session: u.session, sessionH: u.sessionH, in: c.in}
 		l.cand[u.session] = t
 	}
 	t.apply(u, e.Seq, c.own)
@@ -121,7 +150,7 @@ func (c *checker) finalize(l *linkState, session string, e *traces.Event) {
 		if l.cand == nil {
 			l.cand = map[string]*transcript{}
 		}
-		t = &transcript{session: session}
+		t = &transcript{session: session, sessionH: c.in.ID(session), in: c.in}
 		l.cand[session] = t
 	}
 	t.link, t.lk, t.seq, t.t = l.name, l, e.Seq, e.T

@@ -71,7 +71,7 @@ func (v *msgView) sessionParam() string {
 // update is a session/update's params.
 func (v *msgView) update() (updView, bool) {
 	if d := v.dig; d != nil {
-		return updView{session: d.Session(), kind: d.Update(), msgID: d.MessageID(), state: d.State(), typedText: d.Text(), typed: true, typedContent: d.Content()}, true
+		return updView{session: d.Session(), kind: d.Update(), msgID: d.MessageID(), state: d.State(), typedText: d.Text(), typed: true, typedContent: d.Content(), ids: v.ids, sessionH: v.sessH, msgH: v.msgH}, true
 	}
 	return readUpdate(v.params)
 }

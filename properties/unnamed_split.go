@@ -51,6 +51,7 @@ func (t *transcript) splitUnnamed(texts map[string]bool) {
 			n.text = p
 			if len(parts) > 1 {
 				n.id = m.id + "." + strconv.Itoa(j+1)
+				n.idH = t.in.ID(n.id)
 			}
 			out = append(out, n)
 		}
@@ -59,9 +60,9 @@ func (t *transcript) splitUnnamed(texts map[string]bool) {
 		return
 	}
 	t.msgs = out
-	t.index = make(map[string]int, len(out))
+	t.index = make(map[int32]int32, len(out))
 	for i, m := range out {
-		t.index[m.id] = i
+		t.index[m.idH] = int32(i)
 	}
 }
 

@@ -157,7 +157,7 @@ func (c *checker) outcomeSession(s *subState) (string, bool, []string) {
 			if len(s.msgs) > 0 {
 				return S, true, cands
 			}
-		} else if t != nil && t.has(s.outcomeMsg) {
+		} else if t != nil && t.hasH(s.outcomeMsgH) {
 			return S, true, cands
 		}
 	}
@@ -177,7 +177,7 @@ func (s *subState) firstSession() string {
 func (c *checker) judgeShared() {
 	for _, rp := range c.shared {
 		r := rp.req
-		own := c.ownerOf(msgKey{r.session, rp.msgID})
+		own := c.ownerOf(msgKey{r.sessionH, rp.msgH})
 		if c.misnamedFirst(rp, own) {
 			continue
 		}
@@ -193,10 +193,14 @@ func (c *checker) judgeShared() {
 // typed it: the wrong answer is own's, which judgeAnswers reports.
 func (c *checker) misnamedFirst(rp, own *respRec) bool {
 	t := c.final[rp.req.session]
-	if t == nil || !t.has(rp.msgID) || own.req.sub == nil {
+	if t == nil || own.req.sub == nil {
 		return false
 	}
-	text := t.msgs[t.index[rp.msgID]].text
+	i, ok := t.at(rp.msgH)
+	if !ok {
+		return false
+	}
+	text := t.msgs[i].text
 	return text == rp.req.sub.text && text != own.req.sub.text
 }
 
