@@ -67,6 +67,16 @@ func NewStepChecker(h traces.Header, in *Interner, events int) *Checker {
 	return c
 }
 
+// UseNames makes the run's register of minted ids the source of the
+// handles the checker gives ids (Interner.UseNames): the simulator's
+// checker, whose actors mint every id there. Call it before the first Add.
+func (c *Checker) UseNames(n *sim.Names) {
+	if c.own == nil {
+		panic("properties: Checker.UseNames on a NewStepChecker (its Interner's UseNames)")
+	}
+	c.own.UseNames(n)
+}
+
 // Add hands the checker the next event, in Seq order. Add does not retain e
 // (only copies of the few strings a verdict needs), so the caller may reuse
 // it for the next event.

@@ -3,6 +3,8 @@ package properties
 import (
 	"strings"
 
+	"github.com/acpsim/acpsim/sim"
+
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -41,6 +43,10 @@ type Interner struct {
 	// as an Agent may reuse a string for either.
 	ids     map[string]int32
 	idNames []string
+	// names, when set (UseNames), gives the ids their handles instead of
+	// ids: the run's register, where an id it minted is found by its
+	// address, not hashed.
+	names *sim.Names
 	// The last link and submission named, with their handles: events
 	// come in runs on one link and of one submission.
 	lastLink, lastSub   string
@@ -102,17 +108,45 @@ func (in *Interner) ID(s string) int32 {
 	if s == "" {
 		return noID
 	}
+	if in.names != nil {
+		if h := in.names.Handle(s); h != 0 {
+			return h
+		}
+		_, h := in.names.Mint(s) // an id no actor minted: an Agent's own, or garbage
+		return h
+	}
 	return in.handle(in.ids, &in.idNames, s)
+}
+
+// UseNames makes the run's register of minted ids (sim.Names) the source
+// of the interner's id handles, so an id an actor minted costs no hashing;
+// one it never minted is registered there. Call it before the first step.
+// The register's handles are then the ids' handles: Handle and Name of
+// the register agree with ID and IDName.
+func (in *Interner) UseNames(n *sim.Names) {
+	if len(in.idNames) > 1 {
+		panic("properties: Interner.UseNames after ids were given out")
+	}
+	in.names = n
 }
 
 // lookup is the handle of s, if given out; it gives out none.
 func (in *Interner) lookup(s string) (int32, bool) {
+	if in.names != nil {
+		h := in.names.Handle(s)
+		return h, h != 0
+	}
 	h, ok := in.ids[s]
 	return h, ok
 }
 
 // IDName is the string of id handle h.
-func (in *Interner) IDName(h int32) string { return in.idNames[h] }
+func (in *Interner) IDName(h int32) string {
+	if in.names != nil {
+		return in.names.Name(h)
+	}
+	return in.idNames[h]
+}
 
 func (in *Interner) handle(m map[string]int32, names *[]string, s string) int32 {
 	if h, ok := m[s]; ok {

@@ -218,6 +218,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		// after the run holds the frames its strings are cut from (a
 		// swarm keeps only its failures' explanations, built afresh).
 		w.check = properties.NewBorrowingChecker(h, want)
+		w.check.UseNames(r.names) // the actors' ids need no hashing
 	}
 	if what&runCover != 0 {
 		w.cov = newCovTracker(&w.cfg)
