@@ -212,6 +212,7 @@ type checker struct {
 	procs        map[string]*procRec
 	procOrder    []*procRec
 	sessRecs     map[string]*sessRec
+	sessAt       []*sessRec // by session handle: sessOf
 	sessRecOrder []*sessRec
 	sessions     sessionVerdict
 

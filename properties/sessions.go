@@ -31,8 +31,9 @@ type sessRec struct {
 	// every answer's name was a tenth of the sessions' cost.
 	lastAnsReq *reqRec
 	unknown    []sessSeen // a resume answered -32002, or the observer's list lacked it
-	// hadBy holds the processes of had: a session may pass through
-	// thousands of processes, each answering many prompts in it.
+	// hadBy holds the processes of had once they are more than hadScan:
+	// a session may pass through thousands of processes, each answering
+	// many prompts in it.
 	hadBy map[string]bool
 }
 
@@ -103,6 +104,15 @@ func (c *checker) procEvent(st *Step) {
 	}
 }
 
+// sessOf is the record of session id, whose handle is h.
+func (c *checker) sessOf(h int32, id string) *sessRec {
+	at := byIndex(&c.sessAt, h)
+	if *at == nil {
+		*at = c.sess(id)
+	}
+	return *at
+}
+
 func (c *checker) sess(id string) *sessRec {
 	s := c.sessRecs[id]
 	if s == nil {
@@ -118,14 +128,36 @@ func (c *checker) sess(id string) *sessRec {
 
 // sawHad notes that proc had s, the first time it shows.
 func (s *sessRec) sawHad(proc string, e *traces.Event, how string) {
-	if n := len(s.had); n > 0 && s.had[n-1].proc == proc || s.hadBy[proc] {
+	if n := len(s.had); n > 0 && s.had[n-1].proc == proc || s.hadProc(proc) {
 		return
 	}
-	if s.hadBy == nil {
-		s.hadBy = map[string]bool{}
+	if s.hadBy != nil {
+		s.hadBy[proc] = true
+	} else if len(s.had) == hadScan {
+		s.hadBy = make(map[string]bool, 2*hadScan)
+		for _, h := range s.had {
+			s.hadBy[h.proc] = true
+		}
+		s.hadBy[proc] = true
 	}
-	s.hadBy[proc] = true
 	s.had = append(s.had, sessSeen{proc, e.Seq, e.T, how})
+}
+
+// hadScan is how many processes of a session are searched in had before
+// hadBy holds them: most sessions pass through one or two.
+const hadScan = 8
+
+// hadProc reports whether proc had s.
+func (s *sessRec) hadProc(proc string) bool {
+	if s.hadBy != nil {
+		return s.hadBy[proc]
+	}
+	for _, h := range s.had {
+		if h.proc == proc {
+			return true
+		}
+	}
+	return false
 }
 
 // hadIn reports whether a process of Agent installation agent had s.
@@ -166,7 +198,7 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 			}
 		}
 	case acp.MethodSessionResume:
-		s := c.sess(r.session)
+		s := c.sessOf(r.sessionH, r.session)
 		switch {
 		case !m.hasErr:
 			s.sawHad(proc, e, "resumed it")
@@ -175,7 +207,7 @@ func (c *checker) sessionAnswer(l *linkState, r *reqRec, m *msgView, e *traces.E
 		}
 	case acp.MethodSessionPrompt:
 		if !m.hasErr {
-			s := c.sess(r.session)
+			s := c.sessOf(r.sessionH, r.session)
 			s.sawHad(proc, e, "answered a prompt in it")
 			s.prompted = true
 			s.lastAns, s.lastAnsReq = sessSeen{proc: proc, seq: e.Seq, t: e.T}, r
