@@ -129,7 +129,7 @@ func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) 
 	case byCancelRequest:
 		l.lastCancelReq = cr
 		var named *reqRec
-		l.byID[cr.id].each(func(r *reqRec) bool {
+		l.reqsOf(cr.id).each(func(r *reqRec) bool {
 			if len(r.resps) == 0 {
 				named = r // the oldest pending: the one a response would answer
 				return true
@@ -204,7 +204,8 @@ func (c *checker) cancelText(r *reqRec, ev *evs) string {
 // stands.
 func (c *checker) readBy(cr *cancelRec) int64 {
 	var first int64
-	for _, reqs := range cr.link.byID {
+	// The earliest of them: the order the lists are walked in is no matter.
+	for reqs := range cr.link.allReqs() {
 		reqs.each(func(r *reqRec) bool {
 			for _, rp := range r.resps {
 				if rp.seq <= cr.delSeq || first != 0 && rp.seq >= first {

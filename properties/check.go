@@ -269,7 +269,12 @@ type linkState struct {
 	note                string
 	endSeq, endT        int64
 
-	byID map[acp.ID]reqList // delivered requests by id
+	// byNum and byID are the delivered requests by id: byNum by a small
+	// number (smallID: how Clients number their requests), byID the rest
+	// (fileReq).
+	byNum []reqList
+	nums  int // ids in byNum
+	byID  map[acp.ID]reqList
 	// lastCancelReq is the last $/cancel_request read on the link.
 	lastCancelReq *cancelRec
 	open          []*reqRec // delivered requests, for the missing-response check
@@ -329,7 +334,7 @@ func (c *checker) link(h int32) *linkState {
 	at := byHandle(&c.linkAt, h)
 	if *at == nil {
 		name := c.in.Link(h) // the interner's own copy, or borrowed as the checker is
-		l := &linkState{name: name, byID: map[acp.ID]reqList{}}
+		l := &linkState{name: name}
 		if i := strings.IndexByte(name, '>'); i >= 0 {
 			l.client, l.agent = name[:i], name[i+1:]
 			l.observer = l.client == traces.Observer

@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"iter"
 	"strings"
 
 	json "github.com/goccy/go-json"
@@ -171,6 +172,71 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 	return r
 }
 
+// reqsOf is the requests delivered on l with id, oldest first.
+func (l *linkState) reqsOf(id acp.ID) reqList {
+	if n, ok := smallID(id); ok && n < len(l.byNum) && l.byNum[n].one != nil {
+		return l.byNum[n]
+	}
+	return l.byID[id]
+}
+
+// fileReq adds a delivered request to its id's list. A small number goes
+// to byNum while it stays within a few times the numbers there (a trace
+// naming one huge id gets no huge table), unless byID has it already: an
+// id's list is in one table or the other, and reqsOf looks in byNum first.
+func (l *linkState) fileReq(r *reqRec) {
+	if n, ok := smallID(r.id); ok {
+		if n < len(l.byNum) && l.byNum[n].one != nil {
+			l.byNum[n].add(r)
+			return
+		}
+		if _, there := l.byID[r.id]; !there && n < max(64, 4*l.nums) {
+			byIndex(&l.byNum, int32(n)).add(r)
+			l.nums++
+			return
+		}
+	}
+	if l.byID == nil {
+		l.byID = map[acp.ID]reqList{}
+	}
+	list := l.byID[r.id]
+	list.add(r)
+	l.byID[r.id] = list
+}
+
+// allReqs are the lists of l's delivered requests, an id each, in no order.
+func (l *linkState) allReqs() iter.Seq[reqList] {
+	return func(yield func(reqList) bool) {
+		for _, list := range l.byNum {
+			if list.one != nil && !yield(list) {
+				return
+			}
+		}
+		for _, list := range l.byID {
+			if !yield(list) {
+				return
+			}
+		}
+	}
+}
+
+// smallID reads a JSON-RPC id that is a number written plainly (digits,
+// no leading zero, at most nine): 1, 2, 3 …, as Clients number requests.
+func smallID(id acp.ID) (int, bool) {
+	if len(id) == 0 || len(id) > 9 || id[0] == '0' && len(id) > 1 {
+		return 0, false
+	}
+	n := 0
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
 func (c *checker) addReq(s *subState, r *reqRec) {
 	r.sub = s
 	s.reqs = append(s.reqs, r)
@@ -196,9 +262,7 @@ func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
 	if r.to == "" {
 		r.to = l.agent
 	}
-	list := l.byID[r.id]
-	list.add(r)
-	l.byID[r.id] = list
+	l.fileReq(r)
 	l.open = append(l.open, r)
 	l.unanswered++
 	if len(l.open) > 64 && len(l.open) > 4*l.unanswered {

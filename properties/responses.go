@@ -29,7 +29,7 @@ type respRec struct {
 // target picks the delivered request a response with this id answers: the
 // oldest one still unanswered, else the newest (which is then answered twice).
 func (l *linkState) target(id acp.ID) *reqRec {
-	list := l.byID[id]
+	list := l.reqsOf(id)
 	var t *reqRec
 	list.each(func(r *reqRec) bool {
 		if len(r.resps) == 0 {
