@@ -111,7 +111,7 @@ func (c *checker) parse(l *linkState, d int, st *Step, sent bool) *frameRec {
 	f.frame = e.Frame
 	f.entries = f.one[:0]
 	if v, ok := digestView(e); ok && sent {
-		v.ids, v.sessH, v.msgH = true, st.Session, st.Msg
+		v.ids, v.sessH, v.msgH, v.keyH = true, st.Session, st.Msg, st.Key
 		c.views = append(c.views[:0], v)
 	} else {
 		c.views = viewFrame(e.Frame, c.views[:0])

@@ -20,11 +20,13 @@ import (
 // string cost its length times the keys' distinct lengths, hundreds once
 // Clients draw keys of every length.
 type keyIndex struct {
-	all   map[string]*keyInfo
-	whole map[string]*keyInfo // the keys that leak only as a whole string
-	lens  []int               // the lengths of the short token keys, ascending
-	byLen map[int]*lenIndex
-	grams gramIndex
+	all map[string]*keyInfo
+	// byHandle holds the keys added by handle (addByHandle).
+	byHandle []*keyInfo
+	whole    map[string]*keyInfo // the keys that leak only as a whole string
+	lens     []int               // the lengths of the short token keys, ascending
+	byLen    map[int]*lenIndex
+	grams    gramIndex
 	// early holds, per key no Client has sent yet, the first request read
 	// from a frame never sent (delivered or dropped without a send) that
 	// carried it: the key's first request once a send adds the key.
@@ -89,7 +91,9 @@ type lenIndex struct {
 
 // gramIndex holds the long keys by their first gramLen bytes.
 type gramIndex struct {
-	keys   map[uint64][]*keyInfo
+	// keys are the long keys by their first gramLen bytes, each gram's
+	// threaded by keyInfo.next (which only short keys use otherwise).
+	keys   map[uint64]*keyInfo
 	filter bitFilter
 	// shortest is the shortest key's length: no key starts at a position
 	// closer than that to the end of a string, so a string shorter than
@@ -116,6 +120,19 @@ func rollHash(b string) uint64 {
 
 func newKeyIndex(hint int, own func(string) string) *keyIndex {
 	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}, hint: hint, own: own}
+}
+
+// addByHandle is add for a key whose handle (Interner.ID) is h: found by
+// it after the first time, not looked up by its string.
+func (x *keyIndex) addByHandle(h int32, key string) *keyInfo {
+	if h <= noID {
+		return x.add(key)
+	}
+	at := byIndex(&x.byHandle, h)
+	if *at == nil {
+		*at = x.add(key)
+	}
+	return *at
 }
 
 // add indexes key and returns it (nil for "").
@@ -177,10 +194,10 @@ func (x *keyIndex) index(key string) *keyInfo {
 func (x *keyIndex) addLong(ki *keyInfo) {
 	g := &x.grams
 	if g.keys == nil {
-		g.keys = make(map[uint64][]*keyInfo, x.hint)
+		g.keys = make(map[uint64]*keyInfo, x.hint)
 	}
 	k := gramAt(ki.key, 0)
-	g.keys[k] = append(g.keys[k], ki)
+	ki.next, g.keys[k] = g.keys[k], ki
 	if g.shortest == 0 || len(ki.key) < g.shortest {
 		g.shortest = len(ki.key)
 	}
@@ -248,7 +265,7 @@ func (x *keyIndex) findLong(s string, found []keyAt) []keyAt {
 		if !g.filter.mayHave(k) {
 			continue
 		}
-		for _, ki := range g.keys[k] {
+		for ki := g.keys[k]; ki != nil; ki = ki.next {
 			if n := len(ki.key); i+n <= len(s) && s[i:i+n] == ki.key && ki.leaksAt(s, i) {
 				found = append(found, keyAt{ki, i})
 			}

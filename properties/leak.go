@@ -20,7 +20,7 @@ const keyField = "idempotencyKey"
 type keyInfo struct {
 	key   string
 	first *reqRec  // the first prompt request that carried it (set in the main pass)
-	next  *keyInfo // the next key of the same length and hash
+	next  *keyInfo // the next key of the same length and hash, or of the same gram (gramIndex)
 	// anywhere: the key is long enough that finding it inside a longer
 	// string is no accident (see leakAnywhere); token: long enough that
 	// finding it as a word of one is none either (leakAsToken).

@@ -110,7 +110,9 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 		if sent && p.key != "" && p.key[0] == '"' {
 			// Any string is indexed, a legal key or not: the legal one is
 			// read already.
-			if k, ok := key, present; ok {
+			if k, ok := key, present; ok && v.ids && k == v.dig.Key() {
+				ki = c.keys.addByHandle(v.keyH, k)
+			} else if ok {
 				ki = c.keys.add(k)
 			} else if k, ok := jsonscan.StringField(p.key); ok {
 				ki = c.keys.add(k)

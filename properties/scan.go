@@ -32,8 +32,8 @@ type msgView struct {
 	frame string
 	// ids: sessH and msgH are the handles of the digest's sessionId and
 	// messageId, from its step (Step.Session, Step.Msg).
-	ids         bool
-	sessH, msgH int32
+	ids               bool
+	sessH, msgH, keyH int32
 }
 
 // viewFrame appends the messages of frame to out.

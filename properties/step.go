@@ -25,6 +25,9 @@ type Step struct {
 	// names none or its frame has no digest (the checker then reads its
 	// bytes and interns what it finds itself).
 	Session, Msg int32
+	// Key is the handle of the idempotencyKey the digest of a prompt's
+	// frame says its Client holds (acp.Digest.Key); noID for none.
+	Key int32
 }
 
 // noID is the handle of the empty id: no session, no message.
@@ -94,7 +97,7 @@ func (in *Interner) Step(e *traces.Event) Step {
 	switch e.Kind {
 	case traces.KindSend:
 		if d := e.Digest; d.Describes(e.Frame) {
-			st.Session, st.Msg = in.ID(d.Session()), in.ID(d.MessageID())
+			st.Session, st.Msg, st.Key = in.ID(d.Session()), in.ID(d.MessageID()), in.ID(d.Key())
 		}
 	case traces.KindOutcome:
 		st.Msg = in.ID(e.MessageID)
