@@ -281,9 +281,10 @@ type linkState struct {
 	unanswered    int
 	nullErrs      int // delivered entries whose id was unreadable: each is owed a null-id error
 
-	q    [2]frameQueue
-	cand map[string]*transcript // observer: the transcript being replayed, per session
-	sess map[string]*lsState
+	q      [2]frameQueue
+	cand   map[string]*transcript // observer: the transcript being replayed, per session
+	sess   []*lsState             // in order of first sight (ls)
+	sessBy map[string]*lsState
 }
 
 func (c *checker) step(st *Step) {

@@ -37,7 +37,12 @@ type frameQueue struct {
 	head int
 }
 
-func (q *frameQueue) push(f *frameRec) { q.fs = append(q.fs, f) }
+func (q *frameQueue) push(f *frameRec) {
+	if q.fs == nil {
+		q.fs = make([]*frameRec, 0, 8) // a link holds a few in flight: one allocation, not four
+	}
+	q.fs = append(q.fs, f)
+}
 
 func (q *frameQueue) take(frame string) *frameRec {
 	for i := q.head; i < len(q.fs); i++ {

@@ -193,6 +193,9 @@ func (l *linkState) fileReq(r *reqRec) {
 			return
 		}
 		if _, there := l.byID[r.id]; !there && n < max(64, 4*l.nums) {
+			if l.byNum == nil {
+				l.byNum = make([]reqList, 0, 16)
+			}
 			byIndex(&l.byNum, int32(n)).add(r)
 			l.nums++
 			return
@@ -265,6 +268,9 @@ func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
 		r.to = l.agent
 	}
 	l.fileReq(r)
+	if l.open == nil {
+		l.open = make([]*reqRec, 0, 8)
+	}
 	l.open = append(l.open, r)
 	l.unanswered++
 	if len(l.open) > 64 && len(l.open) > 4*l.unanswered {

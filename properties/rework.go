@@ -10,6 +10,7 @@ import (
 
 // lsState is the rework detector's view of one session on one link.
 type lsState struct {
+	session      string
 	last         string
 	idleSeq      int64
 	idleT        int64
@@ -27,17 +28,37 @@ type reworkRec struct {
 	session      string
 }
 
+// ls is what l shows of session. Most links serve a session or two (a
+// map each was a tenth of the checker's allocations), so the first
+// lsScan are searched in a list; the observer's, which reads every
+// session, gets a map beyond them.
 func (l *linkState) ls(session string) *lsState {
-	s := l.sess[session]
-	if s == nil {
-		if l.sess == nil {
-			l.sess = map[string]*lsState{}
+	if l.sessBy != nil {
+		if s := l.sessBy[session]; s != nil {
+			return s
 		}
-		s = &lsState{}
-		l.sess[session] = s
+	} else {
+		for _, s := range l.sess {
+			if s.session == session {
+				return s
+			}
+		}
+	}
+	s := &lsState{session: session}
+	l.sess = append(l.sess, s)
+	if l.sessBy != nil {
+		l.sessBy[session] = s
+	} else if len(l.sess) > lsScan {
+		l.sessBy = make(map[string]*lsState, 2*len(l.sess))
+		for _, x := range l.sess {
+			l.sessBy[x.session] = x
+		}
 	}
 	return s
 }
+
+// lsScan is how many sessions of a link are searched in a list.
+const lsScan = 8
 
 func (c *checker) agentUpdate(l *linkState, e *traces.Event, u *updView) {
 	session := u.session
