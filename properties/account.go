@@ -17,7 +17,7 @@ import (
 
 // lossJudgement is whether the lost rule applied to a submission and,
 // when it did, whether the frames could judge it.
-type lossJudgement int
+type lossJudgement int8
 
 const (
 	// lossNotApplicable: the user was told failed or unknown, or nothing

@@ -222,8 +222,6 @@ type checker struct {
 	setupOrder []*setupGroup
 	healSeq    int64
 
-	version versionState // what the initialize frames showed (version.go)
-
 	endSeq   int64
 	out      []anomaly
 	byReport map[reportKey]bool // the anomalies of one submission in out (emit)
@@ -275,6 +273,9 @@ type linkState struct {
 	byNum []reqList
 	nums  int // ids in byNum
 	byID  map[acp.ID]reqList
+	// initIDs are the ids of the initialize requests the Client side
+	// sent: their answers are the Agent's initialize results (version.go).
+	initIDs []acp.ID
 	// lastCancelReq is the last $/cancel_request read on the link.
 	lastCancelReq *cancelRec
 	open          []*reqRec // delivered requests, for the missing-response check

@@ -9,21 +9,20 @@ import (
 // messageId says about insertions, bindings and ids given to two submissions.
 
 type respRec struct {
-	req       *reqRec
-	link      *linkState
-	id        acp.ID
-	seq, t    int64
-	ok        bool
-	msgID     string
-	msgH      int32 // msgID's handle (Interner.ID)
-	code      int
-	delivered bool
-	delSeq    int64
-	lost      string
-	lostSeq   int64
-	binding   bool
-	firstSeen int64 // for a binding answer: when the message was first sent
-	firstT    int64
+	req    *reqRec
+	link   *linkState
+	id     acp.ID
+	seq, t int64
+	msgID  string
+	msgH   int32 // msgID's handle (Interner.ID)
+	// The flags sit beside msgH: packed, a record is a tenth smaller.
+	ok, delivered, binding bool
+	code                   int
+	delSeq                 int64
+	lost                   string
+	lostSeq                int64
+	firstSeen              int64 // for a binding answer: when the message was first sent
+	firstT                 int64
 }
 
 // target picks the delivered request a response with this id answers: the

@@ -5,14 +5,11 @@ package properties
 
 type subState struct {
 	id, client, text string
-	textFromSubmit   bool
 	submitSeq        int64
 	reqs             []*reqRec
 	sessions         []string
 	tos              []namedCount // per Agent process reached: its prompt requests still unanswered there
 	key              string
-	keyState         int // of the first attempt
-	keyed, mixed     bool
 	answers          []answer
 	// named are the insertions of an unkeyed submission that success
 	// responses name (the first one to each request, messages no other
@@ -20,14 +17,19 @@ type subState struct {
 	named, extra []answer
 
 	outcome, outcomeMsg string
-	outcomeMsgH         int32 // outcomeMsg's handle (Interner.ID)
 	outcomeSeq, outT    int64
 	nOutcomes           int
 
-	msgs      []attrMsg
-	byText    int
-	ambiguous bool
-	kinds     []string
+	msgs   []attrMsg
+	byText int
+	kinds  []string
+
+	// The small fields sit together: packed, a record is smaller.
+	outcomeMsgH    int32 // outcomeMsg's handle (Interner.ID)
+	keyState       int8  // of the first attempt
+	keyed, mixed   bool
+	textFromSubmit bool
+	ambiguous      bool
 	// unjudged: the run stopped before s could be judged (Report.Unjudged).
 	unjudged bool
 	// loss is whether the lost rule applied to s and could be judged

@@ -11,13 +11,6 @@ import (
 // do not apply to, so the report says so in one line (Report.PeerV1) and a
 // reader of it (judge, view) gives no PASS and no FAIL.
 
-// versionState is what the initialize frames of the trace showed so far.
-type versionState struct {
-	// initIDs are, per link, the ids of the initialize requests the Client
-	// side sent: their answers are the Agent's initialize results.
-	initIDs map[string][]acp.ID
-}
-
 // readVersion reads a sent frame that may be an initialize request or
 // answer. Only frames naming protocolVersion are parsed (both v1 and v2
 // require it in initialize, both ways), so the other frames cost a scan.
@@ -33,15 +26,12 @@ func (c *checker) readVersion(l *linkState, d int, ev *traces.Event, views []msg
 		v := &views[i]
 		switch {
 		case d == c2a && v.kind == acp.KindRequest && v.method == acp.MethodInitialize:
-			if c.version.initIDs == nil {
-				c.version.initIDs = map[string][]acp.ID{}
-			}
-			c.version.initIDs[l.name] = append(c.version.initIDs[l.name], acp.ID(c.own(string(v.id))))
+			l.initIDs = append(l.initIDs, acp.ID(c.own(string(v.id))))
 			if v := acp.ReadPeerVersionValid(v.params); v.V1 {
 				c.setV1(v.V1JudgedLine("the Client"))
 				return
 			}
-		case d == a2c && v.kind == acp.KindResponse && !v.hasErr && c.isInitID(l.name, v.id):
+		case d == a2c && v.kind == acp.KindResponse && !v.hasErr && l.isInitID(v.id):
 			if v := acp.ReadPeerVersionValid(v.result); v.V1 {
 				c.setV1(v.V1JudgedLine("the Agent"))
 				return
@@ -50,8 +40,8 @@ func (c *checker) readVersion(l *linkState, d int, ev *traces.Event, views []msg
 	}
 }
 
-func (c *checker) isInitID(link string, id acp.ID) bool {
-	for _, x := range c.version.initIDs[link] {
+func (l *linkState) isInitID(id acp.ID) bool {
+	for _, x := range l.initIDs {
 		if x == id {
 			return true
 		}
