@@ -8,6 +8,7 @@ import (
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/properties"
+	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -138,4 +139,21 @@ func ExampleNewStepChecker() {
 	// Output:
 	// the first step's submission: s1
 	// submissions: 1 outcome: unknown
+}
+
+// A simulator mints its ids into a register (sim.Names); an interner that
+// uses it gives each id the register's handle, found from the minted
+// string's address rather than by hashing it, and registers an id no actor
+// minted (an Agent's own, or garbage) as it first sees it.
+func ExampleInterner_UseNames() {
+	names := sim.NewNames()
+	msg, h := names.Mint("9a3f0c1e-5d7b-4e11-8c2a-7f00aa000001")
+	in := properties.NewInterner(true)
+	in.UseNames(names)
+	st := in.Step(&traces.Event{Seq: 1, Kind: traces.KindOutcome, Client: "c1", Sub: "s1", Outcome: traces.OutcomeInserted, MessageID: msg})
+	fmt.Println(st.Msg == h, in.IDName(st.Msg) == msg)
+	fmt.Println(in.ID("msg-7") == names.Handle("msg-7"))
+	// Output:
+	// true true
+	// true
 }
