@@ -101,6 +101,9 @@ func (c *Checker) AddStep(st *Step) {
 	if c.own != nil {
 		panic("properties: Checker.AddStep on a checker that interns its events itself (NewChecker, NewBorrowingChecker: Add)")
 	}
+	if !st.made {
+		panic("properties: Checker.AddStep of a Step not made by Interner.Step")
+	}
 	c.add(st)
 }
 

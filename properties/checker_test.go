@@ -138,6 +138,9 @@ func TestACheckerTakesWhatItWasMadeFor(t *testing.T) {
 		{"Add on NewStepChecker", "AddStep takes its steps", func() { NewStepChecker(traces.Header{}, in, 0).Add(&e) }},
 		{"Add after Finish", "after Finish", func() { c := NewChecker(traces.Header{}); c.Finish(); c.Add(&e) }},
 		{"AddStep after Finish", "after Finish", func() { c := NewStepChecker(traces.Header{}, in, 0); c.Finish(); c.AddStep(&st) }},
+		{"AddStep of a hand-made Step", "not made by Interner.Step", func() {
+			NewStepChecker(traces.Header{}, in, 0).AddStep(&Step{Event: &e, Link: -1, Sub: st.Sub})
+		}},
 	} {
 		func() {
 			defer func() {

@@ -17,10 +17,19 @@ func (c *checker) idOf(ids bool, h int32, s string) int32 {
 }
 
 // msgKeyOf is the message id names in session, by their strings: for the
-// rarer reads whose records keep no handles.
+// rarer reads whose records keep no handles. It gives out no handle: an id
+// never read names no message (noMsg).
 func (c *checker) msgKeyOf(session, id string) msgKey {
-	return msgKey{c.in.ID(session), c.in.ID(id)}
+	s, ok := c.in.lookup(session)
+	m, ok2 := c.in.lookup(id)
+	if !ok || !ok2 {
+		return noMsg
+	}
+	return msgKey{s, m}
 }
+
+// noMsg is the key of no message.
+var noMsg = msgKey{-1, -1}
 
 // updIDs gives u the handles of its session and message id.
 func (c *checker) updIDs(u *updView) {
@@ -97,7 +106,7 @@ func (c *checker) msgOf(mk msgKey) *msgRec {
 // session to name that id in msgByID, any other in msgAt (an id two
 // sessions share: a fork's copies, an Agent reusing ids).
 func (c *checker) msgIndex(mk msgKey) (int32, bool) {
-	if int(mk.id) >= len(c.msgByID) || c.msgByID[mk.id] == 0 {
+	if mk.id < 0 || int(mk.id) >= len(c.msgByID) || c.msgByID[mk.id] == 0 {
 		return 0, false // no session has named the id
 	}
 	if i := c.msgByID[mk.id] - 1; c.msgs[i].session == mk.session {

@@ -28,6 +28,10 @@ type Step struct {
 	// Key is the handle of the idempotencyKey the digest of a prompt's
 	// frame says its Client holds (acp.Digest.Key); noID for none.
 	Key int32
+	// made: Interner.Step made it. A Step made otherwise lacks the handles
+	// the checker reads, and would be judged wrong without a word:
+	// AddStep refuses it.
+	made bool
 }
 
 // noID is the handle of the empty id: no session, no message.
@@ -59,7 +63,9 @@ type Interner struct {
 // NewInterner starts the handles of a trace. A borrowing interner keeps the
 // events' own strings, not copies: its events' strings must live as long as
 // it does (NewBorrowingChecker says when that holds). An interner is not
-// safe for use by several goroutines; a checker of its steps only reads it.
+// safe for use by several goroutines, and a checker of its steps adds to it
+// (the ids it reads from frames without a digest): one interner serves one
+// checker at a time.
 func NewInterner(borrow bool) *Interner {
 	in := &Interner{borrow: borrow, links: map[string]int32{}, subs: map[string]int32{}, ids: map[string]int32{}}
 	// Handle 0 of each is the empty name, for an event of a link or
@@ -77,7 +83,7 @@ const noName = 0
 // Step is e as the checker judges it. Steps must be made in the order they
 // are judged (handles are given out in order of first sight).
 func (in *Interner) Step(e *traces.Event) Step {
-	st := Step{Event: e, Link: -1, Sub: -1}
+	st := Step{Event: e, Link: -1, Sub: -1, made: true}
 	// The caches hold the interner's names, never the event's: a caller
 	// may reuse the event's buffers.
 	if e.Link != "" {
@@ -135,6 +141,9 @@ func (in *Interner) UseNames(n *sim.Names) {
 
 // lookup is the handle of s, if given out; it gives out none.
 func (in *Interner) lookup(s string) (int32, bool) {
+	if s == "" {
+		return noID, true
+	}
 	if in.names != nil {
 		h := in.names.Handle(s)
 		return h, h != 0

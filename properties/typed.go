@@ -37,7 +37,8 @@ func (v *msgView) undigest() {
 	if vs := viewFrame(v.frame, nil); len(vs) == 1 {
 		*v = vs[0]
 	}
-	v.dig = nil
+	// The step's handles were the digest's ids: the bytes' ids get their own.
+	v.dig, v.ids = nil, false
 }
 
 // rawParams is the message's params as written.
