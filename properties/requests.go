@@ -107,7 +107,7 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 		r.session = c.name(p.session)
 		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		var ki *keyInfo
-		key, present, bad := promptKey(p.key)
+		key, present, bad := p.readKey()
 		if sent && p.key != "" && p.key[0] == '"' {
 			// Any string is indexed, a legal key or not: the legal one is
 			// read already.
