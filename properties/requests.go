@@ -48,8 +48,10 @@ type reqRec struct {
 	cancel *cancelRec
 	// nextPend and nextKey thread the lists a cancel walks (trackPending).
 	nextPend, nextKey *reqRec
-	// resps1 holds the first response: most requests get one.
+	// resps1 holds the first response: most requests get one; resp1 is
+	// its record, when it was sent (newResp).
 	resps1 [1]*respRec
+	resp1  respRec
 }
 
 // reqList is the requests delivered with one id on a link, oldest first; a

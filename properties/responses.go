@@ -44,14 +44,19 @@ func (l *linkState) target(id acp.ID) *reqRec {
 }
 
 func (c *checker) newResp(l *linkState, e *traces.Event, m *msgView, sent bool) *respRec {
-	rp := c.respSlab.New()
+	r := l.target(m.id)
+	var rp *respRec
+	if sent && r != nil && len(r.resps) == 0 {
+		rp = &r.resp1 // beside its request, where the rules read it
+	} else {
+		rp = c.respSlab.New()
+	}
 	rp.link, rp.id, rp.seq, rp.t = l, acp.ID(c.own(string(m.id))), e.Seq, e.T
 	if m.hasErr {
 		rp.code = m.errCode
 	} else {
 		rp.ok = true
 	}
-	r := l.target(m.id)
 	if rp.ok && (r == nil || r.method == acp.MethodSessionPrompt) {
 		rp.msgID = c.own(m.messageID())
 		rp.msgH = c.idOf(m.ids, m.msgH, rp.msgID)
