@@ -20,18 +20,6 @@ type promptFields struct {
 	// of the raw prompt.
 	text    string
 	hasText bool
-	// clientKey is the key its Client holds, when a digest says (its
-	// Key): the legal key the raw one reads as, so it needs no reading.
-	clientKey string
-}
-
-// readKey is promptKey of the prompt's raw key: the digest's word for it
-// when there is one (DigestDiff holds the two to the same key).
-func (p *promptFields) readKey() (key string, present, bad bool) {
-	if p.clientKey != "" {
-		return p.clientKey, true, false
-	}
-	return promptKey(p.key)
 }
 
 var promptKeys = []string{"sessionId", "prompt", "idempotencyKey"}

@@ -109,7 +109,7 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 		r.session = c.name(p.session)
 		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		var ki *keyInfo
-		key, present, bad := p.readKey()
+		key, present, bad := promptKey(p.key)
 		if sent && p.key != "" && p.key[0] == '"' {
 			// Any string is indexed, a legal key or not: the legal one is
 			// read already.

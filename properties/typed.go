@@ -56,7 +56,7 @@ func (v *msgView) rawResult() string {
 // prompt is a session/prompt's params.
 func (v *msgView) prompt() promptFields {
 	if d := v.dig; d != nil {
-		return promptFields{session: d.Session(), key: d.KeyRaw(), text: d.Text(), hasText: true, clientKey: d.Key()}
+		return promptFields{session: d.Session(), key: d.KeyRaw(), text: d.Text(), hasText: true}
 	}
 	return readPrompt(v.params)
 }
