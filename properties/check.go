@@ -336,7 +336,7 @@ func (c *checker) link(h int32) *linkState {
 	if h < 0 {
 		h = noName // an event of a link kind naming none
 	}
-	at := byHandle(&c.linkAt, h)
+	at := byIndex(&c.linkAt, h)
 	if *at == nil {
 		name := c.in.Link(h) // the interner's own copy, or borrowed as the checker is
 		l := &linkState{name: name}
@@ -348,14 +348,6 @@ func (c *checker) link(h int32) *linkState {
 		c.linkOrder = append(c.linkOrder, l)
 	}
 	return *at
-}
-
-// byHandle is the entry of handle h in *table, the table grown to hold it.
-func byHandle[T any](table *[]*T, h int32) **T {
-	if n := int(h) + 1; n > len(*table) {
-		*table = append(*table, make([]*T, n-len(*table))...)
-	}
-	return &(*table)[h]
 }
 
 // byIndex is the entry of index i in *table, the table grown to hold it.

@@ -4,7 +4,6 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/sim"
-
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -46,8 +45,8 @@ type Interner struct {
 	linkNames []string
 	subs      map[string]int32
 	subNames  []string
-	// ids are the sessionIds and messageIds the events name: one table,
-	// as an Agent may reuse a string for either.
+	// ids are the sessionIds, messageIds and keys the events name: one
+	// table, as a peer may reuse a string for any of them.
 	ids     map[string]int32
 	idNames []string
 	// names, when set (UseNames), gives the ids their handles instead of

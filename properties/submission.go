@@ -87,7 +87,7 @@ func (c *checker) sub(h int32, client string) *subState {
 	if h < 0 {
 		h = noName // a submit or outcome naming none
 	}
-	at := byHandle(&c.subAt, h)
+	at := byIndex(&c.subAt, h)
 	s := *at
 	if s == nil {
 		s = c.subSlab.New()
