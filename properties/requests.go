@@ -107,7 +107,6 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 	case acp.MethodSessionPrompt:
 		p := v.prompt()
 		r.session = c.name(p.session)
-		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		var ki *keyInfo
 		key, present, bad := promptKey(p.key)
 		if sent && p.key != "" && p.key[0] == '"' {
@@ -153,20 +152,22 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 		}
 	case acp.MethodSessionClose:
 		r.session = c.name(v.sessionParam())
-		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 	case acp.MethodSessionFork:
 		r.session = c.name(v.sessionParam())
-		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		if sent {
 			c.forks = append(c.forks, r)
 		}
 	case acp.MethodSessionResume:
 		r.session = c.name(v.sessionParam())
-		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 		if l.observer && sent {
 			// A new replay of the session starts from scratch.
 			delete(l.cand, r.session)
 		}
+	}
+	if r.session != "" {
+		// The digest's session is the one read above (prompt,
+		// sessionParam): its step's handle, when it has one.
+		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
 	}
 	if r.session != "" && !l.observer {
 		if c.sessionUsed == nil {
