@@ -259,7 +259,7 @@ func newChecker(h traces.Header, in *Interner, n int) *checker {
 		final:   map[string]*transcript{},
 		leakBy:  map[string]*leakAcc{},
 	}
-	c.keys = newKeyIndex(hint, c.own)
+	c.keys = newKeyIndex(hint, c.own, in.lookup)
 	return c
 }
 

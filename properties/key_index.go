@@ -20,9 +20,15 @@ import (
 // string cost its length times the keys' distinct lengths, hundreds once
 // Clients draw keys of every length.
 type keyIndex struct {
-	all map[string]*keyInfo
-	// byHandle holds the keys added by handle (addByHandle).
+	// byHandle holds the keys that came with a handle (addByHandle), the
+	// simulator's; byString the others, read from a frame's bytes. A key
+	// is in one of them: the simulator's keys cost no map.
 	byHandle []*keyInfo
+	byString map[string]*keyInfo
+	// handleOf is the handle the checker's interner gave a string, if any
+	// (Interner.lookup): a key read from the bytes that came with a
+	// handle before is found under it.
+	handleOf func(string) (int32, bool)
 	whole    map[string]*keyInfo // the keys that leak only as a whole string
 	lens     []int               // the lengths of the short token keys, ascending
 	byLen    map[int]*lenIndex
@@ -118,21 +124,38 @@ func rollHash(b string) uint64 {
 	return h
 }
 
-func newKeyIndex(hint int, own func(string) string) *keyIndex {
-	return &keyIndex{all: make(map[string]*keyInfo, hint), byLen: map[int]*lenIndex{}, hint: hint, own: own}
+// newKeyIndex makes an index for about hint keys; own is how it keeps a
+// key's string, handleOf (nil: none) the handles its keys may come with.
+func newKeyIndex(hint int, own func(string) string, handleOf func(string) (int32, bool)) *keyIndex {
+	return &keyIndex{byLen: map[int]*lenIndex{}, hint: hint, own: own, handleOf: handleOf}
 }
 
 // addByHandle is add for a key whose handle (Interner.ID) is h: found by
-// it after the first time, not looked up by its string.
+// it, not looked up by its string.
 func (x *keyIndex) addByHandle(h int32, key string) *keyInfo {
 	if h <= noID {
 		return x.add(key)
 	}
 	at := byIndex(&x.byHandle, h)
 	if *at == nil {
-		*at = x.add(key)
+		if *at = x.byString[key]; *at == nil { // not read from bytes before
+			*at = x.fresh(key)
+		}
 	}
 	return *at
+}
+
+// get is the key indexed as key, nil if none is.
+func (x *keyIndex) get(key string) *keyInfo {
+	if ki := x.byString[key]; ki != nil {
+		return ki
+	}
+	if len(x.byHandle) > 0 && x.handleOf != nil {
+		if h, ok := x.handleOf(key); ok && h > noID && int(h) < len(x.byHandle) {
+			return x.byHandle[h]
+		}
+	}
+	return nil
 }
 
 // add indexes key and returns it (nil for "").
@@ -140,9 +163,19 @@ func (x *keyIndex) add(key string) *keyInfo {
 	if key == "" {
 		return nil
 	}
-	if ki := x.all[key]; ki != nil {
+	if ki := x.get(key); ki != nil {
 		return ki
 	}
+	ki := x.fresh(key)
+	if x.byString == nil {
+		x.byString = make(map[string]*keyInfo, x.hint)
+	}
+	x.byString[ki.key] = ki
+	return ki
+}
+
+// fresh indexes key, which is not indexed yet, for the leak scan.
+func (x *keyIndex) fresh(key string) *keyInfo {
 	ki := x.index(x.own(key)) // not the frame it was read from
 	for _, lit := range literals {
 		if x.literalsHold {
@@ -162,7 +195,6 @@ var literals = acp.DigestLiterals()
 func (x *keyIndex) index(key string) *keyInfo {
 	n := utf8.RuneCountInString(key)
 	ki := &keyInfo{key: key, first: x.early[key], anywhere: n >= leakAnywhere, token: n >= leakAsToken}
-	x.all[key] = ki
 	if !ki.token {
 		if x.whole == nil {
 			x.whole = map[string]*keyInfo{}
@@ -208,7 +240,7 @@ func (x *keyIndex) addLong(ki *keyInfo) {
 // already); sent says r's frame was sent.
 func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
 	if ki == nil {
-		ki = x.all[key]
+		ki = x.get(key)
 	}
 	if ki != nil {
 		if ki.first == nil {

@@ -61,7 +61,7 @@ func TestKeyLeakRule(t *testing.T) {
 }
 
 func TestKeyIndex(t *testing.T) {
-	x := &keyIndex{all: map[string]*keyInfo{}, byLen: map[int]*lenIndex{}, own: strings.Clone}
+	x := newKeyIndex(0, strings.Clone, nil)
 	const long = "1f0c9e2a-7b7d-4c1e" // 18 code points: found anywhere
 	for _, k := range []string{"abcd", "bcde", "Key-1", "é", "zzzzzzzzzz", long} {
 		x.add(k)
@@ -115,7 +115,7 @@ func TestEachString(t *testing.T) {
 // The index finds every one of many keys, and no key that was never added,
 // while its filters grow past their first size.
 func TestKeyIndexFindsEveryKeyAsItGrows(t *testing.T) {
-	x := newKeyIndex(0, strings.Clone)
+	x := newKeyIndex(0, strings.Clone, nil)
 	key := func(i int) string { return fmt.Sprintf("%016x-key-%d", uint64(i)*0x9E3779B97F4A7C15, i) }
 	for i := range 5000 {
 		x.add(key(i))
@@ -147,9 +147,28 @@ func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
 			return strings.Join(rapid.SliceOfN(alphabet, 1, 40).Draw(t, "runes"), "")
 		})
 		keys := rapid.SliceOfNDistinct(piece, 1, 30, func(s string) string { return s }).Draw(t, "keys")
-		x := newKeyIndex(0, strings.Clone)
-		for _, k := range keys {
-			x.add(k)
+		// Some keys come with a handle, as the simulator's do, some are
+		// read from bytes, some both ways: each is one key either way.
+		handles := map[string]int32{}
+		x := newKeyIndex(0, strings.Clone, func(s string) (int32, bool) { h, ok := handles[s]; return h, ok })
+		byHandle := rapid.SliceOfN(rapid.IntRange(0, 2), len(keys), len(keys)).Draw(t, "how")
+		for i, k := range keys {
+			if byHandle[i] > 0 {
+				handles[k] = int32(i + 1)
+			}
+		}
+		for i, k := range keys {
+			switch byHandle[i] {
+			case 0:
+				x.add(k)
+			case 1:
+				x.addByHandle(int32(i+1), k)
+			case 2:
+				ki := x.add(k)
+				if x.addByHandle(int32(i+1), k) != ki || x.get(k) != ki {
+					t.Fatalf("key %q is two keys by its string and by its handle", k)
+				}
+			}
 		}
 		var parts []string
 		for range rapid.IntRange(1, 6).Draw(t, "parts") {
@@ -163,7 +182,7 @@ func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
 		var want []string
 		for n := 1; n <= len(s); n++ {
 			for i := 0; i+n <= len(s); i++ {
-				if ki := x.all[s[i:i+n]]; ki != nil && ki.leaksAt(s, i) {
+				if ki := x.get(s[i : i+n]); ki != nil && ki.leaksAt(s, i) {
 					want = append(want, ki.key)
 				}
 			}

@@ -110,7 +110,7 @@ func (c *client) submission(sub int) {
 }
 
 func (c *client) promptFrame(id acp.ID, p pending) []byte {
-	return c.g.request(id, acp.MethodSessionPrompt, acp.PromptParams{SessionID: p.session, Prompt: []acp.ContentBlock{acp.Text(p.text)}, IdempotencyKey: acp.KeyJSON(p.key)})
+	return c.g.request(id, acp.MethodSessionPrompt, acp.PromptParams{SessionID: p.session, Prompt: []acp.ContentBlock{acp.Text(p.text)}, IdempotencyKey: acp.KeyJSON(p.key), KeyText: p.key})
 }
 
 func (c *client) attempt(a Attempt) {
