@@ -21,8 +21,9 @@ import (
 // Clients draw keys of every length.
 type keyIndex struct {
 	// byHandle holds the keys that came with a handle (addByHandle), the
-	// simulator's; byString the others, read from a frame's bytes. A key
-	// is in one of them: the simulator's keys cost no map.
+	// simulator's; byString those read from a frame's bytes first. A key is
+	// one keyInfo under its handle, its string or both: the simulator's
+	// keys cost no map.
 	byHandle []*keyInfo
 	byString map[string]*keyInfo
 	// handleOf is the handle the checker's interner gave a string, if any
@@ -125,13 +126,14 @@ func rollHash(b string) uint64 {
 }
 
 // newKeyIndex makes an index for about hint keys; own is how it keeps a
-// key's string, handleOf (nil: none) the handles its keys may come with.
+// key's string, and handleOf (nil: none) the handle a string has, which
+// must be the handle addByHandle is given for it: both from one Interner.
 func newKeyIndex(hint int, own func(string) string, handleOf func(string) (int32, bool)) *keyIndex {
 	return &keyIndex{byLen: map[int]*lenIndex{}, hint: hint, own: own, handleOf: handleOf}
 }
 
-// addByHandle is add for a key whose handle (Interner.ID) is h: found by
-// it, not looked up by its string.
+// addByHandle is add for a key whose handle (Interner.ID) is h: after its
+// first time found by it, not looked up by its string.
 func (x *keyIndex) addByHandle(h int32, key string) *keyInfo {
 	if h <= noID {
 		return x.add(key)

@@ -156,7 +156,7 @@ func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
 		// read from bytes, some both ways: each is one key either way.
 		handles := map[string]int32{}
 		x := newKeyIndex(0, strings.Clone, func(s string) (int32, bool) { h, ok := handles[s]; return h, ok })
-		byHandle := rapid.SliceOfN(rapid.IntRange(0, 2), len(keys), len(keys)).Draw(t, "how")
+		byHandle := rapid.SliceOfN(rapid.IntRange(0, 3), len(keys), len(keys)).Draw(t, "how")
 		for i, k := range keys {
 			if byHandle[i] > 0 {
 				handles[k] = int32(i + 1)
@@ -171,7 +171,12 @@ func TestKeyIndexFindsAsAScanOfEveryLength(t *testing.T) {
 			case 2:
 				ki := x.add(k)
 				if x.addByHandle(int32(i+1), k) != ki || x.get(k) != ki {
-					t.Fatalf("key %q is two keys by its string and by its handle", k)
+					t.Fatalf("key %q read from bytes, then with its handle, is two keys", k)
+				}
+			case 3:
+				ki := x.addByHandle(int32(i+1), k)
+				if x.add(k) != ki || x.get(k) != ki {
+					t.Fatalf("key %q with its handle, then read from bytes, is two keys", k)
 				}
 			}
 		}
