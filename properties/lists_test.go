@@ -74,3 +74,46 @@ func TestAMessageIDTwoSessionsShareNamesTwoMessages(t *testing.T) {
 		}
 	}
 }
+
+// Transcripts find their messages by handle through one table of slots: an
+// id two transcripts hold (a session and its fork, a replay read twice) is
+// found in each at its own place, whichever took the slot, and a
+// transcript re-indexed after a split (splitUnnamed) finds only its new
+// messages, leaving the other's alone.
+func TestTranscriptsFindTheirOwnMessagesByHandle(t *testing.T) {
+	c := newChecker(traces.Header{}, NewInterner(false), 0)
+	a, b := c.newTranscript("s1", c.in.ID("s1")), c.newTranscript("s2", c.in.ID("s2"))
+	shared, onlyA, onlyB := c.in.ID("m-shared"), c.in.ID("m-a"), c.in.ID("m-b")
+	for _, tc := range []struct {
+		t *transcript
+		h int32
+	}{{b, shared}, {a, onlyA}, {a, shared}, {b, onlyB}} { // b takes the shared slot
+		tc.t.put(tc.h, len(tc.t.msgs))
+		tc.t.msgs = append(tc.t.msgs, tmsg{id: c.in.IDName(tc.h), idH: tc.h})
+	}
+	check := func(when string, tr *transcript, h int32, want int, has bool) {
+		t.Helper()
+		if got, ok := tr.at(h); ok != has || ok && got != want {
+			t.Errorf("%s: %s's %s at (%d, %v), want (%d, %v)", when, tr.session, c.in.IDName(h), got, ok, want, has)
+		}
+	}
+	check("indexed", a, onlyA, 0, true)
+	check("indexed", a, shared, 1, true)
+	check("indexed", a, onlyB, 0, false)
+	check("indexed", b, shared, 0, true)
+	check("indexed", b, onlyB, 1, true)
+	check("indexed", b, onlyA, 0, false)
+
+	// a re-indexed with other messages, as a split leaves it.
+	split := c.in.ID("m-a.1")
+	a.unput()
+	a.msgs = []tmsg{{idH: split}, {idH: shared}}
+	for i, m := range a.msgs {
+		a.put(m.idH, i)
+	}
+	check("after a's split", a, onlyA, 0, false)
+	check("after a's split", a, split, 0, true)
+	check("after a's split", a, shared, 1, true)
+	check("after a's split", b, shared, 0, true)
+	check("after a's split", b, onlyB, 1, true)
+}
