@@ -20,6 +20,7 @@ import (
 func Check(h traces.Header, events []traces.Event) *Report {
 	evs := inSeqOrder(events)
 	c := NewBorrowingChecker(h, len(evs))
+	c.own.reserve(len(evs)) // not for a run's checker, whose ids its register holds
 	for i := range evs {
 		c.Add(&evs[i])
 	}

@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/sim"
@@ -74,6 +76,23 @@ func NewInterner(borrow bool) *Interner {
 	in.handle(in.subs, &in.subNames, "")
 	in.handle(in.ids, &in.idNames, "")
 	return in
+}
+
+// reserve sizes in's tables for a trace of about n events: a submission
+// per 16 events or so, a new id per 7 (as the bench history and seeds run),
+// so that they are not grown again and again from empty.
+func (in *Interner) reserve(n int) {
+	if n <= 0 || len(in.ids) > 1 || len(in.subs) > 1 {
+		return
+	}
+	grow := func(m *map[string]int32, names *[]string, k int) {
+		old := *m
+		*m = make(map[string]int32, k)
+		maps.Copy(*m, old)
+		*names = slices.Grow(*names, k)
+	}
+	grow(&in.subs, &in.subNames, n/16)
+	grow(&in.ids, &in.idNames, n/7)
 }
 
 // noName is the handle of the empty name, of links and of submissions.
