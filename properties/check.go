@@ -184,8 +184,6 @@ type checker struct {
 	live   []liveRec
 
 	final map[string]*transcript // session → final transcript
-	// tslots find every transcript's messages by handle.
-	tslots msgSlots
 	// forkOf maps a session made by session/fork to its parent: a fork
 	// starts with copies of the parent's history, which no submission of
 	// the fork inserted.

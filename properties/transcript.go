@@ -21,55 +21,9 @@ type transcript struct {
 	lk       *linkState
 	seq, t   int64 // the observer's successful session/resume answer
 	msgs     []tmsg
-	// ix finds a message by its id's handle (in gave the handles): in the
-	// slot of that handle when t was the first to hold it, else in over.
-	ix   *msgSlots
-	no   int32 // t's number in ix
-	over map[int32]int32
-	in   *Interner
-}
-
-// msgSlots find the messages of every transcript by their ids' handles. An
-// id is nearly always in one transcript only, so one slot a handle, naming
-// the transcript that took it and the message's place there, serves them
-// all without a map each; a transcript that finds its id's slot taken keeps
-// that id in a map of its own.
-type msgSlots struct {
-	slots []msgSlot // by id handle
-	n     int32     // transcripts numbered so far
-}
-
-type msgSlot struct{ t, i int32 } // t: the transcript's number, 0 for none
-
-// newTranscript is an empty transcript of session, indexed in c.tslots.
-func (c *checker) newTranscript(session string, sessionH int32) *transcript {
-	c.tslots.n++
-	return &transcript{session: session, sessionH: sessionH, in: c.in, ix: &c.tslots, no: c.tslots.n}
-}
-
-// put notes that the message with handle h is at i.
-func (t *transcript) put(h int32, i int) {
-	if h >= 0 {
-		at := byIndex(&t.ix.slots, h)
-		if at.t == 0 || at.t == t.no {
-			*at = msgSlot{t.no, int32(i)}
-			return
-		}
-	}
-	if t.over == nil {
-		t.over = map[int32]int32{}
-	}
-	t.over[h] = int32(i)
-}
-
-// unput forgets every message's place (splitUnnamed).
-func (t *transcript) unput() {
-	for _, m := range t.msgs {
-		if h := m.idH; h >= 0 && int(h) < len(t.ix.slots) && t.ix.slots[h].t == t.no {
-			t.ix.slots[h] = msgSlot{}
-		}
-	}
-	t.over = nil
+	// index finds a message by its id's handle; in gave the handles.
+	index map[int32]int32
+	in    *Interner
 }
 
 type tmsg struct {
@@ -90,7 +44,8 @@ func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 		t.applyUnnamed(u, seq, own)
 		return
 	}
-	i, ok := t.at(u.msgH)
+	j, ok := t.index[u.msgH]
+	i := int(j)
 	if ok && u.kind == acp.UpdateUserMessage && i < t.sealed {
 		// The replay came back to a message it had moved past: the
 		// history holds this id twice, two messages under one name (an
@@ -98,9 +53,12 @@ func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 		ok = false
 	}
 	if !ok {
+		if t.index == nil {
+			t.index = map[int32]int32{}
+		}
 		i = len(t.msgs)
 		id := own(u.msgID) // not the frame's
-		t.put(u.msgH, i)
+		t.index[u.msgH] = int32(i)
 		t.msgs = append(t.msgs, tmsg{id: id, idH: u.msgH, seq: seq})
 	}
 	m := &t.msgs[i]
@@ -127,9 +85,12 @@ func (t *transcript) apply(u *updView, seq int64, own func(string) string) {
 func (t *transcript) applyUnnamed(u *updView, seq int64, own func(string) string) {
 	n := len(t.msgs)
 	if n == 0 || n <= t.sealed || !t.msgs[n-1].unnamed || u.kind != acp.UpdateUserMessageChunk {
+		if t.index == nil {
+			t.index = map[int32]int32{}
+		}
 		id := "unnamed#" + strconv.Itoa(n+1)
 		h := t.in.ID(id)
-		t.put(h, n)
+		t.index[h] = int32(n)
 		t.msgs = append(t.msgs, tmsg{id: id, idH: h, seq: seq, unnamed: true, text: own(u.text())})
 		return
 	}
@@ -153,18 +114,13 @@ func (t *transcript) find(id string) (int, bool) {
 
 // hasH reports whether the transcript holds the message whose id has handle h.
 func (t *transcript) hasH(h int32) bool {
-	_, ok := t.at(h)
+	_, ok := t.index[h]
 	return ok
 }
 
 // at is the index of the message whose id has handle h.
 func (t *transcript) at(h int32) (int, bool) {
-	if h >= 0 && int(h) < len(t.ix.slots) {
-		if at := t.ix.slots[h]; at.t == t.no {
-			return int(at.i), true
-		}
-	}
-	i, ok := t.over[h]
+	i, ok := t.index[h]
 	return int(i), ok
 }
 
@@ -180,7 +136,7 @@ func (c *checker) observe(l *linkState, u *updView, e *traces.Event) {
 		if l.cand == nil {
 			l.cand = map[string]*transcript{}
 		}
-		t = c.newTranscript(u.session, u.sessionH)
+		t = &transcript{session: u.session, sessionH: u.sessionH, in: c.in}
 		l.cand[u.session] = t
 	}
 	t.apply(u, e.Seq, c.own)
@@ -194,7 +150,7 @@ func (c *checker) finalize(l *linkState, session string, e *traces.Event) {
 		if l.cand == nil {
 			l.cand = map[string]*transcript{}
 		}
-		t = c.newTranscript(session, c.in.ID(session))
+		t = &transcript{session: session, sessionH: c.in.ID(session), in: c.in}
 		l.cand[session] = t
 	}
 	t.link, t.lk, t.seq, t.t = l.name, l, e.Seq, e.T

@@ -59,10 +59,10 @@ func (t *transcript) splitUnnamed(texts map[string]bool) {
 	if !split {
 		return
 	}
-	t.unput()
 	t.msgs = out
+	t.index = make(map[int32]int32, len(out))
 	for i, m := range out {
-		t.put(m.idH, i)
+		t.index[m.idH] = int32(i)
 	}
 }
 
