@@ -2,9 +2,12 @@ package traces
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -117,5 +120,39 @@ func TestCheckErrorsNameTheFileAndLine(t *testing.T) {
 	}
 	if _, err := readChecked(bytes.NewReader(data), "s.ndjson", Checks{Header: func(*Header) error { return nil }, Event: func(*Event) error { return nil }}); err != nil {
 		t.Errorf("checks that pass: %v", err)
+	}
+}
+
+// Names that recur from line to line (a link, its endpoints, a Client, a
+// note) are read once and kept (lineScanner.recurring): read again, plain
+// or escaped, they are the values encoding/json reads, and a trace of more
+// distinct names than the table holds is read right past its bound.
+func TestDecoderReadsRecurringNamesAsJSONDoes(t *testing.T) {
+	var lines strings.Builder
+	lines.WriteString(hdr)
+	links := []string{`"l1"`, `"l\u0031"`, `"l1"`, `"l\u00e9"`, `"lé"`, `"l\"q"`, `"l\"q"`, `"l\ud800"`, `"l\ud800"`}
+	for i := range maxNames + 100 {
+		links = append(links, `"link-`+strconv.Itoa(i)+`"`)
+	}
+	links = append(links, `"l1"`, `"link-0"`, `"link-`+strconv.Itoa(maxNames+99)+`"`)
+	for i, l := range links {
+		fmt.Fprintf(&lines, `{"t":0,"seq":%d,"kind":"connect","link":%s,"from":"c","to":"a"}`+"\n", i+1, l)
+	}
+	d := NewDecoder(strings.NewReader(lines.String()), "names")
+	var e Event
+	for i, l := range links {
+		if err := d.Next(&e); err != nil {
+			t.Fatalf("event %d: %v", i+1, err)
+		}
+		var want string
+		if err := json.Unmarshal([]byte(l), &want); err != nil {
+			t.Fatal(err)
+		}
+		if e.Link != want || e.From != "c" || e.To != "a" {
+			t.Fatalf("event %d: link %q from %q to %q, want %q from \"c\" to \"a\"", i+1, e.Link, e.From, e.To, want)
+		}
+	}
+	if n := len(d.sc.names); n > maxNames {
+		t.Errorf("%d names kept, at most %d", n, maxNames)
 	}
 }

@@ -283,7 +283,7 @@ func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64, fl *f
 	if err := checkValues(v, si, eventValueChecks); err != nil {
 		return err
 	}
-	if err := checkRequired(v, si, spec.kind+" event", spec.required, spec.requiredAt); err != nil {
+	if err := checkRequired(v, si, spec.kind, " event", spec.required, spec.requiredAt); err != nil {
 		return err
 	}
 	for _, c := range spec.when {
@@ -292,8 +292,8 @@ func decodeEvent(sc *lineScanner, line []byte, e *Event, seq, prevT int64, fl *f
 		}
 		fv := v.Field(si.fields[c.fieldAt].index)
 		if fv.Kind() == reflect.String && fv.String() == c.value {
-			what := fmt.Sprintf("%s event with %s %q", spec.kind, c.field, c.value)
-			if err := checkRequired(v, si, what, c.required, c.requiredAt); err != nil {
+			what := fmt.Sprintf(" event with %s %q", c.field, c.value)
+			if err := checkRequired(v, si, spec.kind, what, c.required, c.requiredAt); err != nil {
 				return err
 			}
 		}
@@ -321,24 +321,25 @@ func sortedKeys(m map[string][]string) []string {
 }
 
 // checkRequired checks that the fields named are set: a string not empty, a
-// number greater than 0, a bool true.
-func checkRequired(v reflect.Value, si *structInfo, what string, names []string, at []int) error {
+// number greater than 0, a bool true. kind+what says what the event is (in
+// two, so that a line that passes builds no message).
+func checkRequired(v reflect.Value, si *structInfo, kind, what string, names []string, at []int) error {
 	for k, name := range names {
 		i := at[k]
 		if i < 0 {
 			// A table names a field Event does not have: TestKindSpecs
 			// catches this.
-			return fmt.Errorf("%s: the reader requires an unknown field %q", what, name)
+			return fmt.Errorf("%s%s: the reader requires an unknown field %q", kind, what, name)
 		}
 		fv := v.Field(si.fields[i].index)
 		switch fv.Kind() {
 		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
 			if fv.Int() <= 0 {
-				return fmt.Errorf("%s: field %q: got %d, expected a number greater than 0", what, name, fv.Int())
+				return fmt.Errorf("%s%s: field %q: got %d, expected a number greater than 0", kind, what, name, fv.Int())
 			}
 		default:
 			if fv.IsZero() {
-				return fmt.Errorf("%s: missing field %q, expected fields %s", what, name, strings.Join(names, ", "))
+				return fmt.Errorf("%s%s: missing field %q, expected fields %s", kind, what, name, strings.Join(names, ", "))
 			}
 		}
 	}

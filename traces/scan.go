@@ -34,12 +34,26 @@ type lineScanner struct {
 	// last line decoded had.
 	optional uint64
 	present  uint64
+	// repeat marks the fields whose values recur from line to line (a
+	// link's name, its endpoints, a Client's, a note), kept once each in
+	// names, up to maxNames of them, so that a line allocates none of them.
+	repeat uint64
+	names  map[string]string
 }
+
+// maxNames bounds a scanner's table of recurring names: a trace names a
+// few hundred links and processes per thousand submissions, and a table
+// that could grow with a hostile trace's every value must not.
+const maxNames = 1 << 14
 
 // eventFormat sets the scanner up for the events of a trace of format.
 func (s *lineScanner) eventFormat(format int) {
 	s.intern, s.msg, s.bytes, s.deny, s.optional = eventInterned, 0, 0, 0, 0
 	si := infoFor(eventType)
+	s.repeat = 0
+	for _, name := range []string{"link", "from", "to", "client", "note"} {
+		s.repeat |= 1 << si.byName[name]
+	}
 	if format == FormatV1 {
 		s.deny = 1 << si.byName["send"]
 		return
@@ -205,6 +219,8 @@ func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
 				if raw, err = s.rawString(); err == nil {
 					v.Field(si.fields[i].index).SetString(s.unquote(raw, true))
 				}
+			case s.repeat&(1<<i) != 0 && s.peek() == '"':
+				err = s.recurring(v.Field(si.fields[i].index))
 			default:
 				err = s.scalar(v.Field(si.fields[i].index), s.intern&(1<<i) != 0)
 			}
@@ -294,6 +310,36 @@ func (s *lineScanner) shownByte() string {
 }
 
 // scalar decodes the value at pos into v (a string, integer or bool).
+// recurring reads a string field whose values recur (repeat): its value
+// from names when it was read before.
+func (s *lineScanner) recurring(v reflect.Value) error {
+	start := s.pos
+	raw, err := s.rawString()
+	if err != nil {
+		return err
+	}
+	if v.Kind() != reflect.String {
+		return s.typeErr(v, start)
+	}
+	if str, ok := s.names[string(raw)]; ok {
+		v.SetString(str)
+		return nil
+	}
+	str := s.unquote(raw, false)
+	if len(s.names) < maxNames {
+		if s.names == nil {
+			s.names = map[string]string{}
+		}
+		key := str // the value is its own key unless it was escaped
+		if str != string(raw) {
+			key = string(raw)
+		}
+		s.names[key] = str
+	}
+	v.SetString(str)
+	return nil
+}
+
 // Strings of fields intern says are looked up in interned first.
 func (s *lineScanner) scalar(v reflect.Value, intern bool) error {
 	start := s.pos
