@@ -82,8 +82,8 @@ func NewInterner(borrow bool) *Interner {
 // per 16 events or so, a new id per 7 (as the bench history and seeds run),
 // so that they are not grown again and again from empty.
 func (in *Interner) reserve(n int) {
-	if n <= 0 || len(in.ids) > 1 || len(in.subs) > 1 {
-		return
+	if n <= 0 || in.names != nil || len(in.ids) > 1 || len(in.subs) > 1 {
+		return // nothing to size, or a register gives the ids, or in is in use
 	}
 	grow := func(m *map[string]int32, names *[]string, k int) {
 		old := *m

@@ -130,7 +130,9 @@ func TestCheckErrorsNameTheFileAndLine(t *testing.T) {
 func TestDecoderReadsRecurringNamesAsJSONDoes(t *testing.T) {
 	var lines strings.Builder
 	lines.WriteString(hdr)
-	links := []string{`"l1"`, `"l\u0031"`, `"l1"`, `"l\u00e9"`, `"lé"`, `"l\"q"`, `"l\"q"`, `"l\ud800"`, `"l\ud800"`}
+	links := []string{`"l1"`, `"l\u0031"`, `"l1"`, `"l\u00e9"`, `"lé"`, `"l\"q"`, `"l\"q"`, `"l\ud800"`, `"l\ud800"`,
+		`"a\\b"`, `"a\b"`, `"a\\b"`, "\"l\xff\"", `"l\ufffd"`, "\"l\xff\"",
+		`"` + strings.Repeat("long", 40) + `"`, `"` + strings.Repeat("long", 40) + `"`}
 	for i := range maxNames + 100 {
 		links = append(links, `"link-`+strconv.Itoa(i)+`"`)
 	}
@@ -152,7 +154,10 @@ func TestDecoderReadsRecurringNamesAsJSONDoes(t *testing.T) {
 			t.Fatalf("event %d: link %q from %q to %q, want %q from \"c\" to \"a\"", i+1, e.Link, e.From, e.To, want)
 		}
 	}
-	if n := len(d.sc.names); n > maxNames {
-		t.Errorf("%d names kept, at most %d", n, maxNames)
+	if n := len(d.sc.names); n != maxNames {
+		t.Errorf("%d names kept, want the table full at %d", n, maxNames)
+	}
+	if _, kept := d.sc.names[strings.Repeat("long", 40)]; kept {
+		t.Errorf("a name of %d bytes was kept, at most %d", 160, maxNameLen)
 	}
 }

@@ -46,14 +46,25 @@ type lineScanner struct {
 // that could grow with a hostile trace's every value must not.
 const maxNames = 1 << 14
 
+// maxNameLen bounds the length of a name the table keeps: names are ids
+// and short words, and the table must hold no more than a few lines do.
+const maxNameLen = 128
+
+// eventRepeat is lineScanner.repeat for Event.
+var eventRepeat = func() uint64 {
+	si := infoFor(eventType)
+	var mask uint64
+	for _, name := range []string{"link", "from", "to", "client", "note"} {
+		mask |= 1 << si.byName[name]
+	}
+	return mask
+}()
+
 // eventFormat sets the scanner up for the events of a trace of format.
 func (s *lineScanner) eventFormat(format int) {
 	s.intern, s.msg, s.bytes, s.deny, s.optional = eventInterned, 0, 0, 0, 0
 	si := infoFor(eventType)
-	s.repeat = 0
-	for _, name := range []string{"link", "from", "to", "client", "note"} {
-		s.repeat |= 1 << si.byName[name]
-	}
+	s.repeat = eventRepeat
 	if format == FormatV1 {
 		s.deny = 1 << si.byName["send"]
 		return
@@ -309,7 +320,6 @@ func (s *lineScanner) shownByte() string {
 	return strconv.QuoteRune(rune(c))
 }
 
-// scalar decodes the value at pos into v (a string, integer or bool).
 // recurring reads a string field whose values recur (repeat): its value
 // from names when it was read before.
 func (s *lineScanner) recurring(v reflect.Value) error {
@@ -326,7 +336,7 @@ func (s *lineScanner) recurring(v reflect.Value) error {
 		return nil
 	}
 	str := s.unquote(raw, false)
-	if len(s.names) < maxNames {
+	if len(raw) <= maxNameLen && len(s.names) < maxNames {
 		if s.names == nil {
 			s.names = map[string]string{}
 		}
@@ -340,6 +350,7 @@ func (s *lineScanner) recurring(v reflect.Value) error {
 	return nil
 }
 
+// scalar decodes the value at pos into v (a string, integer or bool).
 // Strings of fields intern says are looked up in interned first.
 func (s *lineScanner) scalar(v reflect.Value, intern bool) error {
 	start := s.pos

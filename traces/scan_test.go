@@ -11,13 +11,16 @@ import (
 )
 
 // scanEvent decodes one event line with the fast scanner, without the
-// per-kind checks.
+// per-kind checks. Every line goes through one scanner, as a trace's do,
+// so that names read before come from its table of recurring names.
 func scanEvent(line []byte) (Event, error) {
 	var e Event
-	sc := lineScanner{data: line, intern: eventInterned}
-	err := sc.decodeFlat(reflect.ValueOf(&e).Elem(), infoFor(eventType))
+	sharedScanner.data, sharedScanner.pos = line, 0
+	err := sharedScanner.decodeFlat(reflect.ValueOf(&e).Elem(), infoFor(eventType))
 	return e, err
 }
+
+var sharedScanner = lineScanner{intern: eventInterned, repeat: eventRepeat}
 
 // checkScanMatchesJSON compares the scanner with encoding/json on line:
 // what the scanner accepts, json.Unmarshal accepts with the same result;
