@@ -6,7 +6,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCHCOUNT ?= 6
 
-.PHONY: test lint unit race race-real bench bench-quick run
+.PHONY: test lint unit race race-real bench bench-quick bench-pair run
 
 test: deps lint unit race-real fuzz
 
@@ -143,6 +143,18 @@ bench-quick:
 	$(GO) test -run '^$$' -bench 'JudgeFile' -cpu 1 -count 1 -timeout 20m ./cmd/acpsim/ -args -judge.subs=10000,100000,200000 >> bench-quick.txt
 	@awk -f scripts/bench-summary.awk bench-quick.txt
 	@echo "(raw runs: bench-quick.txt)"
+
+# A change measured as the speed log measures it: the benchmark BENCH of
+# package PKG at BASE and at the working tree, run at the same time on two
+# cores, PAIRS times, and benchstat of the two (scripts/bench-pair). ARGS go
+# to the test binaries: -test.benchtime, and a benchmark's own flags after.
+BASE ?= HEAD
+PKG ?= sim/bench
+BENCH ?= CheckMillionSteps$$
+PAIRS ?= 3
+ARGS ?= -test.benchtime 5x -check.subs=100000
+bench-pair:
+	BENCHSTAT=$(BENCHSTAT) scripts/bench-pair '$(BASE)' '$(PKG)' '$(BENCH)' '$(PAIRS)' $(ARGS)
 
 # A page of a duplicate and its screenshot, artifacts to look at: the
 # browser test of package view leaves its page as view-demo.html (after
