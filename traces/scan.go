@@ -3,6 +3,7 @@ package traces
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -18,10 +19,9 @@ import (
 
 // lineScanner reads one line holding one JSON object.
 type lineScanner struct {
-	data   []byte
-	pos    int
-	buf    []byte // scratch space for unescaping strings
-	intern uint64 // the fields (by position) whose values are looked up in interned
+	data []byte
+	pos  int
+	buf  []byte // scratch space for unescaping strings
 	// The format-2 event fields (eventFormat sets them): msg is the field
 	// (by position) a "msg" JSON value is read into, 0 for none; bytes
 	// marks the fields whose strings keep bytes that are not UTF-8 (lone
@@ -34,9 +34,10 @@ type lineScanner struct {
 	// last line decoded had.
 	optional uint64
 	present  uint64
-	// repeat marks the fields whose values recur from line to line (a
-	// link's name, its endpoints, a Client's, a note), kept once each in
-	// names, up to maxNames of them, so that a line allocates none of them.
+	// repeat marks the fields whose values recur from line to line (kind,
+	// dir and outcome, a link's name, its endpoints, a Client's, a note),
+	// kept once each in names (seeded with interned), up to maxNames of
+	// them, so that a line allocates none of them.
 	repeat uint64
 	names  map[string]string
 }
@@ -54,7 +55,10 @@ const maxNameLen = 128
 var eventRepeat = func() uint64 {
 	si := infoFor(eventType)
 	var mask uint64
-	for _, name := range []string{"link", "from", "to", "client", "note"} {
+	for _, name := range []string{"kind", "link", "from", "to", "client", "note"} {
+		mask |= 1 << si.byName[name]
+	}
+	for name := range fieldValues {
 		mask |= 1 << si.byName[name]
 	}
 	return mask
@@ -62,7 +66,7 @@ var eventRepeat = func() uint64 {
 
 // eventFormat sets the scanner up for the events of a trace of format.
 func (s *lineScanner) eventFormat(format int) {
-	s.intern, s.msg, s.bytes, s.deny, s.optional = eventInterned, 0, 0, 0, 0
+	s.msg, s.bytes, s.deny, s.optional = 0, 0, 0, 0
 	si := infoFor(eventType)
 	s.repeat = eventRepeat
 	if format == FormatV1 {
@@ -75,7 +79,7 @@ func (s *lineScanner) eventFormat(format int) {
 }
 
 // interned holds the values of kind, dir and outcome, which are on almost
-// every line, so that decoding them does not allocate.
+// every line: every scanner's table of recurring names starts with them.
 var interned = func() map[string]string {
 	m := map[string]string{}
 	for _, s := range kindSpecs {
@@ -87,25 +91,6 @@ var interned = func() map[string]string {
 		}
 	}
 	return m
-}()
-
-// maxInterned is the length of the longest string in interned.
-var maxInterned = func() int {
-	n := 0
-	for s := range interned {
-		n = max(n, len(s))
-	}
-	return n
-}()
-
-// eventInterned is lineScanner.intern for Event.
-var eventInterned = func() uint64 {
-	si := infoFor(eventType)
-	mask := uint64(1) << si.byName["kind"]
-	for name := range fieldValues {
-		mask |= 1 << si.byName[name]
-	}
-	return mask
 }()
 
 // jsonSyntaxError is invalid JSON on a line: it is reported without the name of
@@ -233,7 +218,7 @@ func (s *lineScanner) decodeFlat(v reflect.Value, si *structInfo) error {
 			case s.repeat&(1<<i) != 0 && s.peek() == '"':
 				err = s.recurring(v.Field(si.fields[i].index))
 			default:
-				err = s.scalar(v.Field(si.fields[i].index), s.intern&(1<<i) != 0)
+				err = s.scalar(v.Field(si.fields[i].index))
 			}
 			if err != nil {
 				if _, ok := err.(*jsonSyntaxError); ok {
@@ -338,7 +323,7 @@ func (s *lineScanner) recurring(v reflect.Value) error {
 	str := s.unquote(raw, false)
 	if len(raw) <= maxNameLen && len(s.names) < maxNames {
 		if s.names == nil {
-			s.names = map[string]string{}
+			s.names = maps.Clone(interned)
 		}
 		key := str // the value is its own key unless it was escaped
 		if str != string(raw) {
@@ -351,8 +336,7 @@ func (s *lineScanner) recurring(v reflect.Value) error {
 }
 
 // scalar decodes the value at pos into v (a string, integer or bool).
-// Strings of fields intern says are looked up in interned first.
-func (s *lineScanner) scalar(v reflect.Value, intern bool) error {
+func (s *lineScanner) scalar(v reflect.Value) error {
 	start := s.pos
 	c := s.peek()
 	switch {
@@ -363,12 +347,6 @@ func (s *lineScanner) scalar(v reflect.Value, intern bool) error {
 		}
 		if v.Kind() != reflect.String {
 			return s.typeErr(v, start)
-		}
-		if intern && len(raw) <= maxInterned {
-			if str, ok := interned[string(raw)]; ok {
-				v.SetString(str)
-				return nil
-			}
 		}
 		v.SetString(s.unquote(raw, false))
 		return nil

@@ -20,7 +20,7 @@ func scanEvent(line []byte) (Event, error) {
 	return e, err
 }
 
-var sharedScanner = lineScanner{intern: eventInterned, repeat: eventRepeat}
+var sharedScanner = lineScanner{repeat: eventRepeat}
 
 // checkScanMatchesJSON compares the scanner with encoding/json on line:
 // what the scanner accepts, json.Unmarshal accepts with the same result;
