@@ -52,11 +52,7 @@ func (c *checker) judgeAnswers() {
 		}
 		for _, a := range s.answers {
 			t := c.final[a.session]
-			var i int
-			ok := false
-			if t != nil {
-				i, ok = t.at(a.resp.msgH)
-			}
+			i, ok := t.at(a.resp.msgH)
 			if !ok {
 				continue // lost, live-only, discarded or unreadable: judged elsewhere
 			}

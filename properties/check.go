@@ -272,7 +272,7 @@ type linkState struct {
 	endSeq, endT        int64
 
 	// byNum and byID are the delivered requests by id: byNum by a small
-	// number (smallID: how Clients number their requests), byID the rest
+	// number (acp.ID.SmallNum: how Clients number their requests), byID the rest
 	// (fileReq).
 	byNum []reqList
 	nums  int // ids in byNum

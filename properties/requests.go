@@ -180,7 +180,7 @@ func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *ms
 
 // reqsOf is the requests delivered on l with id, oldest first.
 func (l *linkState) reqsOf(id acp.ID) reqList {
-	if n, ok := smallID(id); ok && n < len(l.byNum) && l.byNum[n].one != nil {
+	if n, ok := id.SmallNum(); ok && n < len(l.byNum) && l.byNum[n].one != nil {
 		return l.byNum[n]
 	}
 	return l.byID[id]
@@ -191,7 +191,7 @@ func (l *linkState) reqsOf(id acp.ID) reqList {
 // naming one huge id gets no huge table), unless byID has it already: an
 // id's list is in one table or the other, and reqsOf looks in byNum first.
 func (l *linkState) fileReq(r *reqRec) {
-	if n, ok := smallID(r.id); ok {
+	if n, ok := r.id.SmallNum(); ok {
 		if n < len(l.byNum) && l.byNum[n].one != nil {
 			l.byNum[n].add(r)
 			return
@@ -227,23 +227,6 @@ func (l *linkState) allReqs() iter.Seq[reqList] {
 			}
 		}
 	}
-}
-
-// smallID reads a JSON-RPC id that is a number written plainly (digits,
-// no leading zero, at most nine): 1, 2, 3 …, as Clients number requests.
-func smallID(id acp.ID) (int, bool) {
-	if len(id) == 0 || len(id) > 9 || id[0] == '0' && len(id) > 1 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 func (c *checker) addReq(s *subState, r *reqRec) {

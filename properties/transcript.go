@@ -114,12 +114,16 @@ func (t *transcript) find(id string) (int, bool) {
 
 // hasH reports whether the transcript holds the message whose id has handle h.
 func (t *transcript) hasH(h int32) bool {
-	_, ok := t.index[h]
+	_, ok := t.at(h)
 	return ok
 }
 
-// at is the index of the message whose id has handle h.
+// at is the index of the message whose id has handle h; none when t is nil
+// (a session whose transcript was never read).
 func (t *transcript) at(h int32) (int, bool) {
+	if t == nil {
+		return 0, false
+	}
 	i, ok := t.index[h]
 	return int(i), ok
 }

@@ -157,7 +157,7 @@ func (c *checker) outcomeSession(s *subState) (string, bool, []string) {
 			if len(s.msgs) > 0 {
 				return S, true, cands
 			}
-		} else if t != nil && t.hasH(s.outcomeMsgH) {
+		} else if t.hasH(s.outcomeMsgH) {
 			return S, true, cands
 		}
 	}
@@ -193,11 +193,8 @@ func (c *checker) judgeShared() {
 // typed it: the wrong answer is own's, which judgeAnswers reports.
 func (c *checker) misnamedFirst(rp, own *respRec) bool {
 	t := c.final[rp.req.session]
-	if t == nil || own.req.sub == nil {
-		return false
-	}
 	i, ok := t.at(rp.msgH)
-	if !ok {
+	if !ok || own.req.sub == nil {
 		return false
 	}
 	text := t.msgs[i].text

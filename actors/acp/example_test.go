@@ -58,3 +58,21 @@ func ExampleUpdateFrameDigest() {
 	// true false
 	// false
 }
+
+// SmallNum reads back the ids NumID writes for a request's number, and
+// only those: a string id, a sign, a leading zero or a tenth digit is not
+// a small number.
+func ExampleID_SmallNum() {
+	for _, id := range []acp.ID{acp.NumID(7), acp.NumID(0), acp.StrID("7"), "-1", "07", "1.5", acp.NumID(1_000_000_000)} {
+		n, ok := id.SmallNum()
+		fmt.Println(id, n, ok)
+	}
+	// Output:
+	// 7 7 true
+	// 0 0 true
+	// "7" 0 false
+	// -1 0 false
+	// 07 0 false
+	// 1.5 0 false
+	// 1000000000 0 false
+}

@@ -36,6 +36,24 @@ type ID string
 // NumID is the ID of the integer n.
 func NumID(n int64) ID { return ID(strconv.FormatInt(n, 10)) }
 
+// SmallNum is the number id spells when NumID would spell it so and it has
+// at most nine digits (1, 2, 3 …, as Clients number their requests): what
+// a table indexed by request number can hold. ok is false for anything
+// else: a string, a sign, a fraction, a leading zero, a longer number.
+func (id ID) SmallNum() (n int, ok bool) {
+	if len(id) == 0 || len(id) > 9 || id[0] == '0' && len(id) > 1 {
+		return 0, false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
+}
+
 // StrID is the ID of the string s.
 func StrID(s string) ID { return ID(quotePlain(s)) }
 

@@ -113,7 +113,7 @@ func coreEventsByHandle(hist *History, sends []int32) *coreHistory {
 				continue
 			}
 			l := link(e)
-			n, numeric := requestNumber(d.ID)
+			n, numeric := d.ID.SmallNum()
 			switch {
 			case d.Kind() == acp.KindRequest && d.Method == acp.MethodSessionPrompt && numeric:
 				r := int32(h.reqs)
@@ -151,23 +151,6 @@ func subNumber(name string) int32 {
 		n = n*10 + int32(name[i]-'0')
 	}
 	return n - 1
-}
-
-// requestNumber reads a numeric JSON-RPC id, as the model Clients number
-// their requests on a connection.
-func requestNumber(id acp.ID) (int, bool) {
-	if len(id) == 0 || len(id) > 9 {
-		return 0, false
-	}
-	n := 0
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		n = n*10 + int(c-'0')
-	}
-	return n, true
 }
 
 // sendsOf pairs each delivery with its send as coreEvents does, by the
