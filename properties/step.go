@@ -59,6 +59,8 @@ type Interner struct {
 	// come in runs on one link and of one submission.
 	lastLink, lastSub   string
 	lastLinkH, lastSubH int32
+	// form is what making facts keeps (form_read.go).
+	form formState
 }
 
 // NewInterner starts the handles of a trace. A borrowing interner keeps the
@@ -75,6 +77,7 @@ func NewInterner(borrow bool) *Interner {
 	in.handle(in.links, &in.linkNames, "")
 	in.handle(in.subs, &in.subNames, "")
 	in.handle(in.ids, &in.idNames, "")
+	in.form.init()
 	return in
 }
 

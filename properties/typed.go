@@ -150,6 +150,11 @@ func DigestDiff(e *traces.Event) string {
 	case tv.kind == acp.KindResponse && !tv.hasErr:
 		same("result", [2]string{tv.messageID(), tv.resultSession()}, [2]string{bv.messageID(), bv.resultSession()})
 	}
+	// The facts the rewritten checker reads (form.go), from each.
+	bare := *e
+	bare.Digest = nil
+	tf, bf := factsOf(e), factsOf(&bare)
+	same("facts", strings.Join(tf, "\n"), strings.Join(bf, "\n"))
 	var ts, bs []string
 	literals := acp.DigestLiterals()
 	e.Digest.EachString(func(s string, isKey, literal bool) {
@@ -161,4 +166,15 @@ func DigestDiff(e *traces.Event) string {
 	eachString(e.Frame, func(s string, isKey bool) { bs = append(bs, fmt.Sprint(s, isKey)) })
 	same("strings", strings.Join(ts, " | "), strings.Join(bs, " | "))
 	return strings.Join(diffs, "; ")
+}
+
+// factsOf spells out the facts of e, a send, read by an interner of its own.
+func factsOf(e *traces.Event) []string {
+	in := NewInterner(true)
+	st := in.Step(e)
+	var out []string
+	for _, x := range in.facts(&st, nil) {
+		out = append(out, in.factString(&x))
+	}
+	return out
 }

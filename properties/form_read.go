@@ -1,0 +1,344 @@
+package properties
+
+import (
+	"strings"
+
+	json "github.com/goccy/go-json"
+
+	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/actors/acp/jsonscan"
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Making the facts of an event (form.go): the Interner reads each event once,
+// in order, and keeps what reading the next one needs: which end of each link
+// is its Client, the sends in flight (to pair a delivery with its send), the
+// ids of the session/list requests sent (to read an answer's list only where
+// it may answer one), and which submissions have a text.
+
+// formState is what the Interner keeps to make facts.
+type formState struct {
+	words     map[string]word
+	wordNames []string
+	texts     map[string]int32
+	textNames []string
+	// lists holds the sessions each session/list answer names, one run
+	// after another (fact.listAt, listSize); peers what each initialize
+	// frame says of its peer's version (fact.peer).
+	lists []int32
+	peers []acp.PeerVersion
+	// subText: the submission of that handle has its text (its submit
+	// event's, or a prompt's): a prompt's text is read only until then.
+	subText []bool
+	links   []formLink
+	views   []msgView
+}
+
+// formLink is a link as fact making sees it.
+type formLink struct {
+	seen   bool
+	client string
+	// flight are the sends in flight, by direction, oldest first.
+	flight [2][]inFlight
+	// listIDs are the ids of the session/list requests sent on it.
+	listIDs []acp.ID
+}
+
+type inFlight struct {
+	frame string
+	seq   int64
+}
+
+func (f *formState) init() {
+	f.words = make(map[string]word, 2*wordsSeeded)
+	f.wordNames = make([]string, 0, 2*wordsSeeded)
+	for _, w := range seededWords {
+		f.words[w] = word(len(f.wordNames))
+		f.wordNames = append(f.wordNames, w)
+	}
+	f.texts = map[string]int32{"": 0}
+	f.textNames = []string{""}
+}
+
+// word is the handle of w.
+func (in *Interner) word(w string) word {
+	f := &in.form
+	if h, ok := f.words[w]; ok {
+		return h
+	}
+	if !in.borrow {
+		w = strings.Clone(w)
+	}
+	h := word(len(f.wordNames))
+	f.words[w] = h
+	f.wordNames = append(f.wordNames, w)
+	return h
+}
+
+// wordName is the string of word w.
+func (in *Interner) wordName(w word) string { return in.form.wordNames[w] }
+
+// text is the handle of a text (a prompt's, an update's, an error's
+// message, a key's JSON); 0 for "".
+func (in *Interner) text(s string) int32 {
+	f := &in.form
+	if h, ok := f.texts[s]; ok {
+		return h
+	}
+	if !in.borrow {
+		s = strings.Clone(s)
+	}
+	h := int32(len(f.textNames))
+	f.texts[s] = h
+	f.textNames = append(f.textNames, s)
+	return h
+}
+
+// textName is the string of text handle h.
+func (in *Interner) textName(h int32) string { return in.form.textNames[h] }
+
+// list is the session ids of the session/list answer whose fact is x.
+func (in *Interner) list(x *fact) []int32 { return in.form.lists[x.listAt : x.listAt+x.listSize] }
+
+// peerOf is what the initialize frame of fact x says of its peer's version.
+func (in *Interner) peerOf(x *fact) acp.PeerVersion { return in.form.peers[x.peer-1] }
+
+// formLinkOf is the link of handle h, its Client read from its name at its
+// first sight, as the checker reads it (checker.link).
+func (in *Interner) formLinkOf(h int32) *formLink {
+	if h < 0 {
+		h = noName
+	}
+	l := byIndex(&in.form.links, h)
+	if !l.seen {
+		l.seen = true
+		if name := in.linkNames[h]; strings.IndexByte(name, '>') >= 0 {
+			l.client = name[:strings.IndexByte(name, '>')]
+		}
+	}
+	return l
+}
+
+// facts appends the facts of st's event to out: none for the kinds the
+// checker does not read (traces.Bookkeeping, and any it does not know).
+func (in *Interner) facts(st *Step, out []fact) []fact {
+	e := st.Event
+	ev, ok := in.form.words[e.Kind]
+	if !ok || ev == wNone || ev >= wInitialize {
+		return out
+	}
+	x := fact{seq: e.Seq, t: e.T, ev: ev, link: st.Link, sub: st.Sub, from: in.word(e.From), to: in.word(e.To), note: in.word(e.Note)}
+	switch ev {
+	case wSubmit:
+		x.text, x.client = in.text(e.Text), in.word(e.Client)
+		if st.Sub >= 0 {
+			*byIndex(&in.form.subText, st.Sub) = true
+		}
+	case wOutcome:
+		x.outcome, x.message, x.client = in.word(e.Outcome), st.Msg, in.word(e.Client)
+	case wConnect:
+		in.formLinkOf(st.Link).client = e.From
+	case wSend, wDeliver, wDrop:
+		return in.frameFacts(st, x, out)
+	}
+	return append(out, x)
+}
+
+// frameFacts appends the facts of a frame event, x its event's.
+func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
+	e := st.Event
+	l := in.formLinkOf(st.Link)
+	x.dir = dirA2C
+	switch {
+	case e.Dir == traces.ClientToAgent:
+		x.dir = dirC2A
+	case e.Dir == traces.AgentToClient:
+	case e.From == l.client:
+		x.dir = dirC2A
+	}
+	sent := x.ev == wSend
+	if !sent {
+		if x.send = l.take(x.dir, e.Frame); x.send != 0 {
+			return append(out, x)
+		}
+	} else {
+		l.flight[x.dir] = append(l.flight[x.dir], inFlight{e.Frame, e.Seq})
+	}
+	var views []msgView
+	if v, ok := digestView(e); ok && sent {
+		v.ids, v.sessH, v.msgH, v.keyH = true, st.Session, st.Msg, st.Key
+		views = append(in.form.views[:0], v)
+	} else {
+		views = viewFrame(e.Frame, in.form.views[:0])
+	}
+	in.form.views = views
+	x.entries = int16(min(len(views), 1<<15-1))
+	if len(views) == 0 {
+		return append(out, x)
+	}
+	version := sent && mayNameVersion(e)
+	var versionViews []msgView
+	if version && views[0].dig != nil {
+		versionViews = viewFrame(e.Frame, nil) // a digest holds no params or result
+	}
+	for i := range views {
+		y := x
+		y.entry = int16(min(i, 1<<15-1))
+		in.messageFact(l, &y, &views[i], st)
+		if version {
+			bv := &views[i]
+			if versionViews != nil && i < len(versionViews) {
+				bv = &versionViews[i]
+			}
+			in.peerFact(&y, bv)
+		}
+		out = append(out, y)
+	}
+	return out
+}
+
+// take is the number of the oldest send in flight in direction d with
+// frame's bytes, taken out of flight; 0 for none.
+func (l *formLink) take(d uint8, frame string) int64 {
+	q := l.flight[d]
+	for i := range q {
+		if q[i].frame != frame {
+			continue
+		}
+		seq := q[i].seq
+		l.flight[d] = append(q[:i], q[i+1:]...)
+		return seq
+	}
+	return 0
+}
+
+// messageFact fills y from message v of its frame.
+func (in *Interner) messageFact(l *formLink, y *fact, v *msgView, st *Step) {
+	y.msg = v.kind
+	switch v.kind {
+	case acp.KindInvalid:
+		y.id, y.nullID = in.rpcIDOf(v.errID), v.errID == "null"
+		return
+	case acp.KindResponse:
+		y.id, y.nullID = in.rpcIDOf(v.id), v.id == "null"
+		if y.dir == dirC2A {
+			return // a Client's answer to the Agent: no rule reads it
+		}
+		if v.hasErr {
+			y.hasErr, y.errCode, y.errMsg = true, int32(v.errCode), in.text(v.errMsg)
+			return
+		}
+		// The request it answers is the ledger's to find: read what any
+		// success result may say.
+		y.message = in.idOf(v.ids, v.msgH, v.messageID())
+		y.session = in.idOf(v.ids, v.sessH, v.resultSession())
+		if y.dir == dirA2C && l.askedList(v.id) {
+			in.listFact(y, v)
+		}
+		return
+	}
+	y.id, y.method = in.rpcIDOf(v.id), in.word(v.method)
+	switch {
+	case y.dir == dirA2C && y.method == wSessionUpdate:
+		if u, ok := v.update(); ok {
+			y.session, y.message = in.idOf(u.ids, u.sessionH, u.session), in.idOf(u.ids, u.msgH, u.msgID)
+			y.update, y.state, y.content, y.text = in.word(u.kind), in.word(u.state), u.hasContent(), in.text(u.text())
+		} else {
+			y.update = -1 // unreadable
+		}
+	case y.dir == dirA2C:
+	case y.method == wSessionPrompt && v.kind == acp.KindRequest:
+		in.promptFact(y, v, st)
+	case y.method == wSessionCancel && v.kind == acp.KindNotification:
+		y.session = in.ID(v.sessionParam())
+	case y.method == wCancelRequest && v.kind == acp.KindNotification:
+		y.cancels = in.rpcIDOf(readRequestID(v.rawParams()))
+	case v.kind != acp.KindRequest:
+	case y.method == wSessionClose, y.method == wSessionFork, y.method == wSessionResume, y.method == wSessionLoad:
+		y.session = in.idOf(v.ids, v.sessH, v.sessionParam())
+	case y.method == wSessionList:
+		l.listIDs = append(l.listIDs, v.id)
+	}
+}
+
+// idOf is the handle of id s: h, when the digest gave it (ids).
+func (in *Interner) idOf(ids bool, h int32, s string) int32 {
+	if ids {
+		return h
+	}
+	return in.ID(s)
+}
+
+// promptFact reads a session/prompt request's session, key and text.
+func (in *Interner) promptFact(y *fact, v *msgView, st *Step) {
+	p := v.prompt()
+	y.session = in.idOf(v.ids, v.sessH, p.session)
+	key, present, bad := promptKey(p.key)
+	switch {
+	case bad:
+		y.keyState, y.keyRaw = keyBad, in.text(p.key)
+		if k, ok := jsonscan.StringField(p.key); ok && p.key[0] == '"' {
+			y.key = in.ID(k)
+		}
+	case present && v.ids && key == v.dig.Key():
+		y.keyState, y.key = keyValid, v.keyH
+	case present:
+		y.keyState, y.key = keyValid, in.ID(key)
+	case p.key == "null":
+		y.keyState = keyNull
+	}
+	if st.Sub < 0 {
+		return
+	}
+	has := byIndex(&in.form.subText, st.Sub)
+	if *has {
+		return
+	}
+	text := p.text
+	if !p.hasText {
+		var blocks []acp.ContentBlock
+		_ = json.Unmarshal([]byte(p.prompt), &blocks)
+		text = acp.PromptText(blocks)
+	}
+	y.textRead, y.text, *has = true, in.text(text), text != ""
+}
+
+// askedList reports whether a session/list request with id was sent on l.
+func (l *formLink) askedList(id acp.ID) bool {
+	for _, x := range l.listIDs {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// listFact reads a session/list answer's sessions, as the checker decodes
+// them: listed only when the whole result decodes.
+func (in *Interner) listFact(y *fact, v *msgView) {
+	var res acp.ListSessionsResult
+	if json.Unmarshal([]byte(v.rawResult()), &res) != nil {
+		return
+	}
+	y.listed, y.listAt = true, int32(len(in.form.lists))
+	for _, si := range res.Sessions {
+		in.form.lists = append(in.form.lists, in.ID(si.SessionID))
+	}
+	y.listSize = int32(len(in.form.lists)) - y.listAt
+}
+
+// peerFact reads what an initialize request or a success answer says of
+// its peer's version, from bv, the message's bytes.
+func (in *Interner) peerFact(y *fact, bv *msgView) {
+	var raw string
+	switch {
+	case y.dir == dirC2A && bv.kind == acp.KindRequest && bv.method == acp.MethodInitialize:
+		raw = bv.params
+	case y.dir == dirA2C && bv.kind == acp.KindResponse && !bv.hasErr:
+		raw = bv.result
+	default:
+		return
+	}
+	in.form.peers = append(in.form.peers, acp.ReadPeerVersionValid(raw))
+	y.peer = int32(len(in.form.peers))
+}

@@ -1,0 +1,39 @@
+package properties
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/cockroachdb/datadriven"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The facts of hand-written events (testdata/facts.txt): each case's input
+// is trace events, one JSON object a line, read in order by one interner;
+// its output is the facts they make, spelled out (Interner.factString).
+// DigestDiff holds the facts of a digest to those of its bytes on every
+// frame of the live runs; these cases hold the bytes' facts to what the
+// frames say.
+func TestFactsOfEvents(t *testing.T) {
+	datadriven.RunTest(t, "testdata/facts.txt", func(t *testing.T, d *datadriven.TestData) string {
+		if d.Cmd != "facts" {
+			t.Fatalf("%s: unknown command %q", d.Pos, d.Cmd)
+		}
+		in := NewInterner(false)
+		var b strings.Builder
+		for i, line := range strings.Split(strings.TrimSpace(d.Input), "\n") {
+			var e traces.Event
+			if err := json.Unmarshal([]byte(line), &e); err != nil {
+				t.Fatalf("%s: input line %d: %v", d.Pos, i+1, err)
+			}
+			e.Seq = int64(i + 1)
+			st := in.Step(&e)
+			for _, x := range in.facts(&st, nil) {
+				b.WriteString(in.factString(&x) + "\n")
+			}
+		}
+		return b.String()
+	})
+}
