@@ -73,17 +73,24 @@ const (
 	wordsSeeded
 )
 
-// seededWords are the words of the constants above, in their order.
+// seededWords are the words of the constants above.
 var seededWords = [wordsSeeded]string{
-	"",
-	traces.KindSubmit, traces.KindSend, traces.KindDeliver, traces.KindDrop, traces.KindConnect,
-	traces.KindDisconnect, traces.KindOutcome, traces.KindEnd, traces.KindHeal, traces.KindRestart, traces.KindKill,
-	acp.MethodInitialize, acp.MethodSessionNew, acp.MethodSessionResume, acp.MethodSessionLoad,
-	acp.MethodSessionList, acp.MethodSessionClose, acp.MethodSessionPrompt, acp.MethodSessionCancel,
-	acp.MethodSessionUpdate, acp.MethodSessionFork, acp.MethodCancelRequest,
-	acp.UpdateUserMessage, acp.UpdateUserMessageChunk, acp.UpdateState, acp.StateRunning, acp.StateIdle,
-	traces.OutcomeInserted, traces.OutcomeFailed, traces.OutcomeAbandoned,
-	traces.NoteObserve, "close", traces.EndCap, traces.Observer,
+	wNone:   "",
+	wSubmit: traces.KindSubmit, wSend: traces.KindSend, wDeliver: traces.KindDeliver, wDrop: traces.KindDrop,
+	wConnect: traces.KindConnect, wDisconnect: traces.KindDisconnect, wOutcome: traces.KindOutcome, wEnd: traces.KindEnd,
+	wHeal: traces.KindHeal, wRestart: traces.KindRestart, wKill: traces.KindKill,
+
+	wInitialize: acp.MethodInitialize, wSessionNew: acp.MethodSessionNew, wSessionResume: acp.MethodSessionResume,
+	wSessionLoad: acp.MethodSessionLoad, wSessionList: acp.MethodSessionList, wSessionClose: acp.MethodSessionClose,
+	wSessionPrompt: acp.MethodSessionPrompt, wSessionCancel: acp.MethodSessionCancel, wSessionUpdate: acp.MethodSessionUpdate,
+	wSessionFork: acp.MethodSessionFork, wCancelRequest: acp.MethodCancelRequest,
+
+	wUserMessage: acp.UpdateUserMessage, wUserMessageChunk: acp.UpdateUserMessageChunk, wStateUpdate: acp.UpdateState,
+	wRunning: acp.StateRunning, wIdle: acp.StateIdle,
+
+	wInserted: traces.OutcomeInserted, wFailed: traces.OutcomeFailed, wAbandoned: traces.OutcomeAbandoned,
+
+	wObserve: traces.NoteObserve, wClose: "close", wCap: traces.EndCap, wObserver: traces.Observer,
 }
 
 // Directions of a frame fact.

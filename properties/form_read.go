@@ -39,7 +39,7 @@ type formLink struct {
 	seen   bool
 	client string
 	// flight are the sends in flight, by direction, oldest first.
-	flight [2][]inFlight
+	flight [2]fifo[inFlight]
 	// listIDs are the ids of the session/list requests sent on it.
 	listIDs []acp.ID
 }
@@ -138,6 +138,11 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 		x.outcome, x.message, x.client = in.word(e.Outcome), st.Msg, in.word(e.Client)
 	case wConnect:
 		in.formLinkOf(st.Link).client = e.From
+	case wDisconnect:
+		// What was in flight is lost: no delivery pairs with it.
+		l := in.formLinkOf(st.Link)
+		l.flight[0].clear()
+		l.flight[1].clear()
 	case wSend, wDeliver, wDrop:
 		return in.frameFacts(st, x, out)
 	}
@@ -162,7 +167,7 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 			return append(out, x)
 		}
 	} else {
-		l.flight[x.dir] = append(l.flight[x.dir], inFlight{e.Frame, e.Seq})
+		l.flight[x.dir].push(inFlight{e.Frame, e.Seq})
 	}
 	var views []msgView
 	if v, ok := digestView(e); ok && sent {
@@ -200,16 +205,8 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 // take is the number of the oldest send in flight in direction d with
 // frame's bytes, taken out of flight; 0 for none.
 func (l *formLink) take(d uint8, frame string) int64 {
-	q := l.flight[d]
-	for i := range q {
-		if q[i].frame != frame {
-			continue
-		}
-		seq := q[i].seq
-		l.flight[d] = append(q[:i], q[i+1:]...)
-		return seq
-	}
-	return 0
+	f, _ := l.flight[d].take(func(x *inFlight) bool { return x.frame == frame })
+	return f.seq
 }
 
 // messageFact fills y from message v of its frame.

@@ -37,3 +37,17 @@ func TestFactsOfEvents(t *testing.T) {
 		return b.String()
 	})
 }
+
+// Every word a rule tests has a handle of its own: a word seeded twice, or
+// left out of seededWords, would make two tests one.
+func TestSeededWordsHaveTheirConstants(t *testing.T) {
+	in := NewInterner(false)
+	for w := wNone; w < wordsSeeded; w++ {
+		if w != wNone && seededWords[w] == "" {
+			t.Errorf("word %d has no string in seededWords", w)
+		}
+		if got := in.word(seededWords[w]); got != w {
+			t.Errorf("%q has handle %d, want %d", seededWords[w], got, w)
+		}
+	}
+}

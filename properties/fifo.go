@@ -1,0 +1,45 @@
+package properties
+
+// fifo is a queue whose elements leave almost always from the front
+// (frames in flight arrive in the order sent), but may leave from
+// anywhere: taking the front costs nothing, taking another moves only
+// those behind it.
+type fifo[T any] struct {
+	q    []T
+	head int
+}
+
+func (f *fifo[T]) push(x T) { f.q = append(f.q, x) }
+
+// take removes and returns the first element match accepts.
+func (f *fifo[T]) take(match func(*T) bool) (T, bool) {
+	var zero T
+	for i := f.head; i < len(f.q); i++ {
+		if !match(&f.q[i]) {
+			continue
+		}
+		x := f.q[i]
+		if i == f.head {
+			f.q[i] = zero
+			f.head++
+		} else {
+			copy(f.q[i:], f.q[i+1:])
+			f.q[len(f.q)-1] = zero
+			f.q = f.q[:len(f.q)-1]
+		}
+		if f.head == len(f.q) {
+			f.q, f.head = f.q[:0], 0
+		}
+		return x, true
+	}
+	return zero, false
+}
+
+// all are the elements, front first.
+func (f *fifo[T]) all() []T { return f.q[f.head:] }
+
+// clear empties the queue.
+func (f *fifo[T]) clear() {
+	clear(f.q)
+	f.q, f.head = f.q[:0], 0
+}

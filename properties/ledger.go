@@ -1,0 +1,218 @@
+package properties
+
+import (
+	"strings"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The ledger is the rewritten checker's pass (docs/design.md, "The rewrite,
+// step by step", step 1): the tables every rule reads, built from the facts
+// (form.go) in one pass, with no judgement. Every table is a slice of
+// fixed-size rows without pointers, indexed by a handle or by its place;
+// a row names another by its index, and the lists a row owns (a
+// submission's requests, the requests with one id on a link) are threaded
+// through the rows they list by int32 "next" indices, so the tables cost
+// the collector nothing and a rule follows indices, not pointers. The
+// present checker stays the oracle until the switch: ledgerReport (ledger_
+// compare.go) spells out what the ledger holds as the report spells it, and
+// the tests hold the two to each other on every trace they judge.
+
+// none is the index of no row.
+const none int32 = -1
+
+type ledger struct {
+	h  traces.Header
+	in *Interner
+	// scratch: the facts of the event being read.
+	scratch []fact
+
+	subs     []subRow // by submission handle
+	subOrder []int32  // submission handles in order of first sight
+	links    []linkRow
+	// linkOrder are the link handles in order of first sight.
+	linkOrder []int32
+	reqs      []reqRow
+	// resps are the responses that are not a request's first (the first
+	// lives in its request's row) and those that answer no request;
+	// strays those that answer no request delivered.
+	resps  []respRow
+	strays []respRef
+	// answers are the submissions' answers (subRow.answers), sessions the
+	// sessions their prompts named (subRow.sessions), tos the Agent
+	// processes their prompts reached (subRow.tos).
+	answers  []answerRow
+	sessions []sessionRow
+	tos      []toRow
+	// msgs are the messages the Agent named in a response or an update,
+	// found by their session and id (msgIndex).
+	msgs    []msgRow
+	msgByID []int32 // by id handle: 1 + the index of the first message with that id
+	msgAt   map[msgKey]int32
+	// created are the sessions the Agent answered a Client's session/new
+	// with, once each, in order; isCreated and used are by id handle.
+	created   []int32
+	isCreated []bool
+	used      []bool
+	// overflow holds the items of sends with more than one (batches).
+	overflow []item
+
+	// trans are the transcripts, candidates and final; tmsgs their
+	// messages, found by tmsgAt; cand the candidates being read, by link
+	// and session; final the final one of each session (by id handle: 1
+	// + its index), sessOrder the sessions in the order theirs was first
+	// made final. upds are the updates to the observer in flight.
+	trans     []transRow
+	tmsgs     []tmsgRow
+	tmsgAt    map[transKey]int32
+	cand      map[candKey]int32
+	final     []int32
+	sessOrder []int32
+	upds      []updRow
+
+	stats  Stats
+	endSeq int64
+	end    word
+}
+
+// newLedger starts the ledger of a trace with header h, whose handles in
+// gives out.
+func newLedger(h traces.Header, in *Interner) *ledger {
+	return &ledger{h: h, in: in}
+}
+
+// add reads the next event, in Seq order, with its handles.
+func (lg *ledger) add(st *Step) {
+	lg.scratch = lg.in.facts(st, lg.scratch[:0])
+	facts := lg.scratch
+	for i := 0; i < len(facts); {
+		x := &facts[i]
+		switch x.ev {
+		case wSend, wDeliver, wDrop:
+			n := 1
+			for i+n < len(facts) && facts[i+n].seq == x.seq {
+				n++
+			}
+			lg.frame(st, facts[i:i+n])
+			i += n
+			continue
+		case wSubmit:
+			s := lg.sub(x.sub, x.client)
+			s.submitSeq, s.text, s.textFromSubmit = x.seq, x.text, true
+		case wConnect:
+			l := lg.link(x.link)
+			l.client, l.agent = x.from, x.to
+			l.observer = x.from == wObserver
+		case wDisconnect:
+			lg.disconnect(x)
+		case wOutcome:
+			s := lg.sub(x.sub, x.client)
+			s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = x.outcome, x.message, x.seq, x.t
+			s.nOutcomes++
+		case wEnd:
+			lg.end, lg.endSeq = x.note, x.seq
+		}
+		i++
+	}
+}
+
+// subRow is a submission: what one user asked to insert once, however
+// many prompt requests its Client sent for it.
+type subRow struct {
+	seen           bool
+	textFromSubmit bool
+	keyed, mixed   bool
+	keyState       int8
+	client         word
+	text           int32 // a text handle
+	key            int32
+	submitSeq      int64
+	// reqs threads its prompt requests (reqRow.nextOfSub), first to last.
+	firstReq, lastReq int32
+	attempts          int32
+	// sessions, tos and answers are the heads of its lists in the
+	// ledger's tables of those (sessionRow, toRow, answerRow).
+	sessions, tos, answers int32
+	lastAnswer             int32
+
+	outcome          word
+	outcomeMsg       int32
+	outcomeSeq, outT int64
+	nOutcomes        int32
+}
+
+// sessionRow is one of the sessions a submission's prompts named, in
+// order of first use.
+type sessionRow struct{ session, next int32 }
+
+// toRow counts a submission's prompt requests unanswered at one Agent
+// process.
+type toRow struct {
+	proc    word
+	n, next int32
+}
+
+// answerRow is a distinct (session, messageId) a success response to one
+// of a submission's prompts named, with the response.
+type answerRow struct {
+	session, msg int32
+	resp         respRef
+	next         int32
+}
+
+// sub is the row of submission h, made at its first sight.
+func (lg *ledger) sub(h int32, client word) *subRow {
+	if h < 0 {
+		h = noName // a submit or outcome naming none
+	}
+	s := byIndex(&lg.subs, h)
+	if !s.seen {
+		*s = subRow{seen: true, firstReq: none, lastReq: none, sessions: none, tos: none, answers: none, lastAnswer: none}
+		lg.subOrder = append(lg.subOrder, h)
+	}
+	if s.client == wNone {
+		s.client = client
+	}
+	return s
+}
+
+// linkRow is a link, and what its frames show per direction.
+type linkRow struct {
+	seen, observer, ended bool
+	client, agent, note   word
+	endSeq, endT          int64
+	// byNum and byID are the heads and tails of the lists of requests
+	// delivered with each id (reqRow.nextSameID): byNum by a small number,
+	// byID the rest.
+	byNum []idList
+	nums  int // lists in byNum
+	byID  map[rpcID]idList
+	// nullErrs counts delivered entries whose id was unreadable: each is
+	// owed an error with a null id.
+	nullErrs int
+	// flight are the sends in flight, by direction, oldest first.
+	flight [2]fifo[flightRow]
+}
+
+// idList is the first and last request delivered with one id on a link,
+// each as 1 + its index (0: none), so that a zero idList is empty.
+type idList struct{ first, last int32 }
+
+// link is the row of link h, made at its first sight, its ends read from
+// its name until a connect event says them.
+func (lg *ledger) link(h int32) *linkRow {
+	if h < 0 {
+		h = noName
+	}
+	l := byIndex(&lg.links, h)
+	if !l.seen {
+		l.seen = true
+		if name := lg.in.Link(h); strings.IndexByte(name, '>') >= 0 {
+			i := strings.IndexByte(name, '>')
+			l.client, l.agent = lg.in.word(name[:i]), lg.in.word(name[i+1:])
+			l.observer = l.client == wObserver
+		}
+		lg.linkOrder = append(lg.linkOrder, h)
+	}
+	return l
+}

@@ -1,0 +1,296 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The rewrite's harness (docs/design.md, "The rewrite, step by step"):
+// until the switch, the present checker is the oracle, and the ledger is
+// held to it on every trace the tests judge, in what it can already say.
+
+// RewriteDiff judges a trace with the present checker and reads it into
+// the rewrite's ledger, and says where the two disagree ("" when they
+// agree): on every table the ledger keeps (the requests of each link by
+// id with their responses, each submission's requests, the messages the
+// Agent named, the final transcripts) as the checker's records hold them
+// after its pass, then on the ingestion fields of every submission's row
+// (submission, Client, text, sessions, key, attempts, deliveries, outcome,
+// messageIds answered) and the counters of Stats that ingestion alone
+// makes. The tests run it on the pinned traces, the live runs, and every
+// trace the package's own tests judge.
+func RewriteDiff(h traces.Header, events []traces.Event) string {
+	evs := inSeqOrder(events)
+	s := NewRewriteShadow()
+	for i := range evs {
+		s.Add(&evs[i])
+	}
+	return s.Diff(h, evs)
+}
+
+// RewriteShadow is the rewrite's ledger reading a trace as it is made, for
+// a test that sees each event only while it lasts (a send's digest is the
+// simulator's only during its event); Diff then holds it to the present
+// checker on the whole trace, as RewriteDiff does.
+type RewriteShadow struct{ lg *ledger }
+
+// NewRewriteShadow starts a shadow.
+func NewRewriteShadow() *RewriteShadow {
+	in := NewInterner(true)
+	return &RewriteShadow{lg: newLedger(traces.Header{}, in)}
+}
+
+// Add reads the next event, in Seq order. The shadow keeps e's strings.
+func (s *RewriteShadow) Add(e *traces.Event) {
+	st := s.lg.in.Step(e)
+	s.lg.add(&st)
+}
+
+// Diff judges events (the trace the shadow read, with header h, in Seq
+// order) with the present checker, and says where the ledger disagrees.
+func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
+	c := NewBorrowingChecker(h, len(evs))
+	for i := range evs {
+		c.Add(&evs[i])
+	}
+	s.lg.h = h
+	if d := diffLines(s.lg.spellTables(), c.c.spellTables()); d != "" {
+		return d
+	}
+	return s.lg.diff(c.Finish())
+}
+
+// rows are the report's submission rows as far as the ledger makes them.
+func (lg *ledger) rows() []SubmissionResult {
+	in := lg.in
+	out := make([]SubmissionResult, 0, len(lg.subOrder))
+	for _, h := range lg.subOrder {
+		s := &lg.subs[h]
+		r := SubmissionResult{Sub: in.Sub(h), Client: in.wordName(s.client), Text: in.textName(s.text),
+			Attempts: int(s.attempts), Outcome: in.wordName(s.outcome), MessageID: in.IDName(s.outcomeMsg), Mixed: s.mixed}
+		for j := s.sessions; j != none; j = lg.sessions[j].next {
+			r.Sessions = append(r.Sessions, in.IDName(lg.sessions[j].session))
+		}
+		if s.keyed && !s.mixed {
+			r.Key = in.IDName(s.key)
+		}
+		for i := s.firstReq; i != none; i = lg.reqs[i].nextOfSub {
+			if lg.reqs[i].delivered {
+				r.Delivered++
+			}
+		}
+		for j := s.answers; j != none; j = lg.answers[j].next {
+			r.Answered = append(r.Answered, in.IDName(lg.answers[j].msg))
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// ledgerStats are the counters of Stats the ledger makes.
+func (lg *ledger) ledgerStats() Stats {
+	st := lg.stats
+	st.Submissions = len(lg.subOrder)
+	st.Sessions = len(lg.created)
+	for _, id := range lg.created {
+		if int(id) >= len(lg.used) || !lg.used[id] {
+			st.UnusedSessions++
+		}
+	}
+	return st
+}
+
+// diff says where the ledger reads otherwise than rep.
+func (lg *ledger) diff(rep *Report) string {
+	var out []string
+	want := rep.Stats
+	// What rules make, the ledger does not yet.
+	want.RespLostAfterInsert, want.ExpectedForgotten = 0, 0
+	if got := lg.ledgerStats(); got != want {
+		out = append(out, fmt.Sprintf("stats: ledger %+v, checker %+v", got, want))
+	}
+	rows := lg.rows()
+	if len(rows) != len(rep.Submissions) {
+		out = append(out, fmt.Sprintf("%d submissions, the checker's %d", len(rows), len(rep.Submissions)))
+	}
+	for i := range min(len(rows), len(rep.Submissions)) {
+		got, want := rows[i], ingested(rep.Submissions[i])
+		if !sameRow(got, want) {
+			out = append(out, fmt.Sprintf("submission %d: ledger %+v, checker %+v", i+1, got, want))
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// ingested is r with only the fields the ledger makes.
+func ingested(r SubmissionResult) SubmissionResult {
+	return SubmissionResult{Sub: r.Sub, Client: r.Client, Text: r.Text, Sessions: r.Sessions, Key: r.Key, Mixed: r.Mixed,
+		Attempts: r.Attempts, Delivered: r.Delivered, Outcome: r.Outcome, MessageID: r.MessageID, Answered: r.Answered}
+}
+
+func sameRow(a, b SubmissionResult) bool {
+	return a.Sub == b.Sub && a.Client == b.Client && a.Text == b.Text && slices.Equal(a.Sessions, b.Sessions) &&
+		a.Key == b.Key && a.Mixed == b.Mixed && a.Attempts == b.Attempts && a.Delivered == b.Delivered &&
+		a.Outcome == b.Outcome && a.MessageID == b.MessageID && slices.Equal(a.Answered, b.Answered)
+}
+
+// The tables themselves, spelled out alike from the present checker's
+// records after its pass (before Finish, whose rules change some) and from
+// the ledger's rows: every request of every link by id, with its
+// responses; the messages the Agent named; the final transcripts.
+
+func (c *checker) spellTables() []string {
+	var out []string
+	for _, l := range c.linkOrder {
+		out = append(out, fmt.Sprintf("link %s: client=%s agent=%s observer=%t ended=%t note=%s end=%d/%d nullErrs=%d",
+			l.name, l.client, l.agent, l.observer, l.ended, l.note, l.endSeq, l.endT, l.nullErrs))
+		var lists []string
+		for list := range l.allReqs() {
+			var b strings.Builder
+			list.each(func(r *reqRec) bool {
+				b.WriteString(spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}))
+				for _, rp := range r.resps {
+					b.WriteString(spellResp(rp.seq, rp.ok, rp.code, rp.msgID, rp.delivered, rp.delSeq, rp.lost != "", rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
+				}
+				return false
+			})
+			lists = append(lists, b.String())
+		}
+		slices.Sort(lists)
+		for _, s := range lists {
+			out = append(out, "  "+s)
+		}
+	}
+	for _, s := range c.order {
+		for _, r := range s.reqs {
+			out = append(out, "sub "+s.id+": "+spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}))
+		}
+	}
+	for _, m := range c.msgs {
+		owner := int64(0)
+		if m.owner != nil {
+			owner = m.owner.seq
+		}
+		out = append(out, fmt.Sprintf("msg in %s: first=%d/%d user=%d bound=%t owner=%d", c.in.IDName(m.session), m.first, m.firstT, m.firstUser, m.bound, owner))
+	}
+	for _, rp := range c.stray {
+		out = append(out, fmt.Sprintf("stray %s on %s at %d", rp.id, rp.link.name, rp.seq))
+	}
+	for _, S := range c.sessOrder {
+		t := c.final[S]
+		var b strings.Builder
+		fmt.Fprintf(&b, "transcript %s on %s at %d/%d:", S, t.link, t.seq, t.t)
+		for _, m := range t.msgs {
+			fmt.Fprintf(&b, " [%s %q %d %t]", m.id, m.text, m.seq, m.unnamed)
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+func (lg *ledger) spellTables() []string {
+	in := lg.in
+	var out []string
+	for _, h := range lg.linkOrder {
+		l := &lg.links[h]
+		out = append(out, fmt.Sprintf("link %s: client=%s agent=%s observer=%t ended=%t note=%s end=%d/%d nullErrs=%d",
+			in.Link(h), in.wordName(l.client), in.wordName(l.agent), l.observer, l.ended, in.wordName(l.note), l.endSeq, l.endT, l.nullErrs))
+		var heads []int32
+		for _, list := range l.byNum {
+			if list.first != 0 {
+				heads = append(heads, list.first-1)
+			}
+		}
+		for _, list := range l.byID {
+			heads = append(heads, list.first-1)
+		}
+		var lists []string
+		for _, i := range heads {
+			var b strings.Builder
+			for ; i != none; i = lg.reqs[i].nextSameID {
+				b.WriteString(lg.spellReq(i))
+				lg.eachResp(i, func(rp *respRow) {
+					b.WriteString(spellResp(rp.seq, rp.ok, int(rp.code), in.IDName(rp.msg), rp.delivered, rp.delSeq, rp.lost != 0, rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
+				})
+			}
+			lists = append(lists, b.String())
+		}
+		slices.Sort(lists)
+		for _, s := range lists {
+			out = append(out, "  "+s)
+		}
+	}
+	for _, h := range lg.subOrder {
+		for i := lg.subs[h].firstReq; i != none; i = lg.reqs[i].nextOfSub {
+			out = append(out, "sub "+in.Sub(h)+": "+lg.spellReq(i))
+		}
+	}
+	for _, m := range lg.msgs {
+		owner := int64(0)
+		if m.owned {
+			owner = lg.resp(m.owner).seq
+		}
+		out = append(out, fmt.Sprintf("msg in %s: first=%d/%d user=%d bound=%t owner=%d", in.IDName(m.session), m.first, m.firstT, m.firstUser, m.bound, owner))
+	}
+	for _, ref := range lg.strays {
+		rp := lg.resp(ref)
+		out = append(out, fmt.Sprintf("stray %s on %s at %d", in.rpcIDName(rp.id), in.Link(rp.link), rp.seq))
+	}
+	for _, S := range lg.sessOrder {
+		t := &lg.trans[lg.final[S]-1]
+		var b strings.Builder
+		fmt.Fprintf(&b, "transcript %s on %s at %d/%d:", in.IDName(S), in.Link(t.link), t.seq, t.t)
+		for j := t.first; j != none; j = lg.tmsgs[j].next {
+			m := &lg.tmsgs[j]
+			fmt.Fprintf(&b, " [%s %q %d %t]", in.IDName(m.id), in.textName(m.text), m.seq, m.unnamed)
+		}
+		out = append(out, b.String())
+	}
+	return out
+}
+
+// eachResp calls fn with request i's responses, in order.
+func (lg *ledger) eachResp(i int32, fn func(*respRow)) {
+	r := &lg.reqs[i]
+	if r.nResps == 0 {
+		return
+	}
+	fn(&r.resp)
+	for j := r.more; j != none; j = lg.resps[j].next {
+		fn(&lg.resps[j])
+	}
+}
+
+func (lg *ledger) spellReq(i int32) string {
+	in, r := lg.in, &lg.reqs[i]
+	return spellReq(in.rpcIDName(r.id), in.wordName(r.method), in.IDName(r.session), r.attempt, r.keyState, in.IDName(r.key), in.textName(r.keyRaw), r.delivered, r.delSeq, in.wordName(r.to), r.lost != 0, r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT})
+}
+
+func spellReq(id any, method, session string, attempt int32, keyState int8, key, keyRaw string, delivered bool, delSeq int64, to string, lost bool, lostSeq, sendSeq int64, times [2]int64) string {
+	return fmt.Sprintf("[%s %s %s #%d key=%d/%q/%s sent=%d delivered=%t@%d to=%s lost=%t@%d times=%v]", id, method, session, attempt, keyState, key, keyRaw, sendSeq, delivered, delSeq, to, lost, lostSeq, times)
+}
+
+func spellResp(seq int64, ok bool, code int, msg string, delivered bool, delSeq int64, lost bool, lostSeq int64, binding bool, firstSeen int64, times [2]int64) string {
+	return fmt.Sprintf("(%d ok=%t code=%d msg=%s delivered=%t@%d lost=%t@%d binding=%t/%d times=%v)", seq, ok, code, msg, delivered, delSeq, lost, lostSeq, binding, firstSeen, times)
+}
+
+// diffLines says where two spellings differ: the first few lines that do.
+func diffLines(got, want []string) string {
+	var out []string
+	for i := 0; i < max(len(got), len(want)) && len(out) < 6; i++ {
+		var g, w string
+		if i < len(got) {
+			g = got[i]
+		}
+		if i < len(want) {
+			w = want[i]
+		}
+		if g != w {
+			out = append(out, fmt.Sprintf("line %d: ledger  %s\n         checker %s", i+1, g, w))
+		}
+	}
+	return strings.Join(out, "\n")
+}

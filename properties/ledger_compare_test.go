@@ -1,0 +1,34 @@
+package properties
+
+import (
+	"fmt"
+	"os"
+	"sync"
+	"testing"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// TestMain holds the rewrite's ledger to the present checker on every trace
+// the package's tests judge (Check's hook, checked): a test that builds a
+// trace by hand for one rule is a case of the ledger's too.
+func TestMain(m *testing.M) {
+	var mu sync.Mutex
+	var diffs []string
+	judged := 0
+	checked = func(h traces.Header, evs []traces.Event, _ *Report) {
+		d := RewriteDiff(h, evs)
+		mu.Lock()
+		defer mu.Unlock()
+		judged++
+		if d != "" {
+			diffs = append(diffs, d)
+		}
+	}
+	code := m.Run()
+	if len(diffs) > 0 {
+		fmt.Fprintf(os.Stderr, "the rewrite's ledger read %d of the %d traces judged otherwise than the checker; the first:\n%s\n", len(diffs), judged, diffs[0])
+		code = 1
+	}
+	os.Exit(code)
+}
