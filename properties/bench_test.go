@@ -2,6 +2,7 @@ package properties
 
 import (
 	"fmt"
+	"runtime"
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -76,4 +77,33 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportMetric(float64(len(tr.evs))*float64(b.N)/b.Elapsed().Seconds(), "events/s")
 	cpu := (bench.CPUTime() - cpu0).Seconds()
 	b.ReportMetric(float64(n)*float64(b.N)/cpu, "submissions/cpu-s")
+}
+
+// BenchmarkLedgerPass times the rewrite's ledger (step 1 of docs/design.md,
+// "The rewrite, step by step") reading the bench history's facts, made
+// before the clock as a producer of typed events makes them: the tables
+// every rule will read, built with no rule yet. Beside
+// sim/bench.BenchmarkCheckMillionSteps it says what the pass costs of the
+// million-a-second budget.
+func BenchmarkLedgerPass(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			h := bench.Generate(bench.Defaults(n))
+			in := NewInterner(true)
+			var facts []fact
+			for i := range h.Events {
+				st := in.Step(&h.Events[i])
+				facts = in.facts(&st, facts)
+			}
+			runtime.GC() // the history's and the facts' making are not the pass's
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				lg := newLedger(h.Header, in, len(h.Events))
+				lg.read(facts)
+			}
+			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
+			b.ReportMetric(float64(len(facts))/float64(n), "facts/submission")
+		})
+	}
 }

@@ -70,21 +70,50 @@ type ledger struct {
 	sessOrder []int32
 	upds      []updRow
 
+	// cancels are the cancels the Agent read; lss what each link shows of
+	// each session (by lsAt); byKey the delivered keyed prompts of each
+	// session and key (reqRow.nextKey), made when a cancel first needs
+	// them, keyedPend those delivered until then; sessCancel, by session
+	// handle, when a session/cancel or session/close of it was last read;
+	// withdrawnKeys when a withdrawn prompt's key was answered -32800.
+	cancels       []cancelRow
+	lss           []lsRow
+	lsAt          map[candKey]int32
+	byKey         map[msgKey]int32
+	keyedPend     []int32
+	sessCancel    []int64
+	withdrawnKeys map[msgKey]int64
+	// strayCancels are -32800s no cancel explains, cancelled the answers
+	// to withdrawn prompts other than -32800.
+	strayCancels []strayRow
+	cancelled    []respRef
+
 	stats  Stats
 	endSeq int64
 	end    word
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in
-// gives out.
-func newLedger(h traces.Header, in *Interner) *ledger {
-	return &ledger{h: h, in: in}
+// gives out; events is how many events it is expected to hold (0:
+// unknown), to size the tables: a submission, a request, a message per
+// dozen events or so, as traces run.
+func newLedger(h traces.Header, in *Interner, events int) *ledger {
+	hint := events/8 + 8
+	return &ledger{h: h, in: in,
+		subs: make([]subRow, 0, hint), subOrder: make([]int32, 0, hint), reqs: make([]reqRow, 0, hint),
+		msgs: make([]msgRow, 0, hint), answers: make([]answerRow, 0, hint), sessions: make([]sessionRow, 0, hint),
+		tos: make([]toRow, 0, hint), tmsgs: make([]tmsgRow, 0, hint), upds: make([]updRow, 0, hint)}
 }
 
 // add reads the next event, in Seq order, with its handles.
 func (lg *ledger) add(st *Step) {
 	lg.scratch = lg.in.facts(st, lg.scratch[:0])
-	facts := lg.scratch
+	lg.read(lg.scratch)
+}
+
+// read reads the facts of events, in Seq order (a frame's facts together,
+// as the Interner made them).
+func (lg *ledger) read(facts []fact) {
 	for i := 0; i < len(facts); {
 		x := &facts[i]
 		switch x.ev {
@@ -93,7 +122,7 @@ func (lg *ledger) add(st *Step) {
 			for i+n < len(facts) && facts[i+n].seq == x.seq {
 				n++
 			}
-			lg.frame(st, facts[i:i+n])
+			lg.frame(facts[i : i+n])
 			i += n
 			continue
 		case wSubmit:
@@ -190,6 +219,8 @@ type linkRow struct {
 	// nullErrs counts delivered entries whose id was unreadable: each is
 	// owed an error with a null id.
 	nullErrs int
+	// lastCancelReq is 1 + the last $/cancel_request read on it; 0: none.
+	lastCancelReq int32
 	// flight are the sends in flight, by direction, oldest first.
 	flight [2]fifo[flightRow]
 }

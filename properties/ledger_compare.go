@@ -40,7 +40,7 @@ type RewriteShadow struct{ lg *ledger }
 // NewRewriteShadow starts a shadow.
 func NewRewriteShadow() *RewriteShadow {
 	in := NewInterner(true)
-	return &RewriteShadow{lg: newLedger(traces.Header{}, in)}
+	return &RewriteShadow{lg: newLedger(traces.Header{}, in, 0)}
 }
 
 // Add reads the next event, in Seq order. The shadow keeps e's strings.
@@ -151,7 +151,7 @@ func (c *checker) spellTables() []string {
 		for list := range l.allReqs() {
 			var b strings.Builder
 			list.each(func(r *reqRec) bool {
-				b.WriteString(spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}))
+				b.WriteString(spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, c.spellCancel(r)))
 				for _, rp := range r.resps {
 					b.WriteString(spellResp(rp.seq, rp.ok, rp.code, rp.msgID, rp.delivered, rp.delSeq, rp.lost != "", rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
 				}
@@ -166,7 +166,7 @@ func (c *checker) spellTables() []string {
 	}
 	for _, s := range c.order {
 		for _, r := range s.reqs {
-			out = append(out, "sub "+s.id+": "+spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}))
+			out = append(out, "sub "+s.id+": "+spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, c.spellCancel(r)))
 		}
 	}
 	for _, m := range c.msgs {
@@ -179,6 +179,32 @@ func (c *checker) spellTables() []string {
 	for _, rp := range c.stray {
 		out = append(out, fmt.Sprintf("stray %s on %s at %d", rp.id, rp.link.name, rp.seq))
 	}
+	for _, sr := range c.strays {
+		mis := int64(0)
+		if sr.misdirected != nil {
+			mis = sr.misdirected.delSeq
+		}
+		out = append(out, fmt.Sprintf("stray cancel at %d: misdirected=%d withdrawn=%d", sr.rp.seq, mis, sr.withdrawnAt))
+	}
+	for _, rp := range c.cancelled {
+		out = append(out, fmt.Sprintf("cancelled, answered at %d", rp.seq))
+	}
+	var keys []string
+	for k, seq := range c.withdrawnKeys {
+		keys = append(keys, fmt.Sprintf("withdrawn key %s in %s at %d", k.key, k.session, seq))
+	}
+	for session, seq := range c.sessCancel {
+		keys = append(keys, fmt.Sprintf("session %s cancelled at %d", session, seq))
+	}
+	for _, l := range c.linkOrder {
+		for _, x := range l.sess {
+			if x.resumes != 0 { // where a row is made differs; what it holds must not
+				keys = append(keys, fmt.Sprintf("%s shows %s: resumes=%d", l.name, x.session, x.resumes))
+			}
+		}
+	}
+	slices.Sort(keys)
+	out = append(out, keys...)
 	for _, S := range c.sessOrder {
 		t := c.final[S]
 		var b strings.Builder
@@ -239,6 +265,32 @@ func (lg *ledger) spellTables() []string {
 		rp := lg.resp(ref)
 		out = append(out, fmt.Sprintf("stray %s on %s at %d", in.rpcIDName(rp.id), in.Link(rp.link), rp.seq))
 	}
+	for _, sr := range lg.strayCancels {
+		mis := int64(0)
+		if sr.misdirected != 0 {
+			mis = lg.cancels[sr.misdirected-1].delSeq
+		}
+		out = append(out, fmt.Sprintf("stray cancel at %d: misdirected=%d withdrawn=%d", lg.resp(sr.resp).seq, mis, sr.withdrawnAt))
+	}
+	for _, ref := range lg.cancelled {
+		out = append(out, fmt.Sprintf("cancelled, answered at %d", lg.resp(ref).seq))
+	}
+	var keys []string
+	for k, seq := range lg.withdrawnKeys {
+		keys = append(keys, fmt.Sprintf("withdrawn key %s in %s at %d", in.IDName(k.id), in.IDName(k.session), seq))
+	}
+	for session, seq := range lg.sessCancel {
+		if seq != 0 {
+			keys = append(keys, fmt.Sprintf("session %s cancelled at %d", in.IDName(int32(session)), seq))
+		}
+	}
+	for k, i := range lg.lsAt {
+		if lg.lss[i].resumes != 0 {
+			keys = append(keys, fmt.Sprintf("%s shows %s: resumes=%d", in.Link(k.link), in.IDName(k.session), lg.lss[i].resumes))
+		}
+	}
+	slices.Sort(keys)
+	out = append(out, keys...)
 	for _, S := range lg.sessOrder {
 		t := &lg.trans[lg.final[S]-1]
 		var b strings.Builder
@@ -266,11 +318,41 @@ func (lg *ledger) eachResp(i int32, fn func(*respRow)) {
 
 func (lg *ledger) spellReq(i int32) string {
 	in, r := lg.in, &lg.reqs[i]
-	return spellReq(in.rpcIDName(r.id), in.wordName(r.method), in.IDName(r.session), r.attempt, r.keyState, in.IDName(r.key), in.textName(r.keyRaw), r.delivered, r.delSeq, in.wordName(r.to), r.lost != 0, r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT})
+	return spellReq(in.rpcIDName(r.id), in.wordName(r.method), in.IDName(r.session), r.attempt, r.keyState, in.IDName(r.key), in.textName(r.keyRaw), r.delivered, r.delSeq, in.wordName(r.to), r.lost != 0, r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, lg.spellCancel(r))
 }
 
-func spellReq(id any, method, session string, attempt int32, keyState int8, key, keyRaw string, delivered bool, delSeq int64, to string, lost bool, lostSeq, sendSeq int64, times [2]int64) string {
-	return fmt.Sprintf("[%s %s %s #%d key=%d/%q/%s sent=%d delivered=%t@%d to=%s lost=%t@%d times=%v]", id, method, session, attempt, keyState, key, keyRaw, sendSeq, delivered, delSeq, to, lost, lostSeq, times)
+func spellReq(id any, method, session string, attempt int32, keyState int8, key, keyRaw string, delivered bool, delSeq int64, to string, lost bool, lostSeq, sendSeq int64, times [2]int64, cancel string) string {
+	return fmt.Sprintf("[%s %s %s #%d key=%d/%q/%s sent=%d delivered=%t@%d to=%s lost=%t@%d times=%v cancel=%s]", id, method, session, attempt, keyState, key, keyRaw, sendSeq, delivered, delSeq, to, lost, lostSeq, times, cancel)
+}
+
+// spellCancel spells a cancel that caught a request, and whether a
+// $/cancel_request named it.
+func spellCancel(how uint8, delSeq, delT int64, named int64, asked bool) string {
+	return fmt.Sprintf("%d@%d/%d named=%d asked=%t", how, delSeq, delT, named, asked)
+}
+
+func (c *checker) spellCancel(r *reqRec) string {
+	cr := r.cancel
+	if cr == nil {
+		return spellCancel(0, 0, 0, 0, r.cancelAsked)
+	}
+	named := int64(0)
+	if cr.named != nil {
+		named = cr.named.delSeq
+	}
+	return spellCancel(uint8(cr.how), cr.delSeq, cr.delT, named, r.cancelAsked)
+}
+
+func (lg *ledger) spellCancel(r *reqRow) string {
+	if r.cancel == 0 {
+		return spellCancel(0, 0, 0, 0, r.cancelAsked)
+	}
+	cr := &lg.cancels[r.cancel-1]
+	named := int64(0)
+	if cr.named != none {
+		named = lg.reqs[cr.named].delSeq
+	}
+	return spellCancel(cr.how, cr.delSeq, cr.delT, named, r.cancelAsked)
 }
 
 func spellResp(seq int64, ok bool, code int, msg string, delivered bool, delSeq int64, lost bool, lostSeq int64, binding bool, firstSeen int64, times [2]int64) string {

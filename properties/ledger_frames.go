@@ -17,6 +17,7 @@ const (
 	itemResp             // at is a respRef
 	itemNullErr          // an entry whose id was unreadable: the Agent owes it a null-id error
 	itemUpdate           // an update to the observer: at is its index in upds
+	itemCancel           // session/cancel or $/cancel_request: at is its index in cancels
 )
 
 // flightRow is a send in flight: its items, the first in the row, the
@@ -28,7 +29,7 @@ type flightRow struct {
 }
 
 // frame reads the facts of one frame event, in order of their entries.
-func (lg *ledger) frame(st *Step, facts []fact) {
+func (lg *ledger) frame(facts []fact) {
 	x := &facts[0]
 	l := lg.link(x.link)
 	if x.ev == wSend {
@@ -107,6 +108,8 @@ func (lg *ledger) arrive(l *linkRow, x *fact, it item) {
 		}
 	case itemUpdate:
 		lg.observe(x.link, &lg.upds[it.at], x.seq)
+	case itemCancel:
+		lg.cancelDelivered(x.link, it.at, x)
 	}
 }
 

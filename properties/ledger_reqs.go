@@ -19,6 +19,8 @@ type reqRow struct {
 	keyState int8
 	// delivered: it reached the Agent (delSeq, at process to).
 	delivered bool
+	// cancelAsked: a $/cancel_request named it while it was pending.
+	cancelAsked bool
 	lost      uint8 // lostDropped or lostLinkEnd, and why (lostNote)
 	key       int32
 	keyRaw    int32
@@ -29,8 +31,13 @@ type reqRow struct {
 	lostNote       word
 	lostSeq        int64
 	// nextOfSub threads its submission's requests, nextSameID those
-	// delivered with its id on its link.
+	// delivered with its id on its link, nextPend and nextKey the lists a
+	// cancel walks (trackPending).
 	nextOfSub, nextSameID int32
+	nextPend, nextKey     int32
+	// cancel is 1 + the first cancel the Agent read while this prompt was
+	// pending (0: none): from then on it owes -32800 and must not insert.
+	cancel int32
 	// nResps counts its responses; the first is resp, the others are
 	// threaded from more through the ledger's resps (respRow.next).
 	nResps     int32
@@ -86,6 +93,10 @@ func (lg *ledger) message(l *linkRow, x *fact, sent bool) (item, bool) {
 		return item{itemReq, lg.newReq(x, sent)}, true
 	case x.dir == dirC2A && x.msg == acp.KindRequest:
 		return item{itemReq, lg.newReq(x, sent)}, true
+	case x.dir == dirC2A && x.msg == acp.KindNotification:
+		if ci := lg.newCancel(x, sent); ci != none {
+			return item{itemCancel, ci}, true
+		}
 	case x.dir == dirA2C && x.msg == acp.KindResponse:
 		return item{itemResp, int32(lg.newResp(l, x, sent))}, true
 	case x.dir == dirA2C && x.msg == acp.KindNotification && x.method == wSessionUpdate && x.update >= 0 && (sent || l.observer):
@@ -114,7 +125,7 @@ func (lg *ledger) newReq(x *fact, sent bool) int32 {
 		method = wNone
 	}
 	r := reqRow{link: x.link, sub: none, id: x.id, method: method, session: x.session,
-		nextOfSub: none, nextSameID: none, more: none, last: none, resp: respRow{req: none, next: none}}
+		nextOfSub: none, nextSameID: none, nextPend: none, nextKey: none, more: none, last: none, resp: respRow{req: none, next: none}}
 	if sent {
 		r.sendSeq, r.sendT = x.seq, x.t
 	}
@@ -197,6 +208,15 @@ func (lg *ledger) reqDelivered(l *linkRow, i int32, x *fact) {
 		r.to = l.agent
 	}
 	l.file(lg, i)
+	switch r.method {
+	case wSessionResume:
+		lg.ls(r.link, r.session).resumes++
+	case wSessionClose:
+		lg.cancels = append(lg.cancels, cancelRow{how: bySessionClose, session: r.session, req: i, named: none, sendSeq: r.sendSeq})
+		lg.cancelDelivered(x.link, int32(len(lg.cancels)-1), x)
+	case wSessionPrompt:
+		lg.trackPending(i)
+	}
 	if r.method != wSessionPrompt || r.sub == none {
 		return
 	}
@@ -332,6 +352,7 @@ func (lg *ledger) newResp(l *linkRow, x *fact, sent bool) respRef {
 	if r.nResps == 1 {
 		lg.firstAnswer(r, x)
 	}
+	lg.answered(ri, ref)
 	if r.method == wSessionPrompt && rp.ok && rp.msg != noID {
 		lg.promptAnswered(l, ri, ref)
 	}
@@ -348,6 +369,8 @@ func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
 		}
 	case r.method == wSessionPrompt && r.sub != none:
 		lg.bumpTo(&lg.subs[r.sub], r.to, -1)
+	case r.method == wSessionResume:
+		lg.ls(r.link, r.session).resumes--
 	}
 }
 

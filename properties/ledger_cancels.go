@@ -1,0 +1,231 @@
+package properties
+
+import (
+	"github.com/acpsim/acpsim/actors/acp"
+)
+
+// Cancels in the ledger (cancel.go says what they mean): which pending
+// prompts each cancel the Agent read caught, decided in the pass, since
+// "pending" and "inserted" are as of the cancel's arrival; and the answers
+// the cancel rules will judge, noted as they are read.
+
+// cancelRow is a cancel the Agent read: session/cancel, session/close, or
+// $/cancel_request.
+type cancelRow struct {
+	how     uint8 // bySessionCancel, bySessionClose, byCancelRequest
+	id      rpcID // $/cancel_request: the id it names
+	session int32 // session/cancel, session/close
+	req     int32 // session/close: the request itself
+	named   int32 // $/cancel_request: the pending request it named; none
+	link    int32 // where it was delivered, at delSeq
+	sendSeq int64
+	delSeq  int64
+	delT    int64
+}
+
+// lsRow is what one link shows of one session.
+type lsRow struct {
+	// resumes counts session/resume requests delivered and not yet
+	// answered; pend threads (reqRow.nextPend) the prompts delivered for
+	// the session, for session/cancel and session/close.
+	resumes int32
+	pend    int32
+}
+
+// ls is the row of session on link, made at its first sight.
+func (lg *ledger) ls(link, session int32) *lsRow {
+	k := candKey{link, session}
+	i, ok := lg.lsAt[k]
+	if !ok {
+		if lg.lsAt == nil {
+			lg.lsAt = map[candKey]int32{}
+		}
+		i = int32(len(lg.lss))
+		lg.lsAt[k] = i
+		lg.lss = append(lg.lss, lsRow{pend: none})
+	}
+	return &lg.lss[i]
+}
+
+// newCancel is the row of a cancel notification (x), or none when it
+// cancels nothing.
+func (lg *ledger) newCancel(x *fact, sent bool) int32 {
+	cr := cancelRow{req: none, named: none, link: x.link}
+	switch {
+	case x.method == wSessionCancel:
+		cr.how, cr.session = bySessionCancel, x.session
+	case x.method == wCancelRequest && x.cancels != 0:
+		cr.how, cr.id = byCancelRequest, x.cancels
+	default:
+		return none
+	}
+	if sent {
+		cr.sendSeq = x.seq
+	}
+	lg.cancels = append(lg.cancels, cr)
+	return int32(len(lg.cancels) - 1)
+}
+
+// trackPending files a delivered prompt where a cancel finds it: on its
+// link and session's list, and on its session and key's list.
+func (lg *ledger) trackPending(i int32) {
+	r := &lg.reqs[i]
+	ls := lg.ls(r.link, r.session)
+	r.nextPend, ls.pend = ls.pend, i
+	if r.keyState == keyValid {
+		if lg.byKey == nil {
+			lg.keyedPend = append(lg.keyedPend, i)
+			return
+		}
+		lg.fileByKey(i)
+	}
+}
+
+func (lg *ledger) fileByKey(i int32) {
+	r := &lg.reqs[i]
+	k := msgKey{r.session, r.key}
+	head, ok := lg.byKey[k]
+	if !ok {
+		head = none
+	}
+	r.nextKey, lg.byKey[k] = head, i
+}
+
+// waiting reports whether a cancel catches request i: not answered, not
+// withdrawn yet, and not a retry of a prompt already inserted.
+func (lg *ledger) waiting(i int32) bool {
+	r := &lg.reqs[i]
+	return r.nResps == 0 && r.cancel == 0 && !lg.promptInserted(i)
+}
+
+// promptInserted reports whether a success response with a messageId was
+// sent, by now, to a request of request i's keyed submission in its
+// session.
+func (lg *ledger) promptInserted(i int32) bool {
+	r := &lg.reqs[i]
+	if r.sub == none {
+		return false
+	}
+	s := &lg.subs[r.sub]
+	if !s.keyed || r.keyState != keyValid || r.key != s.key {
+		return false
+	}
+	for j := s.answers; j != none; j = lg.answers[j].next {
+		if lg.answers[j].session == r.session {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelDelivered marks the prompts cancel ci catches pending on its
+// arrival at the Agent over link (x the delivery).
+func (lg *ledger) cancelDelivered(link int32, ci int32, x *fact) {
+	cr := &lg.cancels[ci]
+	cr.link, cr.delSeq, cr.delT = link, x.seq, x.t
+	switch cr.how {
+	case bySessionCancel, bySessionClose:
+		*byIndex(&lg.sessCancel, cr.session) = x.seq
+		ls := lg.ls(link, cr.session)
+		for r := ls.pend; r != none; r = lg.reqs[r].nextPend {
+			if lg.waiting(r) {
+				lg.reqs[r].cancel = ci + 1
+			}
+		}
+		ls.pend = none
+	case byCancelRequest:
+		l := &lg.links[link]
+		l.lastCancelReq = ci + 1
+		named := none
+		for r := l.reqsOf(cr.id); r != none; r = lg.reqs[r].nextSameID {
+			if lg.reqs[r].nResps == 0 {
+				named = r // the oldest pending: the one a response would answer
+				break
+			}
+		}
+		if named != none {
+			lg.reqs[named].cancelAsked = true
+			cr.named = named
+		}
+		if named == none || lg.reqs[named].method != wSessionPrompt || lg.promptInserted(named) {
+			return // answered already, not a prompt, or inserted
+		}
+		n := &lg.reqs[named]
+		if n.cancel == 0 {
+			n.cancel = ci + 1
+		}
+		if n.keyState != keyValid {
+			return
+		}
+		// Withdrawing a keyed prompt withdraws every pending request of
+		// its key, even when the named one was already cancelled. The
+		// lists are made when the first such cancel needs them.
+		if lg.byKey == nil {
+			lg.byKey = map[msgKey]int32{}
+			for _, r := range lg.keyedPend {
+				lg.fileByKey(r)
+			}
+			lg.keyedPend = nil
+		}
+		k := msgKey{n.session, n.key}
+		head, ok := lg.byKey[k]
+		for r := head; ok && r != none; r = lg.reqs[r].nextKey {
+			if lg.waiting(r) {
+				lg.reqs[r].cancel = ci + 1
+			}
+		}
+		delete(lg.byKey, k)
+	}
+}
+
+// strayRow is a -32800 no cancel explains (stray_cancel.go), with the
+// evidence of the cancel that landed on it.
+type strayRow struct {
+	resp        respRef
+	misdirected int32 // 1 + the cancel's index; 0: none
+	withdrawnAt int64
+}
+
+// answered notes what a request's response (ref, the nth) says about
+// cancels: a -32800 no cancel explains, a withdrawn key, a withdrawn
+// prompt answered otherwise than it must be.
+func (lg *ledger) answered(ri int32, ref respRef) {
+	r, rp := &lg.reqs[ri], lg.resp(ref)
+	if !rp.ok && rp.code == acp.CodeRequestCancelled && r.nResps == 1 && r.cancel == 0 && !r.cancelAsked &&
+		(r.session == noID || at(lg.sessCancel, r.session) <= r.delSeq) {
+		sr := strayRow{resp: ref}
+		if c := lg.links[r.link].lastCancelReq; c != 0 && lg.cancels[c-1].delSeq > r.delSeq {
+			sr.misdirected = c
+		}
+		if r.keyState == keyValid {
+			sr.withdrawnAt = lg.withdrawnKeys[msgKey{r.session, r.key}]
+		}
+		if sr.misdirected != 0 || sr.withdrawnAt != 0 {
+			lg.strayCancels = append(lg.strayCancels, sr)
+		}
+	}
+	if r.cancel != 0 && !rp.ok && rp.code == acp.CodeRequestCancelled && r.keyState == keyValid {
+		if lg.withdrawnKeys == nil {
+			lg.withdrawnKeys = map[msgKey]int64{}
+		}
+		lg.withdrawnKeys[msgKey{r.session, r.key}] = rp.seq
+	}
+	if r.method == wSessionPrompt && r.cancel != 0 && (rp.ok || r.nResps == 1 && !cancelAnswered(r.keyState, rp.code)) {
+		lg.cancelled = append(lg.cancelled, ref)
+	}
+}
+
+// cancelAnswered reports whether an error code is a right answer to a
+// withdrawn prompt: -32800, or -32602 for a malformed key, owed anyway.
+func cancelAnswered(keyState int8, code int32) bool {
+	return code == acp.CodeRequestCancelled || keyState == keyBad && code == acp.CodeInvalidParams
+}
+
+// at is table[i], or 0 past its end.
+func at[T any](table []T, i int32) T {
+	var zero T
+	if int(i) >= len(table) || i < 0 {
+		return zero
+	}
+	return table[i]
+}
