@@ -21,9 +21,9 @@ type reqRow struct {
 	delivered bool
 	// cancelAsked: a $/cancel_request named it while it was pending.
 	cancelAsked bool
-	lost      uint8 // lostDropped or lostLinkEnd, and why (lostNote)
-	key       int32
-	keyRaw    int32
+	lost        uint8 // lostDropped or lostLinkEnd, and why (lostNote)
+	key         int32
+	keyRaw      int32
 
 	sendSeq, sendT int64
 	delSeq, delT   int64
