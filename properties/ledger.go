@@ -71,7 +71,7 @@ type ledger struct {
 	upds      []updRow
 
 	// cancels are the cancels the Agent read; lss what each link shows of
-	// each session (by lsAt); byKey the delivered keyed prompts of each
+	// each session (linkRow.ls; by lsAt for a link with many); byKey the delivered keyed prompts of each
 	// session and key (reqRow.nextKey), made when a cancel first needs
 	// them, keyedPend those delivered until then; sessCancel, by session
 	// handle, when a session/cancel or session/close of it was last read;
@@ -98,7 +98,7 @@ type ledger struct {
 // unknown), to size the tables: a submission, a request, a message per
 // dozen events or so, as traces run.
 func newLedger(h traces.Header, in *Interner, events int) *ledger {
-	hint := events/8 + 8
+	hint := events/6 + 8
 	return &ledger{h: h, in: in,
 		subs: make([]subRow, 0, hint), subOrder: make([]int32, 0, hint), reqs: make([]reqRow, 0, hint),
 		msgs: make([]msgRow, 0, hint), answers: make([]answerRow, 0, hint), sessions: make([]sessionRow, 0, hint),
@@ -221,6 +221,9 @@ type linkRow struct {
 	nullErrs int
 	// lastCancelReq is 1 + the last $/cancel_request read on it; 0: none.
 	lastCancelReq int32
+	// ls threads (lsRow.next) what it shows of each session; lsN counts
+	// them.
+	ls, lsN int32
 	// flight are the sends in flight, by direction, oldest first.
 	flight [2]fifo[flightRow]
 }
@@ -237,7 +240,7 @@ func (lg *ledger) link(h int32) *linkRow {
 	}
 	l := byIndex(&lg.links, h)
 	if !l.seen {
-		l.seen = true
+		l.seen, l.ls = true, none
 		if name := lg.in.Link(h); strings.IndexByte(name, '>') >= 0 {
 			i := strings.IndexByte(name, '>')
 			l.client, l.agent = lg.in.word(name[:i]), lg.in.word(name[i+1:])

@@ -25,24 +25,48 @@ type cancelRow struct {
 
 // lsRow is what one link shows of one session.
 type lsRow struct {
+	link, session int32
 	// resumes counts session/resume requests delivered and not yet
 	// answered; pend threads (reqRow.nextPend) the prompts delivered for
 	// the session, for session/cancel and session/close.
 	resumes int32
 	pend    int32
+	// next threads the link's rows (linkRow.ls).
+	next int32
 }
+
+// lsListed is how many sessions of a link are searched in its list before
+// the ledger's map finds them: most links serve a session or two.
+const lsListed = 8
 
 // ls is the row of session on link, made at its first sight.
 func (lg *ledger) ls(link, session int32) *lsRow {
-	k := candKey{link, session}
-	i, ok := lg.lsAt[k]
-	if !ok {
+	l := &lg.links[link]
+	if l.lsN > lsListed {
+		if i, ok := lg.lsAt[candKey{link, session}]; ok {
+			return &lg.lss[i]
+		}
+	} else {
+		for i := l.ls; i != none; i = lg.lss[i].next {
+			if lg.lss[i].session == session {
+				return &lg.lss[i]
+			}
+		}
+	}
+	i := int32(len(lg.lss))
+	lg.lss = append(lg.lss, lsRow{link: link, session: session, pend: none, next: l.ls})
+	l.ls = i
+	l.lsN++
+	switch {
+	case l.lsN == lsListed+1:
 		if lg.lsAt == nil {
 			lg.lsAt = map[candKey]int32{}
 		}
-		i = int32(len(lg.lss))
-		lg.lsAt[k] = i
-		lg.lss = append(lg.lss, lsRow{pend: none})
+		for j := l.ls; j != none; j = lg.lss[j].next {
+			lg.lsAt[candKey{link, lg.lss[j].session}] = j
+		}
+	case l.lsN > lsListed+1:
+		lg.lsAt[candKey{link, session}] = i
 	}
 	return &lg.lss[i]
 }

@@ -284,9 +284,9 @@ func (lg *ledger) spellTables() []string {
 			keys = append(keys, fmt.Sprintf("session %s cancelled at %d", in.IDName(int32(session)), seq))
 		}
 	}
-	for k, i := range lg.lsAt {
-		if lg.lss[i].resumes != 0 {
-			keys = append(keys, fmt.Sprintf("%s shows %s: resumes=%d", in.Link(k.link), in.IDName(k.session), lg.lss[i].resumes))
+	for _, x := range lg.lss {
+		if x.resumes != 0 {
+			keys = append(keys, fmt.Sprintf("%s shows %s: resumes=%d", in.Link(x.link), in.IDName(x.session), x.resumes))
 		}
 	}
 	slices.Sort(keys)
