@@ -88,6 +88,10 @@ type ledger struct {
 	strayCancels []strayRow
 	cancelled    []respRef
 
+	// v1: a peer spoke ACP v1, as v1Line says (ledger_version.go).
+	v1     bool
+	v1Line string
+
 	stats  Stats
 	endSeq int64
 	end    word
@@ -221,6 +225,10 @@ type linkRow struct {
 	nullErrs int
 	// lastCancelReq is 1 + the last $/cancel_request read on it; 0: none.
 	lastCancelReq int32
+	// initIDs are the ids of the initialize requests the Client side sent
+	// on it that name protocolVersion: their answers are the Agent's
+	// initialize results.
+	initIDs []rpcID
 	// ls threads (lsRow.next) what it shows of each session; lsN counts
 	// them.
 	ls, lsN int32

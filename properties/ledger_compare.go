@@ -112,6 +112,12 @@ func (lg *ledger) diff(rep *Report) string {
 	if got := lg.ledgerStats(); got != want {
 		out = append(out, fmt.Sprintf("stats: ledger %+v, checker %+v", got, want))
 	}
+	var head Report
+	lg.head(&head)
+	if head.Protocol != rep.Protocol || head.V1 != rep.V1 || head.End != rep.End || head.NothingJudged != rep.NothingJudged || !slices.Equal(head.NotJudged, rep.NotJudged) {
+		out = append(out, fmt.Sprintf("head: ledger %d %q %q %q %v, checker %d %q %q %q %v", head.Protocol, head.V1, head.End, head.NothingJudged, head.NotJudged,
+			rep.Protocol, rep.V1, rep.End, rep.NothingJudged, rep.NotJudged))
+	}
 	rows := lg.rows()
 	if len(rows) != len(rep.Submissions) {
 		out = append(out, fmt.Sprintf("%d submissions, the checker's %d", len(rows), len(rep.Submissions)))

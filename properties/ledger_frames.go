@@ -39,6 +39,7 @@ func (lg *ledger) frame(facts []fact) {
 			// follows on it is its reading (traces.NoteObserve).
 			l.observer = true
 		}
+		lg.readVersion(l, facts) // before the messages: v1 changes how they read
 		f := flightRow{seq: x.seq, more: int32(len(lg.overflow))}
 		for i := range facts {
 			if it, ok := lg.message(l, &facts[i], true); ok {
