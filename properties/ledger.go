@@ -91,6 +91,11 @@ type ledger struct {
 	// v1: a peer spoke ACP v1, as v1Line says (ledger_version.go).
 	v1     bool
 	v1Line string
+	// rework are the second rounds of work after a binding's answer.
+	rework []reworkRow
+	// out are the anomalies the families moved to the ledger report, in
+	// the order they report them.
+	out []ledgerAnomaly
 
 	stats  Stats
 	endSeq int64

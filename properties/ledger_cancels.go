@@ -33,6 +33,14 @@ type lsRow struct {
 	pend    int32
 	// next threads the link's rows (linkRow.ls).
 	next int32
+	// For rework: the last state the Agent sent for the session here,
+	// when it last sent idle, whether a new user message came since, and
+	// the first answer from a binding not yet followed by a new turn
+	// (hasRetry).
+	last                   word
+	newSinceIdle, hasRetry bool
+	retry                  respRef
+	idleSeq, idleT         int64
 }
 
 // lsListed is how many sessions of a link are searched in its list before

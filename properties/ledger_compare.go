@@ -1,6 +1,7 @@
 package properties
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -57,10 +58,43 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 		c.Add(&evs[i])
 	}
 	s.lg.h = h
-	if d := diffLines(s.lg.spellTables(), c.c.spellTables()); d != "" {
+	old := c.c
+	if d := diffLines(s.lg.spellTables(), old.spellTables()); d != "" {
 		return d
 	}
-	return s.lg.diff(c.Finish())
+	if d := s.lg.diff(c.Finish()); d != "" {
+		return d
+	}
+	// The families the ledger judges: their anomalies as the checker
+	// emitted them, before the report cut their ids.
+	s.lg.judge()
+	// Finish orders the checker's by kind, then by first event (stably).
+	rank := func(k string) int { return slices.Index(Kinds, k) }
+	slices.SortStableFunc(s.lg.out, func(a, b ledgerAnomaly) int {
+		if ra, rb := rank(a.Kind), rank(b.Kind); ra != rb {
+			return ra - rb
+		}
+		return cmp.Compare(firstOf(a.Events), firstOf(b.Events))
+	})
+	var got, want []string
+	for _, a := range s.lg.out {
+		got = append(got, fmt.Sprintf("%s %s %s %v: %s", a.Kind, a.Sub, a.Session, a.Events, a.Explanation))
+	}
+	for _, a := range old.out {
+		if slices.Contains(ledgerKinds, a.Kind) {
+			want = append(want, fmt.Sprintf("%s %s %s %v: %s", a.Kind, a.Sub, a.Session, a.Events, a.Explanation))
+		}
+	}
+	return diffLines(got, want)
+}
+
+// ledgerKinds are the anomaly kinds the ledger judges so far, each
+// wholly: every anomaly of the kind the checker reports, the ledger does.
+var ledgerKinds = []string{Rework}
+
+// judge runs the families the ledger judges, in the checker's order.
+func (lg *ledger) judge() {
+	lg.judgeRework()
 }
 
 // rows are the report's submission rows as far as the ledger makes them.

@@ -432,6 +432,9 @@ func (lg *ledger) promptAnswered(l *linkRow, ri int32, ref respRef) {
 	if known && r.delivered && m.first < r.delSeq {
 		rp.binding, rp.firstSeen, rp.firstT = true, m.first, m.firstT
 		m.bound = true
+		if ls := lg.ls(r.link, r.session); !ls.hasRetry {
+			ls.hasRetry, ls.retry = true, ref
+		}
 	}
 	if !m.owned {
 		m.owned, m.owner = true, ref

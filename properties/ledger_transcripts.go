@@ -48,14 +48,27 @@ type (
 )
 
 // agentUpdate reads an update the Agent sent (x): a user message names
-// its message (the messages table).
+// its message (the messages table) and is new on its link or not (for
+// rework); a state is read for rework.
 func (lg *ledger) agentUpdate(x *fact) {
-	if x.update != wUserMessage && x.update != wUserMessageChunk {
+	switch x.update {
+	case wStateUpdate:
+		lg.agentState(x)
+		return
+	case wUserMessage, wUserMessageChunk:
+	default:
 		return
 	}
 	m, known := lg.msgFor(msgKey{x.session, x.message})
 	if !known {
 		m.first, m.firstT = x.seq, x.t
+	}
+	ls := lg.ls(x.link, x.session)
+	// New on this link: first announced as a user message after the
+	// link's last idle (so a broadcast to several links counts on each),
+	// and never handed out from a binding.
+	if (m.firstUser == 0 || m.firstUser > ls.idleSeq) && !m.bound {
+		ls.newSinceIdle = true
 	}
 	if m.firstUser == 0 {
 		m.firstUser = x.seq

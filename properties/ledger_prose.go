@@ -1,0 +1,57 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// The rewrite's anomalies and the words they are told in, from the
+// ledger's rows: the same sentences prose.go makes from the present
+// checker's records, so that a family moved to the ledger reports byte for
+// byte what it did.
+
+// ledgerAnomaly is an anomaly and the submissions it concerns (by handle).
+type ledgerAnomaly struct {
+	Anomaly
+	subs []int32
+}
+
+// report adds an anomaly of kind about submission s (none: no
+// submission), as checker.add does.
+func (lg *ledger) report(kind string, s int32, session int32, ev *evs, format string, args ...any) {
+	if lg.h.Observed == traces.ObservedAtTap && slices.Contains(NeedWholeHistory, kind) {
+		return
+	}
+	a := ledgerAnomaly{Anomaly: Anomaly{Kind: kind, Session: lg.in.IDName(session), Explanation: fmt.Sprintf(format, args...), Events: ev.sorted()}}
+	if s != none {
+		a.Sub, a.subs = lg.in.Sub(s), []int32{s}
+	}
+	lg.out = append(lg.out, a)
+}
+
+// subName names submission s with its text and key.
+func (lg *ledger) subName(s int32) string {
+	if s == none {
+		return "a request with no submission"
+	}
+	x := &lg.subs[s]
+	key := "no key"
+	switch {
+	case x.mixed:
+		key = "mixed keys"
+	case x.keyed:
+		key = "key " + short(lg.in.IDName(x.key))
+	}
+	return fmt.Sprintf("%s (%q, %s)", lg.in.Sub(s), clip(lg.in.textName(x.text), 40), key)
+}
+
+// bareReq names request i without its submission.
+func (lg *ledger) bareReq(i int32) string {
+	r := &lg.reqs[i]
+	if r.method == wNone {
+		return fmt.Sprintf("request %s on %s", lg.in.rpcIDName(r.id), lg.in.Link(r.link))
+	}
+	return fmt.Sprintf("%s request %s on %s", lg.in.wordName(r.method), lg.in.rpcIDName(r.id), lg.in.Link(r.link))
+}
