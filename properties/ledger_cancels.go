@@ -1,6 +1,8 @@
 package properties
 
 import (
+	"fmt"
+
 	"github.com/acpsim/acpsim/actors/acp"
 )
 
@@ -260,4 +262,38 @@ func at[T any](table []T, i int32) T {
 		return zero
 	}
 	return table[i]
+}
+
+// judgeStrayCancels reports the -32800s nobody asked for, naming the
+// $/cancel_request read on the same link while the request was pending,
+// if any: the cancel that most likely landed on it (stray_cancel.go).
+func (lg *ledger) judgeStrayCancels() {
+	for _, sr := range lg.strayCancels {
+		rp := lg.resp(sr.resp)
+		r := &lg.reqs[rp.req]
+		ev := &evs{}
+		ev.add(r.sendSeq, r.delSeq, rp.seq)
+		why := "no $/cancel_request named it"
+		if r.sub != none && r.keyState == keyValid {
+			why += " or another pending attempt of its key"
+		}
+		if r.session != noID {
+			why += fmt.Sprintf(", and no session/cancel or session/close of session %s was read while it was pending", short(lg.in.IDName(r.session)))
+		}
+		if at := sr.withdrawnAt; at != 0 {
+			ev.add(at)
+			why += fmt.Sprintf("; an earlier attempt with its key was withdrawn by a cancel (answered -32800 at event %d), which leaves the key unused, yet this new attempt was answered -32800 with no new cancel", at)
+		}
+		if sr.misdirected != 0 {
+			cr := &lg.cancels[sr.misdirected-1]
+			ev.add(cr.sendSeq, cr.delSeq)
+			why += fmt.Sprintf("; the $/cancel_request read on %s at %s named request %s", lg.in.Link(r.link), ms(cr.delT), lg.in.rpcIDName(cr.id))
+			if cr.named != none && lg.reqs[cr.named].sub != none && lg.reqs[cr.named].sub != r.sub {
+				why += fmt.Sprintf(" (%s's)", lg.in.Sub(lg.reqs[cr.named].sub))
+			}
+			why += ", not this one"
+		}
+		lg.report(StrayCancel, r.sub, r.session, ev, "%s, delivered at %s, was answered error %d (request cancelled) at %s, but nobody cancelled it: %s. A cancel withdraws only the request it names (the schema: requestId is \"a request that the sender of this notification issued. Receivers match it only against requests they received from that sender.\"), so the user's input was dropped although the user never withdrew it.",
+			lg.reqOf(rp.req), ms(r.delT), acp.CodeRequestCancelled, ms(rp.t), why)
+	}
 }

@@ -90,11 +90,14 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework}
+var ledgerKinds = []string{Rework, StrayCancel}
 
 // judge runs the families the ledger judges, in the checker's order.
 func (lg *ledger) judge() {
 	lg.judgeRework()
+	if !lg.v1 { // v1's cancel answers a turn, not an insertion
+		lg.judgeStrayCancels()
+	}
 }
 
 // rows are the report's submission rows as far as the ledger makes them.

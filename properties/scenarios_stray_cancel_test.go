@@ -11,11 +11,18 @@ import (
 // "misdirected" (c1's $/cancel_request names s2, the Agent withdraws s1
 // and inserts s2, as behind a hop that renumbers ids and forwards the
 // cancel unmapped) or "named" (the same cancel withdraws s2, and s1 is
-// inserted: the healthy run).
+// inserted: the healthy run); "misdirected-v1" is "misdirected" in a
+// trace whose second Client spoke ACP v1.
 func strayCancel(how string) *tb {
 	const text2 = "rename the parser"
 	b := newTB("all")
 	b.connect(L1)
+	if how == "misdirected-v1" {
+		how = "misdirected"
+		const link = "c2>a1#1"
+		b.add(traces.Event{Kind: traces.KindConnect, Link: link, From: "c2", To: "a1#1"})
+		b.c2a(link, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}`), "")
+	}
 	b.submit("c1", "s1", text)
 	id1 := b.prompt(L1, "s1", S1, text, K1)
 	b.submit("c1", "s2", text2)
@@ -79,6 +86,25 @@ func withdrawnAgain(inserted bool) *tb {
 		b.outcome("c1", "s1", traces.OutcomeFailed, "")
 	}
 	b.observe("a1#1", sess{S1, replay})
+	b.finish("quiet", L1, Obs1)
+	return b
+}
+
+// strayRetry: c1's unkeyed s1 is sent, then sent again (a retry); the
+// Client's $/cancel_request names the retry, and the Agent answers the
+// first attempt -32800 as well, which nobody cancelled.
+func strayRetry() *tb {
+	b := newTB("all")
+	b.connect(L1)
+	b.submit("c1", "s1", text)
+	id1 := b.prompt(L1, "s1", S1, text, nil)
+	b.timer("c1")
+	id2 := b.prompt(L1, "s1", S1, text, nil)
+	b.c2a(L1, cancelRequestFrame(id2), "")
+	b.fail(L1, id1, acp.CodeRequestCancelled)
+	b.fail(L1, id2, acp.CodeRequestCancelled)
+	b.outcome("c1", "s1", traces.OutcomeFailed, "")
+	b.observe("a1#1", sess{S1, nil})
 	b.finish("quiet", L1, Obs1)
 	return b
 }
