@@ -8,8 +8,8 @@ package properties
 // reworkRow is a second round of work after a retry answered from the
 // binding (retry): the idle and running states that show it.
 type reworkRow struct {
-	retry         respRef
-	session       int32
+	retry          respRef
+	session        int32
 	idleSeq, idleT int64
 	runSeq, runT   int64
 }
