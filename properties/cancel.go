@@ -224,6 +224,8 @@ func (c *checker) readBy(cr *cancelRec) int64 {
 // judgeCancelled reports withdrawn prompts answered with success, or first
 // answered with an error other than -32800.
 func (c *checker) judgeCancelled() {
+	c.judging = "cancelled"
+	defer func() { c.judging = "" }()
 	// A tap, like a proxy, sees a cancel written to the Agent, not read.
 	proxy := c.h.Observed == traces.ObservedAtProxy || c.h.Observed == traces.ObservedAtTap
 	for _, rp := range c.cancelled {

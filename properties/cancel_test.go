@@ -193,6 +193,8 @@ func TestCancelSeenAtAProxy(t *testing.T) {
 		{"insert-after-read", "", []string{BadReply}},
 		{"insert-after-read", traces.ObservedAtProxy, []string{BadReply}},
 		{"insert-after-read", traces.ObservedAtTap, []string{BadReply}},
+		{"insert-before-read", "", []string{BadReply}},
+		{"insert-before-read", traces.ObservedAtProxy, nil},
 		{"withdraw", traces.ObservedAtProxy, nil},
 	} {
 		b := heldCancel("request", c.agent)

@@ -234,8 +234,10 @@ type checker struct {
 	setupOrder []*setupGroup
 	healSeq    int64
 
-	endSeq   int64
-	out      []anomaly
+	endSeq int64
+	out    []anomaly
+	// judging names the judgement running, for the anomalies it finds.
+	judging  string
 	byReport map[reportKey]bool // the anomalies of one submission in out (emit)
 	views    []msgView          // scratch for parse
 	byText   map[groupKey][]*subState

@@ -17,6 +17,10 @@ import (
 type anomaly struct {
 	Anomaly
 	subs []*subState
+	// by is the judgement that found it (checker.judging): the rewrite's
+	// harness compares a kind that several judgements report one
+	// judgement at a time (ledger_compare.go).
+	by string
 }
 
 // NeedWholeHistory are the kinds a trace recorded by acpsim tap cannot show:
@@ -28,7 +32,7 @@ func (c *checker) add(kind string, s *subState, session string, ev *evs, format 
 	if c.h.Observed == traces.ObservedAtTap && slices.Contains(NeedWholeHistory, kind) {
 		return
 	}
-	a := anomaly{Anomaly: Anomaly{Kind: kind, Session: session, Explanation: fmt.Sprintf(format, args...), Events: ev.sorted()}}
+	a := anomaly{Anomaly: Anomaly{Kind: kind, Session: session, Explanation: fmt.Sprintf(format, args...), Events: ev.sorted()}, by: c.judging}
 	if s != nil {
 		a.Sub, a.subs = s.id, []*subState{s}
 	}

@@ -93,6 +93,14 @@ type ledger struct {
 	v1Line string
 	// rework are the second rounds of work after a binding's answer.
 	rework []reworkRow
+	// twice are the requests answered twice, bad the prompts with a
+	// malformed key not refused, refused those with a legal key refused
+	// (ledger_replies.go); keyedReqs the delivered requests with a legal
+	// key by session and key, made when a refusal needs them.
+	twice, bad, refused []int32
+	keyedReqs           map[msgKey][]int32
+	// inconclusive: a judgement found the run stopped while busy.
+	inconclusive bool
 	// out are the anomalies the families moved to the ledger report, in
 	// the order they report them.
 	out []ledgerAnomaly
@@ -230,6 +238,9 @@ type linkRow struct {
 	nullErrs int
 	// lastCancelReq is 1 + the last $/cancel_request read on it; 0: none.
 	lastCancelReq int32
+	// firstOpen threads (reqRow.nextOpen) the requests delivered on it, in
+	// delivery order; lastOpen is the last.
+	firstOpen, lastOpen int32
 	// initIDs are the ids of the initialize requests the Client side sent
 	// on it that name protocolVersion: their answers are the Agent's
 	// initialize results.
@@ -253,7 +264,7 @@ func (lg *ledger) link(h int32) *linkRow {
 	}
 	l := byIndex(&lg.links, h)
 	if !l.seen {
-		l.seen, l.ls = true, none
+		l.seen, l.ls, l.firstOpen, l.lastOpen = true, none, none, none
 		if name := lg.in.Link(h); strings.IndexByte(name, '>') >= 0 {
 			i := strings.IndexByte(name, '>')
 			l.client, l.agent = lg.in.word(name[:i]), lg.in.word(name[i+1:])

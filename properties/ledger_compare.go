@@ -62,12 +62,13 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	if d := diffLines(s.lg.spellTables(), old.spellTables()); d != "" {
 		return d
 	}
-	if d := s.lg.diff(c.Finish()); d != "" {
+	rep := c.Finish()
+	if d := s.lg.diff(rep); d != "" {
 		return d
 	}
 	// The families the ledger judges: their anomalies as the checker
 	// emitted them, before the report cut their ids.
-	s.lg.judge()
+	s.lg.judge(rep)
 	// Finish orders the checker's by kind, then by first event (stably).
 	rank := func(k string) int { return slices.Index(Kinds, k) }
 	slices.SortStableFunc(s.lg.out, func(a, b ledgerAnomaly) int {
@@ -81,7 +82,7 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 		got = append(got, fmt.Sprintf("%s %s %s %v: %s", a.Kind, a.Sub, a.Session, a.Events, a.Explanation))
 	}
 	for _, a := range old.out {
-		if slices.Contains(ledgerKinds, a.Kind) {
+		if slices.Contains(ledgerKinds, a.Kind) || slices.Contains(ledgerJudgements, a.by) {
 			want = append(want, fmt.Sprintf("%s %s %s %v: %s", a.Kind, a.Sub, a.Session, a.Events, a.Explanation))
 		}
 	}
@@ -92,12 +93,15 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 // wholly: every anomaly of the kind the checker reports, the ledger does.
 var ledgerKinds = []string{Rework, StrayCancel}
 
+// ledgerJudgements are the judgements of the kinds several report (the
+// checker's anomaly.by) the ledger judges.
+var ledgerJudgements = []string{"missing replies", "cancelled", "refused keys", "replies"}
+
 // judge runs the families the ledger judges, in the checker's order.
-func (lg *ledger) judge() {
+func (lg *ledger) judge(rep *Report) {
+	lg.missingReplies(rep)
 	lg.judgeRework()
-	if !lg.v1 { // v1's cancel answers a turn, not an insertion
-		lg.judgeStrayCancels()
-	}
+	lg.judgeReplies()
 }
 
 // rows are the report's submission rows as far as the ledger makes them.

@@ -35,6 +35,7 @@ type reqRow struct {
 	// cancel walks (trackPending).
 	nextOfSub, nextSameID int32
 	nextPend, nextKey     int32
+	nextOpen              int32 // the next request delivered on its link
 	// cancel is 1 + the first cancel the Agent read while this prompt was
 	// pending (0: none): from then on it owes -32800 and must not insert.
 	cancel int32
@@ -125,7 +126,7 @@ func (lg *ledger) newReq(x *fact, sent bool) int32 {
 		method = wNone
 	}
 	r := reqRow{link: x.link, sub: none, id: x.id, method: method, session: x.session,
-		nextOfSub: none, nextSameID: none, nextPend: none, nextKey: none, more: none, last: none, resp: respRow{req: none, next: none}}
+		nextOfSub: none, nextSameID: none, nextPend: none, nextKey: none, nextOpen: none, more: none, last: none, resp: respRow{req: none, next: none}}
 	if sent {
 		r.sendSeq, r.sendT = x.seq, x.t
 	}
@@ -208,6 +209,12 @@ func (lg *ledger) reqDelivered(l *linkRow, i int32, x *fact) {
 		r.to = l.agent
 	}
 	l.file(lg, i)
+	if l.lastOpen == none {
+		l.firstOpen = i
+	} else {
+		lg.reqs[l.lastOpen].nextOpen = i
+	}
+	l.lastOpen = i
 	switch r.method {
 	case wSessionResume:
 		lg.ls(r.link, r.session).resumes++
@@ -353,6 +360,7 @@ func (lg *ledger) newResp(l *linkRow, x *fact, sent bool) respRef {
 		lg.firstAnswer(r, x)
 	}
 	lg.answered(ri, ref)
+	lg.noteReply(ri, ref)
 	if r.method == wSessionPrompt && rp.ok && rp.msg != noID {
 		lg.promptAnswered(l, ri, ref)
 	}

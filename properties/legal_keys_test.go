@@ -77,3 +77,23 @@ func TestRecordedKeyWithOtherPromptMayBeRefused(t *testing.T) {
 		t.Errorf("a fresh key refused: got %v, want [%s]\n%s", kindsOf(r), BadReply, dump(r))
 	}
 }
+
+// A legal key refused twice (the request answered -32602 again) is one
+// refusal, beside the bad reply of answering twice.
+func TestALegalKeyRefusedTwiceIsOneRefusal(t *testing.T) {
+	r := single{errCode: acp.CodeInvalidParams, emptyReplay: true, extra: func(b *tb) {
+		b.fail(L1, acp.NumID(2), acp.CodeInvalidParams) // the prompt's id: initialize was 1
+	}}.build().check()
+	refusals, twice := 0, 0
+	for _, a := range r.Anomalies {
+		switch {
+		case strings.Contains(a.Explanation, "carried the legal idempotencyKey"):
+			refusals++
+		case strings.Contains(a.Explanation, "got 2 responses"):
+			twice++
+		}
+	}
+	if refusals != 1 || twice != 1 {
+		t.Fatalf("%d refusals and %d answered twice, want 1 and 1\n%s", refusals, twice, dump(r))
+	}
+}

@@ -16,6 +16,8 @@ import (
 // missingReplies finds delivered requests the Agent never answered on a link
 // that lived: never ended, or ended by the simulator's orderly close.
 func (c *checker) missingReplies() {
+	c.judging = "missing replies"
+	defer func() { c.judging = "" }()
 	for _, l := range c.linkOrder {
 		if l.ended && l.note != "close" {
 			continue
@@ -53,6 +55,8 @@ func (c *checker) judgeReplies() {
 		c.judgeStrayCancels()
 	}
 	c.judgeRefusedKeys()
+	c.judging = "replies"
+	defer func() { c.judging = "" }()
 	for _, r := range c.twice {
 		ev := &evs{}
 		ev.add(r.sendSeq, r.delSeq)

@@ -213,6 +213,16 @@ func heldCancel(how, agent string) *tb {
 		b.insert(S1, "M1", text)
 		b.answer(L1, id, "M1")
 		inserted()
+	case "insert-before-read":
+		// The Agent inserts the prompt, then shows it has read the
+		// cancel: seen at a proxy, the answer may precede its reading.
+		b.deliver(L1, traces.ClientToAgent, frame, "")
+		b.insert(S1, "M1", text)
+		b.answer(L1, id, "M1")
+		inserted()
+		lid := b.nextID(L1)
+		b.c2a(L1, acp.Request(lid, acp.MethodSessionList, acp.ListSessionsParams{}), "")
+		b.a2c(L1, acp.Result(lid, acp.ListSessionsResult{Sessions: []acp.SessionInfo{}}))
 	case "raced", "raced-bad":
 		resp := msgResult(id, "M1")
 		if agent == "raced" {
