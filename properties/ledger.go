@@ -101,6 +101,18 @@ type ledger struct {
 	keyedReqs           map[msgKey][]int32
 	// inconclusive: a judgement found the run stopped while busy.
 	inconclusive bool
+	// What the core reads (ledger_core.go): live user messages no
+	// response had named when announced (by liveAt), session/fork
+	// requests sent, each fork's parent, the messages named under "last
+	// N" (retainN; 0: all kept), and success answers naming a message
+	// another submission owns.
+	live    []liveRow
+	liveAt  map[msgKey]int32
+	forks   []int32
+	forkOf  map[int32]int32
+	retainN int
+	named   []namedRow
+	shared  []respRef
 	// out are the anomalies the families moved to the ledger report, in
 	// the order they report them.
 	out []ledgerAnomaly
@@ -116,7 +128,12 @@ type ledger struct {
 // dozen events or so, as traces run.
 func newLedger(h traces.Header, in *Interner, events int) *ledger {
 	hint := events/6 + 8
-	return &ledger{h: h, in: in,
+	// An unknown or invalid retention promises the most: everything.
+	retain, all, err := h.Contract.RetainLast()
+	if all || err != nil {
+		retain = 0
+	}
+	return &ledger{h: h, in: in, retainN: retain,
 		subs: make([]subRow, 0, hint), subOrder: make([]int32, 0, hint), reqs: make([]reqRow, 0, hint),
 		msgs: make([]msgRow, 0, hint), answers: make([]answerRow, 0, hint), sessions: make([]sessionRow, 0, hint),
 		tos: make([]toRow, 0, hint), tmsgs: make([]tmsgRow, 0, hint), upds: make([]updRow, 0, hint)}

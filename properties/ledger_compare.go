@@ -3,6 +3,7 @@ package properties
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 	"strings"
 
@@ -25,7 +26,7 @@ import (
 // trace the package's own tests judge.
 func RewriteDiff(h traces.Header, events []traces.Event) string {
 	evs := inSeqOrder(events)
-	s := NewRewriteShadow()
+	s := NewRewriteShadow(h)
 	for i := range evs {
 		s.Add(&evs[i])
 	}
@@ -38,10 +39,11 @@ func RewriteDiff(h traces.Header, events []traces.Event) string {
 // checker on the whole trace, as RewriteDiff does.
 type RewriteShadow struct{ lg *ledger }
 
-// NewRewriteShadow starts a shadow.
-func NewRewriteShadow() *RewriteShadow {
+// NewRewriteShadow starts a shadow of a trace with header h (what the
+// ledger reads of it: the contract, and where the trace was observed).
+func NewRewriteShadow(h traces.Header) *RewriteShadow {
 	in := NewInterner(true)
-	return &RewriteShadow{lg: newLedger(traces.Header{}, in, 0)}
+	return &RewriteShadow{lg: newLedger(h, in, 0)}
 }
 
 // Add reads the next event, in Seq order. The shadow keeps e's strings.
@@ -57,7 +59,9 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	for i := range evs {
 		c.Add(&evs[i])
 	}
-	s.lg.h = h
+	if !reflect.DeepEqual(s.lg.h.Contract, h.Contract) || s.lg.h.Observed != h.Observed {
+		return fmt.Sprintf("the shadow read the trace under contract %+v observed %q, the trace's header says %+v observed %q", s.lg.h.Contract, s.lg.h.Observed, h.Contract, h.Observed)
+	}
 	old := c.c
 	if d := diffLines(s.lg.spellTables(), old.spellTables()); d != "" {
 		return d
@@ -226,6 +230,26 @@ func (c *checker) spellTables() []string {
 	for _, rp := range c.stray {
 		out = append(out, fmt.Sprintf("stray %s on %s at %d", rp.id, rp.link.name, rp.seq))
 	}
+	for _, x := range c.live {
+		out = append(out, fmt.Sprintf("live %s in %s %q on %s at %d/%d", x.id, x.session, x.text, x.link.name, x.seq, x.t))
+	}
+	for _, r := range c.forks {
+		out = append(out, fmt.Sprintf("fork sent at %d", r.sendSeq))
+	}
+	for _, S := range c.sessOrder {
+		for _, n := range c.named[S] {
+			out = append(out, fmt.Sprintf("named %s in %s at %d live-only=%t", n.id, S, n.seq, n.liveOnly))
+		}
+	}
+	for _, rp := range c.shared {
+		out = append(out, fmt.Sprintf("shared answer at %d", rp.seq))
+	}
+	var forks []string
+	for child, parent := range c.forkOf {
+		forks = append(forks, fmt.Sprintf("fork %s of %s", child, parent))
+	}
+	slices.Sort(forks)
+	out = append(out, forks...)
 	for _, sr := range c.strays {
 		mis := int64(0)
 		if sr.misdirected != nil {
@@ -312,6 +336,28 @@ func (lg *ledger) spellTables() []string {
 		rp := lg.resp(ref)
 		out = append(out, fmt.Sprintf("stray %s on %s at %d", in.rpcIDName(rp.id), in.Link(rp.link), rp.seq))
 	}
+	for _, x := range lg.live {
+		out = append(out, fmt.Sprintf("live %s in %s %q on %s at %d/%d", in.IDName(x.id), in.IDName(x.session), in.textName(x.text), in.Link(x.link), x.seq, x.t))
+	}
+	for _, i := range lg.forks {
+		out = append(out, fmt.Sprintf("fork sent at %d", lg.reqs[i].sendSeq))
+	}
+	for _, S := range lg.sessOrder {
+		for _, n := range lg.named {
+			if n.session == S {
+				out = append(out, fmt.Sprintf("named %s in %s at %d live-only=%t", in.IDName(n.id), in.IDName(S), n.seq, n.liveOnly))
+			}
+		}
+	}
+	for _, ref := range lg.shared {
+		out = append(out, fmt.Sprintf("shared answer at %d", lg.resp(ref).seq))
+	}
+	var forks []string
+	for child, parent := range lg.forkOf {
+		forks = append(forks, fmt.Sprintf("fork %s of %s", in.IDName(child), in.IDName(parent)))
+	}
+	slices.Sort(forks)
+	out = append(out, forks...)
 	for _, sr := range lg.strayCancels {
 		mis := int64(0)
 		if sr.misdirected != 0 {

@@ -131,6 +131,9 @@ func (lg *ledger) newReq(x *fact, sent bool) int32 {
 		r.sendSeq, r.sendT = x.seq, x.t
 	}
 	i := int32(len(lg.reqs))
+	if method == wSessionFork && sent {
+		lg.forks = append(lg.forks, i)
+	}
 	if method == wSessionResume && sent && lg.link(x.link).observer {
 		// A new replay of the session starts from scratch.
 		delete(lg.cand, candKey{x.link, r.session})
@@ -379,6 +382,8 @@ func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
 		lg.bumpTo(&lg.subs[r.sub], r.to, -1)
 	case r.method == wSessionResume:
 		lg.ls(r.link, r.session).resumes--
+	case r.method == wSessionFork:
+		lg.forked(r, x)
 	}
 }
 
@@ -433,6 +438,11 @@ func (lg *ledger) promptAnswered(l *linkRow, ri int32, ref respRef) {
 	m, known := lg.msgFor(msgKey{r.session, rp.msg})
 	if !known {
 		m.first, m.firstT = rp.seq, rp.t
+		text := int32(0)
+		if r.sub != none {
+			text = lg.subs[r.sub].text
+		}
+		lg.noteNamed(r.session, rp.msg, rp.seq, text)
 	}
 	// Answered from a binding: the message existed before this request
 	// arrived. A request held and answered with the insertion it waited
@@ -444,6 +454,7 @@ func (lg *ledger) promptAnswered(l *linkRow, ri int32, ref respRef) {
 			ls.hasRetry, ls.retry = true, ref
 		}
 	}
+	owned, own := m.owned, m.owner
 	if !m.owned {
 		m.owned, m.owner = true, ref
 	}
@@ -452,6 +463,11 @@ func (lg *ledger) promptAnswered(l *linkRow, ri int32, ref respRef) {
 	}
 	s := &lg.subs[r.sub]
 	has := lg.hasAnswer(s, r.session, rp.msg)
+	if owned && !has {
+		if o := lg.reqs[lg.resp(own).req].sub; o != none && o != r.sub {
+			lg.shared = append(lg.shared, ref)
+		}
+	}
 	if r.attempt >= 2 && s.keyed && r.keyState == keyValid && r.key == s.key && has {
 		lg.stats.RetriesFromBinding++
 	}

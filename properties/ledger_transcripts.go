@@ -62,8 +62,10 @@ func (lg *ledger) agentUpdate(x *fact) {
 	m, known := lg.msgFor(msgKey{x.session, x.message})
 	if !known {
 		m.first, m.firstT = x.seq, x.t
+		lg.noteNamed(x.session, x.message, x.seq, x.text)
 	}
 	ls := lg.ls(x.link, x.session)
+	lg.noteLive(x, m, ls.resumes > 0)
 	// New on this link: first announced as a user message after the
 	// link's last idle (so a broadcast to several links counts on each),
 	// and never handed out from a binding.

@@ -25,7 +25,7 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
 		// The rewrite's ledger reads each event as the checker does, its
 		// digest with it.
-		shadow := properties.NewRewriteShadow()
+		shadow := properties.NewRewriteShadow(traces.Header{Contract: contract(cfg.Knobs, cfg.SessionContract)})
 		r.judged = func(e traces.Event) {
 			shadow.Add(&e)
 			if e.Kind != traces.KindSend {
