@@ -90,11 +90,12 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework}
+var ledgerKinds = []string{Rework, KeyLeak}
 
 // judge runs the families the ledger judges, in the checker's order.
 func (lg *ledger) judge() {
 	lg.judgeRework()
+	lg.judgeLeaks()
 }
 
 // rows are the report's submission rows as far as the ledger makes them.
@@ -254,6 +255,7 @@ func (c *checker) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
+	out = append(out, c.spellLeaks()...)
 	return out
 }
 
@@ -341,6 +343,7 @@ func (lg *ledger) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
+	out = append(out, lg.spellLeaks()...)
 	return out
 }
 

@@ -55,3 +55,17 @@ func (lg *ledger) bareReq(i int32) string {
 	}
 	return fmt.Sprintf("%s request %s on %s", lg.in.wordName(r.method), lg.in.rpcIDName(r.id), lg.in.Link(r.link))
 }
+
+// reqOf names request i, with its submission when it is a prompt of one.
+func (lg *ledger) reqOf(i int32) string {
+	r := &lg.reqs[i]
+	what := "request"
+	if r.method != wNone {
+		what = lg.in.wordName(r.method) + " request"
+	}
+	link := lg.in.Link(max(r.link, noName))
+	if r.sub != none && r.method == wSessionPrompt {
+		return fmt.Sprintf("%s's %s %s on %s", lg.in.Sub(r.sub), what, lg.in.rpcIDName(r.id), link)
+	}
+	return fmt.Sprintf("%s %s on %s", what, lg.in.rpcIDName(r.id), link)
+}
