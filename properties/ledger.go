@@ -120,6 +120,16 @@ type ledger struct {
 	stats  Stats
 	endSeq int64
 	end    word
+
+	// keys are the keys Clients sent (key_index.go); keyFirst, by key
+	// handle, 1 + the first prompt request that carried each as its
+	// legal key; leaks the needles the Agent wrote, found by leakOf (key
+	// handle: 1 + the row), the field name's at fieldLeak (ledger_leaks.go).
+	keys      *keyIndex
+	keyFirst  []int32
+	leaks     []leakRow
+	leakOf    map[int32]int32
+	fieldLeak int32
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in
@@ -142,6 +152,7 @@ func newLedger(h traces.Header, in *Interner, events int) *ledger {
 // add reads the next event, in Seq order, with its handles.
 func (lg *ledger) add(st *Step) {
 	lg.scratch = lg.in.facts(st, lg.scratch[:0])
+	lg.sendLeaks(st, lg.scratch)
 	lg.read(lg.scratch)
 }
 
@@ -150,6 +161,9 @@ func (lg *ledger) add(st *Step) {
 func (lg *ledger) read(facts []fact) {
 	for i := 0; i < len(facts); {
 		x := &facts[i]
+		if x.link < 0 {
+			x.link = noName // an event of a link kind naming none, as the checker reads it
+		}
 		switch x.ev {
 		case wSend, wDeliver, wDrop:
 			n := 1

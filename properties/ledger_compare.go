@@ -95,7 +95,7 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework, StrayCancel}
+var ledgerKinds = []string{Rework, KeyLeak, StrayCancel}
 
 // ledgerJudgements are the judgements of the kinds several report (the
 // checker's anomaly.by) the ledger judges.
@@ -105,6 +105,7 @@ var ledgerJudgements = []string{"missing replies", "cancelled", "refused keys", 
 func (lg *ledger) judge(rep *Report) {
 	lg.missingReplies(rep)
 	lg.judgeRework()
+	lg.judgeLeaks()
 	lg.judgeReplies()
 }
 
@@ -285,6 +286,7 @@ func (c *checker) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
+	out = append(out, c.spellLeaks()...)
 	return out
 }
 
@@ -394,6 +396,7 @@ func (lg *ledger) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
+	out = append(out, lg.spellLeaks()...)
 	return out
 }
 

@@ -151,6 +151,7 @@ func (lg *ledger) newReq(x *fact, sent bool) int32 {
 			r.keyState = keyNone // no key, said out loud (keyRaw "null")
 			r.keyRaw = lg.in.text("null")
 		}
+		lg.promptKeySent(x, i, sent)
 		if sent {
 			lg.stats.Prompts++
 		}
