@@ -65,6 +65,9 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	if d := s.lg.diff(c.Finish()); d != "" {
 		return d
 	}
+	if d := s.lg.diffGone(old); d != "" {
+		return d
+	}
 	// The families the ledger judges: their anomalies as the checker
 	// emitted them, before the report cut their ids.
 	s.lg.judge()
@@ -90,10 +93,12 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework}
+var ledgerKinds = []string{Rework, SetupFailed}
 
 // judge runs the families the ledger judges, in the checker's order.
 func (lg *ledger) judge() {
+	lg.judgeSetups()
+	lg.reportSetups()
 	lg.judgeRework()
 }
 
@@ -254,6 +259,8 @@ func (c *checker) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
+	out = append(out, c.spellSetups()...)
+	out = append(out, c.spellGone()...)
 	return out
 }
 
@@ -341,6 +348,8 @@ func (lg *ledger) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
+	out = append(out, lg.spellSetups()...)
+	out = append(out, lg.spellGone()...)
 	return out
 }
 

@@ -372,6 +372,8 @@ func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
 	case r.method == wSessionResume:
 		lg.ls(r.link, r.session).resumes--
 	}
+	lg.goneAnswer(r, x)
+	lg.setupAnswered(r, x)
 }
 
 // msgRow is what the Agent has said about one message of a session so far.
