@@ -100,6 +100,7 @@ func (lg *ledger) setupAnswered(r *reqRow, x *fact) {
 // after healing, none but errors since: a trace without a heal event
 // counts every answer as after it), then the submissions left unchecked.
 func (lg *ledger) judgeSetups() {
+	anyFailed := false
 	for i := range lg.setups {
 		g := &lg.setups[i]
 		after, lastErr, lastOK := 0, int64(-1), int64(-1)
@@ -115,6 +116,10 @@ func (lg *ledger) judgeSetups() {
 			}
 		}
 		g.failed = after > 0 && lastOK < lastErr
+		anyFailed = anyFailed || g.failed
+	}
+	if !anyFailed {
+		return // no submission is unchecked: spare the walk over them
 	}
 	for _, s := range lg.subOrder {
 		if sessions, ok := lg.setupUncheckable(s); ok {

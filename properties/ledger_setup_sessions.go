@@ -46,9 +46,9 @@ type goneTables struct {
 	sess      []goneSessRow
 	sessOrder []int32
 	seen      []goneSeenRow
-	// hadBy holds (session, process) for every process that had a
-	// session; lists (process, session) for every session a session/list
-	// on the process named.
+	// hadBy holds (session, process) for the processes that had a session
+	// once they are more than hadScan; lists (process, session) for every
+	// session a session/list on the process named.
 	hadBy map[[2]int32]bool
 	lists map[[2]int32]bool
 	// chosen is the session contract, once decided.
@@ -133,13 +133,29 @@ func (lg *ledger) goneAnswer(r *reqRow, x *fact) {
 func (lg *ledger) goneHad(S int32, proc word, seq int64) {
 	g := &lg.gone
 	s := lg.goneSess(S)
-	if s.lastHad != none && g.seen[s.lastHad].proc == proc || g.hadBy[[2]int32{S, int32(proc)}] {
+	if s.lastHad != none && g.seen[s.lastHad].proc == proc {
 		return
 	}
-	if g.hadBy == nil {
-		g.hadBy = map[[2]int32]bool{}
+	if s.nHad < hadScan {
+		for j := s.had; j != none; j = g.seen[j].next {
+			if g.seen[j].proc == proc {
+				return
+			}
+		}
+	} else {
+		if g.hadBy == nil {
+			g.hadBy = map[[2]int32]bool{}
+		}
+		if s.nHad == hadScan {
+			for j := s.had; j != none; j = g.seen[j].next {
+				g.hadBy[[2]int32{S, int32(g.seen[j].proc)}] = true
+			}
+		}
+		if g.hadBy[[2]int32{S, int32(proc)}] {
+			return
+		}
+		g.hadBy[[2]int32{S, int32(proc)}] = true
 	}
-	g.hadBy[[2]int32{S, int32(proc)}] = true
 	g.seen = append(g.seen, goneSeenRow{proc: proc, seq: seq, next: none})
 	if s.lastHad == none {
 		s.had = int32(len(g.seen) - 1)

@@ -2,6 +2,7 @@ package properties
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -190,5 +191,41 @@ func TestSetupNoLoadExcusesBeforeUnchecked(t *testing.T) {
 	r := b.check()
 	if r.Protocol != 1 || len(r.Anomalies) != 1 || r.Anomalies[0].Kind != SetupFailed || strings.Contains(r.Anomalies[0].Explanation, "cannot be checked") {
 		t.Errorf("want v1 and one setup-failed naming nothing unchecked:\n%s", dump(r))
+	}
+}
+
+// A session that passes through more processes than the stand-in for the
+// session contract lists before it indexes them (hadScan), each answering
+// a resume and a prompt in it twice: every process had it once, and it
+// survived, so sessions are durable.
+func TestSetupSessionThroughManyProcesses(t *testing.T) {
+	b := newTB("all")
+	var texts []msg
+	for i := 1; i <= hadScan+3; i++ {
+		proc := "a1#" + strconv.Itoa(i)
+		link := "c1>" + proc
+		if i > 1 {
+			b.restart(proc)
+		}
+		b.connect(link)
+		if i > 1 {
+			b.resume(link, S1)
+		}
+		for j := range 2 {
+			sub := "s" + strconv.Itoa(2*i+j)
+			msgID := "M" + strconv.Itoa(2*i+j)
+			b.submit("c1", sub, sub)
+			id := b.prompt(link, sub, S1, sub, nil)
+			b.answer(link, id, msgID)
+			b.outcome("c1", sub, traces.OutcomeInserted, msgID)
+			texts = append(texts, msg{id: msgID, text: sub})
+		}
+		b.disconnect(link, "killed")
+	}
+	b.observe("a1#"+strconv.Itoa(hadScan+4), sess{S1, texts})
+	b.finish("quiet", traces.Observer+">a1#"+strconv.Itoa(hadScan+4))
+	r := b.check()
+	if !r.OK() || r.Sessions.Chosen != traces.SessionsDurable {
+		t.Errorf("want a durable pass:\n%s", dump(r))
 	}
 }
