@@ -23,6 +23,7 @@ type setupRun struct {
 	retry               bool   // s1 is sent again in S2, which the observer reads
 	newFails            bool   // c2's session/new keeps failing after the heal
 	noSession           bool   // the observer also resumes a session it does not name
+	tries               int    // the observer's resumes of S1: 2 unless set
 }
 
 func (o setupRun) trace() *tb {
@@ -71,7 +72,10 @@ func (o setupRun) trace() *tb {
 	}
 	link := traces.Observer + ">a1#3"
 	b.connect(link)
-	for range 2 {
+	if o.tries == 0 {
+		o.tries = 2
+	}
+	for range o.tries {
 		id := b.nextID(link)
 		b.c2a(link, acp.Request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: S1, Cwd: "/w", ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}}), "")
 		b.a2c(link, acp.ErrorResponse(id, storageDown))
@@ -160,6 +164,15 @@ func TestSetupGroupsOfAClientAndOfNoSession(t *testing.T) {
 	}
 }
 
+// A set-up failing more than ten times after healing names the first ten
+// answers and the last.
+func TestSetupNamesTenAnswersAndTheLast(t *testing.T) {
+	r, setups, _ := setupReport(setupRun{tries: 12})
+	if len(setups) != 1 || !strings.Contains(setups[0], "12 times after healing (15 times in all)") || len(r.Anomalies[0].Events) != 11 {
+		t.Errorf("want one set-up anomaly of 12 answers told by 11 events:\n%s", dump(r))
+	}
+}
+
 // A v1 Agent without session/load answers it -32601: no transcript can be
 // read, which excuses a submission before a failed set-up leaves it
 // unchecked.
@@ -196,11 +209,13 @@ func TestSetupNoLoadExcusesBeforeUnchecked(t *testing.T) {
 
 // A session that passes through more processes than the stand-in for the
 // session contract lists before it indexes them (hadScan), each answering
-// a resume and a prompt in it twice: every process had it once, and it
-// survived, so sessions are durable.
+// its resume and two prompts in it, while the first process, still up on
+// another link, answers one between each: every process had it once, and
+// it survived, so sessions are durable.
 func TestSetupSessionThroughManyProcesses(t *testing.T) {
 	b := newTB("all")
 	var texts []msg
+	const first = "c2>a1#1"
 	for i := 1; i <= hadScan+3; i++ {
 		proc := "a1#" + strconv.Itoa(i)
 		link := "c1>" + proc
@@ -220,10 +235,22 @@ func TestSetupSessionThroughManyProcesses(t *testing.T) {
 			b.outcome("c1", sub, traces.OutcomeInserted, msgID)
 			texts = append(texts, msg{id: msgID, text: sub})
 		}
+		if i == 1 {
+			b.connect(first)
+		} else {
+			// The first process, still up, answers in S1 again: a process
+			// that had it, not the last one.
+			sub, msgID := "s"+strconv.Itoa(100+i), "M"+strconv.Itoa(100+i)
+			b.submit("c2", sub, sub)
+			id := b.prompt(first, sub, S1, sub, nil)
+			b.answer(first, id, msgID)
+			b.outcome("c2", sub, traces.OutcomeInserted, msgID)
+			texts = append(texts, msg{id: msgID, text: sub})
+		}
 		b.disconnect(link, "killed")
 	}
 	b.observe("a1#"+strconv.Itoa(hadScan+4), sess{S1, texts})
-	b.finish("quiet", traces.Observer+">a1#"+strconv.Itoa(hadScan+4))
+	b.finish("quiet", first, traces.Observer+">a1#"+strconv.Itoa(hadScan+4))
 	r := b.check()
 	if !r.OK() || r.Sessions.Chosen != traces.SessionsDurable {
 		t.Errorf("want a durable pass:\n%s", dump(r))
