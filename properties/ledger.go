@@ -130,6 +130,19 @@ type ledger struct {
 	leaks     []leakRow
 	leakOf    map[int32]int32
 	fieldLeak int32
+	// setups are the set-up groups (ledger_setup.go) in order of their
+	// first answer, found by setupAt; setupAnswers their answers,
+	// uncheckedIn the submissions each names as unchecked. healSeq is the
+	// first heal event's seq (0: none); noLoad: a v1 Agent answered
+	// session/load -32601, so no transcript can be read.
+	setups       []setupRow
+	setupAt      map[setupKey]int32
+	setupAnswers []setupAnswerRow
+	uncheckedIn  []uncheckedRow
+	healSeq      int64
+	noLoad       bool
+	// gone stands in for the session contract (ledger_setup_sessions.go).
+	gone goneTables
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in
@@ -180,6 +193,13 @@ func (lg *ledger) read(facts []fact) {
 			l := lg.link(x.link)
 			l.client, l.agent = x.from, x.to
 			l.observer = x.from == wObserver
+			lg.goneProc(x.to, x.seq)
+		case wRestart:
+			lg.goneProc(x.from, x.seq)
+		case wHeal:
+			if lg.healSeq == 0 {
+				lg.healSeq = x.seq
+			}
 		case wDisconnect:
 			lg.disconnect(x)
 		case wOutcome:
@@ -216,6 +236,9 @@ type subRow struct {
 	outcomeMsg       int32
 	outcomeSeq, outT int64
 	nOutcomes        int32
+	// unchecked: its verdict rests on final transcripts a failed set-up
+	// kept the observer from reading (judgeSetups).
+	unchecked bool
 }
 
 // sessionRow is one of the sessions a submission's prompts named, in

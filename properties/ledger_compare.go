@@ -70,6 +70,9 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	if d := s.lg.diff(rep); d != "" {
 		return d
 	}
+	if d := s.lg.diffGone(old); d != "" {
+		return d
+	}
 	// The families the ledger judges: their anomalies as the checker
 	// emitted them, before the report cut their ids.
 	s.lg.judge(rep)
@@ -95,7 +98,7 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework, KeyLeak, StrayCancel}
+var ledgerKinds = []string{Rework, KeyLeak, StrayCancel, SetupFailed}
 
 // ledgerJudgements are the judgements of the kinds several report (the
 // checker's anomaly.by) the ledger judges.
@@ -104,6 +107,8 @@ var ledgerJudgements = []string{"missing replies", "cancelled", "refused keys", 
 // judge runs the families the ledger judges, in the checker's order.
 func (lg *ledger) judge(rep *Report) {
 	lg.missingReplies(rep)
+	lg.judgeSetups()
+	lg.reportSetups()
 	lg.judgeRework()
 	lg.judgeLeaks()
 	lg.judgeReplies()
@@ -287,6 +292,8 @@ func (c *checker) spellTables() []string {
 		out = append(out, b.String())
 	}
 	out = append(out, c.spellLeaks()...)
+	out = append(out, c.spellSetups()...)
+	out = append(out, c.spellGone()...)
 	return out
 }
 
@@ -397,6 +404,8 @@ func (lg *ledger) spellTables() []string {
 		out = append(out, b.String())
 	}
 	out = append(out, lg.spellLeaks()...)
+	out = append(out, lg.spellSetups()...)
+	out = append(out, lg.spellGone()...)
 	return out
 }
 

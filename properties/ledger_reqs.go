@@ -386,6 +386,8 @@ func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
 	case r.method == wSessionFork:
 		lg.forked(r, x)
 	}
+	lg.goneAnswer(r, x)
+	lg.setupAnswered(r, x)
 }
 
 // msgRow is what the Agent has said about one message of a session so far.
