@@ -62,17 +62,7 @@ func (f *formState) init() {
 
 // word is the handle of w.
 func (in *Interner) word(w string) word {
-	f := &in.form
-	if h, ok := f.words[w]; ok {
-		return h
-	}
-	if !in.borrow {
-		w = strings.Clone(w)
-	}
-	h := word(len(f.wordNames))
-	f.words[w] = h
-	f.wordNames = append(f.wordNames, w)
-	return h
+	return intern(in.form.words, &in.form.wordNames, w, in.borrow)
 }
 
 // wordName is the string of word w.
@@ -81,16 +71,22 @@ func (in *Interner) wordName(w word) string { return in.form.wordNames[w] }
 // text is the handle of a text (a prompt's, an update's, an error's
 // message, a key's JSON); 0 for "".
 func (in *Interner) text(s string) int32 {
-	f := &in.form
-	if h, ok := f.texts[s]; ok {
+	return intern(in.form.texts, &in.form.textNames, s, in.borrow)
+}
+
+// intern is the handle of s in table m, whose strings names holds by
+// handle: given out at its first sight, the next in order. A borrowing
+// interner keeps s itself, else a copy.
+func intern[H ~int32](m map[string]H, names *[]string, s string, borrow bool) H {
+	if h, ok := m[s]; ok {
 		return h
 	}
-	if !in.borrow {
+	if !borrow {
 		s = strings.Clone(s)
 	}
-	h := int32(len(f.textNames))
-	f.texts[s] = h
-	f.textNames = append(f.textNames, s)
+	h := H(len(*names))
+	m[s] = h
+	*names = append(*names, s)
 	return h
 }
 

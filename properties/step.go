@@ -3,7 +3,6 @@ package properties
 import (
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
@@ -182,16 +181,7 @@ func (in *Interner) IDName(h int32) string {
 }
 
 func (in *Interner) handle(m map[string]int32, names *[]string, s string) int32 {
-	if h, ok := m[s]; ok {
-		return h
-	}
-	if !in.borrow {
-		s = strings.Clone(s)
-	}
-	h := int32(len(*names))
-	m[s] = h
-	*names = append(*names, s)
-	return h
+	return intern(m, names, s, in.borrow)
 }
 
 // Link is the name of link handle h.
