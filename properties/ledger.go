@@ -100,6 +100,21 @@ type ledger struct {
 	stats  Stats
 	endSeq int64
 	end    word
+
+	// procs are the Agent processes (ledger_sessions.go), procAt their
+	// index by name (1 + it); sessRows what each session's frames show,
+	// by id handle, sessRowOrder those sessions in order of first sight;
+	// seens the processes that had each or did not know it; hadBy a
+	// session's processes past hadScan, listedBy the sessions each
+	// process's list named; sessV the contract decided after the pass.
+	procs        []procRow
+	procAt       []int32
+	sessRows     []sessRow
+	sessRowOrder []int32
+	seens        []seenRow
+	hadBy        map[procSess]bool
+	listedBy     map[procSess]bool
+	sessV        sessVerdict
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in
@@ -149,6 +164,10 @@ func (lg *ledger) read(facts []fact) {
 			s.nOutcomes++
 		case wEnd:
 			lg.end, lg.endSeq = x.note, x.seq
+		}
+		switch x.ev {
+		case wRestart, wKill, wConnect, wDisconnect:
+			lg.procEvent(x)
 		}
 		i++
 	}

@@ -65,6 +65,9 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	if d := s.lg.diff(c.Finish()); d != "" {
 		return d
 	}
+	if d := diffLines(s.lg.spellSessionVerdict(), old.spellSessionVerdict()); d != "" {
+		return d
+	}
 	// The families the ledger judges: their anomalies as the checker
 	// emitted them, before the report cut their ids.
 	s.lg.judge()
@@ -90,10 +93,11 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework}
+var ledgerKinds = []string{SessionLost, Rework}
 
 // judge runs the families the ledger judges, in the checker's order.
 func (lg *ledger) judge() {
+	lg.judgeSessions()
 	lg.judgeRework()
 }
 
@@ -151,6 +155,9 @@ func (lg *ledger) diff(rep *Report) string {
 	if head.Protocol != rep.Protocol || head.V1 != rep.V1 || head.End != rep.End || head.NothingJudged != rep.NothingJudged || !slices.Equal(head.NotJudged, rep.NotJudged) {
 		out = append(out, fmt.Sprintf("head: ledger %d %q %q %q %v, checker %d %q %q %q %v", head.Protocol, head.V1, head.End, head.NothingJudged, head.NotJudged,
 			rep.Protocol, rep.V1, rep.End, rep.NothingJudged, rep.NotJudged))
+	}
+	if got := lg.sessionContract(); got != rep.Sessions {
+		out = append(out, fmt.Sprintf("session contract: ledger %+v, checker %+v", got, rep.Sessions))
 	}
 	rows := lg.rows()
 	if len(rows) != len(rep.Submissions) {
@@ -254,7 +261,7 @@ func (c *checker) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
-	return out
+	return append(out, c.spellSessions()...)
 }
 
 func (lg *ledger) spellTables() []string {
@@ -341,7 +348,7 @@ func (lg *ledger) spellTables() []string {
 		}
 		out = append(out, b.String())
 	}
-	return out
+	return append(out, lg.spellSessions()...)
 }
 
 // eachResp calls fn with request i's responses, in order.
