@@ -103,18 +103,18 @@ type ledger struct {
 
 	// procs are the Agent processes (ledger_sessions.go), procAt their
 	// index by name (1 + it); sessRows what each session's frames show,
-	// by id handle, sessRowOrder those sessions in order of first sight;
+	// in order of first sight, sessAt their index by id handle (1 + it);
 	// seens the processes that had each or did not know it; hadBy a
 	// session's processes past hadScan, listedBy the sessions each
 	// process's list named; sessV the contract decided after the pass.
-	procs        []procRow
-	procAt       []int32
-	sessRows     []sessRow
-	sessRowOrder []int32
-	seens        []seenRow
-	hadBy        map[procSess]bool
-	listedBy     map[procSess]bool
-	sessV        sessVerdict
+	procs    []procRow
+	procAt   []int32
+	sessRows []sessRow
+	sessAt   []int32
+	seens    []seenRow
+	hadBy    map[procSess]bool
+	listedBy map[procSess]bool
+	sessV    sessVerdict
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in

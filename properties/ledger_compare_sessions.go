@@ -11,7 +11,9 @@ import (
 // from the checker's records and the ledger's rows, after the pass; then,
 // after the judgement, the sessions again (the observer's lists add to what
 // did not know them), which vanished, and what sessionGone and allGone say
-// of each session and each submission's sessions, which later rules read.
+// of each session and each submission's sessions, and whether the Agent
+// answered prompts in each session with a final transcript, which later
+// rules read.
 
 func spellProc(name string, start, startT int64, ended bool, open int, restart, listed bool, listedSeq, listT int64, lists []string) string {
 	slices.Sort(lists)
@@ -63,8 +65,9 @@ func (lg *ledger) spellSessions() []string {
 		}
 		out = append(out, spellProc(in.wordName(p.name), p.start, p.startT, p.ended, int(p.open), p.restart, p.listed, p.listedSeq, p.listT, lists))
 	}
-	for _, h := range lg.sessRowOrder {
-		s := &lg.sessRows[h]
+	for i := range lg.sessRows {
+		s := &lg.sessRows[i]
+		h := s.id
 		var b strings.Builder
 		req := "-"
 		if s.prompted {
@@ -98,6 +101,9 @@ func (c *checker) spellSessionVerdict() []string {
 	for _, s := range c.order {
 		out = append(out, fmt.Sprintf("sub %s: all gone=%t", s.id, c.allGone(s.sessions)))
 	}
+	for _, S := range c.sessOrder {
+		out = append(out, fmt.Sprintf("transcript of %s: prompted=%t", S, c.sessRecs[S] != nil && c.sessRecs[S].prompted))
+	}
 	return out
 }
 
@@ -106,8 +112,9 @@ func (lg *ledger) spellSessionVerdict() []string {
 	in := lg.in
 	lg.decideSessions()
 	out := lg.spellSessions()
-	for _, h := range lg.sessRowOrder {
-		s := &lg.sessRows[h]
+	for i := range lg.sessRows {
+		s := &lg.sessRows[i]
+		h := s.id
 		line := fmt.Sprintf("session %s: gone=%t vanished=", in.IDName(h), lg.sessionGone(h))
 		if s.vanished != 0 {
 			u := &lg.seens[s.vanished-1]
@@ -121,6 +128,9 @@ func (lg *ledger) spellSessionVerdict() []string {
 			sessions = append(sessions, lg.sessions[j].session)
 		}
 		out = append(out, fmt.Sprintf("sub %s: all gone=%t", in.Sub(h), lg.allGone(sessions)))
+	}
+	for _, S := range lg.sessOrder {
+		out = append(out, fmt.Sprintf("transcript of %s: prompted=%t", in.IDName(S), lg.sessionPrompted(S)))
 	}
 	return out
 }

@@ -26,11 +26,12 @@ type procRow struct {
 	listedSeq, listT int64
 }
 
-// sessRow is what the frames show of one session: the processes that had
-// it and those that did not know it (threaded through the ledger's seens),
-// and the last prompt answered in it.
+// sessRow is what the frames show of one session (id): the processes that
+// had it and those that did not know it (threaded through the ledger's
+// seens), and the last prompt answered in it.
 type sessRow struct {
-	seen, prompted       bool
+	id                   int32
+	prompted             bool
 	had, hadLast, nHad   int32
 	unknown, unknownLast int32
 	lastProc             word
@@ -64,8 +65,9 @@ const (
 	sawNotListed                      // "did not name it in the observer's session/list"
 )
 
-// procSess is a process and a session: for a session's processes past
-// hadScan (the process's word), and a process's list (its index).
+// procSess is a process and a session: a session's row and a process's
+// word for the sessions' processes past hadScan, a process's index and a
+// session's id handle for the processes' lists.
 type procSess struct{ proc, session int32 }
 
 // sessVerdict is the session contract chosen for the run and which
@@ -75,8 +77,8 @@ type sessVerdict struct {
 	requested, chosen        string
 	used, survived, restarts int
 	vanished                 int
-	// alive are the vanished sessions the very process that had them
-	// forgot while it lived, in order.
+	// alive are the vanished sessions (their rows) the very process that
+	// had them forgot while it lived, in order.
 	alive []int32
 }
 
@@ -130,20 +132,25 @@ func (lg *ledger) procEvent(x *fact) {
 	}
 }
 
-// sess is the row of session h, made at its first sight.
-func (lg *ledger) sess(h int32) *sessRow {
-	s := byIndex(&lg.sessRows, h)
-	if !s.seen {
-		*s = sessRow{seen: true, had: none, hadLast: none, unknown: none, unknownLast: none}
-		lg.sessRowOrder = append(lg.sessRowOrder, h)
+// sessOf is the row of session h; none when it has none.
+func (lg *ledger) sessOf(h int32) int32 { return at(lg.sessAt, h) - 1 }
+
+// sess is the row of session h, made at its first sight: the rows are in
+// that order, and sessAt finds them by id handle.
+func (lg *ledger) sess(h int32) int32 {
+	at := byIndex(&lg.sessAt, h)
+	if *at == 0 {
+		lg.sessRows = append(lg.sessRows, sessRow{id: h, had: none, hadLast: none, unknown: none, unknownLast: none})
+		*at = int32(len(lg.sessRows))
 	}
-	return s
+	return *at - 1
 }
 
 // sawHad notes that proc had session h, the first time it shows.
 func (lg *ledger) sawHad(h int32, proc word, x *fact, how uint8) {
-	s := lg.sess(h)
-	if s.hadLast != none && lg.seens[s.hadLast].proc == proc || lg.hadProc(h, proc) {
+	si := lg.sess(h)
+	s := &lg.sessRows[si]
+	if s.hadLast != none && lg.seens[s.hadLast].proc == proc || lg.hadProc(si, proc) {
 		return
 	}
 	if s.nHad >= hadScan {
@@ -152,10 +159,10 @@ func (lg *ledger) sawHad(h int32, proc word, x *fact, how uint8) {
 		}
 		if s.nHad == hadScan {
 			for j := s.had; j != none; j = lg.seens[j].next {
-				lg.hadBy[procSess{int32(lg.seens[j].proc), h}] = true
+				lg.hadBy[procSess{int32(lg.seens[j].proc), si}] = true
 			}
 		}
-		lg.hadBy[procSess{int32(proc), h}] = true
+		lg.hadBy[procSess{int32(proc), si}] = true
 	}
 	lg.addSeen(&s.had, &s.hadLast, seenRow{proc: proc, how: how, seq: x.seq, t: x.t})
 	s.nHad++
@@ -175,12 +182,12 @@ func (lg *ledger) addSeen(head, last *int32, seen seenRow) int32 {
 	return i
 }
 
-// hadProc reports whether proc had session h: the session's list while it
-// is short, the ledger's map past hadScan.
-func (lg *ledger) hadProc(h int32, proc word) bool {
-	s := &lg.sessRows[h]
+// hadProc reports whether proc had the session of row si: the session's
+// list while it is short, the ledger's map past hadScan.
+func (lg *ledger) hadProc(si int32, proc word) bool {
+	s := &lg.sessRows[si]
 	if s.nHad > hadScan {
-		return lg.hadBy[procSess{int32(proc), h}]
+		return lg.hadBy[procSess{int32(proc), si}]
 	}
 	for j := s.had; j != none; j = lg.seens[j].next {
 		if lg.seens[j].proc == proc {
@@ -190,9 +197,10 @@ func (lg *ledger) hadProc(h int32, proc word) bool {
 	return false
 }
 
-// hadIn reports whether a process of Agent installation agent had session h.
-func (lg *ledger) hadIn(h int32, agent string) bool {
-	for j := lg.sessRows[h].had; j != none; j = lg.seens[j].next {
+// hadIn reports whether a process of Agent installation agent had the
+// session of row si.
+func (lg *ledger) hadIn(si int32, agent string) bool {
+	for j := lg.sessRows[si].had; j != none; j = lg.seens[j].next {
 		if agentOf(lg.in.wordName(lg.seens[j].proc)) == agent {
 			return true
 		}
@@ -211,7 +219,7 @@ func (lg *ledger) sessionAnswer(r *reqRow, x *fact) {
 			lg.sawHad(x.session, proc, x, sawCreated)
 		}
 	case wSessionResume:
-		s := lg.sess(r.session)
+		s := &lg.sessRows[lg.sess(r.session)]
 		switch {
 		case !x.hasErr:
 			lg.sawHad(r.session, proc, x, sawResumed)
@@ -226,7 +234,7 @@ func (lg *ledger) sessionAnswer(r *reqRow, x *fact) {
 	case wSessionPrompt:
 		if !x.hasErr {
 			lg.sawHad(r.session, proc, x, sawPrompted)
-			s := &lg.sessRows[r.session]
+			s := &lg.sessRows[lg.sessOf(r.session)]
 			s.prompted = true
 			s.lastProc, s.lastID, s.lastLink, s.lastSeq, s.lastT = proc, r.id, r.link, x.seq, x.t
 		}
@@ -276,10 +284,10 @@ func (lg *ledger) readBefore(S, p int32) bool {
 	return from != none && lg.procs[from].start < lg.procs[p].start
 }
 
-// goneAlive finds a process that had session h and later said it did not
-// know it (checker.goneAlive): the seens of both.
-func (lg *ledger) goneAlive(h int32) (had, unknown int32, ok bool) {
-	s := &lg.sessRows[h]
+// goneAlive finds a process that had the session of row si and later said
+// it did not know it (checker.goneAlive): the seens of both.
+func (lg *ledger) goneAlive(si int32) (had, unknown int32, ok bool) {
+	s := &lg.sessRows[si]
 	for u := s.unknown; u != none; u = lg.seens[u].next {
 		if lg.procOf(lg.seens[u].proc) == none {
 			continue
@@ -293,10 +301,10 @@ func (lg *ledger) goneAlive(h int32) (had, unknown int32, ok bool) {
 	return none, none, false
 }
 
-// gone is the seen of the process after whose start session h was unknown
-// (checker.gone).
-func (lg *ledger) gone(h int32) (int32, bool) {
-	s := &lg.sessRows[h]
+// gone is the seen of the process after whose start the session of row si
+// was unknown (checker.gone).
+func (lg *ledger) gone(si int32) (int32, bool) {
+	s := &lg.sessRows[si]
 	lastStart := int64(-1)
 	for j := s.had; j != none; j = lg.seens[j].next {
 		if p := lg.procOf(lg.seens[j].proc); p != none && lg.procs[p].start > lastStart {
@@ -329,8 +337,9 @@ func (lg *ledger) decideSessions() *sessVerdict {
 			v.restarts++
 		}
 	}
-	for _, h := range lg.sessRowOrder {
-		s := &lg.sessRows[h]
+	for si := range lg.sessRows {
+		s := &lg.sessRows[si]
+		h := s.id
 		if !at(lg.used, h) || s.nHad == 0 {
 			continue // another run's session, or one the Agent never had
 		}
@@ -342,15 +351,15 @@ func (lg *ledger) decideSessions() *sessVerdict {
 		// session says it is gone (judgeSessions says why).
 		for p := range lg.procs {
 			q := &lg.procs[p]
-			if q.listed && !lg.listedBy[procSess{int32(p), h}] && lg.readBefore(h, int32(p)) && lg.hadIn(h, agentOf(lg.in.wordName(q.name))) {
+			if q.listed && !lg.listedBy[procSess{int32(p), h}] && lg.readBefore(h, int32(p)) && lg.hadIn(int32(si), agentOf(lg.in.wordName(q.name))) {
 				lg.addSeen(&s.unknown, &s.unknownLast, seenRow{proc: q.name, how: sawNotListed, seq: q.listedSeq, t: q.listT})
 			}
 		}
-		if had, u, ok := lg.goneAlive(h); ok {
+		if had, u, ok := lg.goneAlive(int32(si)); ok {
 			s.vanished, s.forgotBy = u+1, had+1
-			v.alive = append(v.alive, h)
+			v.alive = append(v.alive, int32(si))
 			v.vanished++
-		} else if u, ok := lg.gone(h); ok {
+		} else if u, ok := lg.gone(int32(si)); ok {
 			s.vanished = u + 1
 			v.vanished++
 		}
@@ -371,8 +380,9 @@ func (lg *ledger) decideSessions() *sessVerdict {
 // later process did not know.
 func (lg *ledger) judgeSessions() {
 	v := lg.decideSessions()
-	for _, h := range v.alive {
-		s := &lg.sessRows[h]
+	for _, si := range v.alive {
+		s := &lg.sessRows[si]
+		h := s.id
 		had, u := &lg.seens[s.forgotBy-1], &lg.seens[s.vanished-1]
 		ev := &evs{}
 		ev.add(had.seq, u.seq)
@@ -382,8 +392,9 @@ func (lg *ledger) judgeSessions() {
 	if v.chosen != traces.SessionsDurable {
 		return
 	}
-	for _, h := range lg.sessRowOrder {
-		s := &lg.sessRows[h]
+	for si := range lg.sessRows {
+		s := &lg.sessRows[si]
+		h := s.id
 		if s.vanished == 0 || !s.prompted || s.forgotBy != 0 {
 			continue
 		}
@@ -413,11 +424,11 @@ func (lg *ledger) sessionGone(S int32) bool {
 		return false
 	}
 	v := lg.decideSessions()
-	s := at(lg.sessRows, S)
-	if s.vanished == 0 {
+	si := lg.sessOf(S)
+	if si == none || lg.sessRows[si].vanished == 0 {
 		return false
 	}
-	return v.chosen == traces.SessionsProcess || s.prompted
+	return v.chosen == traces.SessionsProcess || lg.sessRows[si].prompted
 }
 
 // allGone reports whether every one of sessions vanished (and there is one).
@@ -431,7 +442,10 @@ func (lg *ledger) allGone(sessions []int32) bool {
 }
 
 // sessionPrompted reports whether the Agent answered a prompt in session S.
-func (lg *ledger) sessionPrompted(S int32) bool { return at(lg.sessRows, S).prompted }
+func (lg *ledger) sessionPrompted(S int32) bool {
+	si := lg.sessOf(S)
+	return si != none && lg.sessRows[si].prompted
+}
 
 // sessionContract is the report's session contract.
 func (lg *ledger) sessionContract() SessionContract {
