@@ -120,3 +120,27 @@ func TestAListLackingASessionReadFromTheSameProcessSaysNothing(t *testing.T) {
 		t.Errorf("contract %+v, kinds %v; want none vanished\n%s", got, kindsOf(r), dump(r))
 	}
 }
+
+// Under durable, a session that vanished is one session-lost only when the
+// Agent had answered a prompt in it: one it never answered in vanished with
+// nothing of it to lose, though it counts among the vanished.
+func TestAVanishedSessionWithNoPromptAnsweredIsNoLoss(t *testing.T) {
+	b := newTB("all")
+	b.h.Contract.Sessions = traces.SessionsDurable
+	l1 := "c1>a1#1"
+	b.restart("a1#1")
+	b.connect(l1)
+	b.newSession(l1, S1)
+	b.newSession(l1, S2)
+	b.resume(l1, S2) // the Client names S2, but never prompts in it
+	b.promptIn(l1, "s1", S1, "M1")
+	b.kill("a1#1")
+	b.disconnect(l1, "kill")
+	b.restart("a1#2")
+	b.listAndRead("a1#2", nil)
+	b.finish("quiet", traces.Observer+">a1#2")
+	r := b.check()
+	if got := r.Sessions; got.Vanished != 2 || got.VanishedAlive != 0 || !slices.Equal(kindsOf(r), []string{SessionLost}) || r.Anomalies[0].Session == S2 {
+		t.Errorf("contract %+v, kinds %v; want two vanished, one session-lost (S1's)\n%s", got, kindsOf(r), dump(r))
+	}
+}
