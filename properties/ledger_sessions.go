@@ -212,6 +212,10 @@ func (lg *ledger) hadIn(si int32, agent string) bool {
 // about the session r concerns (or, for session/new and session/fork,
 // creates).
 func (lg *ledger) sessionAnswer(r *reqRow, x *fact) {
+	// As the checker does, the process is whatever the delivery named,
+	// a name with no "#" (an endpoint) too: it counts among those that
+	// had a session (and so towards one that survived), though it is no
+	// process of procs.
 	proc := r.to
 	switch r.method {
 	case wSessionNew, wSessionFork:
@@ -219,6 +223,8 @@ func (lg *ledger) sessionAnswer(r *reqRow, x *fact) {
 			lg.sawHad(x.session, proc, x, sawCreated)
 		}
 	case wSessionResume:
+		// The session's row is made whatever the answer (a prompt's only
+		// on success): the checker's order of sessions.
 		s := &lg.sessRows[lg.sess(r.session)]
 		switch {
 		case !x.hasErr:
@@ -351,6 +357,8 @@ func (lg *ledger) decideSessions() *sessVerdict {
 		// session says it is gone (judgeSessions says why).
 		for p := range lg.procs {
 			q := &lg.procs[p]
+			// Not checked against the unknown already noted, unlike a
+			// resume's -32002, as the checker does.
 			if q.listed && !lg.listedBy[procSess{int32(p), h}] && lg.readBefore(h, int32(p)) && lg.hadIn(int32(si), agentOf(lg.in.wordName(q.name))) {
 				lg.addSeen(&s.unknown, &s.unknownLast, seenRow{proc: q.name, how: sawNotListed, seq: q.listedSeq, t: q.listT})
 			}
