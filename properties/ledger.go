@@ -141,8 +141,20 @@ type ledger struct {
 	uncheckedIn  []uncheckedRow
 	healSeq      int64
 	noLoad       bool
-	// gone stands in for the session contract (ledger_setup_sessions.go).
-	gone goneTables
+	// procs are the Agent processes (ledger_sessions.go), procAt their
+	// index by name (1 + it); sessRows what each session's frames show,
+	// in order of first sight, sessAt their index by id handle (1 + it);
+	// seens the processes that had each or did not know it; hadBy a
+	// session's processes past hadScan, listedBy the sessions each
+	// process's list named; sessV the contract decided after the pass.
+	procs    []procRow
+	procAt   []int32
+	sessRows []sessRow
+	sessAt   []int32
+	seens    []seenRow
+	hadBy    map[procSess]bool
+	listedBy map[procSess]bool
+	sessV    sessVerdict
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in
@@ -193,9 +205,6 @@ func (lg *ledger) read(facts []fact) {
 			l := lg.link(x.link)
 			l.client, l.agent = x.from, x.to
 			l.observer = x.from == wObserver
-			lg.goneProc(x.to, x.seq)
-		case wRestart:
-			lg.goneProc(x.from, x.seq)
 		case wHeal:
 			if lg.healSeq == 0 {
 				lg.healSeq = x.seq
@@ -208,6 +217,10 @@ func (lg *ledger) read(facts []fact) {
 			s.nOutcomes++
 		case wEnd:
 			lg.end, lg.endSeq = x.note, x.seq
+		}
+		switch x.ev {
+		case wRestart, wKill, wConnect, wDisconnect:
+			lg.procEvent(x)
 		}
 		i++
 	}

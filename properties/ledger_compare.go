@@ -70,7 +70,7 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	if d := s.lg.diff(rep); d != "" {
 		return d
 	}
-	if d := s.lg.diffGone(old); d != "" {
+	if d := diffLines(s.lg.spellSessionVerdict(), old.spellSessionVerdict()); d != "" {
 		return d
 	}
 	// The families the ledger judges: their anomalies as the checker
@@ -98,7 +98,7 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 
 // ledgerKinds are the anomaly kinds the ledger judges so far, each
 // wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{Rework, KeyLeak, StrayCancel, SetupFailed}
+var ledgerKinds = []string{SessionLost, Rework, KeyLeak, StrayCancel, SetupFailed}
 
 // ledgerJudgements are the judgements of the kinds several report (the
 // checker's anomaly.by) the ledger judges.
@@ -107,6 +107,7 @@ var ledgerJudgements = []string{"missing replies", "cancelled", "refused keys", 
 // judge runs the families the ledger judges, in the checker's order.
 func (lg *ledger) judge(rep *Report) {
 	lg.missingReplies(rep)
+	lg.judgeSessions()
 	lg.judgeSetups()
 	lg.reportSetups()
 	lg.judgeRework()
@@ -168,6 +169,9 @@ func (lg *ledger) diff(rep *Report) string {
 	if head.Protocol != rep.Protocol || head.V1 != rep.V1 || head.End != rep.End || head.NothingJudged != rep.NothingJudged || !slices.Equal(head.NotJudged, rep.NotJudged) {
 		out = append(out, fmt.Sprintf("head: ledger %d %q %q %q %v, checker %d %q %q %q %v", head.Protocol, head.V1, head.End, head.NothingJudged, head.NotJudged,
 			rep.Protocol, rep.V1, rep.End, rep.NothingJudged, rep.NotJudged))
+	}
+	if got := lg.sessionContract(); got != rep.Sessions {
+		out = append(out, fmt.Sprintf("session contract: ledger %+v, checker %+v", got, rep.Sessions))
 	}
 	rows := lg.rows()
 	if len(rows) != len(rep.Submissions) {
@@ -293,8 +297,7 @@ func (c *checker) spellTables() []string {
 	}
 	out = append(out, c.spellLeaks()...)
 	out = append(out, c.spellSetups()...)
-	out = append(out, c.spellGone()...)
-	return out
+	return append(out, c.spellSessions()...)
 }
 
 func (lg *ledger) spellTables() []string {
@@ -405,8 +408,7 @@ func (lg *ledger) spellTables() []string {
 	}
 	out = append(out, lg.spellLeaks()...)
 	out = append(out, lg.spellSetups()...)
-	out = append(out, lg.spellGone()...)
-	return out
+	return append(out, lg.spellSessions()...)
 }
 
 // eachResp calls fn with request i's responses, in order.

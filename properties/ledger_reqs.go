@@ -373,6 +373,7 @@ func (lg *ledger) newResp(l *linkRow, x *fact, sent bool) respRef {
 
 // firstAnswer notes what a request's first response (x) says.
 func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
+	lg.sessionAnswer(r, x)
 	switch {
 	case r.method == wSessionNew && !x.hasErr && x.session != noID && !lg.link(r.link).observer:
 		if created := byIndex(&lg.isCreated, x.session); !*created {
@@ -386,7 +387,6 @@ func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
 	case r.method == wSessionFork:
 		lg.forked(r, x)
 	}
-	lg.goneAnswer(r, x)
 	lg.setupAnswered(r, x)
 }
 

@@ -176,7 +176,7 @@ func (lg *ledger) setupUncheckable(s int32) ([]int32, bool) {
 			}
 		}
 	}
-	if lg.setupAllGone(sessions) {
+	if lg.allGone(sessions) {
 		return nil, false
 	}
 	return sessions, true
