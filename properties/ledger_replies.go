@@ -256,3 +256,15 @@ func (lg *ledger) readBy(ci int32) int64 {
 	}
 	return first
 }
+
+// eachResp calls fn with request i's responses, in order.
+func (lg *ledger) eachResp(i int32, fn func(*respRow)) {
+	r := &lg.reqs[i]
+	if r.nResps == 0 {
+		return
+	}
+	fn(&r.resp)
+	for j := r.more; j != none; j = lg.resps[j].next {
+		fn(&lg.resps[j])
+	}
+}
