@@ -224,7 +224,7 @@ func (c *checker) readBy(cr *cancelRec) int64 {
 // judgeCancelled reports withdrawn prompts answered with success, or first
 // answered with an error other than -32800.
 func (c *checker) judgeCancelled() {
-	c.judging = "cancelled"
+	c.judging = byCancelled
 	defer func() { c.judging = "" }()
 	// A tap, like a proxy, sees a cancel written to the Agent, not read.
 	proxy := c.h.Observed == traces.ObservedAtProxy || c.h.Observed == traces.ObservedAtTap

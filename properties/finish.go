@@ -23,6 +23,14 @@ type anomaly struct {
 	by string
 }
 
+// The judgements that share the bad-reply kind, as anomaly.by names them.
+const (
+	byMissingReplies = "missing replies"
+	byCancelled      = "cancelled"
+	byRefusedKeys    = "refused keys"
+	byReplies        = "replies"
+)
+
 // NeedWholeHistory are the kinds a trace recorded by acpsim tap cannot show:
 // they need what the users were told, an observer's final transcript, or
 // the run's end, and a tap sees only the frames that passed it.

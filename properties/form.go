@@ -17,7 +17,7 @@ import (
 // rule compares integers. The strings stay in the Interner, for the rules
 // that need their characters (a key's, a text's) and for explanations.
 //
-// The facts are made where the event is made or first read (Interner.Facts):
+// The facts are made where the event is made or first read (Interner.facts):
 // from the frame's digest where it has one, else from the bytes, and both
 // read alike (DigestDiff compares the facts of every digested frame of many
 // seeds with the facts of its bytes).
@@ -162,12 +162,12 @@ type fact struct {
 	cancels rpcID
 
 	// session/list's answer: listed when its result decodes, and the
-	// sessions it names (Interner.List).
+	// sessions it names (Interner.list).
 	listed           bool
 	listAt, listSize int32
 
 	// initialize and its answer: 1 + the index of what it says of the
-	// peer's version (Interner.Peer); 0 when the frame names no
+	// peer's version (Interner.peerOf); 0 when the frame names no
 	// protocolVersion.
 	peer int32
 

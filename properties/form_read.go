@@ -49,6 +49,14 @@ type inFlight struct {
 	seq   int64
 }
 
+// ready makes the tables at their first use: the present checker, which
+// makes no facts, pays nothing for them.
+func (f *formState) ready() {
+	if f.words == nil {
+		f.init()
+	}
+}
+
 func (f *formState) init() {
 	f.words = make(map[string]word, 2*wordsSeeded)
 	f.wordNames = make([]string, 0, 2*wordsSeeded)
@@ -62,15 +70,20 @@ func (f *formState) init() {
 
 // word is the handle of w.
 func (in *Interner) word(w string) word {
+	in.form.ready()
 	return intern(in.form.words, &in.form.wordNames, w, in.borrow)
 }
 
 // wordName is the string of word w.
-func (in *Interner) wordName(w word) string { return in.form.wordNames[w] }
+func (in *Interner) wordName(w word) string {
+	in.form.ready()
+	return in.form.wordNames[w]
+}
 
 // text is the handle of a text (a prompt's, an update's, an error's
 // message, a key's JSON); 0 for "".
 func (in *Interner) text(s string) int32 {
+	in.form.ready()
 	return intern(in.form.texts, &in.form.textNames, s, in.borrow)
 }
 
@@ -91,7 +104,10 @@ func intern[H ~int32](m map[string]H, names *[]string, s string, borrow bool) H 
 }
 
 // textName is the string of text handle h.
-func (in *Interner) textName(h int32) string { return in.form.textNames[h] }
+func (in *Interner) textName(h int32) string {
+	in.form.ready()
+	return in.form.textNames[h]
+}
 
 // list is the session ids of the session/list answer whose fact is x.
 func (in *Interner) list(x *fact) []int32 { return in.form.lists[x.listAt : x.listAt+x.listSize] }
@@ -118,6 +134,7 @@ func (in *Interner) formLinkOf(h int32) *formLink {
 // facts appends the facts of st's event to out: none for the kinds the
 // checker does not read (traces.Bookkeeping, and any it does not know).
 func (in *Interner) facts(st *Step, out []fact) []fact {
+	in.form.ready()
 	e := st.Event
 	ev, ok := in.form.words[e.Kind]
 	if !ok || ev == wNone || ev >= wInitialize {

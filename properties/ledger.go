@@ -14,9 +14,10 @@ import (
 // submission's requests, the requests with one id on a link) are threaded
 // through the rows they list by int32 "next" indices, so the tables cost
 // the collector nothing and a rule follows indices, not pointers. The
-// present checker stays the oracle until the switch: ledgerReport (ledger_
-// compare.go) spells out what the ledger holds as the report spells it, and
-// the tests hold the two to each other on every trace they judge.
+// present checker stays the oracle until the switch: ledger_spell.go spells
+// out the ledger's tables and the checker's records alike, ledger_compare.go
+// holds the two to each other (and the reports they make) on every trace
+// the tests judge.
 
 // none is the index of no row.
 const none int32 = -1
@@ -120,6 +121,7 @@ type ledger struct {
 	stats  Stats
 	endSeq int64
 	end    word
+	ended  bool // the trace has an end event, whose note is end
 
 	// keys are the keys Clients sent (key_index.go); keyFirst, by key
 	// handle, 1 + the first prompt request that carried each as its
@@ -216,7 +218,7 @@ func (lg *ledger) read(facts []fact) {
 			s.outcome, s.outcomeMsg, s.outcomeSeq, s.outT = x.outcome, x.message, x.seq, x.t
 			s.nOutcomes++
 		case wEnd:
-			lg.end, lg.endSeq = x.note, x.seq
+			lg.end, lg.endSeq, lg.ended = x.note, x.seq, true
 		}
 		switch x.ev {
 		case wRestart, wKill, wConnect, wDisconnect:

@@ -226,7 +226,7 @@ type strayRow struct {
 func (lg *ledger) answered(ri int32, ref respRef) {
 	r, rp := &lg.reqs[ri], lg.resp(ref)
 	if !rp.ok && rp.code == acp.CodeRequestCancelled && r.nResps == 1 && r.cancel == 0 && !r.cancelAsked &&
-		(r.session == noID || at(lg.sessCancel, r.session) <= r.delSeq) {
+		(r.session == noID || valueAt(lg.sessCancel, r.session) <= r.delSeq) {
 		sr := strayRow{resp: ref}
 		if c := lg.links[r.link].lastCancelReq; c != 0 && lg.cancels[c-1].delSeq > r.delSeq {
 			sr.misdirected = c
@@ -255,8 +255,8 @@ func cancelAnswered(keyState int8, code int32) bool {
 	return code == acp.CodeRequestCancelled || keyState == keyBad && code == acp.CodeInvalidParams
 }
 
-// at is table[i], or 0 past its end.
-func at[T any](table []T, i int32) T {
+// valueAt is table[i], or the zero value past its end.
+func valueAt[T any](table []T, i int32) T {
 	var zero T
 	if int(i) >= len(table) || i < 0 {
 		return zero

@@ -75,7 +75,7 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	}
 	// The families the ledger judges: their anomalies as the checker
 	// emitted them, before the report cut their ids.
-	s.lg.judge(rep)
+	s.lg.judge()
 	// Finish orders the checker's by kind, then by first event (stably).
 	rank := func(k string) int { return slices.Index(Kinds, k) }
 	slices.SortStableFunc(s.lg.out, func(a, b ledgerAnomaly) int {
@@ -86,12 +86,23 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	})
 	var got, want []string
 	for _, a := range s.lg.out {
-		got = append(got, fmt.Sprintf("%s %s %s %v: %s", a.Kind, a.Sub, a.Session, a.Events, a.Explanation))
+		var subs []string
+		for _, h := range a.subs {
+			subs = append(subs, s.lg.in.Sub(h))
+		}
+		got = append(got, fmt.Sprintf("%s %s %v %s %v: %s", a.Kind, a.Sub, subs, a.Session, a.Events, a.Explanation))
 	}
 	for _, a := range old.out {
 		if slices.Contains(ledgerKinds, a.Kind) || slices.Contains(ledgerJudgements, a.by) {
-			want = append(want, fmt.Sprintf("%s %s %s %v: %s", a.Kind, a.Sub, a.Session, a.Events, a.Explanation))
+			var subs []string
+			for _, x := range a.subs {
+				subs = append(subs, x.id)
+			}
+			want = append(want, fmt.Sprintf("%s %s %v %s %v: %s", a.Kind, a.Sub, subs, a.Session, a.Events, a.Explanation))
 		}
+	}
+	if s.lg.inconclusive && !rep.Inconclusive {
+		return "the ledger found the run stopped while busy (inconclusive), the checker's report is not inconclusive"
 	}
 	return diffLines(got, want)
 }
@@ -102,11 +113,11 @@ var ledgerKinds = []string{SessionLost, Rework, KeyLeak, StrayCancel, SetupFaile
 
 // ledgerJudgements are the judgements of the kinds several report (the
 // checker's anomaly.by) the ledger judges.
-var ledgerJudgements = []string{"missing replies", "cancelled", "refused keys", "replies"}
+var ledgerJudgements = []string{byMissingReplies, byCancelled, byRefusedKeys, byReplies}
 
 // judge runs the families the ledger judges, in the checker's order.
-func (lg *ledger) judge(rep *Report) {
-	lg.missingReplies(rep)
+func (lg *ledger) judge() {
+	lg.missingReplies()
 	lg.judgeSessions()
 	lg.judgeSetups()
 	lg.reportSetups()

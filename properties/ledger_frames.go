@@ -1,5 +1,7 @@
 package properties
 
+import "fmt"
+
 // Frames in the ledger: a send's messages become rows (requests,
 // responses) at once, and wait in flight on their link and direction until
 // a delivery or a drop names the send, or the link ends.
@@ -65,7 +67,9 @@ func (lg *ledger) frame(facts []fact) {
 	}
 	f, ok := l.take(x.dir, x.send)
 	if !ok {
-		return // the form paired it with a send: the ledger holds it
+		// The form pairs a delivery only with a send it saw in flight, and
+		// both forget what is in flight at the same disconnects.
+		panic(fmt.Sprintf("properties: the ledger holds no send %d in flight on link %s for the delivery at %d", x.send, lg.in.Link(x.link), x.seq))
 	}
 	if f.first.kind != 0 {
 		lg.arrive(l, x, f.first)
@@ -119,6 +123,17 @@ const (
 	lostDropped uint8 = iota + 1 // "was dropped (note)"
 	lostLinkEnd                  // "was lost when the link ended (note)"
 )
+
+// lostText says how a frame was lost, as an explanation tells it.
+func (lg *ledger) lostText(how uint8, note word) string {
+	switch how {
+	case lostDropped:
+		return "was dropped (" + lg.in.wordName(note) + ")"
+	case lostLinkEnd:
+		return "was lost when the link ended (" + lg.in.wordName(note) + ")"
+	}
+	return ""
+}
 
 // lose marks what item it became as lost, unless it arrived already.
 func (lg *ledger) lose(it item, how uint8, note word, seq int64) {

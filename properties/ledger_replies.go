@@ -34,8 +34,8 @@ func (lg *ledger) noteReply(ri int32, ref respRef) {
 
 // missingReplies finds delivered requests the Agent never answered on a
 // link that lived: never ended, or ended by the simulator's orderly close.
-func (lg *ledger) missingReplies(rep *Report) {
-	stopped := lg.stoppedWhy(rep) != ""
+func (lg *ledger) missingReplies() {
+	stopped := lg.stoppedWhy() != ""
 	for _, h := range lg.linkOrder {
 		l := &lg.links[h]
 		if l.ended && l.note != wClose {
@@ -46,7 +46,7 @@ func (lg *ledger) missingReplies(rep *Report) {
 			if r.nResps > 0 {
 				continue
 			}
-			if !l.ended && stopped || l.note == wClose && rep.End == traces.EndCap {
+			if !l.ended && stopped || l.note == wClose && lg.endNote() == traces.EndCap {
 				// The run stopped while busy: a pending request is no
 				// verdict.
 				lg.inconclusive = true
@@ -69,8 +69,8 @@ func (lg *ledger) missingReplies(rep *Report) {
 
 // stoppedWhy says how the run stopped before it was done, "" when it
 // ended quiet (inconclusive.go).
-func (lg *ledger) stoppedWhy(rep *Report) string {
-	switch rep.End {
+func (lg *ledger) stoppedWhy() string {
+	switch lg.endNote() {
 	case traces.EndCap:
 		return "the run hit its cap"
 	case "":

@@ -83,7 +83,7 @@ type sessVerdict struct {
 }
 
 // procOf is the process named w; none when it is none.
-func (lg *ledger) procOf(w word) int32 { return at(lg.procAt, int32(w)) - 1 }
+func (lg *ledger) procOf(w word) int32 { return valueAt(lg.procAt, int32(w)) - 1 }
 
 // proc is the process named w, made at its first sight (seq, t); none for
 // a name that is no process (a Client's restart, an endpoint).
@@ -133,7 +133,7 @@ func (lg *ledger) procEvent(x *fact) {
 }
 
 // sessOf is the row of session h; none when it has none.
-func (lg *ledger) sessOf(h int32) int32 { return at(lg.sessAt, h) - 1 }
+func (lg *ledger) sessOf(h int32) int32 { return valueAt(lg.sessAt, h) - 1 }
 
 // sess is the row of session h, made at its first sight: the rows are in
 // that order, and sessAt finds them by id handle.
@@ -282,7 +282,7 @@ func (lg *ledger) seenHow(seen *seenRow) string {
 // read from a process that started before process p (checker.readBefore
 // says why that matters).
 func (lg *ledger) readBefore(S, p int32) bool {
-	t := at(lg.final, S)
+	t := valueAt(lg.final, S)
 	if t == 0 {
 		return true
 	}
@@ -346,7 +346,7 @@ func (lg *ledger) decideSessions() *sessVerdict {
 	for si := range lg.sessRows {
 		s := &lg.sessRows[si]
 		h := s.id
-		if !at(lg.used, h) || s.nHad == 0 {
+		if !valueAt(lg.used, h) || s.nHad == 0 {
 			continue // another run's session, or one the Agent never had
 		}
 		v.used++
@@ -428,7 +428,7 @@ func (lg *ledger) judgeSessions() {
 // because the session vanished (checker.sessionGone): its messages are not
 // lost one by one.
 func (lg *ledger) sessionGone(S int32) bool {
-	if at(lg.final, S) != 0 {
+	if valueAt(lg.final, S) != 0 {
 		return false
 	}
 	v := lg.decideSessions()

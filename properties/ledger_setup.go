@@ -165,7 +165,7 @@ func (lg *ledger) setupUncheckable(s int32) ([]int32, bool) {
 		return nil, false
 	}
 	for _, S := range sessions {
-		if at(lg.final, S) != 0 || !lg.setupFailedFor(S) {
+		if valueAt(lg.final, S) != 0 || !lg.setupFailedFor(S) {
 			return nil, false
 		}
 	}

@@ -207,8 +207,8 @@ func TestSetupNoLoadExcusesBeforeUnchecked(t *testing.T) {
 	}
 }
 
-// A session that passes through more processes than the stand-in for the
-// session contract lists before it indexes them (hadScan), each answering
+// A session that passes through more processes than the session contract's
+// rows list before they index them (hadScan), each answering
 // its resume and two prompts in it, while the first process, still up on
 // another link, answers one between each: every process had it once, and
 // it survived, so sessions are durable.

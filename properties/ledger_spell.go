@@ -20,9 +20,9 @@ func (c *checker) spellTables() []string {
 		for list := range l.allReqs() {
 			var b strings.Builder
 			list.each(func(r *reqRec) bool {
-				b.WriteString(spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, c.spellCancel(r)))
+				b.WriteString(spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost, r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, c.spellCancel(r)))
 				for _, rp := range r.resps {
-					b.WriteString(spellResp(rp.seq, rp.ok, rp.code, rp.msgID, rp.delivered, rp.delSeq, rp.lost != "", rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
+					b.WriteString(spellResp(rp.seq, rp.ok, rp.code, rp.msgID, rp.delivered, rp.delSeq, rp.lost, rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
 				}
 				return false
 			})
@@ -34,8 +34,9 @@ func (c *checker) spellTables() []string {
 		}
 	}
 	for _, s := range c.order {
+		out = append(out, fmt.Sprintf("sub %s: submitted at %d, told at %d/%d, %d outcomes", s.id, s.submitSeq, s.outcomeSeq, s.outT, s.nOutcomes))
 		for _, r := range s.reqs {
-			out = append(out, "sub "+s.id+": "+spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost != "", r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, c.spellCancel(r)))
+			out = append(out, "sub "+s.id+": "+spellReq(r.id, r.method, r.session, r.attempt, r.keyState, r.key, r.keyRaw, r.delivered, r.delSeq, r.to, r.lost, r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, c.spellCancel(r)))
 		}
 	}
 	for _, m := range c.msgs {
@@ -130,7 +131,7 @@ func (lg *ledger) spellTables() []string {
 			for ; i != none; i = lg.reqs[i].nextSameID {
 				b.WriteString(lg.spellReq(i))
 				lg.eachResp(i, func(rp *respRow) {
-					b.WriteString(spellResp(rp.seq, rp.ok, int(rp.code), in.IDName(rp.msg), rp.delivered, rp.delSeq, rp.lost != 0, rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
+					b.WriteString(spellResp(rp.seq, rp.ok, int(rp.code), in.IDName(rp.msg), rp.delivered, rp.delSeq, lg.lostText(rp.lost, rp.lostNote), rp.lostSeq, rp.binding, rp.firstSeen, [2]int64{rp.t, rp.firstT}))
 				})
 			}
 			lists = append(lists, b.String())
@@ -141,6 +142,8 @@ func (lg *ledger) spellTables() []string {
 		}
 	}
 	for _, h := range lg.subOrder {
+		x := &lg.subs[h]
+		out = append(out, fmt.Sprintf("sub %s: submitted at %d, told at %d/%d, %d outcomes", in.Sub(h), x.submitSeq, x.outcomeSeq, x.outT, x.nOutcomes))
 		for i := lg.subs[h].firstReq; i != none; i = lg.reqs[i].nextOfSub {
 			out = append(out, "sub "+in.Sub(h)+": "+lg.spellReq(i))
 		}
@@ -221,11 +224,11 @@ func (lg *ledger) spellTables() []string {
 
 func (lg *ledger) spellReq(i int32) string {
 	in, r := lg.in, &lg.reqs[i]
-	return spellReq(in.rpcIDName(r.id), in.wordName(r.method), in.IDName(r.session), r.attempt, r.keyState, in.IDName(r.key), in.textName(r.keyRaw), r.delivered, r.delSeq, in.wordName(r.to), r.lost != 0, r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, lg.spellCancel(r))
+	return spellReq(in.rpcIDName(r.id), in.wordName(r.method), in.IDName(r.session), r.attempt, r.keyState, in.IDName(r.key), in.textName(r.keyRaw), r.delivered, r.delSeq, in.wordName(r.to), lg.lostText(r.lost, r.lostNote), r.lostSeq, r.sendSeq, [2]int64{r.sendT, r.delT}, lg.spellCancel(r))
 }
 
-func spellReq(id any, method, session string, attempt int32, keyState int8, key, keyRaw string, delivered bool, delSeq int64, to string, lost bool, lostSeq, sendSeq int64, times [2]int64, cancel string) string {
-	return fmt.Sprintf("[%s %s %s #%d key=%d/%q/%s sent=%d delivered=%t@%d to=%s lost=%t@%d times=%v cancel=%s]", id, method, session, attempt, keyState, key, keyRaw, sendSeq, delivered, delSeq, to, lost, lostSeq, times, cancel)
+func spellReq(id any, method, session string, attempt int32, keyState int8, key, keyRaw string, delivered bool, delSeq int64, to string, lost string, lostSeq, sendSeq int64, times [2]int64, cancel string) string {
+	return fmt.Sprintf("[%s %s %s #%d key=%d/%q/%s sent=%d delivered=%t@%d to=%s lost=%q@%d times=%v cancel=%s]", id, method, session, attempt, keyState, key, keyRaw, sendSeq, delivered, delSeq, to, lost, lostSeq, times, cancel)
 }
 
 // spellCancel spells a cancel that caught a request, and whether a
@@ -258,8 +261,8 @@ func (lg *ledger) spellCancel(r *reqRow) string {
 	return spellCancel(cr.how, cr.delSeq, cr.delT, named, r.cancelAsked)
 }
 
-func spellResp(seq int64, ok bool, code int, msg string, delivered bool, delSeq int64, lost bool, lostSeq int64, binding bool, firstSeen int64, times [2]int64) string {
-	return fmt.Sprintf("(%d ok=%t code=%d msg=%s delivered=%t@%d lost=%t@%d binding=%t/%d times=%v)", seq, ok, code, msg, delivered, delSeq, lost, lostSeq, binding, firstSeen, times)
+func spellResp(seq int64, ok bool, code int, msg string, delivered bool, delSeq int64, lost string, lostSeq int64, binding bool, firstSeen int64, times [2]int64) string {
+	return fmt.Sprintf("(%d ok=%t code=%d msg=%s delivered=%t@%d lost=%q@%d binding=%t/%d times=%v)", seq, ok, code, msg, delivered, delSeq, lost, lostSeq, binding, firstSeen, times)
 }
 
 // diffLines says where two spellings differ: the first few lines that do.

@@ -47,6 +47,14 @@ func (l *linkRow) isInitID(id rpcID) bool {
 	return false
 }
 
+// endNote is the note of the trace's end event: "" when it has none.
+func (lg *ledger) endNote() string {
+	if !lg.ended {
+		return ""
+	}
+	return lg.in.wordName(lg.end)
+}
+
 // head fills what a report says of the whole trace: the protocol, how the
 // run ended, and whether it judged anything at all.
 func (lg *ledger) head(rep *Report) {
@@ -54,10 +62,7 @@ func (lg *ledger) head(rep *Report) {
 	if lg.v1 {
 		rep.Protocol, rep.V1 = acp.ProtocolV1, lg.v1Line
 	}
-	rep.End = lg.in.wordName(lg.end)
-	if lg.endSeq == 0 {
-		rep.End = ""
-	}
+	rep.End = lg.endNote()
 	if len(lg.subOrder) == 0 {
 		rep.NothingJudged = "the trace holds no submission"
 		switch rep.End {

@@ -30,7 +30,7 @@ func (c *checker) refusedKey(r *reqRec, rp *respRec) {
 // judgeRefusedKeys reports each legal key refused without a different
 // prompt sent earlier with it in its session.
 func (c *checker) judgeRefusedKeys() {
-	c.judging = "refused keys"
+	c.judging = byRefusedKeys
 	defer func() { c.judging = "" }()
 	for _, r := range c.refused {
 		rp := r.resps[0]

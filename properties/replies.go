@@ -16,7 +16,7 @@ import (
 // missingReplies finds delivered requests the Agent never answered on a link
 // that lived: never ended, or ended by the simulator's orderly close.
 func (c *checker) missingReplies() {
-	c.judging = "missing replies"
+	c.judging = byMissingReplies
 	defer func() { c.judging = "" }()
 	for _, l := range c.linkOrder {
 		if l.ended && l.note != "close" {
@@ -55,7 +55,7 @@ func (c *checker) judgeReplies() {
 		c.judgeStrayCancels()
 	}
 	c.judgeRefusedKeys()
-	c.judging = "replies"
+	c.judging = byReplies
 	defer func() { c.judging = "" }()
 	for _, r := range c.twice {
 		ev := &evs{}

@@ -76,7 +76,6 @@ func NewInterner(borrow bool) *Interner {
 	in.handle(in.links, &in.linkNames, "")
 	in.handle(in.subs, &in.subNames, "")
 	in.handle(in.ids, &in.idNames, "")
-	in.form.init()
 	return in
 }
 
