@@ -16,14 +16,18 @@ import (
 
 // RewriteDiff judges a trace with the present checker and reads it into
 // the rewrite's ledger, and says where the two disagree ("" when they
-// agree): on every table the ledger keeps (the requests of each link by
-// id with their responses, each submission's requests, the messages the
-// Agent named, the final transcripts) as the checker's records hold them
-// after its pass, then on the ingestion fields of every submission's row
-// (submission, Client, text, sessions, key, attempts, deliveries, outcome,
-// messageIds answered) and the counters of Stats that ingestion alone
-// makes. The tests run it on the pinned traces, the live runs, and every
-// trace the package's own tests judge.
+// agree): on every table the ledger keeps (ledger_spell.go) as the
+// checker's records hold them after its pass, on the report's head, the
+// ingestion fields of every submission's row (submission, Client, text,
+// sessions, key, attempts, deliveries, outcome, messageIds answered) and
+// the counters of Stats that ingestion alone makes, and on every anomaly
+// of the kinds and judgements moved to the ledger. The tests run it on the
+// pinned traces, the live runs, and every trace the package's own tests
+// judge. It is test support for the rewrite, and goes with the present
+// checker at the switch (step 11).
+//
+// RewriteShadow, NewRewriteShadow and its methods are exported for the
+// same tests, in other packages, and go with it.
 func RewriteDiff(h traces.Header, events []traces.Event) string {
 	evs := inSeqOrder(events)
 	s := NewRewriteShadow(h)
