@@ -187,17 +187,27 @@ type sess struct {
 // observe is the heal phase and the observer's reading of proc: list, then a
 // replaying resume per session; then the simulator closes links and ends.
 func (b *tb) observe(proc string, sessions ...sess) {
+	listed := make([]string, len(sessions))
+	for i, s := range sessions {
+		listed[i] = s.id
+	}
+	b.listAndRead(proc, listed, sessions...)
+}
+
+// listAndRead is the observer's reading of proc whose session/list names
+// listed, then a replaying resume of each of read.
+func (b *tb) listAndRead(proc string, listed []string, read ...sess) {
 	b.add(traces.Event{Kind: traces.KindHeal})
 	link := traces.Observer + ">" + proc
 	b.connect(link)
 	id := b.nextID(link)
 	b.c2a(link, acp.Request(id, acp.MethodSessionList, acp.ListSessionsParams{}), "")
 	var infos []acp.SessionInfo
-	for _, s := range sessions {
-		infos = append(infos, acp.SessionInfo{SessionID: s.id, Cwd: "/w"})
+	for _, S := range listed {
+		infos = append(infos, acp.SessionInfo{SessionID: S, Cwd: "/w"})
 	}
 	b.a2c(link, acp.Result(id, acp.ListSessionsResult{Sessions: infos}))
-	for _, s := range sessions {
+	for _, s := range read {
 		id := b.nextID(link)
 		b.c2a(link, acp.Request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s.id, Cwd: "/w", ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}}), "")
 		for _, m := range s.msgs {

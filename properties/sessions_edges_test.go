@@ -23,30 +23,6 @@ func (b *tb) promptIn(link, sub, S, m string) {
 	b.outcome("c1", sub, traces.OutcomeInserted, m)
 }
 
-// listAndRead is the observer's reading of proc whose session/list names
-// listed, then a replaying resume of each of read.
-func (b *tb) listAndRead(proc string, listed []string, read ...sess) {
-	b.add(traces.Event{Kind: traces.KindHeal})
-	link := traces.Observer + ">" + proc
-	b.connect(link)
-	id := b.nextID(link)
-	b.c2a(link, acp.Request(id, acp.MethodSessionList, acp.ListSessionsParams{}), "")
-	var infos []acp.SessionInfo
-	for _, S := range listed {
-		infos = append(infos, acp.SessionInfo{SessionID: S, Cwd: "/w"})
-	}
-	b.a2c(link, acp.Result(id, acp.ListSessionsResult{Sessions: infos}))
-	for _, s := range read {
-		id := b.nextID(link)
-		b.c2a(link, acp.Request(id, acp.MethodSessionResume, acp.ResumeSessionParams{SessionID: s.id, Cwd: "/w", ReplayFrom: &acp.ReplayFrom{Type: acp.ReplayStart}}), "")
-		for _, m := range s.msgs {
-			b.userMsg(link, s.id, m.id, m.text)
-		}
-		b.state(link, s.id, acp.StateIdle)
-		b.a2c(link, acp.Result(id, nil))
-	}
-}
-
 // A session held by more processes than a session lists before its map
 // (hadScan) counts each once, one that shows it again included.
 func TestASessionManyProcessesHadSurvivesOnce(t *testing.T) {
