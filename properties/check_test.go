@@ -467,3 +467,24 @@ func TestOrderAndDeterminism(t *testing.T) {
 		}
 	}
 }
+
+// A submission no submit event names takes its text from its prompts: the
+// first prompt that has one (an empty prompt, as a Client may send before
+// the user typed, names none).
+func TestASubmissionsTextIsItsFirstNonEmptyPrompt(t *testing.T) {
+	b := newTB("all")
+	b.connect(L1)
+	id1 := b.prompt(L1, "s1", S1, "", K1)
+	b.fail(L1, id1, acp.CodeInternalError)
+	id2 := b.prompt(L1, "s1", S1, "fix the tests", K1)
+	b.fail(L1, id2, acp.CodeInternalError)
+	id3 := b.prompt(L1, "s1", S1, "something else", K1)
+	b.fail(L1, id3, acp.CodeInternalError)
+	b.outcome("c1", "s1", traces.OutcomeFailed, "")
+	b.observe("a1#1", sess{S1, nil})
+	b.finish("quiet", L1, Obs1)
+	r := b.check()
+	if len(r.Submissions) != 1 || r.Submissions[0].Text != "fix the tests" {
+		t.Fatalf("submissions %+v, want s1 with the text of its first prompt that has one", r.Submissions)
+	}
+}
