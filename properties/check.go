@@ -296,7 +296,7 @@ type linkState struct {
 	unanswered    int
 	nullErrs      int // delivered entries whose id was unreadable: each is owed a null-id error
 
-	q      [2]frameQueue
+	q      [2]fifo[*frameRec]     // frames in flight, by direction, in send order
 	cand   map[string]*transcript // observer: the transcript being replayed, per session
 	sess   []*lsState             // in order of first sight (ls)
 	sessBy map[string]*lsState
@@ -351,14 +351,21 @@ func (c *checker) link(h int32) *linkState {
 	if *at == nil {
 		name := c.in.Link(h) // the interner's own copy, or borrowed as the checker is
 		l := &linkState{name: name}
-		if i := strings.IndexByte(name, '>'); i >= 0 {
-			l.client, l.agent = name[:i], name[i+1:]
+		if client, agent, ok := linkEnds(name); ok {
+			l.client, l.agent = client, agent
 			l.observer = l.client == traces.Observer
 		}
 		*at = l
 		c.linkOrder = append(c.linkOrder, l)
 	}
 	return *at
+}
+
+// linkEnds are the Client and Agent ends a link's name spells ("c1>a1#2"),
+// as a trace without connect events names them; ok false for a name of
+// another shape.
+func linkEnds(name string) (client, agent string, ok bool) {
+	return strings.Cut(name, ">")
 }
 
 // byIndex is the entry of index i in *table, the table grown to hold it.

@@ -9,7 +9,12 @@ type fifo[T any] struct {
 	head int
 }
 
-func (f *fifo[T]) push(x T) { f.q = append(f.q, x) }
+func (f *fifo[T]) push(x T) {
+	if f.q == nil {
+		f.q = make([]T, 0, 8) // a link holds a few in flight: one allocation, not four
+	}
+	f.q = append(f.q, x)
+}
 
 // take removes and returns the first element match accepts.
 func (f *fifo[T]) take(match func(*T) bool) (T, bool) {

@@ -124,8 +124,8 @@ func (in *Interner) formLinkOf(h int32) *formLink {
 	l := byIndex(&in.form.links, h)
 	if !l.seen {
 		l.seen = true
-		if name := in.linkNames[h]; strings.IndexByte(name, '>') >= 0 {
-			l.client = name[:strings.IndexByte(name, '>')]
+		if client, _, ok := linkEnds(in.linkNames[h]); ok {
+			l.client = client
 		}
 	}
 	return l

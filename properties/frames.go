@@ -30,48 +30,6 @@ type entry struct {
 	upd     updView
 }
 
-// frameQueue holds a link direction's frames in send order; frames on a link
-// arrive in that order, so the head is almost always the one delivered.
-type frameQueue struct {
-	fs   []*frameRec
-	head int
-}
-
-func (q *frameQueue) push(f *frameRec) {
-	if q.fs == nil {
-		q.fs = make([]*frameRec, 0, 8) // a link holds a few in flight: one allocation, not four
-	}
-	q.fs = append(q.fs, f)
-}
-
-func (q *frameQueue) take(frame string) *frameRec {
-	for i := q.head; i < len(q.fs); i++ {
-		if q.fs[i].frame != frame {
-			continue
-		}
-		f := q.fs[i]
-		if i == q.head {
-			q.fs[i] = nil
-			q.head++
-		} else {
-			copy(q.fs[i:], q.fs[i+1:])
-			q.fs[len(q.fs)-1] = nil
-			q.fs = q.fs[:len(q.fs)-1]
-		}
-		if q.head == len(q.fs) {
-			q.fs, q.head = q.fs[:0], 0
-		}
-		return f
-	}
-	return nil
-}
-
-func (q *frameQueue) drain() []*frameRec {
-	out := q.fs[q.head:]
-	q.fs, q.head = nil, 0
-	return out
-}
-
 func dirOf(e *traces.Event, l *linkState) int {
 	switch e.Dir {
 	case traces.ClientToAgent:
@@ -179,7 +137,7 @@ func (c *checker) arrive(st *Step) {
 	e := st.Event
 	l := c.link(st.Link)
 	d := dirOf(e, l)
-	f := l.q[d].take(e.Frame)
+	f, _ := l.q[d].take(func(f **frameRec) bool { return (*f).frame == e.Frame })
 	if f == nil {
 		f = c.parse(l, d, st, false)
 	}
@@ -234,9 +192,10 @@ func (c *checker) disconnect(st *Step) {
 	l := c.link(st.Link)
 	l.ended, l.note, l.endSeq, l.endT = true, c.own(e.Note), e.Seq, e.T
 	for d := range l.q {
-		for _, f := range l.q[d].drain() {
+		for _, f := range l.q[d].all() {
 			c.lose(f, "was lost when the link ended ("+e.Note+")", e.Seq)
 			c.release(f)
 		}
+		l.q[d].clear()
 	}
 }

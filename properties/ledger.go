@@ -1,8 +1,6 @@
 package properties
 
 import (
-	"strings"
-
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -334,9 +332,8 @@ func (lg *ledger) link(h int32) *linkRow {
 	l := byIndex(&lg.links, h)
 	if !l.seen {
 		l.seen, l.ls, l.firstOpen, l.lastOpen = true, none, none, none
-		if name := lg.in.Link(h); strings.IndexByte(name, '>') >= 0 {
-			i := strings.IndexByte(name, '>')
-			l.client, l.agent = lg.in.word(name[:i]), lg.in.word(name[i+1:])
+		if client, agent, ok := linkEnds(lg.in.Link(h)); ok {
+			l.client, l.agent = lg.in.word(client), lg.in.word(agent)
 			l.observer = l.client == wObserver
 		}
 		lg.linkOrder = append(lg.linkOrder, h)
