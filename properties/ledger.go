@@ -155,6 +155,15 @@ type ledger struct {
 	hadBy    map[procSess]bool
 	listedBy map[procSess]bool
 	sessV    sessVerdict
+
+	// The core's judgement, after the pass (ledger_finals.go,
+	// ledger_attr.go, ledger_verdicts.go): the final transcripts laid out
+	// (fmsgs, fins, found by finAt), and what is decided of each
+	// submission (core, by handle).
+	fins  []finalRow
+	finAt []int32
+	fmsgs []fmsg
+	core  coreState
 }
 
 // newLedger starts the ledger of a trace with header h, whose handles in

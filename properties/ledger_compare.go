@@ -1,10 +1,9 @@
 package properties
 
 import (
-	"cmp"
+	"encoding/json"
 	"fmt"
 	"reflect"
-	"slices"
 	"strings"
 
 	"github.com/acpsim/acpsim/traces"
@@ -71,63 +70,79 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 		return d
 	}
 	rep := c.Finish()
-	if d := s.lg.diff(rep); d != "" {
-		return d
-	}
 	if d := diffLines(s.lg.spellSessionVerdict(), old.spellSessionVerdict()); d != "" {
 		return d
 	}
-	// The families the ledger judges: their anomalies as the checker
-	// emitted them, before the report cut their ids.
-	s.lg.judge()
-	// Finish orders the checker's by kind, then by first event (stably).
-	rank := func(k string) int { return slices.Index(Kinds, k) }
-	slices.SortStableFunc(s.lg.out, func(a, b ledgerAnomaly) int {
-		if ra, rb := rank(a.Kind), rank(b.Kind); ra != rb {
-			return ra - rb
-		}
-		return cmp.Compare(firstOf(a.Events), firstOf(b.Events))
-	})
-	var got, want []string
+	got := s.lg.finishReport()
+	// The anomalies as each emitted them, before the report cut their ids.
+	var gotA, wantA []string
 	for _, a := range s.lg.out {
 		var subs []string
 		for _, h := range a.subs {
 			subs = append(subs, s.lg.in.Sub(h))
 		}
-		got = append(got, fmt.Sprintf("%s %s %v %s %v: %s", a.Kind, a.Sub, subs, a.Session, a.Events, a.Explanation))
+		gotA = append(gotA, fmt.Sprintf("%s %s %v %s %v: %s", a.Kind, a.Sub, subs, a.Session, a.Events, a.Explanation))
 	}
 	for _, a := range old.out {
-		if slices.Contains(ledgerKinds, a.Kind) || slices.Contains(ledgerJudgements, a.by) {
-			var subs []string
-			for _, x := range a.subs {
-				subs = append(subs, x.id)
-			}
-			want = append(want, fmt.Sprintf("%s %s %v %s %v: %s", a.Kind, a.Sub, subs, a.Session, a.Events, a.Explanation))
+		var subs []string
+		for _, x := range a.subs {
+			subs = append(subs, x.id)
 		}
+		wantA = append(wantA, fmt.Sprintf("%s %s %v %s %v: %s", a.Kind, a.Sub, subs, a.Session, a.Events, a.Explanation))
 	}
-	if s.lg.inconclusive && !rep.Inconclusive {
-		return "the ledger found the run stopped while busy (inconclusive), the checker's report is not inconclusive"
+	if d := diffLines(gotA, wantA); d != "" {
+		return d
 	}
-	return diffLines(got, want)
+	// The whole report, as a program reads it and as people do.
+	return diffLines(reportLines(got), reportLines(rep))
 }
 
-// ledgerKinds are the anomaly kinds the ledger judges so far, each
-// wholly: every anomaly of the kind the checker reports, the ledger does.
-var ledgerKinds = []string{SessionLost, Rework, KeyLeak, StrayCancel, SetupFailed}
+// reportLines spells a report as its JSON and its text, line by line.
+func reportLines(r *Report) []string {
+	js, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return []string{"cannot encode the report: " + err.Error()}
+	}
+	var text strings.Builder
+	r.WriteText(&text)
+	return append(strings.Split(string(js), "\n"), strings.Split(text.String(), "\n")...)
+}
 
-// ledgerJudgements are the judgements of the kinds several report (the
-// checker's anomaly.by) the ledger judges.
-var ledgerJudgements = []string{byMissingReplies, byCancelled, byRefusedKeys, byReplies}
-
-// judge runs the families the ledger judges, in the checker's order.
+// judge runs every judgement, in the checker's order (finish.go).
 func (lg *ledger) judge() {
+	lg.startCore()
 	lg.missingReplies()
+	for _, s := range lg.subOrder {
+		lg.nameInsertions(s)
+	}
+	lg.attribute()
+	for _, s := range lg.subOrder {
+		if lg.core.subs[s].byText > 0 {
+			lg.sortAttrs(s) // tell them in transcript order, whichever way attributed
+		}
+	}
 	lg.judgeSessions()
 	lg.judgeSetups()
+	for _, s := range lg.subOrder {
+		lg.judgeSub(s)
+	}
 	lg.reportSetups()
+	lg.judgeShared()
+	lg.judgeAnswers() // after judgeSub and judgeShared, which may have told it already
+	lg.judgeLiveIDs()
 	lg.judgeRework()
 	lg.judgeLeaks()
 	lg.judgeReplies()
+	for _, s := range lg.subOrder {
+		for ri := lg.subs[s].firstReq; ri != none; ri = lg.reqs[ri].nextOfSub {
+			if lg.lostAfterInsert(ri) {
+				lg.core.respLost++
+			}
+		}
+		if lg.core.subs[s].byText > 0 {
+			lg.core.respLost++
+		}
+	}
 }
 
 // rows are the report's submission rows as far as the ledger makes them.
@@ -170,45 +185,3 @@ func (lg *ledger) ledgerStats() Stats {
 	return st
 }
 
-// diff says where the ledger reads otherwise than rep.
-func (lg *ledger) diff(rep *Report) string {
-	var out []string
-	want := rep.Stats
-	// What rules make, the ledger does not yet.
-	want.RespLostAfterInsert, want.ExpectedForgotten = 0, 0
-	if got := lg.ledgerStats(); got != want {
-		out = append(out, fmt.Sprintf("stats: ledger %+v, checker %+v", got, want))
-	}
-	var head Report
-	lg.head(&head)
-	if head.Protocol != rep.Protocol || head.V1 != rep.V1 || head.End != rep.End || head.NothingJudged != rep.NothingJudged || !slices.Equal(head.NotJudged, rep.NotJudged) {
-		out = append(out, fmt.Sprintf("head: ledger %d %q %q %q %v, checker %d %q %q %q %v", head.Protocol, head.V1, head.End, head.NothingJudged, head.NotJudged,
-			rep.Protocol, rep.V1, rep.End, rep.NothingJudged, rep.NotJudged))
-	}
-	if got := lg.sessionContract(); got != rep.Sessions {
-		out = append(out, fmt.Sprintf("session contract: ledger %+v, checker %+v", got, rep.Sessions))
-	}
-	rows := lg.rows()
-	if len(rows) != len(rep.Submissions) {
-		out = append(out, fmt.Sprintf("%d submissions, the checker's %d", len(rows), len(rep.Submissions)))
-	}
-	for i := range min(len(rows), len(rep.Submissions)) {
-		got, want := rows[i], ingested(rep.Submissions[i])
-		if !sameRow(got, want) {
-			out = append(out, fmt.Sprintf("submission %d: ledger %+v, checker %+v", i+1, got, want))
-		}
-	}
-	return strings.Join(out, "\n")
-}
-
-// ingested is r with only the fields the ledger makes.
-func ingested(r SubmissionResult) SubmissionResult {
-	return SubmissionResult{Sub: r.Sub, Client: r.Client, Text: r.Text, Sessions: r.Sessions, Key: r.Key, Mixed: r.Mixed,
-		Attempts: r.Attempts, Delivered: r.Delivered, Outcome: r.Outcome, MessageID: r.MessageID, Answered: r.Answered}
-}
-
-func sameRow(a, b SubmissionResult) bool {
-	return a.Sub == b.Sub && a.Client == b.Client && a.Text == b.Text && slices.Equal(a.Sessions, b.Sessions) &&
-		a.Key == b.Key && a.Mixed == b.Mixed && a.Attempts == b.Attempts && a.Delivered == b.Delivered &&
-		a.Outcome == b.Outcome && a.MessageID == b.MessageID && slices.Equal(a.Answered, b.Answered)
-}

@@ -34,7 +34,10 @@ func TestMain(m *testing.M) {
 	}
 	code := m.Run()
 	if len(diffs) > 0 {
-		fmt.Fprintf(os.Stderr, "the rewrite's ledger read %d of the %d traces judged otherwise than the checker; the first:\n%s\n", len(diffs), judged, diffs[0])
+		fmt.Fprintf(os.Stderr, "the rewrite's ledger read %d of the %d traces judged otherwise than the checker; the first few:\n", len(diffs), judged)
+		for _, d := range diffs[:min(3, len(diffs))] {
+			fmt.Fprintf(os.Stderr, "%s\n\n", d)
+		}
 		code = 1
 	}
 	os.Exit(code)

@@ -28,8 +28,24 @@ func (lg *ledger) report(kind string, s int32, session int32, ev *evs, format st
 	if s != none {
 		a.Sub, a.subs = lg.in.Sub(s), []int32{s}
 	}
-	lg.out = append(lg.out, a)
+	lg.emit(a, session)
 }
+
+// emit records anomaly a, and indexes it for the rules that tell a kind
+// once per submission when it concerns one (checker.emit); session is
+// a.Session's handle.
+func (lg *ledger) emit(a ledgerAnomaly, session int32) {
+	lg.out = append(lg.out, a)
+	if len(a.subs) == 1 {
+		if lg.core.reported == nil {
+			lg.core.reported = map[ledgerReportKey]bool{}
+		}
+		lg.core.reported[ledgerReportKey{a.Kind, session, a.subs[0]}] = true
+	}
+}
+
+// tap says whether the trace was recorded by acpsim tap.
+func (lg *ledger) tap() bool { return lg.h.Observed == traces.ObservedAtTap }
 
 // subName names submission s with its text and key.
 func (lg *ledger) subName(s int32) string {

@@ -85,6 +85,7 @@ func (lg *ledger) stoppedWhy() string {
 func (lg *ledger) judgeReplies() {
 	if !lg.v1 { // v1's cancel answers a turn, not an insertion
 		lg.judgeCancelled()
+		lg.judgeSilent()
 		lg.judgeStrayCancels()
 	}
 	lg.judgeRefusedKeys()

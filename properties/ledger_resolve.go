@@ -1,0 +1,291 @@
+package properties
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/acpsim/acpsim/traces"
+)
+
+// Groups of same-text messages no response named, matched to the requests
+// that can have inserted them (attribute.go's resolve, duplicate.go,
+// unattributable.go, and cancel.go's silent insertions), over the ledger.
+
+// inserted counts the insertions of submission s the frames show: its
+// messages in the final transcripts plus those only a response names.
+func (lg *ledger) inserted(s int32) int32 {
+	c := &lg.core.subs[s]
+	return c.nMsgs + c.nExtra
+}
+
+// vclass is the verdict class of submission s holding k transcript
+// messages in all (attribute.go).
+func (lg *ledger) vclass(s int32, k int32) int {
+	v := 0
+	x := &lg.subs[s]
+	if k+lg.core.subs[s].nExtra >= 2 {
+		v |= vDup
+	}
+	switch {
+	case x.outcome == wFailed && k >= 1:
+		v |= vPhantom
+	case x.outcome == wAbandoned && k == 0 && lg.mustRetain(s):
+		v |= vLost
+	}
+	return v
+}
+
+// resolve matches group gi's messages to its candidates' requests, as
+// checker.resolve does.
+func (lg *ledger) resolve(gi int32) {
+	g := &lg.core.groups[gi]
+	var slots []slot
+	for ci, x := range g.cands {
+		for _, ri := range x.reqs {
+			slots = append(slots, slot{lg.reqs[ri].delSeq, ci})
+		}
+	}
+	bounds := make([]int64, len(g.msgs))
+	for k, mi := range g.msgs {
+		bounds[k] = lg.fmsgs[mi].bound
+	}
+	feasible, lo, hi := shares(slots, bounds, len(g.cands))
+	if feasible {
+		lg.withdrawnInserted(gi, lo)
+	}
+	var varying []int
+	onlyDup := true
+	for ci, x := range g.cands {
+		base := lg.core.subs[x.sub].nMsgs
+		vlo, vhi := lg.vclass(x.sub, base+int32(lo[ci])), lg.vclass(x.sub, base+int32(hi[ci]))
+		if vlo != vhi {
+			varying = append(varying, ci)
+			if vlo&^vDup != vhi&^vDup {
+				onlyDup = false
+			}
+		}
+	}
+	if feasible && len(varying) > 0 {
+		dup := lg.dupCertain(g, slots, bounds)
+		if onlyDup && dup {
+			lg.someDuplicate(g, varying)
+		} else {
+			lg.unattributable(g, feasible, varying, lo, hi, dup)
+		}
+	} else if !feasible {
+		lg.unattributable(g, feasible, varying, lo, hi, false)
+	}
+	for _, ci := range varying {
+		lg.core.subs[g.cands[ci].sub].ambiguous = true
+	}
+	if !feasible {
+		return
+	}
+	for k, mi := range g.msgs {
+		ci := slots[k].cand
+		if slices.Contains(varying, ci) {
+			continue
+		}
+		lg.attach(g.cands[ci].sub, attrRow{session: g.session, m: mi, byText: true})
+	}
+}
+
+// dupCertain reports whether every complete matching makes some candidate
+// a duplicate (duplicate.go).
+func (lg *ledger) dupCertain(g *lgroup, slots []slot, bounds []int64) bool {
+	kept := make([]bool, len(g.cands))
+	var one []slot
+	for _, sl := range slots {
+		if lg.inserted(g.cands[sl.cand].sub) == 0 && !kept[sl.cand] {
+			kept[sl.cand] = true
+			one = append(one, sl)
+		}
+	}
+	ok, _, _ := shares(one, bounds, len(g.cands))
+	return !ok
+}
+
+// withdrawnInserted notes each candidate of group gi that holds at least
+// one of its messages although every request of it that could have
+// inserted one had been withdrawn by a cancel (cancel.go).
+func (lg *ledger) withdrawnInserted(gi int32, lo []int) {
+	g := &lg.core.groups[gi]
+	proxy := lg.h.Observed == traces.ObservedAtProxy || lg.h.Observed == traces.ObservedAtTap
+	for ci, x := range g.cands {
+		if lo[ci] == 0 {
+			continue
+		}
+		all := true
+		for _, ri := range x.reqs {
+			r := &lg.reqs[ri]
+			all = all && r.cancel != 0 && (!proxy || lg.readBy(r.cancel-1) != 0)
+		}
+		if all {
+			lg.core.silent = append(lg.core.silent, silentRow{gi, int32(ci), int32(lo[ci])})
+		}
+	}
+}
+
+// judgeSilent reports the insertions after a cancel withdrawn
+// withdrawnInserted found (cancel.go's judgeSilent).
+func (lg *ledger) judgeSilent() {
+	for _, sr := range lg.core.silent {
+		g := &lg.core.groups[sr.g]
+		x := g.cands[sr.ci]
+		ev := &evs{}
+		ids, f := lg.groupEvidence(g, ev)
+		var stories []string
+		for _, ri := range x.reqs {
+			stories = append(stories, fmt.Sprintf("%s, pending when %s", lg.story(ri, ev), lg.cancelText(ri, ev)))
+		}
+		name := lg.in.Sub(x.sub)
+		who := fmt.Sprintf("only requests of %s can have inserted %s", name, pronounObj(len(g.msgs)))
+		if len(g.cands) > 1 {
+			who = fmt.Sprintf("however %s split among the requests that could have inserted %s, %s holds at least %d", pronoun(len(g.msgs)), pronounObj(len(g.msgs)), name, sr.n)
+		}
+		lg.report(BadReply, x.sub, g.session, ev, "%s was inserted after the Client had cancelled it: the final transcript of session %s (read on %s at %s) holds %s with its text that no response named (%s), and %s; but each of its requests that could have inserted one was withdrawn before insertion: %s; a prompt cancelled before it was inserted must not be inserted afterwards.",
+			lg.subName(x.sub), short(lg.in.IDName(g.session)), lg.finLink(f), ms(lg.finT(f)), plural(len(g.msgs), "message"), list(ids), who, strings.Join(stories, "; "))
+	}
+}
+
+// groupEvidence names a group's messages and adds them and the transcript
+// that holds them to ev.
+func (lg *ledger) groupEvidence(g *lgroup, ev *evs) (ids []string, f *finalRow) {
+	for _, mi := range g.msgs {
+		m := &lg.fmsgs[mi]
+		ids = append(ids, short(lg.in.IDName(m.id)))
+		ev.add(m.seq)
+	}
+	f = lg.fin(g.session)
+	ev.add(lg.finSeq(f))
+	return ids, f
+}
+
+// someDuplicate reports a duplicate the frames prove without telling
+// whose (duplicate.go).
+func (lg *ledger) someDuplicate(g *lgroup, varying []int) {
+	ev := &evs{}
+	var names, held, stories []string
+	var subs []int32
+	for _, ci := range varying {
+		x := g.cands[ci]
+		name := lg.in.Sub(x.sub)
+		subs = append(subs, x.sub)
+		names = append(names, name)
+		var ids, answered []string
+		for j := lg.core.subs[x.sub].msgs; j != none; j = lg.core.attrs[j].next {
+			m := &lg.fmsgs[lg.core.attrs[j].m]
+			ids = append(ids, short(lg.in.IDName(m.id)))
+			ev.add(m.seq)
+		}
+		for j := lg.core.subs[x.sub].extra; j != none; j = lg.core.ins[j].next {
+			a := &lg.core.ins[j]
+			answered = append(answered, short(lg.in.IDName(a.msg)))
+			ev.add(lg.resp(a.resp).seq)
+		}
+		h := fmt.Sprintf("%s holds %s", name, list(ids))
+		switch {
+		case len(answered) > 0 && len(ids) == 0:
+			h = fmt.Sprintf("%s was answered %s (not in the transcript)", name, list(answered))
+		case len(answered) > 0:
+			h += fmt.Sprintf(" and was answered %s (not in the transcript)", list(answered))
+		}
+		held = append(held, h)
+		for _, ri := range x.reqs {
+			stories = append(stories, fmt.Sprintf("%s's %s", name, lg.story(ri, ev)))
+		}
+	}
+	ids, f := lg.groupEvidence(g, ev)
+	lg.emit(ledgerAnomaly{Anomaly: Anomaly{Kind: Duplicate, Session: lg.in.IDName(g.session),
+		Explanation: fmt.Sprintf("one of %s (%q) was inserted twice, and the frames cannot tell which: the final transcript of session %s (read on %s at %s) holds %s that no response named (%s); only these requests, which no response named either, can have inserted %s: %s; but %s already, so whichever it was, that submission is in the transcript twice.",
+			list(names), clip(lg.textOf(g.text), 40), short(lg.in.IDName(g.session)), lg.finLink(f), ms(lg.finT(f)), plural(len(g.msgs), "message"), list(ids), pronounObj(len(g.msgs)), strings.Join(stories, "; "), list(held)),
+		Events: ev.sorted()}, subs: subs}, g.session)
+}
+
+// unattributable reports messages whose owner decides a verdict the frames
+// cannot settle (unattributable.go).
+func (lg *ledger) unattributable(g *lgroup, feasible bool, varying, lo, hi []int, dupSure bool) {
+	ev := &evs{}
+	var ids []string
+	for _, mi := range g.msgs {
+		m := &lg.fmsgs[mi]
+		ids = append(ids, short(lg.in.IDName(m.id)))
+		ev.add(m.seq)
+	}
+	if f := lg.fin(g.session); f != nil {
+		ev.add(lg.finSeq(f))
+	}
+	head := fmt.Sprintf("the final transcript of session %s holds %s with text %q that no response named (%s)",
+		short(lg.in.IDName(g.session)), plural(len(g.msgs), "message"), clip(lg.textOf(g.text), 40), list(ids))
+	var cands []string
+	for ci, x := range g.cands {
+		for _, ri := range x.reqs {
+			ev.add(lg.reqs[ri].delSeq)
+		}
+		c := &lg.core.subs[x.sub]
+		held := ""
+		if c.nMsgs > 0 {
+			held = ", already holding " + plural(int(c.nMsgs), "message")
+		}
+		if c.extra != none {
+			var ids []string
+			for j := c.extra; j != none; j = lg.core.ins[j].next {
+				a := &lg.core.ins[j]
+				ids = append(ids, short(lg.in.IDName(a.msg)))
+				ev.add(lg.resp(a.resp).seq)
+			}
+			held += ", already answered " + list(ids) + " (not in the transcript)"
+		}
+		could := fmt.Sprintf("%d to %d of them", lo[ci], hi[ci])
+		if lo[ci] == hi[ci] {
+			could = fmt.Sprintf("exactly %d", lo[ci])
+		}
+		cands = append(cands, fmt.Sprintf("%s (%s%s, %s without a messageId; could hold %s)", lg.in.Sub(x.sub), lg.outcomeText(x.sub), held, plural(len(x.reqs), "delivered request"), could))
+	}
+	var why string
+	switch {
+	case len(g.cands) == 0:
+		why = "no submission of that session with that text has a delivered request the Agent did not answer with a messageId"
+		var others []string
+		for _, s := range lg.answeredByText()[textKey{g.session, g.text}] {
+			for j := lg.subs[s].answers; j != none; j = lg.answers[j].next {
+				if a := &lg.answers[j]; a.session == g.session {
+					others = append(others, fmt.Sprintf("%s (which got %s)", lg.in.Sub(s), short(lg.in.IDName(a.msg))))
+					break
+				}
+			}
+		}
+		if len(others) > 0 {
+			why += "; it would take a request inserting twice to make it a copy of " + list(others)
+		}
+	case !feasible:
+		why = fmt.Sprintf("the candidates %s cannot hold them all (a request inserts at most one message, and only before the Agent named that message or any later one)", list(cands))
+	default:
+		what := make([]string, 0, len(varying))
+		for _, ci := range varying {
+			s := g.cands[ci].sub
+			v := "a duplicate"
+			switch {
+			case lg.subs[s].outcome == wFailed:
+				v = "a phantom"
+			case lg.subs[s].outcome == wAbandoned && lg.mustRetain(s):
+				v = "lost"
+			}
+			what = append(what, fmt.Sprintf("whether %s is %s", lg.in.Sub(s), v))
+		}
+		why = fmt.Sprintf("%s may belong to %s, and how they split decides %s", pronoun(len(g.msgs)), list(cands), list(what))
+		if dupSure {
+			why += " (and some submission was inserted twice either way)"
+		}
+	}
+	a := ledgerAnomaly{Anomaly: Anomaly{Kind: Unattributable, Session: lg.in.IDName(g.session), Events: ev.sorted(),
+		Explanation: head + "; " + why + ", so the checker cannot pass it."}}
+	for _, ci := range varying {
+		a.subs = append(a.subs, g.cands[ci].sub)
+	}
+	if len(a.subs) > 0 {
+		a.Sub = lg.in.Sub(a.subs[0])
+	}
+	lg.emit(a, g.session)
+}
