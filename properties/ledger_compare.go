@@ -69,6 +69,9 @@ func (s *RewriteShadow) Diff(h traces.Header, evs []traces.Event) string {
 	if d := diffLines(s.lg.spellTables(), old.spellTables()); d != "" {
 		return d
 	}
+	if d := diffLines(s.lg.spellStories(), old.spellStories()); d != "" {
+		return d
+	}
 	rep := c.Finish()
 	if d := diffLines(s.lg.spellSessionVerdict(), old.spellSessionVerdict()); d != "" {
 		return d
