@@ -152,8 +152,9 @@ func TestAReusedKeyAnsweredAsARetryIsTheClientsAnomalyOnly(t *testing.T) {
 
 // freshLive: s1 is inserted as M1, answered and announced; its retry is
 // answered from the binding with M1 and, with announce, the Agent announces
-// the prompt live once more, under id (on the retry's link).
-func freshLive(announce string, chunks bool) *tb {
+// the prompt live once more, under id (on the retry's link): whole, in
+// chunks, or (patched) a first chunk then the whole message replacing it.
+func freshLive(announce, how string) *tb {
 	b := newTB("all")
 	b.connect(L1)
 	b.submit("c1", "s1", text)
@@ -164,9 +165,12 @@ func freshLive(announce string, chunks bool) *tb {
 	retry := b.prompt(L1, "s1", S1, text, K1)
 	b.answer(L1, retry, "M1")
 	switch {
-	case announce != "" && chunks:
+	case announce != "" && how == "chunks":
 		b.a2c(L1, updFrame(S1, acp.ChunkUpdate(acp.UpdateUserMessageChunk, announce, "fix ")))
 		b.a2c(L1, updFrame(S1, acp.ChunkUpdate(acp.UpdateUserMessageChunk, announce, "the tests")))
+	case announce != "" && how == "patched":
+		b.a2c(L1, updFrame(S1, acp.ChunkUpdate(acp.UpdateUserMessageChunk, announce, "fix ")))
+		b.userMsg(L1, S1, announce, text)
 	case announce != "":
 		b.userMsg(L1, S1, announce, text)
 	}
@@ -177,16 +181,17 @@ func freshLive(announce string, chunks bool) *tb {
 }
 
 // A retry answered with the original id but announced live under a new one
-// is a duplicate only the updates show, whole or in chunks; announcing the
+// is a duplicate only the updates show, whole, in chunks, or a chunk a
+// whole message then replaced; announcing the
 // original id again, or nothing, is fine.
 func TestARetryAnnouncedLiveUnderAnotherID(t *testing.T) {
 	for _, ok := range []string{"", "M1"} {
-		if r := freshLive(ok, false).check(); !r.OK() {
+		if r := freshLive(ok, "whole").check(); !r.OK() {
 			t.Fatalf("announcing %q is reported: %+v", ok, r.Anomalies)
 		}
 	}
-	for _, chunks := range []bool{false, true} {
-		onlyAnomaly(t, freshLive("M9", chunks).check(), Duplicate, "s1",
+	for _, how := range []string{"whole", "chunks", "patched"} {
+		onlyAnomaly(t, freshLive("M9", how).check(), Duplicate, "s1",
 			"answered with messageId M1", `a user_message "fix the tests" under another messageId, M9`, "holds M1 once")
 	}
 }
@@ -214,5 +219,34 @@ func TestLiveOnlyIDsMissingFromTheTranscriptAreNoFinding(t *testing.T) {
 	b.finish(traces.EndQuiet, L2, Obs1)
 	if r := b.check(); !r.OK() {
 		t.Fatalf("%+v", r.Anomalies)
+	}
+}
+
+// A message first named for a submission of another text belongs to the
+// first submission of its own text answered with it, not to a later one.
+func TestAMisnamedMessageGoesToTheFirstOfItsTextAnsweredWithIt(t *testing.T) {
+	b := newTB("all")
+	link := "c1>a1#1"
+	b.connect(link)
+	for _, s := range []struct{ sub, text string }{{"sA", "x"}, {"sB", "y"}, {"sC", "y"}} {
+		b.submit("c1", s.sub, s.text)
+		b.answer(link, b.prompt(link, s.sub, "S1", s.text, nil), "M1")
+		b.outcome("c1", s.sub, traces.OutcomeInserted, "M1")
+	}
+	b.disconnect(link, "close")
+	b.observe("a1#1", sess{id: "S1", msgs: []msg{{id: "M1", text: "y"}}})
+	b.add(traces.Event{Kind: traces.KindEnd, Note: traces.EndQuiet})
+	r := b.check()
+	var holders []string
+	for _, s := range r.Submissions {
+		if len(s.Transcript) > 0 {
+			holders = append(holders, s.Sub)
+		}
+	}
+	if len(holders) != 1 || holders[0] != "sB" {
+		t.Fatalf("M1 should be sB's, the first of its text answered with it; held by %v", holders)
+	}
+	if r.OK() {
+		t.Fatalf("three submissions answered with one message passed")
 	}
 }

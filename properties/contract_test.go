@@ -27,13 +27,13 @@ func lastN(n string) traces.Contract { return traces.Contract{Retention: n} }
 // new link. Either way the Agent answers the resend with a new message M2.
 // The observer reads replay under contract.
 func resent(contract traces.Contract, txt string, keyed, sameLink bool, replay ...msg) *tb {
-	return resentPushed(contract, txt, keyed, sameLink, false, replay...)
+	return resentPushed(contract, txt, keyed, sameLink, "", replay...)
 }
 
-// resentPushed is resent; with push, another submission s9 is inserted
-// (M9) before the resend arrives: under "last 1" it pushes M1 out, so the
-// key was forgotten by then.
-func resentPushed(contract traces.Contract, txt string, keyed, sameLink, push bool, replay ...msg) *tb {
+// resentPushed is resent; with push (its text), another submission s9 is
+// inserted (M9) before the resend arrives: under "last 1" it pushes M1
+// out, so the key was forgotten by then, unless its text is live-only.
+func resentPushed(contract traces.Contract, txt string, keyed, sameLink bool, push string, replay ...msg) *tb {
 	b := newTB("")
 	b.h.Contract = contract
 	var key any
@@ -61,10 +61,10 @@ func resentPushed(contract traces.Contract, txt string, keyed, sameLink, push bo
 		b.connect(L2)
 		b.resume(L2, S1)
 	}
-	if push {
-		b.submit("c1", "s9", "something else")
-		id9 := b.prompt(link, "s9", S1, "something else", "k9")
-		b.insert(S1, "M9", "something else")
+	if push != "" {
+		b.submit("c1", "s9", push)
+		id9 := b.prompt(link, "s9", S1, push, "k9")
+		b.insert(S1, "M9", push)
 		b.answer(link, id9, "M9")
 		b.outcome("c1", "s9", traces.OutcomeInserted, "M9")
 	}
@@ -218,7 +218,7 @@ var contractPairs = []struct {
 		[]string{Duplicate}},
 	{"unkeyed resend whose first insertion retention discarded", Duplicate,
 		func() *tb { return resent(lastN("last 1"), text, false, false, msg{id: "M2", text: text}) },
-		func() *tb { return resentPushed(lastN("last 1"), text, true, false, true, msg{id: "M2", text: text}) },
+		func() *tb { return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}) },
 		[]string{Duplicate}},
 	{"unkeyed live-only retry on the same link", Duplicate,
 		func() *tb { return resent(liveSlash, status, false, true) },
@@ -254,11 +254,11 @@ var contractPairs = []struct {
 		[]string{WrongID}},
 	{"under retention all, a key answered anew is wrong-id", WrongID,
 		func() *tb { return resent(lastN("all"), text, true, false, msg{id: "M2", text: text}) },
-		func() *tb { return resentPushed(lastN("last 1"), text, true, false, true, msg{id: "M2", text: text}) },
+		func() *tb { return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}) },
 		[]string{WrongID}},
 	{"retention forgot the key only once newer messages had pushed it out", WrongID,
 		func() *tb { return resent(lastN("last 1"), text, true, false, msg{id: "M2", text: text}) },
-		func() *tb { return resentPushed(lastN("last 1"), text, true, false, true, msg{id: "M2", text: text}) },
+		func() *tb { return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}) },
 		[]string{WrongID}},
 }
 
@@ -276,7 +276,10 @@ func TestContract(t *testing.T) {
 	}{
 		{"live-only key forgotten after the link died", resent(liveSlash, status, true, false), nil, 1, nil},
 		{"retention forgot the key", forgottenByRetention("last 1", msg{id: "M3", text: text}), nil, 1, nil},
-		{"retention discarded the first insertion of a keyed resend", resentPushed(lastN("last 1"), text, true, false, true, msg{id: "M2", text: text}), nil, 1, nil},
+		{"retention discarded the first insertion of a keyed resend", resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}), nil, 1, nil},
+		{"a live-only message pushes nothing out", resentPushed(traces.Contract{Retention: "last 1", LiveOnly: []string{"/"}}, text, true, false, status, msg{id: "M2", text: text}), []string{WrongID}, 0, []string{
+			"only 0 user messages newer than M1 had been inserted in session 9a3f0c1e… when request 4 arrived",
+		}},
 		{"live-only retry on the live link", resent(liveSlash, status, true, true), []string{WrongID}, 0, []string{
 			`s1 ("/status", key 1f0c9e2a…) got 2 different messageIds (M1 and M2) for one key in session 9a3f0c1e…`,
 			"the contract does not let the Agent have forgotten the key: M2 after M1: its text is live-only, but request 3 was delivered at 1.4ms on c1>a1#1, the link M1 had been answered on, while that link was still up",

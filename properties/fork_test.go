@@ -106,3 +106,67 @@ func TestForkCopyOfAMessageTheParentDropped(t *testing.T) {
 		t.Fatal("with retention all, M1 missing from S1 went unreported")
 	}
 }
+
+// A fork whose history starts with a message its own submission inserted
+// (an Agent whose fork copied nothing) has no copied prefix, however its
+// texts line up with the parent's: a later message of the fork that no
+// response named is a submission's insertion to attribute, not a copy.
+func TestAForkStartingWithItsOwnMessageCopiedNothing(t *testing.T) {
+	b := newTB("all")
+	link := "c1>a1#1"
+	b.connect(link)
+	for _, s := range []struct{ sub, text, msg string }{{"s1", "hi", "M1"}, {"s2", "bye", "M2"}} {
+		b.submit("c1", s.sub, s.text)
+		b.answer(link, b.prompt(link, s.sub, "S1", s.text, nil), s.msg)
+		b.outcome("c1", s.sub, traces.OutcomeInserted, s.msg)
+	}
+	fid := b.nextID(link)
+	b.c2a(link, acp.Request(fid, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: "S1", Cwd: "/w"}), "")
+	b.a2c(link, acp.Result(fid, acp.NewSessionResult{SessionID: "S2"}))
+	b.submit("c1", "s3", "hi")
+	b.answer(link, b.prompt(link, "s3", "S2", "hi", nil), "M3")
+	b.outcome("c1", "s3", traces.OutcomeInserted, "M3")
+	b.submit("c1", "s4", "bye")
+	b.prompt(link, "s4", "S2", "bye", nil) // inserted as M4, then the Agent died
+	b.kill("a1#1")
+	b.disconnect(link, "kill")
+	b.outcome("c1", "s4", traces.OutcomeAbandoned, "")
+	b.observe("a1#2", sess{id: "S1", msgs: []msg{{id: "M1", text: "hi"}, {id: "M2", text: "bye"}}},
+		sess{id: "S2", msgs: []msg{{id: "M3", text: "hi"}, {id: "M4", text: "bye"}}})
+	b.add(traces.Event{Kind: traces.KindEnd, Note: traces.EndQuiet})
+	r := b.check()
+	if !r.OK() {
+		t.Fatalf("M4 was taken for a copy of the parent's: %+v", r.Anomalies)
+	}
+	s4 := r.Submissions[3]
+	if s4.Sub != "s4" || len(s4.Transcript) != 1 || s4.ByText != 1 {
+		t.Fatalf("s4 should hold M4 by text: %+v", s4)
+	}
+}
+
+// An Agent that answers two session/fork requests with one new session id
+// made that session once: by the first answer, whose parent's history it
+// copies. A copy of the first parent's history is no one's insertion, and
+// the second answer does not make it one.
+func TestASessionTwoForksNameIsTheFirstOnesChild(t *testing.T) {
+	b := newTB("all")
+	link := "c1>a1#1"
+	b.connect(link)
+	for _, s := range []struct{ sub, session, text, msg string }{{"s1", "P1", "a", "M1"}, {"s2", "P2", "b", "M2"}} {
+		b.submit("c1", s.sub, s.text)
+		b.answer(link, b.prompt(link, s.sub, s.session, s.text, nil), s.msg)
+		b.outcome("c1", s.sub, traces.OutcomeInserted, s.msg)
+	}
+	for _, parent := range []string{"P1", "P2"} {
+		fid := b.nextID(link)
+		b.c2a(link, acp.Request(fid, acp.MethodSessionFork, acp.ForkSessionParams{SessionID: parent, Cwd: "/w"}), "")
+		b.a2c(link, acp.Result(fid, acp.NewSessionResult{SessionID: "C"}))
+	}
+	b.disconnect(link, "close")
+	b.observe("a1#1", sess{id: "P1", msgs: []msg{{id: "M1", text: "a"}}}, sess{id: "P2", msgs: []msg{{id: "M2", text: "b"}}},
+		sess{id: "C", msgs: []msg{{id: "C1", text: "a"}}})
+	b.add(traces.Event{Kind: traces.KindEnd, Note: traces.EndQuiet})
+	if r := b.check(); !r.OK() {
+		t.Fatalf("the copy of P1's history was judged: %+v", r.Anomalies)
+	}
+}
