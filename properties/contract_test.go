@@ -218,7 +218,9 @@ var contractPairs = []struct {
 		[]string{Duplicate}},
 	{"unkeyed resend whose first insertion retention discarded", Duplicate,
 		func() *tb { return resent(lastN("last 1"), text, false, false, msg{id: "M2", text: text}) },
-		func() *tb { return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}) },
+		func() *tb {
+			return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text})
+		},
 		[]string{Duplicate}},
 	{"unkeyed live-only retry on the same link", Duplicate,
 		func() *tb { return resent(liveSlash, status, false, true) },
@@ -254,11 +256,15 @@ var contractPairs = []struct {
 		[]string{WrongID}},
 	{"under retention all, a key answered anew is wrong-id", WrongID,
 		func() *tb { return resent(lastN("all"), text, true, false, msg{id: "M2", text: text}) },
-		func() *tb { return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}) },
+		func() *tb {
+			return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text})
+		},
 		[]string{WrongID}},
 	{"retention forgot the key only once newer messages had pushed it out", WrongID,
 		func() *tb { return resent(lastN("last 1"), text, true, false, msg{id: "M2", text: text}) },
-		func() *tb { return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text}) },
+		func() *tb {
+			return resentPushed(lastN("last 1"), text, true, false, "something else", msg{id: "M2", text: text})
+		},
 		[]string{WrongID}},
 }
 

@@ -45,8 +45,8 @@ type subCore struct {
 	// when no key ties them together, extra those of them no final
 	// transcript holds (nameInsertions); both thread lg.core.ins.
 	named, lastNamed, extra, lastExtra, nExtra int32
-	ambiguous, unjudged                       bool
-	loss                                      lossJudgement
+	ambiguous, unjudged                        bool
+	loss                                       lossJudgement
 }
 
 // attrRow is a final-transcript message (fmsgs) attributed to a
@@ -62,7 +62,7 @@ type textKey struct{ session, text int32 }
 
 // ledgerReportKey is an anomaly of one submission, as reported looks it up.
 type ledgerReportKey struct {
-	kind          string
+	kind         string
 	session, sub int32
 }
 

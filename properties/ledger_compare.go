@@ -187,4 +187,3 @@ func (lg *ledger) ledgerStats() Stats {
 	}
 	return st
 }
-
