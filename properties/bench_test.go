@@ -83,10 +83,17 @@ func BenchmarkCheck(b *testing.B) {
 // rewrite, step by step") reading the bench history: its facts made before
 // the clock, as a producer of typed events makes them, and each event's
 // frame at hand for the leak scan, as the simulator hands it over. The
-// tables every rule reads, and the judgements moved so far, made in the
-// pass. Beside sim/bench.BenchmarkCheckMillionSteps it says what the pass
-// costs of the million-a-second budget.
-func BenchmarkLedgerPass(b *testing.B) {
+// tables every rule reads, and the decisions that must be made in the
+// pass, are made in it; BenchmarkLedgerCheck adds every judgement and the
+// report. Beside sim/bench.BenchmarkCheckMillionSteps they say what the
+// rewrite costs of the million-a-second budget.
+func BenchmarkLedgerPass(b *testing.B) { benchLedger(b, false) }
+
+// BenchmarkLedgerCheck is BenchmarkLedgerPass with every judgement after
+// the pass and the report built: the whole check on the rewrite.
+func BenchmarkLedgerCheck(b *testing.B) { benchLedger(b, true) }
+
+func benchLedger(b *testing.B, judge bool) {
 	for _, n := range []int{10_000, 100_000} {
 		b.Run(fmt.Sprint(n), func(b *testing.B) {
 			h := bench.Generate(bench.Defaults(n))
@@ -111,33 +118,40 @@ func BenchmarkLedgerPass(b *testing.B) {
 					lg.read(f)
 					start = ends[i]
 				}
+				if judge {
+					if r := lg.finishReport(); !r.OK() || len(r.Submissions) != n {
+						b.Fatalf("the bench history is judged unhealthy: %d anomalies, %d submissions", len(r.Anomalies), len(r.Submissions))
+					}
+				}
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
 			b.ReportMetric(float64(len(facts))/float64(n), "facts/submission")
 		})
 	}
-	// The floor: visiting each fact, as any pass over them must.
-	b.Run("floor", func(b *testing.B) {
-		const n = 100_000
-		h := bench.Generate(bench.Defaults(n))
-		in := NewInterner(true)
-		var facts []fact
-		for i := range h.Events {
-			st := in.Step(&h.Events[i])
-			facts = in.facts(&st, facts)
+}
+
+// BenchmarkLedgerFloor is the floor of any pass over the facts: visiting
+// each one.
+func BenchmarkLedgerFloor(b *testing.B) {
+	const n = 100_000
+	h := bench.Generate(bench.Defaults(n))
+	in := NewInterner(true)
+	var facts []fact
+	for i := range h.Events {
+		st := in.Step(&h.Events[i])
+		facts = in.facts(&st, facts)
+	}
+	h = nil
+	runtime.GC()
+	b.ResetTimer()
+	var sum int64
+	for b.Loop() {
+		for i := range facts {
+			sum += facts[i].seq + int64(facts[i].ev)
 		}
-		h = nil
-		runtime.GC()
-		b.ResetTimer()
-		var sum int64
-		for b.Loop() {
-			for i := range facts {
-				sum += facts[i].seq + int64(facts[i].ev)
-			}
-		}
-		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
-		if sum == 0 {
-			b.Fatal("no facts")
-		}
-	})
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "submissions/s")
+	if sum == 0 {
+		b.Fatal("no facts")
+	}
 }
