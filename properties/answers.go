@@ -2,139 +2,187 @@ package properties
 
 import (
 	"fmt"
-
-	"github.com/acpsim/acpsim/traces"
 )
 
-// A success response must name its own submission's message: a user message
-// of the prompt's text that this submission inserted, not another
-// submission's, not a copy a fork inherited from its parent. Naming a message
-// in the transcript is not enough: an Agent that answers a retry with the
-// wrong message tells the user their input is there when it is not.
+// Answers that name the wrong message (answers.go, verdicts.go's
+// judgeShared) and live announcements of a second insertion (live_ids.go),
+// over the ledger.
 
-// rightfulOwner is the response that names m as its submission's insertion:
-// own (the first success response naming it) when its submission typed m's
-// text, else the first response of a submission that did. A response whose
-// submission typed another text names a message it did not insert
-// (judgeAnswers), and owns nothing: the message stays a fork's copy, or is
-// attributed by text to the submission that did insert it.
-func (c *checker) rightfulOwner(S string, m *tmsg, own *respRec) *respRec {
-	if own == nil || own.req == nil || own.req.sub == nil || own.req.sub.text == m.text {
-		return own
-	}
-	var best *respRec
-	// The submissions with m's text that sent a request in S and got an
-	// answer (every one answered in S is among them), from the index:
-	// walking every submission here made a trace of many wrong-id answers
-	// quadratic.
-	for _, s := range c.answeredByText()[groupKey{S, m.text}] {
-		for _, a := range s.answers {
-			if a.session == S && a.id == m.id && (best == nil || a.resp.seq < best.seq) {
-				best = a.resp
-			}
+// judgeShared reports each success answer naming a message another
+// submission's response had named first.
+func (lg *ledger) judgeShared() {
+	for _, ref := range lg.shared {
+		rp := lg.resp(ref)
+		ri := rp.req
+		r := &lg.reqs[ri]
+		mi, _ := lg.msgIndex(msgKey{r.session, rp.msg})
+		ownRef := lg.msgs[mi].owner
+		own := lg.resp(ownRef)
+		if lg.misnamedFirst(ref, ownRef) {
+			continue
 		}
+		ev := &evs{}
+		ev.add(own.seq, rp.seq, r.delSeq, lg.reqs[own.req].delSeq)
+		lg.report(WrongID, r.sub, r.session, ev, "the Agent answered %s with messageId %s at %s, the id it had already given %s at %s (%s): one message cannot be the insertion of two submissions.",
+			lg.reqOf(ri), short(lg.in.IDName(rp.msg)), ms(rp.t), lg.subName(lg.reqs[own.req].sub), ms(own.t), lg.reqOf(own.req))
 	}
-	return best
+}
+
+// misnamedFirst says whether own, the response that named ref's message
+// first, named a message of another submission's text, and ref's
+// submission typed it: the wrong answer is own's (judgeAnswers).
+func (lg *ledger) misnamedFirst(ref, own respRef) bool {
+	rp := lg.resp(ref)
+	r := &lg.reqs[rp.req]
+	f := lg.fin(r.session)
+	i, ok := lg.at(f, rp.msg)
+	o := lg.ownerSub(own)
+	if !ok || o == none {
+		return false
+	}
+	text := lg.fmsgs[f.from+i].text
+	return text == lg.subs[r.sub].text && text != lg.subs[o].text
 }
 
 // judgeAnswers reports each message a submission's success response named
-// that the final transcript holds under another text: wrong-id, or lost when
-// the submission's own text is nowhere in that transcript and the contract
-// says it must be. A reused key is exempt: the RFD lets an Agent that does
-// not compare prompts answer a key recorded for another prompt as a retry
-// (the Client that reused it is the one at fault, and the message two
-// submissions share is reported once, by judgeShared).
-func (c *checker) judgeAnswers() {
-	var byKey map[sessKey][]*subState // built on the first mismatch only
-	for _, s := range c.order {
-		if s.mixed {
+// that the final transcript holds under another text (answers.go).
+func (lg *ledger) judgeAnswers() {
+	var byKey map[msgKey]int // keyed submissions by session and key, made on the first mismatch
+	for _, s := range lg.subOrder {
+		x := &lg.subs[s]
+		if x.mixed {
 			continue
 		}
-		for _, a := range s.answers {
-			t := c.final[a.session]
-			i, ok := t.at(a.resp.msgH)
-			if !ok {
-				continue // lost, live-only, discarded or unreadable: judged elsewhere
-			}
-			m := &t.msgs[i]
-			if m.text == s.text {
+		for j := x.answers; j != none; j = lg.answers[j].next {
+			a := &lg.answers[j]
+			f := lg.fin(a.session)
+			i, ok := lg.at(f, a.msg)
+			if !ok || lg.fmsgs[f.from+i].text == x.text {
 				continue
 			}
 			if byKey == nil {
-				byKey = c.keyedSubs()
+				byKey = lg.keyedSubs()
 			}
-			if s.keyed && len(byKey[sessKey{a.session, s.key}]) > 1 {
+			if x.keyed && byKey[msgKey{a.session, x.key}] > 1 {
 				continue // a reused key
 			}
-			if c.reported(s, WrongID, a.session) {
-				continue // told already: several ids for one key, or a shared id
+			if lg.core.reported[ledgerReportKey{WrongID, a.session, s}] {
+				continue
 			}
-			c.misnamed(s, a, t, i)
+			lg.misnamed(s, a, f, i)
 		}
 	}
 }
 
-// keyedSubs lists the keyed submissions per session and key.
-func (c *checker) keyedSubs() map[sessKey][]*subState {
-	out := map[sessKey][]*subState{}
-	for _, s := range c.order {
-		if !s.keyed || s.mixed {
+// keyedSubs counts the keyed submissions per session and key.
+func (lg *ledger) keyedSubs() map[msgKey]int {
+	out := map[msgKey]int{}
+	for _, s := range lg.subOrder {
+		x := &lg.subs[s]
+		if !x.keyed || x.mixed {
 			continue
 		}
-		for _, S := range s.sessions {
-			k := sessKey{S, s.key}
-			out[k] = append(out[k], s)
+		for j := x.sessions; j != none; j = lg.sessions[j].next {
+			out[msgKey{lg.sessions[j].session, x.key}]++
 		}
 	}
 	return out
 }
 
-// reported says whether s already has an anomaly of kind in session S (of
-// its own: not one of a group). An index, since a trace of many wrong ids
-// asks once for each, and walking every anomaly each time was quadratic.
-func (c *checker) reported(s *subState, kind, S string) bool {
-	return c.byReport[reportKey{kind, S, s}]
-}
-
-// misnamed reports answer a of s, which names message i of transcript t
-// whose text is not s's.
-func (c *checker) misnamed(s *subState, a answer, t *transcript, i int) {
-	m := &t.msgs[i]
-	rp, r := a.resp, a.resp.req
-	ev := c.subEvents(s)
-	ev.add(r.delSeq, rp.seq, m.seq, t.seq)
+// misnamed reports answer a of s, which names message i of final
+// transcript f whose text is not s's.
+func (lg *ledger) misnamed(s int32, a *answerRow, f *finalRow, i int32) {
+	x := &lg.subs[s]
+	m := &lg.fmsgs[f.from+i]
+	rp := lg.resp(a.resp)
+	ri := rp.req
+	r := &lg.reqs[ri]
+	S := lg.trans[f.trans].session
+	ev := lg.subEvents(s)
+	ev.add(r.delSeq, rp.seq, m.seq, lg.finSeq(f))
 	whose := ""
-	switch {
-	case m.owner != nil && m.owner.req.sub != nil && m.owner.req.sub != s:
-		whose = fmt.Sprintf(", %s's message", m.owner.req.sub.id)
-		ev.add(m.owner.seq)
-	case m.owner == nil && i < c.inherited(t.session):
-		whose = fmt.Sprintf(", a copy the fork inherited from its parent %s", short(c.forkOf[t.session]))
+	o := none
+	if m.owned {
+		o = lg.ownerSub(m.owner)
 	}
+	switch {
+	case o != none && o != s:
+		whose = fmt.Sprintf(", %s's message", lg.in.Sub(o))
+		ev.add(lg.resp(m.owner).seq)
+	case !m.owned && i < lg.inherited(S):
+		whose = fmt.Sprintf(", a copy the fork inherited from its parent %s", short(lg.in.IDName(lg.forkOf[S])))
+	}
+	id := short(lg.in.IDName(a.msg))
 	head := fmt.Sprintf("%s: its %s delivered at %s was answered with messageId %s at %s, but the final transcript of session %s (read on %s at %s) holds %s as %q%s, not the prompt %q",
-		c.subName(s), c.bareReq(r), ms(r.delT), short(a.id), ms(rp.t), short(t.session), t.link, ms(t.t), short(a.id), clip(m.text, 60), whose, clip(s.text, 60))
+		lg.subName(s), lg.bareReq(ri), ms(r.delT), id, ms(rp.t), short(lg.in.IDName(S)), lg.finLink(f), ms(lg.finT(f)), id, clip(lg.textOf(m.text), 60), whose, clip(lg.textOf(x.text), 60))
 	var own []string
-	for j := range t.msgs {
-		if t.msgs[j].text == s.text {
-			own = append(own, short(t.msgs[j].id))
-			ev.add(t.msgs[j].seq)
+	for _, tm := range lg.msgsOf(f) {
+		if tm.text == x.text {
+			own = append(own, short(lg.in.IDName(tm.id)))
+			ev.add(tm.seq)
 		}
 	}
-	if len(own) == 0 && c.toldInserted(s) && !c.mayLack(s, t.session) && !c.allGone([]string{t.session}) {
-		c.add(Lost, s, t.session, ev, "%s; the prompt's text is nowhere in that transcript, so it was never inserted although the user was told it was: %s.",
-			head, c.attempts(s, ev))
+	told := x.outcome == wInserted || x.outcome == wAbandoned
+	if len(own) == 0 && told && !lg.mayLack(s, S) && !lg.allGone([]int32{S}) {
+		lg.report(Lost, s, S, ev, "%s; the prompt's text is nowhere in that transcript, so it was never inserted although the user was told it was: %s.",
+			head, lg.attempts(s, ev))
 		return
 	}
 	where := "its text is nowhere in that transcript"
 	if len(own) > 0 {
 		where = fmt.Sprintf("its text is the transcript's %s", list(own))
 	}
-	c.add(WrongID, s, t.session, ev, "%s: a response must name the message its own submission inserted, and %s: %s.",
-		head, where, c.attempts(s, ev))
+	lg.report(WrongID, s, S, ev, "%s: a response must name the message its own submission inserted, and %s: %s.",
+		head, where, lg.attempts(s, ev))
 }
 
-// toldInserted says whether the user was told s was inserted, or nothing:
-// a user told the outcome is unknown, or that it failed, lost nothing silently.
-func (c *checker) toldInserted(s *subState) bool {
-	return s.outcome == traces.OutcomeInserted || s.outcome == traces.OutcomeAbandoned
+// judgeLiveIDs reports each live user message no response named and the
+// final transcript does not hold, announced after a response gave its
+// text's submission another messageId in that session (live_ids.go).
+func (lg *ledger) judgeLiveIDs() {
+	for i := range lg.live {
+		x := &lg.live[i]
+		if mi, ok := lg.msgIndex(msgKey{x.session, x.id}); ok && lg.msgs[mi].owned {
+			continue // a response named it after all
+		}
+		f := lg.fin(x.session)
+		if f == nil || lg.holds(x.session, x.id) {
+			continue
+		}
+		s, a := lg.answeredBefore(x)
+		if s == none || lg.core.reported[ledgerReportKey{Duplicate, x.session, s}] {
+			continue
+		}
+		rp := lg.resp(a.resp)
+		ri := rp.req
+		r := &lg.reqs[ri]
+		ev := lg.subEvents(s)
+		ev.add(r.delSeq, rp.seq, x.seq, lg.finSeq(f))
+		held := "does not hold it either"
+		if lg.holds(x.session, a.msg) {
+			held = "holds " + short(lg.in.IDName(a.msg)) + " once"
+		}
+		lg.report(Duplicate, s, x.session, ev, "%s was announced inserted twice: its %s delivered at %s was answered with messageId %s at %s, then at %s the Agent announced on %s a user_message %q under another messageId, %s, which no response names and the final transcript of session %s (read on %s at %s) does not hold (it %s): every Client on the session was shown the prompt twice; %s.",
+			lg.subName(s), lg.bareReq(ri), ms(r.delT), short(lg.in.IDName(a.msg)), ms(rp.t), ms(x.t), lg.in.Link(x.link), clip(lg.textOf(x.text), 60), short(lg.in.IDName(x.id)), short(lg.in.IDName(x.session)), lg.finLink(f), ms(lg.finT(f)), held, lg.attempts(s, ev))
+	}
+}
+
+// answeredBefore is the submission of x's text whose latest answer in x's
+// session came before x was announced, and that answer, if it named
+// another message.
+func (lg *ledger) answeredBefore(x *liveRow) (int32, *answerRow) {
+	best := none
+	var ba *answerRow
+	for _, s := range lg.answeredByText()[textKey{x.session, x.text}] {
+		if lg.liveOnly(s) {
+			continue
+		}
+		for j := lg.subs[s].answers; j != none; j = lg.answers[j].next {
+			a := &lg.answers[j]
+			if seq := lg.resp(a.resp).seq; a.session == x.session && seq < x.seq && a.msg != x.id && (best == none || seq > lg.resp(ba.resp).seq) {
+				best, ba = s, a
+			}
+		}
+	}
+	return best, ba
 }

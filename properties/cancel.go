@@ -2,33 +2,301 @@ package properties
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/traces"
 )
 
-// Cancelling (RFD "Cancelling", acp-v2-notes §3.3). A session/prompt response
-// is sent when, and only when, the prompt is inserted, so a prompt is "not
-// inserted yet" at a moment when the Agent had not sent a response to that
-// request by then. A prompt the Client cancelled before it was inserted must
-// not be inserted afterwards:
-//
-//   - session/cancel {sessionId} and session/close {sessionId} delivered on a
-//     link cancel that link's pending prompts of the session;
-//   - $/cancel_request {requestId} delivered on a link withdraws the pending
-//     prompt it names there and, when that prompt is keyed, every pending
-//     request carrying the same key in the same session, on any link.
-//
-// Each withdrawn prompt must be answered -32800 (while its link lives: a
-// missing answer is the missing-response bad-reply) and never with success.
-// An Agent that answers -32800 and inserts the prompt anyway, silently, shows
-// in the final transcript: a message no response named that, however the
-// attribution splits its group, belongs to a submission whose every request
-// that could have inserted it was withdrawn.
-//
-// "After" is a later Seq: a response sent before the cancel was delivered
-// stands, whatever their times.
+// Cancels in the ledger (cancel.go says what they mean): which pending
+// prompts each cancel the Agent read caught, decided in the pass, since
+// "pending" and "inserted" are as of the cancel's arrival; and the answers
+// the cancel rules will judge, noted as they are read.
+
+// cancelRow is a cancel the Agent read: session/cancel, session/close, or
+// $/cancel_request.
+type cancelRow struct {
+	how     uint8 // bySessionCancel, bySessionClose, byCancelRequest
+	id      rpcID // $/cancel_request: the id it names
+	session int32 // session/cancel, session/close
+	req     int32 // session/close: the request itself
+	named   int32 // $/cancel_request: the pending request it named; none
+	link    int32 // where it was delivered, at delSeq
+	sendSeq int64
+	delSeq  int64
+	delT    int64
+}
+
+// lsRow is what one link shows of one session.
+type lsRow struct {
+	link, session int32
+	// resumes counts session/resume requests delivered and not yet
+	// answered; pend threads (reqRow.nextPend) the prompts delivered for
+	// the session, for session/cancel and session/close.
+	resumes int32
+	pend    int32
+	// next threads the link's rows (linkRow.ls).
+	next int32
+	// For rework: the last state the Agent sent for the session here,
+	// when it last sent idle, whether a new user message came since, and
+	// the first answer from a binding not yet followed by a new turn
+	// (hasRetry).
+	last                   word
+	newSinceIdle, hasRetry bool
+	retry                  respRef
+	idleSeq, idleT         int64
+}
+
+// lsListed is how many sessions of a link are searched in its list before
+// the ledger's map finds them: most links serve a session or two.
+const lsListed = 8
+
+// ls is the row of session on link, made at its first sight.
+func (lg *ledger) ls(link, session int32) *lsRow {
+	l := &lg.links[link]
+	if l.lsN > lsListed {
+		if i, ok := lg.lsAt[candKey{link, session}]; ok {
+			return &lg.lss[i]
+		}
+	} else {
+		for i := l.ls; i != none; i = lg.lss[i].next {
+			if lg.lss[i].session == session {
+				return &lg.lss[i]
+			}
+		}
+	}
+	i := int32(len(lg.lss))
+	lg.lss = append(lg.lss, lsRow{link: link, session: session, pend: none, next: l.ls})
+	l.ls = i
+	l.lsN++
+	switch {
+	case l.lsN == lsListed+1:
+		if lg.lsAt == nil {
+			lg.lsAt = map[candKey]int32{}
+		}
+		for j := l.ls; j != none; j = lg.lss[j].next {
+			lg.lsAt[candKey{link, lg.lss[j].session}] = j
+		}
+	case l.lsN > lsListed+1:
+		lg.lsAt[candKey{link, session}] = i
+	}
+	return &lg.lss[i]
+}
+
+// newCancel is the row of a cancel notification (x), or none when it
+// cancels nothing.
+func (lg *ledger) newCancel(x *fact, sent bool) int32 {
+	cr := cancelRow{req: none, named: none, link: x.link}
+	switch {
+	case x.method == wSessionCancel:
+		cr.how, cr.session = bySessionCancel, x.session
+	case x.method == wCancelRequest && x.cancels != 0:
+		cr.how, cr.id = byCancelRequest, x.cancels
+	default:
+		return none
+	}
+	if sent {
+		cr.sendSeq = x.seq
+	}
+	lg.cancels = append(lg.cancels, cr)
+	return int32(len(lg.cancels) - 1)
+}
+
+// trackPending files a delivered prompt where a cancel finds it: on its
+// link and session's list, and on its session and key's list.
+func (lg *ledger) trackPending(i int32) {
+	r := &lg.reqs[i]
+	ls := lg.ls(r.link, r.session)
+	r.nextPend, ls.pend = ls.pend, i
+	if r.keyState == keyValid {
+		if lg.byKey == nil {
+			lg.keyedPend = append(lg.keyedPend, i)
+			return
+		}
+		lg.fileByKey(i)
+	}
+}
+
+func (lg *ledger) fileByKey(i int32) {
+	r := &lg.reqs[i]
+	k := msgKey{r.session, r.key}
+	head, ok := lg.byKey[k]
+	if !ok {
+		head = none
+	}
+	r.nextKey, lg.byKey[k] = head, i
+}
+
+// waiting reports whether a cancel catches request i: not answered, not
+// withdrawn yet, and not a retry of a prompt already inserted.
+func (lg *ledger) waiting(i int32) bool {
+	r := &lg.reqs[i]
+	return r.nResps == 0 && r.cancel == 0 && !lg.promptInserted(i)
+}
+
+// promptInserted reports whether a success response with a messageId was
+// sent, by now, to a request of request i's keyed submission in its
+// session.
+func (lg *ledger) promptInserted(i int32) bool {
+	r := &lg.reqs[i]
+	if r.sub == none {
+		return false
+	}
+	s := &lg.subs[r.sub]
+	if !s.keyed || r.keyState != keyValid || r.key != s.key {
+		return false
+	}
+	for j := s.answers; j != none; j = lg.answers[j].next {
+		if lg.answers[j].session == r.session {
+			return true
+		}
+	}
+	return false
+}
+
+// cancelDelivered marks the prompts cancel ci catches pending on its
+// arrival at the Agent over link (x the delivery).
+func (lg *ledger) cancelDelivered(link int32, ci int32, x *fact) {
+	cr := &lg.cancels[ci]
+	cr.link, cr.delSeq, cr.delT = link, x.seq, x.t
+	switch cr.how {
+	case bySessionCancel, bySessionClose:
+		*byIndex(&lg.sessCancel, cr.session) = x.seq
+		ls := lg.ls(link, cr.session)
+		for r := ls.pend; r != none; r = lg.reqs[r].nextPend {
+			if lg.waiting(r) {
+				lg.reqs[r].cancel = ci + 1
+			}
+		}
+		ls.pend = none
+	case byCancelRequest:
+		l := &lg.links[link]
+		l.lastCancelReq = ci + 1
+		named := none
+		for r := l.reqsOf(cr.id); r != none; r = lg.reqs[r].nextSameID {
+			if lg.reqs[r].nResps == 0 {
+				named = r // the oldest pending: the one a response would answer
+				break
+			}
+		}
+		if named != none {
+			lg.reqs[named].cancelAsked = true
+			cr.named = named
+		}
+		if named == none || lg.reqs[named].method != wSessionPrompt || lg.promptInserted(named) {
+			return // answered already, not a prompt, or inserted
+		}
+		n := &lg.reqs[named]
+		if n.cancel == 0 {
+			n.cancel = ci + 1
+		}
+		if n.keyState != keyValid {
+			return
+		}
+		// Withdrawing a keyed prompt withdraws every pending request of
+		// its key, even when the named one was already cancelled. The
+		// lists are made when the first such cancel needs them.
+		if lg.byKey == nil {
+			lg.byKey = map[msgKey]int32{}
+			for _, r := range lg.keyedPend {
+				lg.fileByKey(r)
+			}
+			lg.keyedPend = nil
+		}
+		k := msgKey{n.session, n.key}
+		head, ok := lg.byKey[k]
+		for r := head; ok && r != none; r = lg.reqs[r].nextKey {
+			if lg.waiting(r) {
+				lg.reqs[r].cancel = ci + 1
+			}
+		}
+		delete(lg.byKey, k)
+	}
+}
+
+// strayRow is a -32800 no cancel explains (stray_cancel.go), with the
+// evidence of the cancel that landed on it.
+type strayRow struct {
+	resp        respRef
+	misdirected int32 // 1 + the cancel's index; 0: none
+	withdrawnAt int64
+}
+
+// answered notes what a request's response (ref, the nth) says about
+// cancels: a -32800 no cancel explains, a withdrawn key, a withdrawn
+// prompt answered otherwise than it must be.
+func (lg *ledger) answered(ri int32, ref respRef) {
+	r, rp := &lg.reqs[ri], lg.resp(ref)
+	if !rp.ok && rp.code == acp.CodeRequestCancelled && r.nResps == 1 && r.cancel == 0 && !r.cancelAsked &&
+		(r.session == noID || valueAt(lg.sessCancel, r.session) <= r.delSeq) {
+		sr := strayRow{resp: ref}
+		if c := lg.links[r.link].lastCancelReq; c != 0 && lg.cancels[c-1].delSeq > r.delSeq {
+			sr.misdirected = c
+		}
+		if r.keyState == keyValid {
+			sr.withdrawnAt = lg.withdrawnKeys[msgKey{r.session, r.key}]
+		}
+		if sr.misdirected != 0 || sr.withdrawnAt != 0 {
+			lg.strayCancels = append(lg.strayCancels, sr)
+		}
+	}
+	if r.cancel != 0 && !rp.ok && rp.code == acp.CodeRequestCancelled && r.keyState == keyValid {
+		if lg.withdrawnKeys == nil {
+			lg.withdrawnKeys = map[msgKey]int64{}
+		}
+		lg.withdrawnKeys[msgKey{r.session, r.key}] = rp.seq
+	}
+	if r.method == wSessionPrompt && r.cancel != 0 && (rp.ok || r.nResps == 1 && !cancelAnswered(r.keyState, rp.code)) {
+		lg.cancelled = append(lg.cancelled, ref)
+	}
+}
+
+// cancelAnswered reports whether an error code is a right answer to a
+// withdrawn prompt: -32800, or -32602 for a malformed key, owed anyway.
+func cancelAnswered(keyState int8, code int32) bool {
+	return code == acp.CodeRequestCancelled || keyState == keyBad && code == acp.CodeInvalidParams
+}
+
+// valueAt is table[i], or the zero value past its end.
+func valueAt[T any](table []T, i int32) T {
+	var zero T
+	if int(i) >= len(table) || i < 0 {
+		return zero
+	}
+	return table[i]
+}
+
+// judgeStrayCancels reports the -32800s nobody asked for, naming the
+// $/cancel_request read on the same link while the request was pending,
+// if any: the cancel that most likely landed on it (stray_cancel.go).
+func (lg *ledger) judgeStrayCancels() {
+	for _, sr := range lg.strayCancels {
+		rp := lg.resp(sr.resp)
+		r := &lg.reqs[rp.req]
+		ev := &evs{}
+		ev.add(r.sendSeq, r.delSeq, rp.seq)
+		why := "no $/cancel_request named it"
+		if r.sub != none && r.keyState == keyValid {
+			why += " or another pending attempt of its key"
+		}
+		if r.session != noID {
+			why += fmt.Sprintf(", and no session/cancel or session/close of session %s was read while it was pending", short(lg.in.IDName(r.session)))
+		}
+		if at := sr.withdrawnAt; at != 0 {
+			ev.add(at)
+			why += fmt.Sprintf("; an earlier attempt with its key was withdrawn by a cancel (answered -32800 at event %d), which leaves the key unused, yet this new attempt was answered -32800 with no new cancel", at)
+		}
+		if sr.misdirected != 0 {
+			cr := &lg.cancels[sr.misdirected-1]
+			ev.add(cr.sendSeq, cr.delSeq)
+			why += fmt.Sprintf("; the $/cancel_request read on %s at %s named request %s", lg.in.Link(r.link), ms(cr.delT), lg.in.rpcIDName(cr.id))
+			if cr.named != none && lg.reqs[cr.named].sub != none && lg.reqs[cr.named].sub != r.sub {
+				why += fmt.Sprintf(" (%s's)", lg.in.Sub(lg.reqs[cr.named].sub))
+			}
+			why += ", not this one"
+		}
+		lg.report(StrayCancel, r.sub, r.session, ev, "%s, delivered at %s, was answered error %d (request cancelled) at %s, but nobody cancelled it: %s. A cancel withdraws only the request it names (the schema: requestId is \"a request that the sender of this notification issued. Receivers match it only against requests they received from that sender.\"), so the user's input was dropped although the user never withdrew it.",
+			lg.reqOf(rp.req), ms(r.delT), acp.CodeRequestCancelled, ms(rp.t), why)
+	}
+}
 
 // How a cancel reached a pending prompt.
 const (
@@ -37,277 +305,5 @@ const (
 	byCancelRequest
 )
 
-// cancelRec is a cancel the Agent read.
-type cancelRec struct {
-	how     int
-	session string  // session/cancel, session/close
-	id      acp.ID  // $/cancel_request: the id it names
-	req     *reqRec // session/close: the request itself
-	named   *reqRec // $/cancel_request: the pending request it named
-	link    *linkState
-	sendSeq int64
-	delSeq  int64
-	delT    int64
-}
-
 // sessKey is a key within a session: the RFD scopes keys to sessions.
 type sessKey struct{ session, key string }
-
-// readCancel reads a Client notification that cancels: session/cancel or
-// $/cancel_request. Anything else, or one naming no request, is nil.
-func readCancel(v *msgView) *cancelRec {
-	method := v.method
-	switch method {
-	case acp.MethodSessionCancel:
-		return &cancelRec{how: bySessionCancel, session: v.sessionParam()}
-	case acp.MethodCancelRequest:
-		if id := readRequestID(v.rawParams()); id != "" {
-			return &cancelRec{how: byCancelRequest, id: id}
-		}
-	}
-	return nil
-}
-
-// waiting reports whether a cancel catches r: not answered, not withdrawn
-// yet, and not a retry of a prompt already inserted (the RFD: a cancel
-// "withdraws a prompt that is not inserted yet"; a retry of an inserted
-// one is answered its messageId, cancel or not).
-func (r *reqRec) waiting() bool { return len(r.resps) == 0 && r.cancel == nil && !r.promptInserted() }
-
-// promptInserted reports whether a success response with a messageId was
-// sent, by now, to a request of r's keyed submission in r's session: the
-// checker reads events in order, so "by now" is before the cancel being
-// delivered.
-func (r *reqRec) promptInserted() bool {
-	s := r.sub
-	if s == nil || !s.keyed || r.keyState != keyValid || r.key != s.key {
-		return false
-	}
-	for _, a := range s.answers {
-		if a.session == r.session {
-			return true
-		}
-	}
-	return false
-}
-
-// trackPending files a delivered prompt where a cancel finds it: on its link
-// and session's list, and on its session and key's list. The lists are
-// threaded through the requests, so filing costs no allocation.
-func (c *checker) trackPending(l *linkState, r *reqRec) {
-	ls := l.ls(r.session)
-	r.nextPend, ls.pend = ls.pend, r
-	if r.keyState == keyValid {
-		if c.byKey == nil {
-			c.keyedPend = append(c.keyedPend, r)
-			return
-		}
-		c.fileByKey(r)
-	}
-}
-
-func (c *checker) fileByKey(r *reqRec) {
-	k := sessKey{r.session, r.key}
-	r.nextKey, c.byKey[k] = c.byKey[k], r
-}
-
-// cancelDelivered marks the prompts cr catches pending on its arrival at the
-// Agent over l. A cancel empties each list it walks (what it leaves unmarked
-// is answered already), so each prompt is walked at most twice in all.
-func (c *checker) cancelDelivered(l *linkState, cr *cancelRec, e *traces.Event) {
-	cr.link, cr.delSeq, cr.delT = l, e.Seq, e.T
-	switch cr.how {
-	case bySessionCancel, bySessionClose:
-		c.noteSessionCancel(cr.session, e.Seq)
-		ls := l.ls(cr.session)
-		for r := ls.pend; r != nil; r = r.nextPend {
-			if r.waiting() {
-				r.cancel = cr
-			}
-		}
-		ls.pend = nil
-	case byCancelRequest:
-		l.lastCancelReq = cr
-		var named *reqRec
-		l.reqsOf(cr.id).each(func(r *reqRec) bool {
-			if len(r.resps) == 0 {
-				named = r // the oldest pending: the one a response would answer
-				return true
-			}
-			return false
-		})
-		if named != nil {
-			named.cancelAsked = true
-			cr.named = named
-		}
-		if named == nil || named.method != acp.MethodSessionPrompt || named.promptInserted() {
-			return // answered already (the cancel is ignored), not a prompt, or inserted
-		}
-		if named.cancel == nil {
-			named.cancel = cr
-		}
-		if named.keyState != keyValid {
-			return
-		}
-		// Withdrawing a keyed prompt withdraws every pending request of
-		// its key, even when the named one was already cancelled. The
-		// lists are made when the first such cancel needs them.
-		if c.byKey == nil {
-			c.byKey = map[sessKey]*reqRec{}
-			for _, r := range c.keyedPend {
-				c.fileByKey(r)
-			}
-			c.keyedPend = nil
-		}
-		k := sessKey{named.session, named.key}
-		for r := c.byKey[k]; r != nil; r = r.nextKey {
-			if r.waiting() {
-				r.cancel = cr
-			}
-		}
-		delete(c.byKey, k)
-	}
-}
-
-// cancelAnswer reports whether an error code is a right answer to a withdrawn
-// prompt: -32800, or -32602 for a malformed key, which the Agent owed anyway.
-func cancelAnswer(r *reqRec, code int) bool {
-	return code == acp.CodeRequestCancelled || r.keyState == keyBad && code == acp.CodeInvalidParams
-}
-
-// cancelText tells what withdrew r and when the Agent read it, citing events.
-func (c *checker) cancelText(r *reqRec, ev *evs) string {
-	cr := r.cancel
-	ev.add(cr.sendSeq, cr.delSeq)
-	switch cr.how {
-	case bySessionCancel:
-		return fmt.Sprintf("session/cancel for session %s was delivered on %s at %s", short(cr.session), cr.link.name, ms(cr.delT))
-	case bySessionClose:
-		return fmt.Sprintf("session/close request %s for session %s was delivered on %s at %s", cr.req.id, short(cr.session), cr.link.name, ms(cr.delT))
-	}
-	if cr.named == r {
-		return fmt.Sprintf("$/cancel_request naming request %s was delivered on %s at %s", r.id, cr.link.name, ms(cr.delT))
-	}
-	n := cr.named
-	ev.add(n.sendSeq, n.delSeq)
-	return fmt.Sprintf("$/cancel_request naming %s, still pending with key %s in session %s, was delivered at %s and withdrew every pending request of that key",
-		c.reqOf(n), short(n.key), short(n.session), ms(cr.delT))
-}
-
-// readBy is, for a trace seen at a proxy or a tap (a real Agent), the first event
-// that shows the Agent had read cancel cr: its answer to a request written
-// to it after cr, or its -32800 to a prompt cr withdrew. A proxy sees when
-// a cancel was written to the Agent, not when the Agent read it, so a
-// response sent before that evidence may have been written before the
-// Agent read the cancel: it stands, as a response sent before a cancel
-// arrives does in the simulator. 0: no such evidence, every later answer
-// stands.
-func (c *checker) readBy(cr *cancelRec) int64 {
-	var first int64
-	// The earliest of them: the order the lists are walked in is no matter.
-	for reqs := range cr.link.allReqs() {
-		reqs.each(func(r *reqRec) bool {
-			for _, rp := range r.resps {
-				if rp.seq <= cr.delSeq || first != 0 && rp.seq >= first {
-					continue
-				}
-				if r.delSeq > cr.delSeq || r.cancel == cr && !rp.ok && rp.code == acp.CodeRequestCancelled {
-					first = rp.seq
-				}
-			}
-			return false
-		})
-	}
-	return first
-}
-
-// judgeCancelled reports withdrawn prompts answered with success, or first
-// answered with an error other than -32800.
-func (c *checker) judgeCancelled() {
-	c.judging = byCancelled
-	defer func() { c.judging = "" }()
-	// A tap, like a proxy, sees a cancel written to the Agent, not read.
-	proxy := c.h.Observed == traces.ObservedAtProxy || c.h.Observed == traces.ObservedAtTap
-	for _, rp := range c.cancelled {
-		r := rp.req
-		if proxy {
-			if by := c.readBy(r.cancel); by == 0 || rp.seq < by {
-				continue
-			}
-		}
-		ev := &evs{}
-		ev.add(r.sendSeq, r.delSeq, rp.seq)
-		why := c.cancelText(r, ev)
-		var tail string
-		rule := "a prompt cancelled before it was inserted must not be inserted afterwards"
-		switch {
-		case rp.ok && rp.msgID != "":
-			tail = fmt.Sprintf("the Agent inserted it afterwards: it answered messageId %s at %s", short(rp.msgID), ms(rp.t))
-		case rp.ok:
-			tail = fmt.Sprintf("the Agent answered it with a success result at %s", ms(rp.t))
-		default:
-			tail = fmt.Sprintf("the Agent answered it with error %d at %s", rp.code, ms(rp.t))
-			rule = "a prompt withdrawn before insertion is answered -32800"
-		}
-		if first := r.resps[0]; first != rp {
-			ev.add(first.seq)
-			tail += fmt.Sprintf(" (after %s at %s)", answerText(first), ms(first.t))
-		}
-		sep := " "
-		if n := r.cancel.named; n != nil && n != r {
-			sep = ", " // the cancel named another request of the key
-		}
-		c.add(BadReply, r.sub, r.session, ev, "%s%swhile %s (delivered at %s) was pending, yet %s instead of error %d: %s.",
-			why, sep, c.reqOf(r), ms(r.delT), tail, acp.CodeRequestCancelled, rule)
-	}
-}
-
-// silentRec is a candidate of a group whose requests there were all
-// withdrawn, yet which holds n of its messages in every complete matching.
-type silentRec struct {
-	g     *group
-	ci, n int
-}
-
-// withdrawnInserted notes the candidates of g that hold a message of it
-// however the group splits (lo) although every request of theirs that could
-// have inserted one was withdrawn before insertion.
-//
-// Seen at a proxy or a tap, a cancel was written to the Agent, not read: a
-// request counts as withdrawn only where the Agent showed it had read the
-// cancel (readBy), as judgeCancelled asks. An Agent that died right after
-// the cancel was written (a crash after insertion) may never have read it,
-// and inserted the prompt before it would have.
-func (c *checker) withdrawnInserted(g *group, lo []int) {
-	proxy := c.h.Observed == traces.ObservedAtProxy || c.h.Observed == traces.ObservedAtTap
-	for ci, x := range g.cands {
-		if lo[ci] == 0 {
-			continue
-		}
-		all := true
-		for _, r := range x.reqs {
-			all = all && r.cancel != nil && (!proxy || c.readBy(r.cancel) != 0)
-		}
-		if all {
-			c.silent = append(c.silent, silentRec{g, ci, lo[ci]})
-		}
-	}
-}
-
-func (c *checker) judgeSilent() {
-	for _, sr := range c.silent {
-		g, x := sr.g, sr.g.cands[sr.ci]
-		ev := &evs{}
-		ids, t := c.groupEvidence(g, ev)
-		var stories []string
-		for _, r := range x.reqs {
-			stories = append(stories, fmt.Sprintf("%s, pending when %s", c.story(r, ev), c.cancelText(r, ev)))
-		}
-		who := fmt.Sprintf("only requests of %s can have inserted %s", x.s.id, pronounObj(len(g.msgs)))
-		if len(g.cands) > 1 {
-			who = fmt.Sprintf("however %s split among the requests that could have inserted %s, %s holds at least %d", pronoun(len(g.msgs)), pronounObj(len(g.msgs)), x.s.id, sr.n)
-		}
-		c.add(BadReply, x.s, g.session, ev, "%s was inserted after the Client had cancelled it: the final transcript of session %s (read on %s at %s) holds %s with its text that no response named (%s), and %s; but each of its requests that could have inserted one was withdrawn before insertion: %s; a prompt cancelled before it was inserted must not be inserted afterwards.",
-			c.subName(x.s), short(g.session), t.link, ms(t.t), plural(len(g.msgs), "message"), list(ids), who, strings.Join(stories, "; "))
-	}
-}

@@ -162,30 +162,3 @@ func TestACheckerTakesWhatItWasMadeFor(t *testing.T) {
 		t.Errorf("a nameless submission: the checker left the interner at %d handles (want %d) and counted %d submissions (want 1)", in.Subs(), n, r.Stats.Submissions)
 	}
 }
-
-// A finished report holds none of the checker's records: a submission's
-// sessions are copied out of its record (which may hold them), so dropping
-// the checker frees its tables while the report is kept.
-func TestAReportHoldsNoRecordOfTheChecker(t *testing.T) {
-	b := forkAnswer("insert")
-	ch := NewChecker(b.h)
-	for i := range b.evs {
-		ch.Add(&b.evs[i])
-	}
-	inner := ch.c
-	rep := ch.Finish()
-	records := 0
-	for _, s := range inner.order {
-		for _, r := range rep.Submissions {
-			if len(r.Sessions) > 0 && len(s.sessions) > 0 && &r.Sessions[0] == &s.sessions[0] {
-				t.Fatalf("%s's sessions in the report are its record's", r.Sub)
-			}
-		}
-		if len(s.sessions) > 0 {
-			records++
-		}
-	}
-	if records == 0 || len(rep.Submissions) == 0 {
-		t.Fatalf("%d records with sessions, %d submissions reported: nothing compared", records, len(rep.Submissions))
-	}
-}

@@ -5,44 +5,29 @@ import (
 	"strings"
 )
 
-// What the Agent's declared contract (traces.Contract) lets it forget. A
-// message the contract lets the Agent drop is not lost when it is missing,
-// and a key whose message the Agent may have dropped is forgotten with it:
-// the RFD makes a prompt with a forgotten key a new submission.
+// What the Agent's declared contract lets it forget (contract.go says the
+// rules), over the ledger: live-only texts, and "last N" retention.
 
-// liveOnly reports whether s's text is one the Agent handles locally: echoed
-// live, never retained or replayed.
-func (c *checker) liveOnly(s *subState) bool { return c.h.Contract.IsLiveOnly(s.text) }
+// liveOnly reports whether submission s's text is one the Agent handles
+// locally: echoed live, never retained or replayed.
+func (lg *ledger) liveOnly(s int32) bool {
+	return lg.h.Contract.IsLiveOnly(lg.in.textName(lg.subs[s].text))
+}
 
-// full reports whether retention may have discarded messages of session S:
-// the contract keeps each session's last N user messages and S's final
-// transcript holds N or more. A shorter transcript shows nothing was
-// discarded, so S is judged as if everything were retained.
-func (c *checker) full(S string) bool {
-	if c.retainN == 0 {
+// full reports whether retention may have discarded messages of session S.
+func (lg *ledger) full(S int32) bool {
+	if lg.retainN == 0 {
 		return false
 	}
-	t := c.final[S]
-	return t != nil && len(t.msgs) >= c.retainN
+	f := lg.fin(S)
+	return f != nil && int(f.n) >= lg.retainN
 }
 
-// deliveredIn reports whether a prompt request of s reached an Agent in
-// session S: only then may the Agent have had a message of s to drop.
-func (s *subState) deliveredIn(S string) bool {
-	for _, r := range s.reqs {
-		if r.delivered && r.session == S {
-			return true
-		}
-	}
-	return false
-}
-
-// mayLack reports whether the contract lets S's final transcript lack s's
-// message: the Agent had the prompt, and its text is live-only or retention
-// may have discarded it.
-func (c *checker) mayLack(s *subState, sessions ...string) bool {
+// mayLack reports whether the contract lets the final transcript of one of
+// sessions lack s's message.
+func (lg *ledger) mayLack(s int32, sessions ...int32) bool {
 	for _, S := range sessions {
-		if s.deliveredIn(S) && (c.liveOnly(s) || c.full(S)) {
+		if lg.deliveredIn(s, S) && (lg.liveOnly(s) || lg.full(S)) {
 			return true
 		}
 	}
@@ -50,81 +35,126 @@ func (c *checker) mayLack(s *subState, sessions ...string) bool {
 }
 
 // mustRetain reports whether s's absence from every transcript is a loss.
-func (c *checker) mustRetain(s *subState) bool { return !c.mayLack(s, s.sessions...) }
+func (lg *ledger) mustRetain(s int32) bool {
+	for j := lg.subs[s].sessions; j != none; j = lg.sessions[j].next {
+		if lg.mayLack(s, lg.sessions[j].session) {
+			return false
+		}
+	}
+	return true
+}
+
+// sessionsOf are the sessions submission s's prompts named, in order.
+func (lg *ledger) sessionsOf(s int32) []int32 {
+	var out []int32
+	for j := lg.subs[s].sessions; j != none; j = lg.sessions[j].next {
+		out = append(out, lg.sessions[j].session)
+	}
+	return out
+}
 
 // retainedWhy adds to a lost explanation why the contract does not excuse
-// s's absence from S: the excuse needs the Agent to have had the prompt, and
-// under "last N" a transcript short of N shows nothing was discarded.
-func (c *checker) retainedWhy(s *subState, S string) string {
-	t := c.final[S]
+// s's absence from S.
+func (lg *ledger) retainedWhy(s, S int32) string {
+	f := lg.fin(S)
 	switch {
-	case (c.liveOnly(s) || c.full(S)) && !s.deliveredIn(S):
+	case (lg.liveOnly(s) || lg.full(S)) && !lg.deliveredIn(s, S):
 		return "; no request of it reached the Agent in that session, so the Agent had nothing the contract lets it drop"
-	case c.retainN > 0 && t != nil:
-		return fmt.Sprintf("; the Agent keeps the last %s of a session and this transcript holds only %d, so it discarded none", plural(c.retainN, "user message"), len(t.msgs))
+	case lg.retainN > 0 && f != nil:
+		return fmt.Sprintf("; the Agent keeps the last %s of a session and this transcript holds only %d, so it discarded none", plural(lg.retainN, "user message"), f.n)
 	}
 	return ""
 }
 
 // nameInsertions collects what the responses say an unkeyed submission
-// inserted: with no key to tie its requests together, the Agent inserts anew
-// for each, so every messageId it answered one of them with is an insertion,
-// whether or not a transcript still holds it (live-only messages never are).
-// A request inserts at most once, so only its first success response counts,
-// and a message another submission got first is that one's (a wrong-id).
-func (c *checker) nameInsertions(s *subState) {
-	if s.keyed && !s.mixed {
+// inserted (contract.go).
+func (lg *ledger) nameInsertions(s int32) {
+	x := &lg.subs[s]
+	if x.keyed && !x.mixed {
 		return
 	}
-	for _, r := range s.reqs {
-		for _, rp := range r.resps {
-			if !rp.ok {
-				continue
-			}
-			mk := msgKey{r.sessionH, rp.msgH}
-			if own := c.ownerOf(mk); rp.msgID != "" && own != nil && own.req.sub == s && !hasID(s.named, r.session, rp.msgID) {
-				a := answer{r.session, rp.msgID, rp}
-				s.named = append(s.named, a)
-				if t := c.final[r.session]; t == nil || !t.has(rp.msgID) {
-					s.extra = append(s.extra, a)
-				}
-			}
-			break
+	c := &lg.core.subs[s]
+	for ri := x.firstReq; ri != none; ri = lg.reqs[ri].nextOfSub {
+		r := &lg.reqs[ri]
+		ref, found := lg.firstOK(ri)
+		if !found {
+			continue
+		}
+		rp := lg.resp(ref)
+		mi, ok := lg.msgIndex(msgKey{r.session, rp.msg})
+		if rp.msg == noID || !ok || !lg.msgs[mi].owned || lg.ownerSub(lg.msgs[mi].owner) != s || lg.hasIns(c.named, r.session, rp.msg) {
+			continue
+		}
+		a := answerRow{session: r.session, msg: rp.msg, resp: ref}
+		lg.thread(&c.named, &c.lastNamed, a)
+		if !lg.holds(r.session, rp.msg) {
+			lg.thread(&c.extra, &c.lastExtra, a)
+			c.nExtra++
 		}
 	}
 }
 
-func hasID(as []answer, session, id string) bool {
-	for _, a := range as {
-		if a.session == session && a.id == id {
+// firstOK is request ri's first success response.
+func (lg *ledger) firstOK(ri int32) (respRef, bool) {
+	r := &lg.reqs[ri]
+	if r.nResps == 0 {
+		return 0, false
+	}
+	if r.resp.ok {
+		return respRef(-1 - ri), true
+	}
+	for j := r.more; j != none; j = lg.resps[j].next {
+		if lg.resps[j].ok {
+			return respRef(j), true
+		}
+	}
+	return 0, false
+}
+
+// thread appends a to the list of core insertions from head to last.
+func (lg *ledger) thread(head, last *int32, a answerRow) {
+	a.next = none
+	lg.core.ins = append(lg.core.ins, a)
+	i := int32(len(lg.core.ins) - 1)
+	if *last == none {
+		*head = i
+	} else {
+		lg.core.ins[*last].next = i
+	}
+	*last = i
+}
+
+// hasIns says whether the insertions from head name msg in session.
+func (lg *ledger) hasIns(head, session, msg int32) bool {
+	for j := head; j != none; j = lg.core.ins[j].next {
+		if a := &lg.core.ins[j]; a.session == session && a.msg == msg {
 			return true
 		}
 	}
 	return false
 }
 
-// inserted counts the insertions of s the frames show: its messages in the
-// final transcripts plus those only a response names.
-func (s *subState) inserted() int { return len(s.msgs) + len(s.extra) }
-
 // namedText tells, for a duplicate, the responses that name insertions no
 // transcript holds.
-func (c *checker) namedText(s *subState, ev *evs) string {
+func (lg *ledger) namedText(s int32, ev *evs) string {
+	c := &lg.core.subs[s]
 	var parts, gone []string
-	for _, a := range s.named {
-		rp := a.resp
+	for j := c.named; j != none; j = lg.core.ins[j].next {
+		a := &lg.core.ins[j]
+		rp := lg.resp(a.resp)
 		ev.add(rp.seq)
-		parts = append(parts, fmt.Sprintf("%s (to request %s on %s at %s)", short(a.id), rp.req.id, rp.req.link.name, ms(rp.t)))
+		r := &lg.reqs[rp.req]
+		parts = append(parts, fmt.Sprintf("%s (to request %s on %s at %s)", short(lg.in.IDName(a.msg)), lg.in.rpcIDName(r.id), lg.in.Link(r.link), ms(rp.t)))
 	}
-	for _, a := range s.extra {
-		gone = append(gone, short(a.id))
+	for j := c.extra; j != none; j = lg.core.ins[j].next {
+		gone = append(gone, short(lg.in.IDName(lg.core.ins[j].msg)))
 	}
 	why := ""
 	switch {
-	case c.liveOnly(s):
+	case lg.liveOnly(s):
 		why = " (its text is live-only: the Agent never retains it)"
-	case c.full(s.extra[0].session):
-		why = fmt.Sprintf(" (the Agent keeps only the last %s of a session)", plural(c.retainN, "user message"))
+	case lg.full(lg.core.ins[c.extra].session):
+		why = fmt.Sprintf(" (the Agent keeps only the last %s of a session)", plural(lg.retainN, "user message"))
 	}
 	verb := "is"
 	if len(gone) > 1 {
@@ -134,57 +164,74 @@ func (c *checker) namedText(s *subState, ev *evs) string {
 		list(parts), list(gone), verb, why)
 }
 
-// forgotten reports whether the contract let the Agent forget prev's message,
-// and the key with it, before next's request arrived, so that next is a new
-// submission and its new messageId is expected. A live-only message's key
-// lasts while the session stays active on the link it was answered on: it is
-// forgotten once that link has ended, or when the session is used on another
-// link. Under "last N" a message is gone when S's final transcript lacks it
-// and holds N or more messages. When the contract does not excuse next, why
-// tells why not ("" when it has nothing to say), citing events in ev.
-func (c *checker) forgotten(s *subState, S string, prev, next answer, ev *evs) (ok bool, why string) {
-	r := next.resp.req
+// forgotten reports whether the contract let the Agent forget prev's
+// message, and the key with it, before next's request arrived (contract.go).
+func (lg *ledger) forgotten(s, S int32, prev, next *answerRow, ev *evs) (ok bool, why string) {
+	ri := lg.resp(next.resp).req
+	r := &lg.reqs[ri]
 	var whys []string
-	if c.liveOnly(s) {
-		l := prev.resp.link
-		if r.link != l || (l.ended && l.endSeq < r.delSeq) {
+	if lg.liveOnly(s) {
+		li := lg.resp(prev.resp).link
+		l := &lg.links[li]
+		if r.link != li || (l.ended && l.endSeq < r.delSeq) {
 			return true, ""
 		}
-		whys = append(whys, fmt.Sprintf("its text is live-only, but request %s was delivered at %s on %s, the link %s had been answered on, while that link was still up", r.id, ms(r.delT), l.name, short(prev.id)))
+		whys = append(whys, fmt.Sprintf("its text is live-only, but request %s was delivered at %s on %s, the link %s had been answered on, while that link was still up", lg.in.rpcIDName(r.id), ms(r.delT), lg.in.Link(li), short(lg.in.IDName(prev.msg))))
 	}
-	if c.retainN > 0 {
-		t := c.final[S]
+	if lg.retainN > 0 {
+		f := lg.fin(S)
+		prevID, sID := short(lg.in.IDName(prev.msg)), short(lg.in.IDName(S))
 		switch {
-		case t == nil:
-			whys = append(whys, fmt.Sprintf("session %s has no final transcript to show that %s was discarded", short(S), short(prev.id)))
-		case t.has(prev.id):
-			ev.add(t.seq)
-			whys = append(whys, fmt.Sprintf("%s is still in the final transcript of session %s", short(prev.id), short(S)))
-		case len(t.msgs) < c.retainN:
-			ev.add(t.seq)
-			whys = append(whys, fmt.Sprintf("the final transcript of session %s holds %s, fewer than the %d the Agent keeps, so it discarded none", short(S), plural(len(t.msgs), "user message"), c.retainN))
+		case f == nil:
+			whys = append(whys, fmt.Sprintf("session %s has no final transcript to show that %s was discarded", sID, prevID))
+		case lg.holds(S, prev.msg):
+			ev.add(lg.finSeq(f))
+			whys = append(whys, fmt.Sprintf("%s is still in the final transcript of session %s", prevID, sID))
+		case int(f.n) < lg.retainN:
+			ev.add(lg.finSeq(f))
+			whys = append(whys, fmt.Sprintf("the final transcript of session %s holds %s, fewer than the %d the Agent keeps, so it discarded none", sID, plural(int(f.n), "user message"), lg.retainN))
 		default:
-			// Discarded by the end is not enough: it must have been pushed
-			// out before the retry arrived, by N newer retained messages.
-			// prev may have been inserted long before it was first named
-			// (its process died first): count from the submission's first
-			// delivered request in S, the earliest it can have been.
+			// Pushed out before the retry arrived, by N newer retained
+			// messages, counted from the earliest prev can have been
+			// inserted (contract.go).
 			var from int64
-			if m := c.msgOf(c.msgKeyOf(S, prev.id)); m != nil {
-				from = m.first
+			if mi, ok := lg.msgIndex(msgKey{S, prev.msg}); ok {
+				from = lg.msgs[mi].first
 			}
-			for _, q := range s.reqs {
-				if q.session == S && q.delivered && q.delSeq < from {
+			for qi := lg.subs[s].firstReq; qi != none; qi = lg.reqs[qi].nextOfSub {
+				if q := &lg.reqs[qi]; q.session == S && q.delivered && q.delSeq < from {
 					from = q.delSeq
 				}
 			}
-			if n := c.namedBetween(S, prev.id, s, from, r.delSeq); n < c.retainN {
+			if n := lg.namedBetween(S, prev.msg, s, from, r.delSeq); n < lg.retainN {
 				whys = append(whys, fmt.Sprintf("only %s newer than %s had been inserted in session %s when request %s arrived at %s, fewer than the %d it keeps, so %s was still kept then",
-					plural(n, "user message"), short(prev.id), short(S), r.id, ms(r.delT), c.retainN, short(prev.id)))
+					plural(n, "user message"), prevID, sID, lg.in.rpcIDName(r.id), ms(r.delT), lg.retainN, prevID))
 				break
 			}
 			return true, ""
 		}
 	}
 	return false, strings.Join(whys, ", and ")
+}
+
+// namedBetween counts the retained user messages of session (but except)
+// that may have been inserted after seq from and before seq to (messages.go).
+func (lg *ledger) namedBetween(session, except, skip int32, from, to int64) int {
+	n := 0
+	for _, r := range lg.named {
+		if r.session == session && r.seq > from && r.seq < to && !r.liveOnly && r.id != except {
+			n++
+		}
+	}
+	for _, h := range lg.subOrder {
+		if h == skip || lg.liveOnly(h) {
+			continue
+		}
+		for ri := lg.subs[h].firstReq; ri != none; ri = lg.reqs[ri].nextOfSub {
+			if r := &lg.reqs[ri]; r.session == session && r.delivered && r.delSeq > from && r.delSeq < to && r.nResps == 0 {
+				n++
+			}
+		}
+	}
+	return n
 }

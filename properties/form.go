@@ -95,8 +95,8 @@ var seededWords = [wordsSeeded]string{
 
 // Directions of a frame fact.
 const (
-	dirC2A = c2a
-	dirA2C = a2c
+	dirC2A = 0
+	dirA2C = 1
 )
 
 // Key states of a prompt fact, beyond keyNone, keyValid and keyBad

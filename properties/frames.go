@@ -1,201 +1,167 @@
 package properties
 
-import (
-	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/traces"
-)
+import "fmt"
 
-// Frames in flight: parsed once when sent and queued per link direction, then
-// applied on delivery or marked lost when dropped or the link ends.
+// Frames in the ledger: a send's messages become rows (requests,
+// responses) at once, and wait in flight on their link and direction until
+// a delivery or a drop names the send, or the link ends.
+
+// item is what one message of a frame became.
+type item struct {
+	kind itemKind
+	at   int32 // the row: a request's index, or a response's (respRef)
+}
+
+type itemKind uint8
 
 const (
-	c2a = 0
-	a2c = 1
+	itemReq     itemKind = iota + 1
+	itemResp             // at is a respRef
+	itemNullErr          // an entry whose id was unreadable: the Agent owes it a null-id error
+	itemUpdate           // an update to the observer: at is its index in upds
+	itemCancel           // session/cancel or $/cancel_request: at is its index in cancels
 )
 
-// frameRec is a sent frame in flight, parsed once at the send so its delivery
-// costs no second decode.
-type frameRec struct {
-	frame   string
-	entries []entry
-	one     [1]entry // storage for the usual single entry
+// flightRow is a send in flight: its items, the first in the row, the
+// rest (a batch's) in the ledger's overflow.
+type flightRow struct {
+	seq        int64
+	first      item
+	more, many int32 // overflow[more:more+many]
 }
 
-type entry struct {
-	req     *reqRec
-	resp    *respRec
-	cancel  *cancelRec // session/cancel or $/cancel_request
-	hasUpd  bool       // upd is an update to the observer
-	nullErr bool
-	upd     updView
-}
-
-func dirOf(e *traces.Event, l *linkState) int {
-	switch e.Dir {
-	case traces.ClientToAgent:
-		return c2a
-	case traces.AgentToClient:
-		return a2c
-	}
-	if e.From == l.client {
-		return c2a
-	}
-	return a2c
-}
-
-func (c *checker) send(st *Step) {
-	e := st.Event
-	c.rep.Stats.Frames++
-	l := c.link(st.Link)
-	d := dirOf(e, l)
-	if d == a2c {
-		c.scanLeaks(e)
-		if e.Dir != traces.AgentToClient {
-			// Scanned first: the keys this frame sends are not sent yet.
-			c.keys.addFrameKeys(e.Frame)
+// frame reads the facts of one frame event, in order of their entries.
+func (lg *ledger) frame(facts []fact) {
+	x := &facts[0]
+	l := lg.link(x.link)
+	if x.ev == wSend {
+		lg.stats.Frames++
+		if x.note == wObserve {
+			// The observer took over a Client's live connection: what
+			// follows on it is its reading (traces.NoteObserve).
+			l.observer = true
 		}
-	}
-	f := c.parse(l, d, st, true)
-	l.q[d].push(f)
-}
-
-// parse decodes a frame. sent says it is a send event; a delivery of a frame
-// never sent (not something the simulator writes) is parsed without the
-// send-side bookkeeping so that its contents still count on arrival.
-func (c *checker) parse(l *linkState, d int, st *Step, sent bool) *frameRec {
-	e := st.Event
-	var f *frameRec
-	if n := len(c.free); n > 0 {
-		f = c.free[n-1]
-		c.free = c.free[:n-1]
-	} else {
-		f = &frameRec{}
-	}
-	f.frame = e.Frame
-	f.entries = f.one[:0]
-	if v, ok := digestView(e); ok && sent {
-		v.ids, v.sessH, v.msgH, v.keyH = true, st.Session, st.Msg, st.Key
-		c.views = append(c.views[:0], v)
-	} else {
-		c.views = viewFrame(e.Frame, c.views[:0])
-	}
-	if sent {
-		c.readVersion(l, d, e, c.views) // before the entries: v1 changes how they read
-	}
-	for i := range c.views {
-		v := &c.views[i]
-		var en entry
-		switch v.kind {
-		case acp.KindInvalid:
-			if d == c2a {
-				if v.errID == "" || v.errID == "null" {
-					en.nullErr = true
+		lg.readVersion(l, facts) // before the messages: v1 changes how they read
+		f := flightRow{seq: x.seq, more: int32(len(lg.overflow))}
+		for i := range facts {
+			if it, ok := lg.message(l, &facts[i], true); ok {
+				if f.first.kind == 0 {
+					f.first = it
 				} else {
-					en.req = c.newReq(l, st, v.errID, "", nil, sent)
+					lg.overflow = append(lg.overflow, it)
+					f.many++
 				}
-			}
-		case acp.KindRequest:
-			if d == c2a {
-				en.req = c.newReq(l, st, v.id, v.method, v, sent)
-			}
-		case acp.KindNotification:
-			if d == c2a {
-				en.cancel = readCancel(v)
-				if en.cancel != nil {
-					en.cancel.session, en.cancel.id = c.name(en.cancel.session), acp.ID(c.own(string(en.cancel.id)))
-					if sent {
-						en.cancel.sendSeq = e.Seq
-					}
-				}
-			}
-			if d == a2c && v.method == acp.MethodSessionUpdate && (sent || l.observer) {
-				if u, ok := v.update(); ok {
-					u.session = c.name(u.session)
-					c.updIDs(&u)
-					if sent {
-						c.agentUpdate(l, e, &u)
-					}
-					// Only the observer's updates make the transcript.
-					if l.observer {
-						en.upd, en.hasUpd = u, true
-					}
-				}
-			}
-		case acp.KindResponse:
-			if d == a2c {
-				en.resp = c.newResp(l, e, v, sent)
 			}
 		}
-		if en.req != nil || en.resp != nil || en.hasUpd || en.cancel != nil || en.nullErr {
-			f.entries = append(f.entries, en)
-		}
-	}
-	return f
-}
-
-func (c *checker) arrive(st *Step) {
-	e := st.Event
-	l := c.link(st.Link)
-	d := dirOf(e, l)
-	f, _ := l.q[d].take(func(f **frameRec) bool { return (*f).frame == e.Frame })
-	if f == nil {
-		f = c.parse(l, d, st, false)
-	}
-	if e.Kind == traces.KindDrop {
-		c.lose(f, "was dropped ("+e.Note+")", e.Seq)
-		c.release(f)
+		l.flight[x.dir].push(f)
 		return
 	}
-	for i := range f.entries {
-		en := &f.entries[i]
-		switch {
-		case en.nullErr:
-			l.nullErrs++
-		case en.req != nil:
-			c.reqDelivered(l, en.req, e)
-		case en.cancel != nil:
-			c.cancelDelivered(l, en.cancel, e)
-		case en.resp != nil:
-			rp := en.resp
-			rp.delivered, rp.delSeq = true, e.Seq
-			if l.observer && rp.ok && rp.req != nil && rp.req.method == acp.MethodSessionResume {
-				c.finalize(l, rp.req.session, e)
+	if x.send == 0 {
+		// A delivery of a frame never sent: read as it arrives.
+		for i := range facts {
+			if it, ok := lg.message(l, &facts[i], false); ok {
+				lg.arrive(l, x, it)
 			}
-		case en.hasUpd:
-			c.observe(l, &en.upd, e)
+		}
+		return
+	}
+	f, ok := l.take(x.dir, x.send)
+	if !ok {
+		// The form pairs a delivery only with a send it saw in flight, and
+		// both forget what is in flight at the same disconnects.
+		panic(fmt.Sprintf("properties: the ledger holds no send %d in flight on link %s for the delivery at %d", x.send, lg.in.Link(x.link), x.seq))
+	}
+	if f.first.kind != 0 {
+		lg.arrive(l, x, f.first)
+	}
+	for _, it := range lg.overflow[f.more : f.more+f.many] {
+		lg.arrive(l, x, it)
+	}
+	lg.release(f)
+}
+
+// take is the send in flight in direction d with number seq, taken out.
+func (l *linkRow) take(d uint8, seq int64) (flightRow, bool) {
+	return l.flight[d].take(func(f *flightRow) bool { return f.seq == seq })
+}
+
+// release gives back the overflow of the last batch in flight, once it
+// is delivered: batches are rare, and the overflow stays as long as the
+// longest run of them in flight.
+func (lg *ledger) release(f flightRow) {
+	if f.many > 0 && int(f.more+f.many) == len(lg.overflow) {
+		lg.overflow = lg.overflow[:f.more]
+	}
+}
+
+// arrive applies item it of a frame delivered (x a delivery or drop).
+func (lg *ledger) arrive(l *linkRow, x *fact, it item) {
+	if x.ev == wDrop {
+		lg.lose(it, lostDropped, x.note, x.seq)
+		return
+	}
+	switch it.kind {
+	case itemNullErr:
+		l.nullErrs++
+	case itemReq:
+		lg.reqDelivered(l, it.at, x)
+	case itemResp:
+		rp := lg.resp(respRef(it.at))
+		rp.delivered, rp.delSeq = true, x.seq
+		if l.observer && rp.ok && rp.req != none && lg.reqs[rp.req].method == wSessionResume {
+			lg.finalize(x.link, lg.reqs[rp.req].session, x.seq, x.t)
+		}
+	case itemUpdate:
+		lg.observe(x.link, &lg.upds[it.at], x.seq)
+	case itemCancel:
+		lg.cancelDelivered(x.link, it.at, x)
+	}
+}
+
+// How a frame was lost.
+const (
+	lostDropped uint8 = iota + 1 // "was dropped (note)"
+	lostLinkEnd                  // "was lost when the link ended (note)"
+)
+
+// lostText says how a frame was lost, as an explanation tells it.
+func (lg *ledger) lostText(how uint8, note word) string {
+	switch how {
+	case lostDropped:
+		return "was dropped (" + lg.in.wordName(note) + ")"
+	case lostLinkEnd:
+		return "was lost when the link ended (" + lg.in.wordName(note) + ")"
+	}
+	return ""
+}
+
+// lose marks what item it became as lost, unless it arrived already.
+func (lg *ledger) lose(it item, how uint8, note word, seq int64) {
+	switch it.kind {
+	case itemReq:
+		if r := &lg.reqs[it.at]; r.lost == 0 && !r.delivered {
+			r.lost, r.lostNote, r.lostSeq = how, note, seq
+		}
+	case itemResp:
+		if rp := lg.resp(respRef(it.at)); rp.lost == 0 && !rp.delivered {
+			rp.lost, rp.lostNote, rp.lostSeq = how, note, seq
 		}
 	}
-	c.release(f)
 }
 
-// release keeps a delivered frame's record for the next send: nothing
-// points to it once its entries were applied.
-func (c *checker) release(f *frameRec) {
-	clear(f.one[:])
-	f.entries, f.frame = nil, ""
-	c.free = append(c.free, f)
-}
-
-func (c *checker) lose(f *frameRec, why string, seq int64) {
-	for _, en := range f.entries {
-		if en.req != nil && en.req.lost == "" && !en.req.delivered {
-			en.req.lost, en.req.lostSeq = why, seq
+// disconnect ends a link: what is in flight on it is lost.
+func (lg *ledger) disconnect(x *fact) {
+	l := lg.link(x.link)
+	l.ended, l.note, l.endSeq, l.endT = true, x.note, x.seq, x.t
+	for d := range l.flight {
+		for _, f := range l.flight[d].all() {
+			if f.first.kind != 0 {
+				lg.lose(f.first, lostLinkEnd, x.note, x.seq)
+			}
+			for _, it := range lg.overflow[f.more : f.more+f.many] {
+				lg.lose(it, lostLinkEnd, x.note, x.seq)
+			}
 		}
-		if en.resp != nil && en.resp.lost == "" && !en.resp.delivered {
-			en.resp.lost, en.resp.lostSeq = why, seq
-		}
-	}
-}
-
-func (c *checker) disconnect(st *Step) {
-	e := st.Event
-	l := c.link(st.Link)
-	l.ended, l.note, l.endSeq, l.endT = true, c.own(e.Note), e.Seq, e.T
-	for d := range l.q {
-		for _, f := range l.q[d].all() {
-			c.lose(f, "was lost when the link ended ("+e.Note+")", e.Seq)
-			c.release(f)
-		}
-		l.q[d].clear()
+		l.flight[d].clear()
 	}
 }

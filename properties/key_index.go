@@ -34,11 +34,7 @@ type keyIndex struct {
 	lens     []int               // the lengths of the short token keys, ascending
 	byLen    map[int]*lenIndex
 	grams    gramIndex
-	// early holds, per key no Client has sent yet, the first request read
-	// from a frame never sent (delivered or dropped without a send) that
-	// carried it: the key's first request once a send adds the key.
-	early map[string]*reqRec
-	hint  int // keys expected
+	hint     int // keys expected
 	// literalsHold is whether a key is found in one of acp.DigestLiterals:
 	// until one is, the leak scan skips a digest's literal strings.
 	literalsHold bool
@@ -196,7 +192,7 @@ var literals = acp.DigestLiterals()
 // index indexes a key not indexed yet.
 func (x *keyIndex) index(key string) *keyInfo {
 	n := utf8.RuneCountInString(key)
-	ki := &keyInfo{key: key, first: x.early[key], anywhere: n >= leakAnywhere, token: n >= leakAsToken}
+	ki := &keyInfo{key: key, anywhere: n >= leakAnywhere, token: n >= leakAsToken}
 	if !ki.token {
 		if x.whole == nil {
 			x.whole = map[string]*keyInfo{}
@@ -236,26 +232,6 @@ func (x *keyIndex) addLong(ki *keyInfo) {
 		g.shortest = len(ki.key)
 	}
 	g.filter.note(k, len(g.keys), maps.Keys(g.keys))
-}
-
-// sentBy notes that request r carried key (ki, when the caller has it
-// already); sent says r's frame was sent.
-func (x *keyIndex) sentBy(ki *keyInfo, key string, r *reqRec, sent bool) {
-	if ki == nil {
-		ki = x.get(key)
-	}
-	if ki != nil {
-		if ki.first == nil {
-			ki.first = r
-		}
-		return
-	}
-	if !sent && x.early[key] == nil {
-		if x.early == nil {
-			x.early = map[string]*reqRec{}
-		}
-		x.early[x.own(key)] = r
-	}
 }
 
 // keyAt is a key found at a position of a string.

@@ -18,9 +18,8 @@ const keyField = "idempotencyKey"
 
 // keyInfo is one key string some Client sent.
 type keyInfo struct {
-	key   string
-	first *reqRec  // the first prompt request that carried it (set in the main pass)
-	next  *keyInfo // the next key of the same length and hash, or of the same gram (gramIndex)
+	key  string
+	next *keyInfo // the next key of the same length and hash, or of the same gram (gramIndex)
 	// anywhere: the key is long enough that finding it inside a longer
 	// string is no accident (see leakAnywhere); token: long enough that
 	// finding it as a word of one is none either (leakAsToken).
@@ -89,63 +88,7 @@ func (x *keyIndex) addFrameKeys(frame string) {
 	}
 }
 
-// leakAcc gathers the frames that leak one needle: a key, or the field name.
-type leakAcc struct {
-	key     *keyInfo // nil for the field name
-	count   int
-	seqs    []int64
-	at      string // the first frame: what it is, its link and time, for prose
-	asKey   bool   // first found in an object key, not a string value
-	where   string // the string it was found in (first frame)
-	lastSeq int64
-}
-
 const maxLeakEvents = 8
-
-func (c *checker) leak(e *traces.Event, ki *keyInfo, asKey bool, where string) {
-	name := keyField
-	if ki != nil {
-		name = "k:" + ki.key
-	}
-	a := c.leakBy[name]
-	if a == nil {
-		at := fmt.Sprintf("%s on %s sent at %s", describeFrame(e.Frame), e.Link, ms(e.T))
-		a = &leakAcc{key: ki, at: at, asKey: asKey, where: c.own(clip(where, 60))}
-		c.leakBy[name] = a
-		c.leaks = append(c.leaks, a)
-	}
-	if a.lastSeq == e.Seq {
-		return
-	}
-	a.lastSeq = e.Seq
-	a.count++
-	if len(a.seqs) < maxLeakEvents {
-		a.seqs = append(a.seqs, e.Seq)
-	}
-}
-
-// scanLeaks looks through every string of an Agent-to-Client frame, object
-// keys included, decoded so that no JSON escape can hide a key, for the
-// keys Clients have sent so far.
-func (c *checker) scanLeaks(e *traces.Event) {
-	fn := func(s string, isKey bool) {
-		if isKey && s == keyField {
-			c.leak(e, nil, true, s)
-		}
-		c.keys.find(s, func(ki *keyInfo) { c.leak(e, ki, isKey, s) })
-	}
-	if d := e.Digest; d.Describes(e.Frame) {
-		d.EachString(func(s string, isKey, literal bool) {
-			// Most of a frame's strings are its member names, which hold
-			// a key only where a Client chose one of them as its key.
-			if !literal || c.keys.literalsHold || s == keyField {
-				fn(s, isKey)
-			}
-		})
-		return
-	}
-	eachString(e.Frame, fn)
-}
 
 // eachString calls fn with the decoded value of every string token of the
 // JSON text b and whether it is an object key. b is expected to be valid JSON
@@ -197,35 +140,6 @@ func eachString(b string, fn func(s string, isKey bool)) {
 	}
 }
 
-func (c *checker) judgeLeaks() {
-	for _, a := range c.leaks {
-		ev := &evs{}
-		ev.add(a.seqs...)
-		where := "a string value"
-		if a.asKey {
-			where = "an object key"
-		}
-		more := ""
-		if a.count > 1 {
-			more = fmt.Sprintf(", and %d Agent-to-Client frames in all", a.count)
-		}
-		at := a.at
-		if a.key == nil {
-			c.add(KeyLeak, nil, "", ev, "the Agent wrote the field name %q as an object key in %s%s.", keyField, at, more)
-			continue
-		}
-		var s *subState
-		origin := "a Client sent it"
-		if r := a.key.first; r != nil {
-			s = r.sub
-			ev.add(r.sendSeq)
-			origin = fmt.Sprintf("%s sent it as the idempotencyKey of %s at %s", r.link.client, c.reqOf(r), ms(r.sendT))
-		}
-		c.add(KeyLeak, s, "", ev, "key %q leaked: %s; the Agent wrote it inside %s %q in %s%s.",
-			a.key.key, origin, where, a.where, at, more)
-	}
-}
-
 // describeFrame names what a frame is, for prose; leaks are rare, so it may
 // decode again.
 func describeFrame(frame string) string {
@@ -252,4 +166,206 @@ func describeFrame(frame string) string {
 		return "a batch of " + list(parts)
 	}
 	return list(parts)
+}
+
+// Key leaks in the ledger (leak.go says what a leak is and how a string is
+// looked through; key_index.go finds the keys in it): every string of every
+// Agent-to-Client frame sent, looked through for the keys Clients had sent
+// by then. The key index is the present checker's, fed the same keys; what
+// the ledger keeps beside it is pointer-free: a key's first prompt as a
+// request's index, and a row per needle found.
+
+// leakRow gathers the frames that leak one needle: a key, or the field name.
+type leakRow struct {
+	key   int32 // the key's id handle; noID for the field name
+	count int32
+	nSeqs int32
+	seqs  [maxLeakEvents]int64
+	// The first frame, for prose: what it is (a text handle), its link
+	// and time; asKey: the needle was an object key there, not a string
+	// value; where the string it was in (a text handle, clipped).
+	what, link int32
+	t          int64
+	asKey      bool
+	where      int32
+	lastSeq    int64
+}
+
+// keyIndex is the index of the keys Clients sent, made at its first use.
+func (lg *ledger) keyIndex() *keyIndex {
+	if lg.keys == nil {
+		own := strings.Clone
+		if lg.in.borrow {
+			own = func(s string) string { return s }
+		}
+		// About a key per submission.
+		lg.keys = newKeyIndex(cap(lg.subs), own, lg.in.lookup)
+	}
+	return lg.keys
+}
+
+// promptKeySent reads the key of prompt request i (fact x): every JSON
+// string sent as a key, legal or not, is looked for in what Agents send
+// from then on, and a legal key's first request, sent or (not sent) only
+// delivered, is the one its leak names. That is what the checker's
+// keyIndex.sentBy keeps with its early requests: a key not yet indexed
+// takes its first request when it is.
+func (lg *ledger) promptKeySent(x *fact, i int32, sent bool) {
+	if sent && x.key != noID {
+		lg.keyIndex().addByHandle(x.key, lg.in.IDName(x.key))
+	}
+	if x.keyState == keyValid {
+		if first := byIndex(&lg.keyFirst, x.key); *first == 0 {
+			*first = i + 1
+		}
+	}
+}
+
+// firstSender is the first prompt request that carried the key of handle
+// h; none for none.
+func (lg *ledger) firstSender(h int32) int32 {
+	if h < 0 || int(h) >= len(lg.keyFirst) {
+		return none
+	}
+	return lg.keyFirst[h] - 1
+}
+
+// sendLeaks reads the frame of a send (st, whose facts are facts) for
+// leaks when the Agent's side wrote it; a frame with no direction
+// recorded may still carry a Client's keys.
+func (lg *ledger) sendLeaks(st *Step, facts []fact) {
+	if len(facts) == 0 || facts[0].ev != wSend || facts[0].dir != dirA2C {
+		return
+	}
+	lg.scanLeaks(st)
+	if st.Event.Dir != traces.AgentToClient {
+		// Scanned first: the keys this frame sends are not sent yet.
+		lg.keyIndex().addFrameKeys(st.Event.Frame)
+	}
+}
+
+// scanLeaks looks through every string of an Agent-to-Client frame, as
+// checker.scanLeaks does: from its digest when it describes the frame,
+// else from the bytes, decoded so that no escape hides a key.
+func (lg *ledger) scanLeaks(st *Step) {
+	e, keys := st.Event, lg.keyIndex()
+	fn := func(s string, isKey bool) {
+		if isKey && s == keyField {
+			lg.leak(st, nil, true, s)
+		}
+		keys.find(s, func(ki *keyInfo) { lg.leak(st, ki, isKey, s) })
+	}
+	if d := e.Digest; d.Describes(e.Frame) {
+		d.EachString(func(s string, isKey, literal bool) {
+			// Most of a frame's strings are its member names, which hold
+			// a key only where a Client chose one of them as its key.
+			if !literal || keys.literalsHold || s == keyField {
+				fn(s, isKey)
+			}
+		})
+		return
+	}
+	eachString(e.Frame, fn)
+}
+
+// leak notes that the frame of st leaks ki (nil: the field name), found
+// in where; a frame counts once per needle.
+func (lg *ledger) leak(st *Step, ki *keyInfo, asKey bool, where string) {
+	e := st.Event
+	key, at := int32(noID), &lg.fieldLeak
+	var i int32
+	if ki != nil {
+		key = lg.in.ID(ki.key)
+		i = lg.leakOf[key]
+		at = &i
+	}
+	if *at == 0 {
+		lg.leaks = append(lg.leaks, leakRow{key: key, what: lg.in.text(describeFrame(e.Frame)), link: max(st.Link, noName), t: e.T,
+			asKey: asKey, where: lg.in.text(clip(where, 60))})
+		*at = int32(len(lg.leaks))
+		if ki != nil {
+			if lg.leakOf == nil {
+				lg.leakOf = map[int32]int32{}
+			}
+			lg.leakOf[key] = i
+		}
+	}
+	a := &lg.leaks[*at-1]
+	if a.lastSeq == e.Seq {
+		return
+	}
+	a.lastSeq = e.Seq
+	a.count++
+	if a.nSeqs < maxLeakEvents {
+		a.seqs[a.nSeqs] = e.Seq
+		a.nSeqs++
+	}
+}
+
+// judgeLeaks reports each needle the Agent wrote, in the order first found.
+func (lg *ledger) judgeLeaks() {
+	in := lg.in
+	for i := range lg.leaks {
+		a := &lg.leaks[i]
+		ev := &evs{}
+		ev.add(a.seqs[:a.nSeqs]...)
+		where := "a string value"
+		if a.asKey {
+			where = "an object key"
+		}
+		more := ""
+		if a.count > 1 {
+			more = fmt.Sprintf(", and %d Agent-to-Client frames in all", a.count)
+		}
+		at := lg.leakAt(a)
+		if a.key == noID {
+			lg.report(KeyLeak, none, noID, ev, "the Agent wrote the field name %q as an object key in %s%s.", keyField, at, more)
+			continue
+		}
+		s := none
+		origin := "a Client sent it"
+		if ri := lg.firstSender(a.key); ri != none {
+			r := &lg.reqs[ri]
+			s = r.sub
+			ev.add(r.sendSeq)
+			// A first request only ever delivered (no send event) is told
+			// "sent ... at 0ms", as the checker tells it.
+			origin = fmt.Sprintf("%s sent it as the idempotencyKey of %s at %s", in.wordName(lg.links[max(r.link, noName)].client), lg.reqOf(ri), ms(r.sendT))
+		}
+		lg.report(KeyLeak, s, noID, ev, "key %q leaked: %s; the Agent wrote it inside %s %q in %s%s.",
+			in.IDName(a.key), origin, where, in.textName(a.where), at, more)
+	}
+}
+
+// leakAt tells the first frame of a leak: what it is, its link and time.
+func (lg *ledger) leakAt(a *leakRow) string {
+	return fmt.Sprintf("%s on %s sent at %s", lg.in.textName(a.what), lg.in.Link(a.link), ms(a.t))
+}
+
+// The harness's spelling of the keys and leaks (ledger_compare.go): every
+// key indexed with its first request, then every leak in the order found.
+
+func spellKeyFirst(link, id string, sendSeq, delSeq int64) string {
+	return fmt.Sprintf("%s %s sent=%d delivered=%d", link, id, sendSeq, delSeq)
+}
+
+func spellLeak(name, first string, count int, seqs []int64, at string, asKey bool, where string, lastSeq int64) string {
+	return fmt.Sprintf("leak %s first=%s count=%d seqs=%v at=%q asKey=%t where=%q last=%d", name, first, count, seqs, at, asKey, where, lastSeq)
+}
+
+// all are the keys x holds, each once, in no order.
+func (x *keyIndex) all() []*keyInfo {
+	var out []*keyInfo
+	seen := map[*keyInfo]bool{}
+	for _, ki := range x.byHandle {
+		if ki != nil {
+			out, seen[ki] = append(out, ki), true
+		}
+	}
+	for _, ki := range x.byString {
+		if !seen[ki] {
+			out = append(out, ki)
+		}
+	}
+	return out
 }

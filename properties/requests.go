@@ -1,244 +1,201 @@
 package properties
 
 import (
-	"iter"
 	"strings"
 
-	json "github.com/goccy/go-json"
-
 	"github.com/acpsim/acpsim/actors/acp"
-	"github.com/acpsim/acpsim/actors/acp/jsonscan"
-	"github.com/acpsim/acpsim/traces"
 )
 
-// The Client's requests as the Agent receives them: their keys, the
-// submission each one retries, and what a delivery says about retries.
+// Requests and responses in the ledger: the Client's requests as the Agent
+// receives them, the responses each got, and the messages those name.
 
-// Key states of a prompt request.
-const (
-	keyNone  = iota // omitted or null
-	keyValid        // a string of 1..255 code points
-	keyBad          // anything else: the Agent owes -32602
-)
-
-type reqRec struct {
-	link     *linkState
-	id       acp.ID
-	method   string
-	sub      *subState
-	session  string
-	sessionH int32 // session's handle (Interner.ID)
+// reqRow is a request a Client sent (or a delivered entry the Agent owes
+// an error), with its first response.
+type reqRow struct {
+	link     int32
+	sub      int32 // none: not a prompt of a submission
+	id       rpcID
+	method   word
+	session  int32
 	attempt  int32
 	keyState int8
-	// delivered and cancelAsked (below) sit here, beside the small
-	// fields: packed, a record is a tenth smaller.
-	delivered   bool
-	cancelAsked bool // a $/cancel_request named it while it was pending
-	key         string
-	keyRaw      string // a malformed key's JSON, or "null" for an explicit no key
+	// delivered: it reached the Agent (delSeq, at process to).
+	delivered bool
+	// cancelAsked: a $/cancel_request named it while it was pending.
+	cancelAsked bool
+	lost        uint8 // lostDropped or lostLinkEnd, and why (lostNote)
+	key         int32
+	keyRaw      int32
 
 	sendSeq, sendT int64
 	delSeq, delT   int64
-	to             string
-	lost           string
+	to             word
+	lostNote       word
 	lostSeq        int64
-	resps          []*respRec
-	// cancel is the first cancel the Agent read while this prompt was
-	// pending: from then on it owes error -32800 and must not insert it.
-	cancel *cancelRec
-	// nextPend and nextKey thread the lists a cancel walks (trackPending).
-	nextPend, nextKey *reqRec
-	// resps1 holds the first response: most requests get one; resp1 is
-	// its record, when it was sent (newResp).
-	resps1 [1]*respRec
-	resp1  respRec
+	// nextOfSub threads its submission's requests, nextSameID those
+	// delivered with its id on its link, nextPend and nextKey the lists a
+	// cancel walks (trackPending).
+	nextOfSub, nextSameID int32
+	nextPend, nextKey     int32
+	nextOpen              int32 // the next request delivered on its link
+	// cancel is 1 + the first cancel the Agent read while this prompt was
+	// pending (0: none): from then on it owes -32800 and must not insert.
+	cancel int32
+	// nResps counts its responses; the first is resp, the others are
+	// threaded from more through the ledger's resps (respRow.next).
+	nResps     int32
+	more, last int32
+	resp       respRow
 }
 
-// reqList is the requests delivered with one id on a link, oldest first; a
-// link rarely sees an id twice, so the first needs no slice.
-type reqList struct {
-	one  *reqRec
-	more []*reqRec
+// respRow is a response the Agent sent.
+type respRow struct {
+	req    int32 // the request it answers; none for none
+	link   int32
+	id     rpcID
+	seq, t int64
+	msg    int32 // a prompt's messageId (id handle)
+	code   int32
+	ok     bool
+	// delivered: it reached the Client at delSeq.
+	delivered bool
+	// binding: it named a message first named before its request arrived
+	// (at firstSeen).
+	binding  bool
+	lost     uint8
+	lostNote word
+	delSeq   int64
+	lostSeq  int64
+	// firstSeen is, for a binding answer, when the message was first named.
+	firstSeen, firstT int64
+	next              int32 // the request's next response
 }
 
-func (x *reqList) add(r *reqRec) {
-	if x.one == nil {
-		x.one = r
-	} else {
-		x.more = append(x.more, r)
+// respRef names a response: a request's first as -1 - the request's
+// index, any other as its index in the ledger's resps.
+type respRef int32
+
+func (lg *ledger) resp(ref respRef) *respRow {
+	if ref < 0 {
+		return &lg.reqs[-1-ref].resp
 	}
+	return &lg.resps[ref]
 }
 
-// each calls fn with the requests in delivery order until fn says stop.
-func (x reqList) each(fn func(*reqRec) (stop bool)) {
-	if x.one == nil || fn(x.one) {
-		return
+// message reads one message fact of a frame, sent or (not sent) delivered
+// with no send; ok when it became a row.
+func (lg *ledger) message(l *linkRow, x *fact, sent bool) (item, bool) {
+	if x.entries == 0 {
+		return item{}, false
 	}
-	for _, r := range x.more {
-		if fn(r) {
-			return
+	switch {
+	case x.dir == dirC2A && x.msg == acp.KindInvalid:
+		if x.id == 0 || x.nullID {
+			return item{kind: itemNullErr}, true
+		}
+		return item{itemReq, lg.newReq(x, sent)}, true
+	case x.dir == dirC2A && x.msg == acp.KindRequest:
+		return item{itemReq, lg.newReq(x, sent)}, true
+	case x.dir == dirC2A && x.msg == acp.KindNotification:
+		if ci := lg.newCancel(x, sent); ci != none {
+			return item{itemCancel, ci}, true
+		}
+	case x.dir == dirA2C && x.msg == acp.KindResponse:
+		return item{itemResp, int32(lg.newResp(l, x, sent))}, true
+	case x.dir == dirA2C && x.msg == acp.KindNotification && x.method == wSessionUpdate && x.update >= 0 && (sent || l.observer):
+		if sent {
+			lg.agentUpdate(x)
+		}
+		// Only the observer's updates make the transcript.
+		if l.observer {
+			lg.upds = append(lg.upds, updRow{session: x.session, message: x.message, text: x.text, kind: x.update, content: x.content})
+			return item{itemUpdate, int32(len(lg.upds) - 1)}, true
 		}
 	}
+	return item{}, false
 }
 
-func (x reqList) last() *reqRec {
-	if n := len(x.more); n > 0 {
-		return x.more[n-1]
-	}
-	return x.one
-}
-
-// newReq is the record of request id; v is its message (nil for an entry
-// the codec refused).
-func (c *checker) newReq(l *linkState, st *Step, id acp.ID, method string, v *msgView, sent bool) *reqRec {
-	e := st.Event
-	if method == acp.MethodSessionLoad {
+// newReq is the row of a request (or of an entry the codec refused, whose
+// method is none).
+func (lg *ledger) newReq(x *fact, sent bool) int32 {
+	method := x.method
+	if method == wSessionLoad {
 		// v1's session/load is v2's session/resume with replay from the
 		// start: it activates the session and replays its history.
-		method = acp.MethodSessionResume
+		method = wSessionResume
 	}
-	r := c.reqSlab.New()
-	r.resps = r.resps1[:0]
-	r.link, r.id, r.method = l, acp.ID(c.own(string(id))), c.name(method)
+	if x.msg == acp.KindInvalid {
+		method = wNone
+	}
+	r := reqRow{link: x.link, sub: none, id: x.id, method: method, session: x.session,
+		nextOfSub: none, nextSameID: none, nextPend: none, nextKey: none, nextOpen: none, more: none, last: none, resp: respRow{req: none, next: none}}
 	if sent {
-		r.sendSeq, r.sendT = e.Seq, e.T
+		r.sendSeq, r.sendT = x.seq, x.t
 	}
-	switch method {
-	case acp.MethodSessionPrompt:
-		p := v.prompt()
-		r.session = c.name(p.session)
-		var ki *keyInfo
-		key, present, bad := promptKey(p.key)
-		if sent && p.key != "" && p.key[0] == '"' {
-			// Any string is indexed, a legal key or not: the legal one is
-			// read already.
-			if k, ok := key, present; ok && v.ids && k == v.dig.Key() {
-				ki = c.keys.addByHandle(v.keyH, k)
-			} else if ok {
-				ki = c.keys.add(k)
-			} else if k, ok := jsonscan.StringField(p.key); ok {
-				ki = c.keys.add(k)
-			}
+	i := int32(len(lg.reqs))
+	if method == wSessionFork && sent {
+		lg.forks = append(lg.forks, i)
+	}
+	if method == wSessionResume && sent && lg.link(x.link).observer {
+		// A new replay of the session starts from scratch.
+		delete(lg.cand, candKey{x.link, r.session})
+	}
+	if r.session != noID && !lg.link(x.link).observer {
+		*byIndex(&lg.used, r.session) = true
+	}
+	if method == wSessionPrompt {
+		switch x.keyState {
+		case keyBad:
+			r.keyState, r.keyRaw = keyBad, x.keyRaw
+		case keyValid:
+			r.keyState, r.key = keyValid, x.key
+		case keyNull:
+			r.keyState = keyNone // no key, said out loud (keyRaw "null")
+			r.keyRaw = lg.in.text("null")
 		}
-		switch {
-		case bad:
-			r.keyState, r.keyRaw = keyBad, c.own(p.key)
-		case !present && p.key == "null":
-			r.keyRaw = "null" // no key, said out loud
-		case present:
-			if ki != nil && ki.key == key {
-				key = ki.key // the index's copy
-			} else {
-				key = c.own(key)
-			}
-			r.keyState, r.key = keyValid, key
-			c.keys.sentBy(ki, key, r, sent)
-		}
+		lg.promptKeySent(x, i, sent)
 		if sent {
-			c.rep.Stats.Prompts++
+			lg.stats.Prompts++
 		}
-		if st.Sub >= 0 {
-			s := c.sub(st.Sub, e.From)
-			if !s.textFromSubmit && s.text == "" {
-				if p.hasText {
-					s.text = c.own(p.text)
-				} else {
-					var blocks []acp.ContentBlock
-					_ = json.Unmarshal([]byte(p.prompt), &blocks)
-					s.text = acp.PromptText(blocks)
-				}
+		if x.sub >= 0 {
+			s := lg.sub(x.sub, x.from)
+			if x.textRead && !s.textFromSubmit && s.text == 0 {
+				s.text = x.text
 			}
-			c.addReq(s, r)
-		}
-	case acp.MethodSessionClose:
-		r.session = c.name(v.sessionParam())
-	case acp.MethodSessionFork:
-		r.session = c.name(v.sessionParam())
-		if sent {
-			c.forks = append(c.forks, r)
-		}
-	case acp.MethodSessionResume:
-		r.session = c.name(v.sessionParam())
-		if l.observer && sent {
-			// A new replay of the session starts from scratch.
-			delete(l.cand, r.session)
+			r.sub = x.sub
+			lg.reqs = append(lg.reqs, r)
+			lg.addReq(s, i)
+			return i
 		}
 	}
-	if r.session != "" {
-		// The digest's session is the one read above (prompt,
-		// sessionParam): its step's handle, when it has one.
-		r.sessionH = c.idOf(v.ids, v.sessH, r.session)
-	}
-	if r.session != "" && !l.observer {
-		if c.sessionUsed == nil {
-			c.sessionUsed = map[string]bool{}
-		}
-		c.sessionUsed[r.session] = true
-	}
-	return r
+	lg.reqs = append(lg.reqs, r)
+	return i
 }
 
-// reqsOf is the requests delivered on l with id, oldest first.
-func (l *linkState) reqsOf(id acp.ID) reqList {
-	if n, ok := id.SmallNum(); ok && n < len(l.byNum) && l.byNum[n].one != nil {
-		return l.byNum[n]
+// addReq threads request i onto submission s.
+func (lg *ledger) addReq(s *subRow, i int32) {
+	r := &lg.reqs[i]
+	if s.lastReq == none {
+		s.firstReq = i
+	} else {
+		lg.reqs[s.lastReq].nextOfSub = i
 	}
-	return l.byID[id]
-}
-
-// fileReq adds a delivered request to its id's list. A small number goes
-// to byNum while it stays within a few times the numbers there (a trace
-// naming one huge id gets no huge table), unless byID has it already: an
-// id's list is in one table or the other, and reqsOf looks in byNum first.
-func (l *linkState) fileReq(r *reqRec) {
-	if n, ok := r.id.SmallNum(); ok {
-		if n < len(l.byNum) && l.byNum[n].one != nil {
-			l.byNum[n].add(r)
-			return
-		}
-		if _, there := l.byID[r.id]; !there && n < max(64, 4*l.nums) {
-			if l.byNum == nil {
-				l.byNum = make([]reqList, 0, 16)
-			}
-			byIndex(&l.byNum, int32(n)).add(r)
-			l.nums++
-			return
-		}
-	}
-	if l.byID == nil {
-		l.byID = map[acp.ID]reqList{}
-	}
-	list := l.byID[r.id]
-	list.add(r)
-	l.byID[r.id] = list
-}
-
-// allReqs are the lists of l's delivered requests, an id each, in no order.
-func (l *linkState) allReqs() iter.Seq[reqList] {
-	return func(yield func(reqList) bool) {
-		for _, list := range l.byNum {
-			if list.one != nil && !yield(list) {
-				return
-			}
-		}
-		for _, list := range l.byID {
-			if !yield(list) {
-				return
-			}
-		}
-	}
-}
-
-func (c *checker) addReq(s *subState, r *reqRec) {
-	r.sub = s
-	s.reqs = append(s.reqs, r)
-	r.attempt = int32(len(s.reqs))
+	s.lastReq = i
+	s.attempts++
+	r.attempt = s.attempts
 	found := false
-	for _, x := range s.sessions {
-		found = found || x == r.session
+	last := none
+	for j := s.sessions; j != none; j = lg.sessions[j].next {
+		found = found || lg.sessions[j].session == r.session
+		last = j
 	}
 	if !found {
-		s.sessions = append(s.sessions, r.session)
+		lg.sessions = append(lg.sessions, sessionRow{session: r.session, next: none})
+		if last == none {
+			s.sessions = int32(len(lg.sessions) - 1)
+		} else {
+			lg.sessions[last].next = int32(len(lg.sessions) - 1)
+		}
 	}
 	if r.attempt == 1 {
 		s.keyState, s.key = r.keyState, r.key
@@ -248,57 +205,304 @@ func (c *checker) addReq(s *subState, r *reqRec) {
 	}
 }
 
-func (c *checker) reqDelivered(l *linkState, r *reqRec, e *traces.Event) {
-	r.delivered, r.delSeq, r.delT = true, e.Seq, e.T
-	r.to = c.name(e.To)
-	if r.to == "" {
+// reqDelivered files request i, delivered on l by x, where a response
+// finds it.
+func (lg *ledger) reqDelivered(l *linkRow, i int32, x *fact) {
+	r := &lg.reqs[i]
+	r.delivered, r.delSeq, r.delT = true, x.seq, x.t
+	r.to = x.to
+	if r.to == wNone {
 		r.to = l.agent
 	}
-	l.fileReq(r)
-	if l.open == nil {
-		l.open = make([]*reqRec, 0, 8)
+	l.file(lg, i)
+	if l.lastOpen == none {
+		l.firstOpen = i
+	} else {
+		lg.reqs[l.lastOpen].nextOpen = i
 	}
-	l.open = append(l.open, r)
-	l.unanswered++
-	if len(l.open) > 64 && len(l.open) > 4*l.unanswered {
-		// Keep the list proportional to what is still unanswered.
-		kept := l.open[:0]
-		for _, x := range l.open {
-			if len(x.resps) == 0 {
-				kept = append(kept, x)
-			}
-		}
-		clear(l.open[len(kept):])
-		l.open = kept
-	}
+	l.lastOpen = i
 	switch r.method {
-	case acp.MethodSessionResume:
-		l.ls(r.session).resumes++
-	case acp.MethodSessionClose:
-		c.cancelDelivered(l, &cancelRec{how: bySessionClose, session: r.session, req: r, sendSeq: r.sendSeq}, e)
-	case acp.MethodSessionPrompt:
-		c.trackPending(l, r)
-		s := r.sub
-		if s == nil {
-			break
-		}
-		if r.keyState == keyValid {
-			for _, t := range s.tos {
-				if t.name == r.to && t.n > 0 {
-					c.rep.Stats.RetriesWhilePending++
-					break
-				}
-			}
-			for _, t := range s.tos {
-				if t.name != r.to && agentOf(t.name) == agentOf(r.to) {
-					c.rep.Stats.RetriesAfterRestart++
-					break
-				}
+	case wSessionResume:
+		lg.ls(r.link, r.session).resumes++
+	case wSessionClose:
+		lg.cancels = append(lg.cancels, cancelRow{how: bySessionClose, session: r.session, req: i, named: none, sendSeq: r.sendSeq})
+		lg.cancelDelivered(x.link, int32(len(lg.cancels)-1), x)
+	case wSessionPrompt:
+		lg.trackPending(i)
+	}
+	if r.method != wSessionPrompt || r.sub == none {
+		return
+	}
+	s := &lg.subs[r.sub]
+	if r.keyState == keyValid {
+		for j := s.tos; j != none; j = lg.tos[j].next {
+			if t := lg.tos[j]; t.proc == r.to && t.n > 0 {
+				lg.stats.RetriesWhilePending++
+				break
 			}
 		}
-		s.tos, _ = bump(s.tos, r.to, 1)
+		agent := agentOf(lg.in.wordName(r.to))
+		for j := s.tos; j != none; j = lg.tos[j].next {
+			if t := lg.tos[j]; t.proc != r.to && agentOf(lg.in.wordName(t.proc)) == agent {
+				lg.stats.RetriesAfterRestart++
+				break
+			}
+		}
+	}
+	lg.bumpTo(s, r.to, 1)
+}
+
+// bumpTo adds d to s's prompts unanswered at process proc.
+func (lg *ledger) bumpTo(s *subRow, proc word, d int32) {
+	last := none
+	for j := s.tos; j != none; j = lg.tos[j].next {
+		if lg.tos[j].proc == proc {
+			lg.tos[j].n += d
+			return
+		}
+		last = j
+	}
+	lg.tos = append(lg.tos, toRow{proc: proc, n: d, next: none})
+	if last == none {
+		s.tos = int32(len(lg.tos) - 1)
+	} else {
+		lg.tos[last].next = int32(len(lg.tos) - 1)
 	}
 }
+
+// file adds delivered request i to its id's list on l. A small number's
+// list goes to byNum while the number stays within a few times the count
+// of numbers there (a trace naming one huge id gets no huge table), unless
+// byID has it already: an id's list is in one table or the other.
+func (l *linkRow) file(lg *ledger, i int32) {
+	id := lg.reqs[i].id
+	var list *idList
+	if n := int(-1 - id); id < 0 && n < len(l.byNum) && l.byNum[n].first != 0 {
+		list = &l.byNum[n]
+	} else if _, there := l.byID[id]; !there && id < 0 && n < max(64, 4*l.nums) {
+		list = byIndex(&l.byNum, int32(n))
+		l.nums++
+	} else {
+		if l.byID == nil {
+			l.byID = map[rpcID]idList{}
+		}
+		x := l.byID[id]
+		defer func() { l.byID[id] = x }()
+		list = &x
+	}
+	if list.last == 0 {
+		list.first = i + 1
+	} else {
+		lg.reqs[list.last-1].nextSameID = i
+	}
+	list.last = i + 1
+}
+
+// reqsOf is the first request delivered on l with id (threaded by
+// nextSameID, oldest first); none for none.
+func (l *linkRow) reqsOf(id rpcID) int32 {
+	if n := int(-1 - id); id < 0 && n < len(l.byNum) && l.byNum[n].first != 0 {
+		return l.byNum[n].first - 1
+	}
+	return l.byID[id].first - 1
+}
+
+// target is the delivered request a response with id answers on l: the
+// oldest one still unanswered, else the newest (then answered twice).
+func (lg *ledger) target(l *linkRow, id rpcID) int32 {
+	last := none
+	for i := l.reqsOf(id); i != none; i = lg.reqs[i].nextSameID {
+		if lg.reqs[i].nResps == 0 {
+			return i
+		}
+		last = i
+	}
+	return last
+}
+
+// newResp is the row of a response (x) the Agent sent on l, or, not sent,
+// delivered with no send.
+func (lg *ledger) newResp(l *linkRow, x *fact, sent bool) respRef {
+	ri := lg.target(l, x.id)
+	rp := respRow{req: ri, link: x.link, id: x.id, seq: x.seq, t: x.t, next: none}
+	if x.hasErr {
+		rp.code = x.errCode
+	} else {
+		rp.ok = true
+	}
+	if rp.ok && (ri == none || lg.reqs[ri].method == wSessionPrompt) {
+		rp.msg = x.message
+	}
+	var ref respRef
+	if sent && ri != none && lg.reqs[ri].nResps == 0 {
+		ref = respRef(-1 - ri) // beside its request, where the rules read it
+		lg.reqs[ri].resp = rp
+	} else {
+		ref = respRef(len(lg.resps))
+		lg.resps = append(lg.resps, rp)
+	}
+	if !sent {
+		return ref
+	}
+	if ri == none {
+		if x.nullID && l.nullErrs > 0 && !rp.ok {
+			l.nullErrs--
+		} else {
+			lg.strays = append(lg.strays, ref)
+		}
+		return ref
+	}
+	r := &lg.reqs[ri]
+	if r.nResps > 0 {
+		if r.last == none {
+			r.more = int32(ref)
+		} else {
+			lg.resps[r.last].next = int32(ref)
+		}
+		r.last = int32(ref)
+	}
+	r.nResps++
+	if r.nResps == 1 {
+		lg.firstAnswer(r, x)
+	}
+	lg.answered(ri, ref)
+	lg.noteReply(ri, ref)
+	if r.method == wSessionPrompt && rp.ok && rp.msg != noID {
+		lg.promptAnswered(l, ri, ref)
+	}
+	return ref
+}
+
+// firstAnswer notes what a request's first response (x) says.
+func (lg *ledger) firstAnswer(r *reqRow, x *fact) {
+	lg.sessionAnswer(r, x)
+	switch {
+	case r.method == wSessionNew && !x.hasErr && x.session != noID && !lg.link(r.link).observer:
+		if created := byIndex(&lg.isCreated, x.session); !*created {
+			*created = true
+			lg.created = append(lg.created, x.session)
+		}
+	case r.method == wSessionPrompt && r.sub != none:
+		lg.bumpTo(&lg.subs[r.sub], r.to, -1)
+	case r.method == wSessionResume:
+		lg.ls(r.link, r.session).resumes--
+	case r.method == wSessionFork:
+		lg.forked(r, x)
+	}
+	lg.setupAnswered(r, x)
+}
+
+// msgRow is what the Agent has said about one message of a session so far.
+type msgRow struct {
+	session   int32 // its session's handle: its id may name others in other sessions
+	first     int64 // seq of the first response or user message naming it
+	firstT    int64
+	firstUser int64 // seq of the first user message update naming it, 0 if none
+	bound     bool  // a retry was answered with it from the binding
+	owned     bool  // owner is the first success response that named it
+	owner     respRef
+}
+
+// msgIndex finds a message's row: by its id's handle, the first session
+// to name that id in msgByID, any other in msgAt (an id two sessions
+// share: a fork's copies, an Agent reusing ids).
+func (lg *ledger) msgIndex(mk msgKey) (int32, bool) {
+	if mk.id < 0 || int(mk.id) >= len(lg.msgByID) || lg.msgByID[mk.id] == 0 {
+		return 0, false
+	}
+	if i := lg.msgByID[mk.id] - 1; lg.msgs[i].session == mk.session {
+		return i, true
+	}
+	i, ok := lg.msgAt[mk]
+	return i, ok
+}
+
+// msgFor is the row of a message, made if it is new (known false).
+func (lg *ledger) msgFor(mk msgKey) (m *msgRow, known bool) {
+	if i, ok := lg.msgIndex(mk); ok {
+		return &lg.msgs[i], true
+	}
+	i := int32(len(lg.msgs))
+	if at := byIndex(&lg.msgByID, mk.id); *at == 0 {
+		*at = i + 1
+	} else {
+		if lg.msgAt == nil {
+			lg.msgAt = map[msgKey]int32{}
+		}
+		lg.msgAt[mk] = i
+	}
+	lg.msgs = append(lg.msgs, msgRow{session: mk.session})
+	return &lg.msgs[i], false
+}
+
+// promptAnswered reads a success response (ref) to prompt request ri that
+// names a message.
+func (lg *ledger) promptAnswered(l *linkRow, ri int32, ref respRef) {
+	r := &lg.reqs[ri]
+	rp := lg.resp(ref)
+	m, known := lg.msgFor(msgKey{r.session, rp.msg})
+	if !known {
+		m.first, m.firstT = rp.seq, rp.t
+		text := int32(0)
+		if r.sub != none {
+			text = lg.subs[r.sub].text
+		}
+		lg.noteNamed(r.session, rp.msg, rp.seq, text)
+	}
+	// Answered from a binding: the message existed before this request
+	// arrived. A request held and answered with the insertion it waited
+	// for is not a retry served from a binding.
+	if known && r.delivered && m.first < r.delSeq {
+		rp.binding, rp.firstSeen, rp.firstT = true, m.first, m.firstT
+		m.bound = true
+		if ls := lg.ls(r.link, r.session); !ls.hasRetry {
+			ls.hasRetry, ls.retry = true, ref
+		}
+	}
+	owned, own := m.owned, m.owner
+	if !m.owned {
+		m.owned, m.owner = true, ref
+	}
+	if r.sub == none {
+		return
+	}
+	s := &lg.subs[r.sub]
+	has := lg.hasAnswer(s, r.session, rp.msg)
+	if owned && !has {
+		if o := lg.reqs[lg.resp(own).req].sub; o != none && o != r.sub {
+			lg.shared = append(lg.shared, ref)
+		}
+	}
+	if r.attempt >= 2 && s.keyed && r.keyState == keyValid && r.key == s.key && has {
+		lg.stats.RetriesFromBinding++
+	}
+	if !has {
+		lg.answers = append(lg.answers, answerRow{session: r.session, msg: rp.msg, resp: ref, next: none})
+		if s.lastAnswer == none {
+			s.answers = int32(len(lg.answers) - 1)
+		} else {
+			lg.answers[s.lastAnswer].next = int32(len(lg.answers) - 1)
+		}
+		s.lastAnswer = int32(len(lg.answers) - 1)
+	}
+}
+
+// hasAnswer reports whether s was answered message msg in session.
+func (lg *ledger) hasAnswer(s *subRow, session, msg int32) bool {
+	for j := s.answers; j != none; j = lg.answers[j].next {
+		if a := &lg.answers[j]; a.session == session && a.msg == msg {
+			return true
+		}
+	}
+	return false
+}
+
+// Key states of a prompt request.
+const (
+	keyNone  = iota // omitted or null
+	keyValid        // a string of 1..255 code points
+	keyBad          // anything else: the Agent owes -32602
+)
 
 // agentOf is the Agent of a process name "a1#2" (incarnation 2 of a1).
 func agentOf(proc string) string {
@@ -307,3 +511,7 @@ func agentOf(proc string) string {
 	}
 	return proc
 }
+
+// msgKey is a message by the handles (Interner.ID) of its session and id:
+// one id names different messages in different sessions.
+type msgKey struct{ session, id int32 }

@@ -2,211 +2,263 @@ package properties
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-
-	"github.com/acpsim/acpsim/traces"
 )
 
-// The verdicts on each submission once its messages are attributed (duplicate,
-// lost, phantom, unresolved, wrong id), and messageIds two submissions share.
+// The verdicts on each submission once its messages are attributed
+// (verdicts.go says the rules), over the ledger: duplicate, lost, phantom,
+// unresolved, wrong id.
 
-func (c *checker) judgeSub(s *subState) {
-	// One duplicate per submission, whichever evidence shows it: messages
-	// in the transcript, responses naming insertions, or both.
-	if n := s.inserted(); !s.ambiguous && n >= 2 {
-		ev := c.subEvents(s)
+// judgeSub judges submission s, as checker.judgeSub does.
+func (lg *ledger) judgeSub(s int32) {
+	x, c := &lg.subs[s], &lg.core.subs[s]
+	if n := lg.inserted(s); !c.ambiguous && n >= 2 {
+		ev := lg.subEvents(s)
 		named := ""
-		if len(s.extra) > 0 {
-			named = "; " + c.namedText(s, ev)
+		if c.extra != none {
+			named = "; " + lg.namedText(s, ev)
 		}
-		c.add(Duplicate, s, s.firstSession(), ev, "%s was inserted %s: %s; %s%s; %s.",
-			c.subName(s), times(n), c.attempts(s, ev), c.told(s, ev), named, c.transcripts(s, ev))
+		lg.report(Duplicate, s, lg.firstSession(s), ev, "%s was inserted %s: %s; %s%s; %s.",
+			lg.subName(s), times(int(n)), lg.attempts(s, ev), lg.told(s, ev), named, lg.transcripts(s, ev))
 	}
-	// A message the contract lets the Agent drop (live-only, or discarded
-	// under "last N") is not lost when it is missing, nor one whose every
-	// session vanished (allowed by the process contract, told once per
-	// session as session-lost by the durable one).
-	switch s.outcome {
-	case traces.OutcomeInserted:
-		s.loss = lossJudged
-		S, ok, cands := c.outcomeSession(s)
+	switch x.outcome {
+	case wInserted:
+		c.loss = lossJudged
+		S, ok, cands := lg.outcomeSession(s)
 		switch {
-		case ok || c.mayLack(s, cands...):
-		case c.allGone(cands):
-			s.loss = lossSessionGone
-		case c.noLoad && c.noneRead(cands):
-			s.loss = lossNoLoad
-		case c.uncheckable(s, cands):
-			s.loss = lossSetupFailed
+		case ok || lg.mayLack(s, cands...):
+		case lg.allGone(cands):
+			c.loss = lossSessionGone
+		case lg.noLoad && lg.noneRead(cands):
+			c.loss = lossNoLoad
+		case x.unchecked:
+			c.loss = lossSetupFailed
 		default:
-			if U, why := c.unread(cands); why != "" {
-				s.loss = lossStopped
-				c.unreadLost(s, U, why)
+			if U, why := lg.unread(cands); why != "" {
+				c.loss = lossStopped
+				lg.unreadLost(s, U, why)
 				break
 			}
-			ev := c.subEvents(s)
-			c.add(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
-				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcriptOf(s, S, s.outcomeMsg, ev), c.retainedWhy(s, S))
+			ev := lg.subEvents(s)
+			lg.report(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
+				lg.subName(s), lg.attempts(s, ev), lg.told(s, ev), lg.transcriptOf(s, S, x.outcomeMsg, ev), lg.retainedWhy(s, S))
 		}
-	case traces.OutcomeAbandoned:
-		s.loss = lossJudged
+	case wAbandoned:
+		c.loss = lossJudged
+		sessions := lg.sessionsOf(s)
 		switch {
-		case s.ambiguous || len(s.msgs) > 0 || !c.mustRetain(s):
-		case c.allGone(s.sessions):
-			s.loss = lossSessionGone
-		case c.noLoad && c.noneRead(s.sessions):
-			s.loss = lossNoLoad
-		case c.uncheckable(s, s.sessions):
-			s.loss = lossSetupFailed
+		case c.ambiguous || c.nMsgs > 0 || !lg.mustRetain(s):
+		case lg.allGone(sessions):
+			c.loss = lossSessionGone
+		case lg.noLoad && lg.noneRead(sessions):
+			c.loss = lossNoLoad
+		case x.unchecked:
+			c.loss = lossSetupFailed
 		default:
-			if U, why := c.unread(s.sessions); why != "" {
-				s.loss = lossStopped
-				c.unreadLost(s, U, why)
+			if U, why := lg.unread(sessions); why != "" {
+				c.loss = lossStopped
+				lg.unreadLost(s, U, why)
 				break
 			}
-			ev := c.subEvents(s)
+			ev := lg.subEvents(s)
 			why := ""
-			if len(s.sessions) == 1 {
-				why = c.retainedWhy(s, s.sessions[0])
+			if len(sessions) == 1 {
+				why = lg.retainedWhy(s, sessions[0])
 			}
-			c.add(Lost, s, s.firstSession(), ev, "%s is missing from the final transcript and its user was told nothing: %s; %s; %s%s.",
-				c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev), why)
+			lg.report(Lost, s, lg.firstSession(s), ev, "%s is missing from the final transcript and its user was told nothing: %s; %s; %s%s.",
+				lg.subName(s), lg.attempts(s, ev), lg.told(s, ev), lg.transcripts(s, ev), why)
 		}
 	}
-	if s.outcome == traces.OutcomeFailed && !s.ambiguous && len(s.msgs) >= 1 {
-		ev := c.subEvents(s)
-		c.add(Phantom, s, s.msgs[0].session, ev, "%s is in the final transcript although the user was told it failed: %s; %s; yet %s.",
-			c.subName(s), c.attempts(s, ev), c.told(s, ev), c.transcripts(s, ev))
+	if x.outcome == wFailed && !c.ambiguous && c.nMsgs >= 1 {
+		ev := lg.subEvents(s)
+		lg.report(Phantom, s, lg.core.attrs[c.msgs].session, ev, "%s is in the final transcript although the user was told it failed: %s; %s; yet %s.",
+			lg.subName(s), lg.attempts(s, ev), lg.told(s, ev), lg.transcripts(s, ev))
 	}
-	if s.nOutcomes == 0 && c.h.Observed != traces.ObservedAtTap { // a tap sees no outcomes at all
-		ev := c.subEvents(s)
-		if why := c.stoppedWhy(); why != "" {
-			c.unjudged(s, s.firstSession(), ev, "%s never got an outcome: %s; %s while it was still pending.", c.subName(s), c.attempts(s, ev), why)
+	if x.nOutcomes == 0 && !lg.tap() {
+		ev := lg.subEvents(s)
+		if why := lg.stoppedWhy(); why != "" {
+			lg.unjudged(s, lg.firstSession(s), ev, "%s never got an outcome: %s; %s while it was still pending.", lg.subName(s), lg.attempts(s, ev), why)
 		} else {
-			c.add(Unresolved, s, s.firstSession(), ev, "%s never got an outcome: %s; the run ended quiet with it still pending, a liveness failure.", c.subName(s), c.attempts(s, ev))
+			lg.report(Unresolved, s, lg.firstSession(s), ev, "%s never got an outcome: %s; the run ended quiet with it still pending, a liveness failure.", lg.subName(s), lg.attempts(s, ev))
 		}
 	}
-	if s.keyed && !s.mixed {
-		for _, S := range s.sessions {
-			n := 0
-			for _, a := range s.answers {
-				if a.session == S {
-					n++
-				}
-			}
-			if n < 2 {
-				continue
-			}
-			var as []answer
-			var ids []string
-			for _, a := range s.answers {
-				if a.session == S {
-					as = append(as, a)
-					ids = append(ids, a.id)
-				}
-			}
-			// Each new messageId is expected when the contract let the
-			// Agent forget the one before it, and the key with it.
-			ev := c.subEvents(s)
-			var whys []string
-			wrong := false
-			for i := 1; i < len(as); i++ {
-				ok, why := c.forgotten(s, S, as[i-1], as[i], ev)
-				if ok {
-					c.rep.Stats.ExpectedForgotten++
-					continue
-				}
-				wrong = true
-				if why != "" {
-					whys = append(whys, fmt.Sprintf("%s after %s: %s", short(as[i].id), short(as[i-1].id), why))
-				}
-			}
-			if !wrong {
-				continue
-			}
-			tail := ""
-			if len(whys) > 0 {
-				tail = "; the contract does not let the Agent have forgotten the key: " + strings.Join(whys, "; ")
-			}
-			c.add(WrongID, s, S, ev, "%s got %d different messageIds (%s) for one key in session %s: %s%s.",
-				c.subName(s), len(ids), list(shortAll(ids)), short(S), c.attempts(s, ev), tail)
-		}
+	if x.keyed && !x.mixed {
+		lg.judgeKeyIDs(s)
 	}
 }
 
-// outcomeSession says in which session the inserted(M) outcome should be
-// found and whether it is there, and the sessions it may be in.
-func (c *checker) outcomeSession(s *subState) (string, bool, []string) {
-	cands := s.sessions
-	for _, a := range s.answers {
-		if a.id == s.outcomeMsg {
-			// The answer's session, as a list: one of s.sessions (its
-			// request's), else a list of its own.
-			if i := slices.Index(s.sessions, a.session); i >= 0 {
-				cands = s.sessions[i : i+1 : i+1]
-			} else {
-				cands = []string{a.session}
+// judgeKeyIDs reports a keyed submission given several messageIds for its
+// one key in a session, unless the contract let the Agent forget each one
+// before the next.
+func (lg *ledger) judgeKeyIDs(s int32) {
+	x := &lg.subs[s]
+	for j := x.sessions; j != none; j = lg.sessions[j].next {
+		S := lg.sessions[j].session
+		var as []*answerRow
+		var ids []string
+		for k := x.answers; k != none; k = lg.answers[k].next {
+			if a := &lg.answers[k]; a.session == S {
+				as = append(as, a)
+				ids = append(ids, lg.in.IDName(a.msg))
 			}
-			break
 		}
+		if len(as) < 2 {
+			continue
+		}
+		ev := lg.subEvents(s)
+		var whys []string
+		wrong := false
+		for i := 1; i < len(as); i++ {
+			ok, why := lg.forgotten(s, S, as[i-1], as[i], ev)
+			if ok {
+				lg.core.forgotten++
+				continue
+			}
+			wrong = true
+			if why != "" {
+				whys = append(whys, fmt.Sprintf("%s after %s: %s", short(ids[i]), short(ids[i-1]), why))
+			}
+		}
+		if !wrong {
+			continue
+		}
+		tail := ""
+		if len(whys) > 0 {
+			tail = "; the contract does not let the Agent have forgotten the key: " + strings.Join(whys, "; ")
+		}
+		lg.report(WrongID, s, S, ev, "%s got %d different messageIds (%s) for one key in session %s: %s%s.",
+			lg.subName(s), len(ids), list(shortAll(ids)), short(lg.in.IDName(S)), lg.attempts(s, ev), tail)
 	}
+}
+
+// outcomeSession says in which session the inserted(M) outcome of s
+// should be found and whether it is there, and the sessions it may be in.
+func (lg *ledger) outcomeSession(s int32) (int32, bool, []int32) {
+	x := &lg.subs[s]
+	cands := lg.outcomeCands(s)
 	for _, S := range cands {
-		t := c.final[S]
-		if s.outcomeMsg == "" {
-			if len(s.msgs) > 0 {
+		if x.outcomeMsg == noID {
+			if lg.core.subs[s].nMsgs > 0 {
 				return S, true, cands
 			}
-		} else if t.hasH(s.outcomeMsgH) {
+		} else if lg.holds(S, x.outcomeMsg) {
 			return S, true, cands
 		}
 	}
 	if len(cands) > 0 {
 		return cands[0], false, cands
 	}
-	return "", false, cands
+	return noID, false, cands
 }
 
-func (s *subState) firstSession() string {
-	if len(s.sessions) > 0 {
-		return s.sessions[0]
+// firstSession is the first session s's prompts named (noID: none).
+func (lg *ledger) firstSession(s int32) int32 {
+	if j := lg.subs[s].sessions; j != none {
+		return lg.sessions[j].session
 	}
-	return ""
-}
-
-func (c *checker) judgeShared() {
-	for _, rp := range c.shared {
-		r := rp.req
-		own := c.ownerOf(msgKey{r.sessionH, rp.msgH})
-		if c.misnamedFirst(rp, own) {
-			continue
-		}
-		ev := &evs{}
-		ev.add(own.seq, rp.seq, r.delSeq, own.req.delSeq)
-		c.add(WrongID, r.sub, r.session, ev, "the Agent answered %s with messageId %s at %s, the id it had already given %s at %s (%s): one message cannot be the insertion of two submissions.",
-			c.reqOf(r), short(rp.msgID), ms(rp.t), c.subName(own.req.sub), ms(own.t), c.reqOf(own.req))
-	}
-}
-
-// misnamedFirst says whether own, the response that named rp's message
-// first, named a message of another submission's text, and rp's submission
-// typed it: the wrong answer is own's, which judgeAnswers reports.
-func (c *checker) misnamedFirst(rp, own *respRec) bool {
-	t := c.final[rp.req.session]
-	i, ok := t.at(rp.msgH)
-	if !ok || own.req.sub == nil {
-		return false
-	}
-	text := t.msgs[i].text
-	return text == rp.req.sub.text && text != own.req.sub.text
+	return noID
 }
 
 // noneRead reports whether no final transcript of sessions was read.
-func (c *checker) noneRead(sessions []string) bool {
+func (lg *ledger) noneRead(sessions []int32) bool {
 	for _, S := range sessions {
-		if c.final[S] != nil {
+		if lg.fin(S) != nil {
 			return false
 		}
 	}
 	return true
+}
+
+// unread is the first of sessions whose final transcript the observer
+// never read because the run stopped first, and why (inconclusive.go).
+func (lg *ledger) unread(sessions []int32) (int32, string) {
+	why := lg.stoppedWhy()
+	if why == "" {
+		return noID, ""
+	}
+	for _, S := range sessions {
+		if lg.fin(S) == nil && !lg.sessionGone(S) {
+			return S, why
+		}
+	}
+	return noID, ""
+}
+
+// unjudged notes s as inconclusive: the run stopped before its verdict
+// could be given.
+func (lg *ledger) unjudged(s, session int32, ev *evs, format string, args ...any) {
+	lg.inconclusive = true
+	lg.core.subs[s].unjudged = true
+	lg.core.unjudged = append(lg.core.unjudged, Unjudged{Sub: lg.in.Sub(s), Session: lg.in.IDName(session), Why: fmt.Sprintf(format, args...), Events: ev.sorted()})
+}
+
+// unreadLost is the inconclusive verdict on a submission that would be
+// lost if session S's transcript, which the observer never read, lacked it.
+func (lg *ledger) unreadLost(s, S int32, why string) {
+	ev := lg.subEvents(s)
+	lg.unjudged(s, S, ev, "%s cannot be checked: the observer could not read session %s's transcript: %s; %s; %s.",
+		lg.subName(s), short(lg.in.IDName(S)), why, lg.attempts(s, ev), lg.told(s, ev))
+}
+
+// transcripts tells what the final transcripts of s's sessions hold of it.
+func (lg *ledger) transcripts(s int32, ev *evs) string {
+	sessions := lg.sessionsOf(s)
+	for j := lg.core.subs[s].msgs; j != none; j = lg.core.attrs[j].next {
+		S := lg.core.attrs[j].session
+		found := false
+		for _, x := range sessions {
+			found = found || x == S
+		}
+		if !found {
+			sessions = append(sessions, S)
+		}
+	}
+	if len(sessions) == 0 {
+		return "it named no session, so no transcript holds it"
+	}
+	var parts []string
+	for _, S := range sessions {
+		parts = append(parts, lg.transcriptOf(s, S, noID, ev))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// transcriptOf tells what session S's final transcript holds of s; want,
+// when not noID, is a messageId the transcript should hold.
+func (lg *ledger) transcriptOf(s, S, want int32, ev *evs) string {
+	f := lg.fin(S)
+	if f == nil {
+		return fmt.Sprintf("session %s has no final transcript (the observer got no successful session/resume for it)", short(lg.in.IDName(S)))
+	}
+	ev.add(lg.finSeq(f))
+	var ids []string
+	for j := lg.core.subs[s].msgs; j != none; j = lg.core.attrs[j].next {
+		a := &lg.core.attrs[j]
+		if a.session != S {
+			continue
+		}
+		m := &lg.fmsgs[a.m]
+		ev.add(m.seq)
+		id := short(lg.in.IDName(m.id))
+		if a.byText {
+			id += " (by text: no response named it)"
+		}
+		ids = append(ids, id)
+	}
+	head := fmt.Sprintf("the final transcript of session %s (read on %s at %s)", short(lg.in.IDName(S)), lg.finLink(f), ms(lg.finT(f)))
+	if f.n == 0 && lg.sessionPrompted(S) {
+		head += `, in which the Agent replayed no user message at all although it had answered prompts in the session (does its session/resume replay the history when asked with "replayFrom": {"type": "start"}?),`
+	}
+	switch {
+	case want != noID:
+		if len(ids) == 0 {
+			return fmt.Sprintf("%s holds %s, not %s", head, plural(int(f.n), "message"), short(lg.in.IDName(want)))
+		}
+		return fmt.Sprintf("%s holds %s of it, not %s", head, list(ids), short(lg.in.IDName(want)))
+	case len(ids) == 0:
+		return fmt.Sprintf("%s holds none of it (%s in all)", head, plural(int(f.n), "message"))
+	case len(ids) >= 2:
+		return fmt.Sprintf("%s holds all of %s", head, list(ids))
+	}
+	return fmt.Sprintf("%s holds %s", head, ids[0])
 }

@@ -5,42 +5,40 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The protocol version of a trace's peers. acpsim's properties are ACP v2's
-// and the idempotency RFD's; a trace whose Agent answered initialize in ACP
-// v1 (or whose Client asked in v1's shape) holds a conversation those rules
-// do not apply to, so the report says so in one line (Report.PeerV1) and a
-// reader of it (judge, view) gives no PASS and no FAIL.
+// The protocol version in the ledger (version.go says why it matters): the
+// first initialize, of either side, that reads as ACP v1 makes the trace
+// v1's. An Agent's answer counts only where it answers an initialize the
+// Client side sent on its link.
 
-// readVersion reads a sent frame that may be an initialize request or
-// answer. Only frames naming protocolVersion are parsed (both v1 and v2
-// require it in initialize, both ways), so the other frames cost a scan.
-func (c *checker) readVersion(l *linkState, d int, ev *traces.Event, views []msgView) {
-	if c.v1 || !mayNameVersion(ev) {
+// readVersion reads the initialize messages of a frame sent on l, before
+// its messages are read, as the checker does.
+func (lg *ledger) readVersion(l *linkRow, facts []fact) {
+	if lg.v1 {
 		return
 	}
-	if len(views) > 0 && views[0].dig != nil {
-		// A digest holds no params or result: read the bytes.
-		views = viewFrame(ev.Frame, nil)
-	}
-	for i := range views {
-		v := &views[i]
+	for i := range facts {
+		x := &facts[i]
+		if x.peer == 0 {
+			continue // no initialize, or its frame names no protocolVersion
+		}
+		p := lg.in.peerOf(x)
 		switch {
-		case d == c2a && v.kind == acp.KindRequest && v.method == acp.MethodInitialize:
-			l.initIDs = append(l.initIDs, acp.ID(c.own(string(v.id))))
-			if v := acp.ReadPeerVersionValid(v.params); v.V1 {
-				c.setV1(v.V1JudgedLine("the Client"))
+		case x.dir == dirC2A && x.msg == acp.KindRequest && x.method == wInitialize:
+			l.initIDs = append(l.initIDs, x.id)
+			if p.V1 {
+				lg.v1, lg.v1Line = true, p.V1JudgedLine("the Client")
 				return
 			}
-		case d == a2c && v.kind == acp.KindResponse && !v.hasErr && l.isInitID(v.id):
-			if v := acp.ReadPeerVersionValid(v.result); v.V1 {
-				c.setV1(v.V1JudgedLine("the Agent"))
+		case x.dir == dirA2C && x.msg == acp.KindResponse && !x.hasErr && l.isInitID(x.id):
+			if p.V1 {
+				lg.v1, lg.v1Line = true, p.V1JudgedLine("the Agent")
 				return
 			}
 		}
 	}
 }
 
-func (l *linkState) isInitID(id acp.ID) bool {
+func (l *linkRow) isInitID(id rpcID) bool {
 	for _, x := range l.initIDs {
 		if x == id {
 			return true
@@ -49,6 +47,32 @@ func (l *linkState) isInitID(id acp.ID) bool {
 	return false
 }
 
-func (c *checker) setV1(line string) {
-	c.v1, c.rep.Protocol, c.rep.V1 = true, acp.ProtocolV1, line
+// endNote is the note of the trace's end event: "" when it has none.
+func (lg *ledger) endNote() string {
+	if !lg.ended {
+		return ""
+	}
+	return lg.in.wordName(lg.end)
+}
+
+// head fills what a report says of the whole trace: the protocol, how the
+// run ended, and whether it judged anything at all.
+func (lg *ledger) head(rep *Report) {
+	rep.Protocol, rep.V1 = acp.ProtocolVersion, ""
+	if lg.v1 {
+		rep.Protocol, rep.V1 = acp.ProtocolV1, lg.v1Line
+	}
+	rep.End = lg.endNote()
+	if len(lg.subOrder) == 0 {
+		rep.NothingJudged = "the trace holds no submission"
+		switch rep.End {
+		case "":
+			rep.NothingJudged += " (the trace has no end event)"
+		case traces.EndCap:
+			rep.NothingJudged += " (the run hit its cap)"
+		}
+	}
+	if lg.h.Observed == traces.ObservedAtTap {
+		rep.NotJudged = NeedWholeHistory
+	}
 }

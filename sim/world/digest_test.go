@@ -23,11 +23,7 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 	sends, digested, created, messages := 0, 0, 0, 0
 	for _, cfg := range liveRuns() {
 		name := fmt.Sprintf("%s/%s/%s/%d", cfg.Link, cfg.Policy, cfg.Agent, cfg.Seed)
-		// The rewrite's ledger reads each event as the checker does, its
-		// digest with it.
-		shadow := properties.NewRewriteShadow(traces.Header{Contract: contract(cfg.Knobs, cfg.SessionContract)})
 		r.judged = func(e traces.Event) {
-			shadow.Add(&e)
 			if e.Kind != traces.KindSend {
 				return
 			}
@@ -61,12 +57,8 @@ func TestDigestsReadAsTheBytes(t *testing.T) {
 				}
 			}
 		}
-		v, err := r.Judge(cfg)
-		if err != nil {
+		if _, err := r.Judge(cfg); err != nil {
 			t.Fatal(err)
-		}
-		if d := shadow.Diff(v.Result.Log.Header, v.Result.Log.Events); d != "" {
-			t.Fatalf("%s: the rewrite's ledger, reading the digests, reads the run otherwise than the checker:\n%s", name, d)
 		}
 	}
 	if sends == 0 || digested*10 < sends*7 {

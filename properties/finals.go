@@ -2,7 +2,9 @@ package properties
 
 import (
 	"slices"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 // The final transcripts as the core judges them (steps 3 and 4 of the
@@ -153,3 +155,44 @@ func (lg *ledger) finT(f *finalRow) int64     { return lg.trans[f.trans].t }
 
 // textOf is text handle h's string, for the explanations.
 func (lg *ledger) textOf(h int32) string { return lg.in.textName(h) }
+
+// concatOf returns texts (from the set) whose concatenation is s, or nil.
+// The texts are tried longest first, then in order, so the split is the
+// same on every run.
+func concatOf(s string, texts map[string]bool) []string {
+	cands := make([]string, 0, len(texts))
+	for t := range texts {
+		if t != "" && strings.Contains(s, t) {
+			cands = append(cands, t)
+		}
+	}
+	sort.Slice(cands, func(i, j int) bool {
+		if len(cands[i]) != len(cands[j]) {
+			return len(cands[i]) > len(cands[j])
+		}
+		return cands[i] < cands[j]
+	})
+	failed := map[int]bool{} // positions from which no split exists
+	var from func(i int) []string
+	from = func(i int) []string {
+		if i == len(s) {
+			return []string{}
+		}
+		if failed[i] {
+			return nil
+		}
+		for _, t := range cands {
+			if strings.HasPrefix(s[i:], t) {
+				if rest := from(i + len(t)); rest != nil {
+					return append([]string{t}, rest...)
+				}
+			}
+		}
+		failed[i] = true
+		return nil
+	}
+	if p := from(0); len(p) > 1 {
+		return p
+	}
+	return nil
+}

@@ -3,6 +3,7 @@ package properties
 import (
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/acpsim/acpsim/traces"
@@ -288,4 +289,56 @@ func (lg *ledger) unattributable(g *lgroup, feasible bool, varying, lo, hi []int
 		a.Sub = lg.in.Sub(a.subs[0])
 	}
 	lg.emit(a, g.session)
+}
+
+// Verdict bits of a class.
+const (
+	vDup = 1 << iota
+	vPhantom
+	vLost
+)
+
+// shares says whether the messages (bounds ascending) can all be matched to
+// the slots, and how many each candidate holds at least and at most over all
+// complete matchings (if none exists: at most over all matchings, at least 0).
+// It sorts slots by delivery; the k-th message then takes the k-th slot in
+// one complete matching.
+func shares(slots []slot, bounds []int64, ncand int) (feasible bool, lo, hi []int) {
+	sort.SliceStable(slots, func(i, j int) bool { return slots[i].del < slots[j].del })
+	n := len(bounds)
+	elig := make([]int, n) // requests eligible for the first k+1 messages
+	j := 0
+	feasible = true
+	for k, b := range bounds {
+		for j < len(slots) && slots[j].del < b {
+			j++
+		}
+		elig[k] = j
+		feasible = feasible && j >= k+1
+	}
+	lo, hi = make([]int, ncand), make([]int, ncand)
+	for ci := range ncand {
+		hi[ci] = n
+		p, own := 0, 0
+		for k := range n {
+			for ; p < elig[k]; p++ {
+				if slots[p].cand == ci {
+					own++
+				}
+			}
+			// At most: a matching that uses only ci's requests. At least:
+			// what the other candidates' requests cannot take.
+			hi[ci] = min(hi[ci], own+n-(k+1))
+			if feasible {
+				lo[ci] = max(lo[ci], k+1-(elig[k]-own))
+			}
+		}
+	}
+	return feasible, lo, hi
+}
+
+// slot is a candidate request that may have inserted a message of a group.
+type slot struct {
+	del  int64
+	cand int
 }
