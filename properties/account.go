@@ -141,9 +141,8 @@ func (r *Report) Verdict() (verdict, line string) {
 	return VerdictPass, "PASS on what was judged: no submission inserted twice or silently lost (" + strings.Join(parts, "; ") + ")"
 }
 
-// The accounts of a verdict (account.go says what they are), over the
-// ledger: for each property, how many submissions it was judged for, and
-// why not the rest.
+// The accounts, made once every submission is judged: for each property,
+// how many submissions it was judged for, and why not the rest.
 
 // accounts are the report's accounts, once every submission is judged.
 func (lg *ledger) accounts() []Account {

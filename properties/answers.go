@@ -4,12 +4,26 @@ import (
 	"fmt"
 )
 
-// Answers that name the wrong message (answers.go, verdicts.go's
-// judgeShared) and live announcements of a second insertion (live_ids.go),
-// over the ledger.
+// A success response must name its own submission's message: a user
+// message of the prompt's text that this submission inserted, not another
+// submission's, not a copy a fork inherited from its parent. Naming a
+// message in the transcript is not enough: an Agent that answers a retry
+// with the wrong message tells the user their input is there when it is
+// not.
+//
+// Live ids agree with responses and the transcript: the user_message the
+// Agent announces for a submission carries the messageId the response gave
+// it. A retry answered with the original id that is also announced under a
+// new one is a second insertion visible only in the updates. It is a
+// duplicate, not a wrong-id: the response and the transcript agree with
+// each other, and what is wrong is that every Client on the session was
+// shown the prompt inserted once more, under an id no response names and
+// the history does not hold. The kind says what the users saw happen
+// twice.
 
 // judgeShared reports each success answer naming a message another
-// submission's response had named first.
+// submission's response had named first: one message cannot be the
+// insertion of two submissions.
 func (lg *ledger) judgeShared() {
 	for _, ref := range lg.shared {
 		rp := lg.resp(ref)
@@ -30,7 +44,8 @@ func (lg *ledger) judgeShared() {
 
 // misnamedFirst says whether own, the response that named ref's message
 // first, named a message of another submission's text, and ref's
-// submission typed it: the wrong answer is own's (judgeAnswers).
+// submission typed it: the wrong answer is own's, which judgeAnswers
+// reports.
 func (lg *ledger) misnamedFirst(ref, own respRef) bool {
 	rp := lg.resp(ref)
 	r := &lg.reqs[rp.req]
@@ -45,7 +60,15 @@ func (lg *ledger) misnamedFirst(ref, own respRef) bool {
 }
 
 // judgeAnswers reports each message a submission's success response named
-// that the final transcript holds under another text (answers.go).
+// that the final transcript holds under another text: wrong-id, or lost
+// when the submission's own text is nowhere in that transcript and the
+// contract says it must be. A message the transcript lacks (lost,
+// live-only, discarded or unreadable) is judged elsewhere. A reused key is
+// exempt: the RFD lets an Agent that does not compare prompts answer a key
+// recorded for another prompt as a retry (the Client that reused it is the
+// one at fault, and the message two submissions share is reported once, by
+// judgeShared). A submission told wrong-id in the session already (several
+// ids for one key, a shared id) is not told again.
 func (lg *ledger) judgeAnswers() {
 	var byKey map[msgKey]int // keyed submissions by session and key, made on the first mismatch
 	for _, s := range lg.subOrder {
@@ -74,7 +97,8 @@ func (lg *ledger) judgeAnswers() {
 	}
 }
 
-// keyedSubs counts the keyed submissions per session and key.
+// keyedSubs counts the keyed submissions per session and key: more than
+// one is a reused key.
 func (lg *ledger) keyedSubs() map[msgKey]int {
 	out := map[msgKey]int{}
 	for _, s := range lg.subOrder {
@@ -90,7 +114,10 @@ func (lg *ledger) keyedSubs() map[msgKey]int {
 }
 
 // misnamed reports answer a of s, which names message i of final
-// transcript f whose text is not s's.
+// transcript f whose text is not s's: lost when s's text is nowhere there
+// although its user was told inserted (or nothing: a user told unknown or
+// failed lost nothing silently) and neither the contract nor a vanished
+// session excuses it, else wrong-id.
 func (lg *ledger) misnamed(s int32, a *answerRow, f *finalRow, i int32) {
 	x := &lg.subs[s]
 	m := &lg.fmsgs[f.from+i]
@@ -136,9 +163,11 @@ func (lg *ledger) misnamed(s int32, a *answerRow, f *finalRow, i int32) {
 		head, where, lg.attempts(s, ev))
 }
 
-// judgeLiveIDs reports each live user message no response named and the
-// final transcript does not hold, announced after a response gave its
-// text's submission another messageId in that session (live_ids.go).
+// judgeLiveIDs reports each live user message that no response named and
+// the final transcript does not hold, announced after a response gave its
+// text's submission another messageId in that session: the same prompt
+// announced inserted a second time. One in the history (or in a
+// transcript never read) is attribution's to judge.
 func (lg *ledger) judgeLiveIDs() {
 	for i := range lg.live {
 		x := &lg.live[i]
@@ -169,7 +198,10 @@ func (lg *ledger) judgeLiveIDs() {
 
 // answeredBefore is the submission of x's text whose latest answer in x's
 // session came before x was announced, and that answer, if it named
-// another message.
+// another message. An announcement before any answer may be the insertion
+// of a request whose response never came, which attribution judges; a
+// live-only text is never kept, so its absence from the transcript shows
+// nothing.
 func (lg *ledger) answeredBefore(x *liveRow) (int32, *answerRow) {
 	best := none
 	var ba *answerRow

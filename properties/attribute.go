@@ -5,11 +5,15 @@ import (
 	"slices"
 )
 
-// Attribution in the ledger (attribute.go says the rule): each message of
-// a final transcript goes to a submission, by the messageId a response
-// named, else by text within its session, only where every matching
-// agrees. What it decides of each submission is kept in coreState, by
-// submission handle, after the pass.
+// Attribution gives each final-transcript message to a submission, by the
+// messageId a response named or by text, only where every matching agrees
+// (resolve.go matches the messages no response named). What it decides of
+// each submission is kept in coreState, by submission handle, after the
+// pass.
+//
+// A fork starts with copies of its parent's history that no submission of
+// the fork inserted: attribution must skip them, even when the fork's
+// answer was lost.
 
 // coreState is the core's judgement of the run.
 type coreState struct {
@@ -76,7 +80,8 @@ type lgroup struct {
 }
 
 // lcand is a submission that may own messages of a group: its delivered
-// requests in the session that no success response named.
+// requests in the session that no success response named. Each inserted
+// at most one message.
 type lcand struct {
 	sub  int32
 	reqs []int32
@@ -122,8 +127,11 @@ func (lg *ledger) ownerSub(ref respRef) int32 {
 	return none
 }
 
-// attribute gives each final-transcript message to a submission, as
-// checker.attribute does.
+// attribute gives each final-transcript message to a submission: by the
+// messageId the Agent sent in a success response to one of its requests,
+// else by text within the session. A group of same-text messages is
+// resolved only when every way of matching it to the candidates' requests
+// gives each candidate the same verdict.
 func (lg *ledger) attribute() {
 	var groups map[textKey]int32
 	for fi := range lg.fins {
@@ -187,7 +195,11 @@ func (lg *ledger) attribute() {
 }
 
 // layBounds sets, for each message of S's final transcript f, the seq
-// before which it was inserted and the response that owns it (bound).
+// before which it was inserted: the first time the Agent named it or any
+// message after it in the history (replay lists the history in order, and
+// a message exists before it is named). Only a request delivered before
+// that can have inserted it. It sets the response that owns it too
+// (rightfulOwner).
 func (lg *ledger) layBounds(S int32, f *finalRow) {
 	b := int64(1<<63 - 1)
 	for i := f.n - 1; i >= 0; i-- {
@@ -202,8 +214,14 @@ func (lg *ledger) layBounds(S int32, f *finalRow) {
 }
 
 // rightfulOwner is the response that names m as its submission's
-// insertion (answers.go says why): own when its submission typed m's
-// text, else the first response of a submission that did.
+// insertion: own (the first success response naming it; owned false when
+// none did) when its submission typed m's text, else the first response
+// of a submission that did. A response whose submission typed another
+// text names a message it did not insert (judgeAnswers), and owns
+// nothing: the message stays a fork's copy, or is attributed by text to
+// the submission that did insert it. The submissions with m's text that
+// got an answer in S come from the index (answeredByText): walking every
+// submission here made a trace of many wrong-id answers quadratic.
 func (lg *ledger) rightfulOwner(S int32, m *fmsg, own respRef, owned bool) (respRef, bool) {
 	if !owned {
 		return own, false
@@ -225,7 +243,7 @@ func (lg *ledger) rightfulOwner(S int32, m *fmsg, own respRef, owned bool) (resp
 }
 
 // answeredByText indexes, once, the submissions that got a messageId by
-// session and text.
+// session and text, so explaining many alien messages stays linear.
 func (lg *ledger) answeredByText() map[textKey][]int32 {
 	cs := &lg.core
 	if cs.byText == nil {
@@ -244,8 +262,11 @@ func (lg *ledger) answeredByText() map[textKey][]int32 {
 	return cs.byText
 }
 
-// namedSuccess reports whether request ri got a success response naming a
-// message its own text's (attribute.go).
+// namedSuccess reports whether the Agent sent request ri a success
+// response naming a message; such a request's insertion is attributed by
+// that name. A name the final transcript holds under another text than
+// ri's prompt is no insertion of ri (judgeAnswers), so ri may still have
+// inserted its own.
 func (lg *ledger) namedSuccess(ri int32) bool {
 	found := false
 	lg.eachResp(ri, func(rp *respRow) {
@@ -266,9 +287,21 @@ func (lg *ledger) otherText(ri, id int32) bool {
 	return ok && lg.fmsgs[f.from+i].text != lg.subs[r.sub].text
 }
 
-// misroutedSibling is the submission message m of session S belongs to
-// when the response that named it went to the wrong one (attribute.go);
-// none when nothing shows that.
+// misroutedSibling is the submission a message m of session S belongs to
+// when the response that named it went to the wrong one: s, which that
+// response answered, already holds a message of S, and a submission of the
+// same text holds none there although a success response to one of its
+// requests named a message the transcript holds under another text.
+// Answers that cross like that are a hop routing them in the wrong order
+// (first in, first out instead of by id): the Agent inserted each once,
+// and the fault is the wrong ids the answers carry (judgeAnswers), not a
+// duplicate of s and a loss of the other. none when nothing shows that.
+//
+// Only a submission with m's text answered in S can be the sibling (a
+// success response naming a message is an answer), and the index holds
+// every such one (with others, which the test turns away): it, not every
+// submission for each such message, keeps a trace of many duplicates
+// linear.
 func (lg *ledger) misroutedSibling(S, s int32, m *fmsg) int32 {
 	if !lg.holdsIn(s, S) {
 		return none
@@ -304,7 +337,15 @@ func (lg *ledger) holdsIn(s, S int32) bool {
 }
 
 // inherited is how many leading messages of fork S's final transcript are
-// copies of its parent's history (fork.go).
+// copies of its parent's history: the longest prefix that no response
+// named and whose texts are, position by position, those of the parent's
+// final transcript (a fork copies the parent's history as it was, in
+// order). A copy a response named for a submission of another text is
+// still a copy (rightfulOwner): the fork's submission did not insert it.
+//
+// A fork whose answer was lost is a session no Client ever sent a request
+// for: it may be the fork of any parent whose session/fork request reached
+// the Agent unanswered, and the longest match among those parents counts.
 func (lg *ledger) inherited(S int32) int32 {
 	if P, ok := lg.forkOf[S]; ok {
 		return lg.copiedPrefix(S, P)
@@ -321,6 +362,8 @@ func (lg *ledger) inherited(S int32) int32 {
 	return best
 }
 
+// copiedPrefix is how many leading messages of S's final transcript are
+// copies of P's history, S being P's fork.
 func (lg *ledger) copiedPrefix(S, P int32) int32 {
 	t, parent := lg.msgsOf(lg.fin(S)), lg.msgsOf(lg.fin(P))
 	if lg.fin(P) == nil {
@@ -340,7 +383,11 @@ func (lg *ledger) copiedPrefix(S, P int32) int32 {
 }
 
 // copiedUnderRetention is copiedPrefix when retention may have dropped the
-// oldest messages of the parent, of the fork or of both (fork.go).
+// oldest messages of the parent, of the fork or of both, so the copies no
+// longer line up: the fork's leading messages that no response named and
+// whose text the parent once held (in its final transcript or in a prompt
+// a Client sent it) count as copies. The parent's own copies may be gone
+// too: every ancestor counts.
 func (lg *ledger) copiedUnderRetention(S, P int32) int32 {
 	var line []int32
 	for a := P; a != noID && !slices.Contains(line, a); a = lg.forkOf[a] {

@@ -79,18 +79,18 @@ func BenchmarkCheck(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/cpu, "submissions/cpu-s")
 }
 
-// BenchmarkLedgerPass times the rewrite's ledger (docs/design.md, "The
-// rewrite, step by step") reading the bench history: its facts made before
-// the clock, as a producer of typed events makes them, and each event's
-// frame at hand for the leak scan, as the simulator hands it over. The
-// tables every rule reads, and the decisions that must be made in the
-// pass, are made in it; BenchmarkLedgerCheck adds every judgement and the
-// report. Beside sim/bench.BenchmarkCheckMillionSteps they say what the
-// rewrite costs of the million-a-second budget.
+// BenchmarkLedgerPass times the ledger's pass reading the bench history:
+// its facts made before the clock, as a producer of typed events makes
+// them, and each event's frame at hand for the leak scan, as the simulator
+// hands it over. The tables every rule reads, and the decisions that must
+// be made in the pass, are made in it; BenchmarkLedgerCheck adds every
+// judgement and the report. Beside sim/bench.BenchmarkCheckMillionSteps
+// they say what the pass and the judgements cost of the million-a-second
+// budget.
 func BenchmarkLedgerPass(b *testing.B) { benchLedger(b, false) }
 
 // BenchmarkLedgerCheck is BenchmarkLedgerPass with every judgement after
-// the pass and the report built: the whole check on the rewrite.
+// the pass and the report built: the whole check, less making the facts.
 func BenchmarkLedgerCheck(b *testing.B) { benchLedger(b, true) }
 
 func benchLedger(b *testing.B, judge bool) {

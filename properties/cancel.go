@@ -6,10 +6,30 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 )
 
-// Cancels in the ledger (cancel.go says what they mean): which pending
-// prompts each cancel the Agent read caught, decided in the pass, since
-// "pending" and "inserted" are as of the cancel's arrival; and the answers
-// the cancel rules will judge, noted as they are read.
+// Cancelling (RFD "Cancelling", acp-v2-notes §3.3). A session/prompt response
+// is sent when, and only when, the prompt is inserted, so a prompt is "not
+// inserted yet" at a moment when the Agent had not sent a response to that
+// request by then. A prompt the Client cancelled before it was inserted must
+// not be inserted afterwards:
+//
+//   - session/cancel {sessionId} and session/close {sessionId} delivered on a
+//     link cancel that link's pending prompts of the session;
+//   - $/cancel_request {requestId} delivered on a link withdraws the pending
+//     prompt it names there and, when that prompt is keyed, every pending
+//     request carrying the same key in the same session, on any link.
+//
+// Each withdrawn prompt must be answered -32800 (while its link lives: a
+// missing answer is the missing-response bad-reply) and never with success.
+// An Agent that answers -32800 and inserts the prompt anyway, silently, shows
+// in the final transcript: a message no response named that, however the
+// attribution splits its group, belongs to a submission whose every request
+// that could have inserted it was withdrawn (withdrawnInserted).
+//
+// "After" is a later Seq: a response sent before the cancel was delivered
+// stands, whatever their times. So which pending prompts each cancel
+// caught is decided in the pass, as the cancel arrives; the answers the
+// cancel rules judge are noted as they are read, and judged after the
+// pass (judgeCancelled, judgeSilent, judgeStrayCancels).
 
 // cancelRow is a cancel the Agent read: session/cancel, session/close, or
 // $/cancel_request.
@@ -46,7 +66,8 @@ type lsRow struct {
 }
 
 // lsListed is how many sessions of a link are searched in its list before
-// the ledger's map finds them: most links serve a session or two.
+// the ledger's map finds them: most links serve a session or two, and the
+// observer's, which reads every session, gets the map.
 const lsListed = 8
 
 // ls is the row of session on link, made at its first sight.
@@ -101,7 +122,10 @@ func (lg *ledger) newCancel(x *fact, sent bool) int32 {
 }
 
 // trackPending files a delivered prompt where a cancel finds it: on its
-// link and session's list, and on its session and key's list.
+// link and session's list, and on its session and key's list. The lists
+// are threaded through the requests, so filing costs no allocation; the
+// key lists are made only when a $/cancel_request first needs them
+// (keyedPend until then).
 func (lg *ledger) trackPending(i int32) {
 	r := &lg.reqs[i]
 	ls := lg.ls(r.link, r.session)
@@ -126,7 +150,9 @@ func (lg *ledger) fileByKey(i int32) {
 }
 
 // waiting reports whether a cancel catches request i: not answered, not
-// withdrawn yet, and not a retry of a prompt already inserted.
+// withdrawn yet, and not a retry of a prompt already inserted (the RFD: a
+// cancel "withdraws a prompt that is not inserted yet"; a retry of an
+// inserted one is answered its messageId, cancel or not).
 func (lg *ledger) waiting(i int32) bool {
 	r := &lg.reqs[i]
 	return r.nResps == 0 && r.cancel == 0 && !lg.promptInserted(i)
@@ -134,7 +160,8 @@ func (lg *ledger) waiting(i int32) bool {
 
 // promptInserted reports whether a success response with a messageId was
 // sent, by now, to a request of request i's keyed submission in its
-// session.
+// session: the pass reads events in order, so "by now" is before the
+// cancel being delivered.
 func (lg *ledger) promptInserted(i int32) bool {
 	r := &lg.reqs[i]
 	if r.sub == none {
@@ -153,12 +180,17 @@ func (lg *ledger) promptInserted(i int32) bool {
 }
 
 // cancelDelivered marks the prompts cancel ci catches pending on its
-// arrival at the Agent over link (x the delivery).
+// arrival at the Agent over link (x the delivery). A cancel empties each
+// list it walks (what it leaves unmarked is answered already), so each
+// prompt is walked at most twice in all. A $/cancel_request naming a
+// request answered already is ignored.
 func (lg *ledger) cancelDelivered(link int32, ci int32, x *fact) {
 	cr := &lg.cancels[ci]
 	cr.link, cr.delSeq, cr.delT = link, x.seq, x.t
 	switch cr.how {
 	case bySessionCancel, bySessionClose:
+		// Every request of the session pending now may be answered
+		// -32800: answered reads this for stray cancels.
 		*byIndex(&lg.sessCancel, cr.session) = x.seq
 		ls := lg.ls(link, cr.session)
 		for r := ls.pend; r != none; r = lg.reqs[r].nextPend {
@@ -212,8 +244,29 @@ func (lg *ledger) cancelDelivered(link int32, ci int32, x *fact) {
 	}
 }
 
-// strayRow is a -32800 no cancel explains (stray_cancel.go), with the
-// evidence of the cancel that landed on it.
+// A stray cancel: a request answered -32800 that nobody cancelled, where
+// the frames show the cancel that landed on it instead. -32800 is a cancel
+// at the Client's word: a $/cancel_request naming the request (or, for a
+// keyed prompt, another pending attempt of its key: cancelDelivered marks
+// those), or a session/cancel or session/close of its session read while
+// it was pending (on any link: an Agent withdraws a held prompt with every
+// attempt waiting on it). The schema also lets an Agent abort a request
+// with -32800 "because of resource constraints or shutdown", so a -32800
+// with no cancel in sight is no anomaly: an Agent may shed load so. The
+// contract acpsim judges by: a stray cancel is reported where (a) a
+// $/cancel_request naming another request was read on the same link while
+// this one was pending, which is what a hop that renumbers ids and
+// forwards the cancel's requestId unmapped does (the schema: requestId is
+// "a request that the sender of this notification issued. Receivers match
+// it only against requests they received from that sender."), or (b) its
+// key was withdrawn earlier in the session and no new cancel came: an
+// Agent that keeps a withdrawn key cancelled, where the RFD leaves it
+// unused.
+
+// strayRow is a -32800 no cancel explains, with the evidence of the one
+// that landed on it, taken when the answer was read: the $/cancel_request
+// naming another request read on its link while it was pending, and when
+// its key's earlier attempt was withdrawn (0: not).
 type strayRow struct {
 	resp        respRef
 	misdirected int32 // 1 + the cancel's index; 0: none
@@ -221,8 +274,11 @@ type strayRow struct {
 }
 
 // answered notes what a request's response (ref, the nth) says about
-// cancels: a -32800 no cancel explains, a withdrawn key, a withdrawn
-// prompt answered otherwise than it must be.
+// cancels: a first answer -32800 no cancel explains (a stray); a keyed
+// prompt a cancel withdrew answered -32800, whose key then stays unused
+// (RFD), so a later attempt with it that nobody cancels must not be
+// answered -32800 for it; a withdrawn prompt answered with success, or
+// first answered with an error other than -32800.
 func (lg *ledger) answered(ri int32, ref respRef) {
 	r, rp := &lg.reqs[ri], lg.resp(ref)
 	if !rp.ok && rp.code == acp.CodeRequestCancelled && r.nResps == 1 && r.cancel == 0 && !r.cancelAsked &&
@@ -266,7 +322,7 @@ func valueAt[T any](table []T, i int32) T {
 
 // judgeStrayCancels reports the -32800s nobody asked for, naming the
 // $/cancel_request read on the same link while the request was pending,
-// if any: the cancel that most likely landed on it (stray_cancel.go).
+// if any: the cancel that most likely landed on it.
 func (lg *ledger) judgeStrayCancels() {
 	for _, sr := range lg.strayCancels {
 		rp := lg.resp(sr.resp)

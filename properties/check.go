@@ -8,8 +8,12 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// Check and the streaming Checker: the ledger's pass over the trace
-// (ledger.go) as events come, its judgement (ledger_report.go) at Finish.
+// Check and the streaming Checker. Each event is read once, as it comes,
+// into the ledger's pointer-free tables (ledger.go): the checker keeps
+// rows per submission, request, response, session and link, and of the
+// frames only those in flight (to pair a delivery with its send). Finish
+// then runs every judgement over those tables, in finish.go's order, and
+// builds the report.
 
 // Check judges a trace. It reads only frames, submissions, outcomes and link
 // and process events: events whose Kind is in traces.Bookkeeping are skipped,

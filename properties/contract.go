@@ -5,8 +5,11 @@ import (
 	"strings"
 )
 
-// What the Agent's declared contract lets it forget (contract.go says the
-// rules), over the ledger: live-only texts, and "last N" retention.
+// What the Agent's declared contract (traces.Contract) lets it forget:
+// live-only texts, and "last N" retention. A message the contract lets the
+// Agent drop is not lost when it is missing, and a key whose message the
+// Agent may have dropped is forgotten with it: the RFD makes a prompt with
+// a forgotten key a new submission.
 
 // liveOnly reports whether submission s's text is one the Agent handles
 // locally: echoed live, never retained or replayed.
@@ -14,7 +17,10 @@ func (lg *ledger) liveOnly(s int32) bool {
 	return lg.h.Contract.IsLiveOnly(lg.in.textName(lg.subs[s].text))
 }
 
-// full reports whether retention may have discarded messages of session S.
+// full reports whether retention may have discarded messages of session
+// S: the contract keeps each session's last N user messages and S's final
+// transcript holds N or more. A shorter transcript shows nothing was
+// discarded, so S is judged as if everything were retained.
 func (lg *ledger) full(S int32) bool {
 	if lg.retainN == 0 {
 		return false
@@ -24,7 +30,8 @@ func (lg *ledger) full(S int32) bool {
 }
 
 // mayLack reports whether the contract lets the final transcript of one of
-// sessions lack s's message.
+// sessions lack s's message: the Agent had the prompt there (deliveredIn),
+// and its text is live-only or retention may have discarded it.
 func (lg *ledger) mayLack(s int32, sessions ...int32) bool {
 	for _, S := range sessions {
 		if lg.deliveredIn(s, S) && (lg.liveOnly(s) || lg.full(S)) {
@@ -54,7 +61,8 @@ func (lg *ledger) sessionsOf(s int32) []int32 {
 }
 
 // retainedWhy adds to a lost explanation why the contract does not excuse
-// s's absence from S.
+// s's absence from S: the excuse needs the Agent to have had the prompt,
+// and under "last N" a transcript short of N shows nothing was discarded.
 func (lg *ledger) retainedWhy(s, S int32) string {
 	f := lg.fin(S)
 	switch {
@@ -66,8 +74,14 @@ func (lg *ledger) retainedWhy(s, S int32) string {
 	return ""
 }
 
-// nameInsertions collects what the responses say an unkeyed submission
-// inserted (contract.go).
+// nameInsertions collects what the responses say an unkeyed (or
+// mixed-key) submission s inserted: with no key to tie its requests
+// together, the Agent inserts anew for each, so every messageId it
+// answered one of them with is an insertion, whether or not a transcript
+// still holds it (live-only messages never are). A request inserts at
+// most once, so only its first success response counts, and a message
+// another submission got first is that one's (a wrong-id). Those no final
+// transcript holds are s's extra insertions.
 func (lg *ledger) nameInsertions(s int32) {
 	x := &lg.subs[s]
 	if x.keyed && !x.mixed {
@@ -165,7 +179,14 @@ func (lg *ledger) namedText(s int32, ev *evs) string {
 }
 
 // forgotten reports whether the contract let the Agent forget prev's
-// message, and the key with it, before next's request arrived (contract.go).
+// message, and the key with it, before next's request arrived, so that
+// next is a new submission and its new messageId is expected. A live-only
+// message's key lasts while the session stays active on the link it was
+// answered on: it is forgotten once that link has ended, or when the
+// session is used on another link. Under "last N" a message is gone when
+// S's final transcript lacks it and holds N or more messages. When the
+// contract does not excuse next, why tells why not ("" when it has
+// nothing to say), citing events in ev.
 func (lg *ledger) forgotten(s, S int32, prev, next *answerRow, ev *evs) (ok bool, why string) {
 	ri := lg.resp(next.resp).req
 	r := &lg.reqs[ri]
@@ -191,9 +212,12 @@ func (lg *ledger) forgotten(s, S int32, prev, next *answerRow, ev *evs) (ok bool
 			ev.add(lg.finSeq(f))
 			whys = append(whys, fmt.Sprintf("the final transcript of session %s holds %s, fewer than the %d the Agent keeps, so it discarded none", sID, plural(int(f.n), "user message"), lg.retainN))
 		default:
-			// Pushed out before the retry arrived, by N newer retained
-			// messages, counted from the earliest prev can have been
-			// inserted (contract.go).
+			// Discarded by the end is not enough: it must have been
+			// pushed out before the retry arrived, by N newer retained
+			// messages. prev may have been inserted long before it was
+			// first named (its process died first): count from the
+			// submission's first delivered request in S, the earliest it
+			// can have been.
 			var from int64
 			if mi, ok := lg.msgIndex(msgKey{S, prev.msg}); ok {
 				from = lg.msgs[mi].first
@@ -215,7 +239,11 @@ func (lg *ledger) forgotten(s, S int32, prev, next *answerRow, ev *evs) (ok bool
 }
 
 // namedBetween counts the retained user messages of session (but except)
-// that may have been inserted after seq from and before seq to (messages.go).
+// that may have been inserted after seq from and before seq to: those
+// first named in that span, and those a request delivered in that span may
+// have inserted without the Agent ever naming them (it died first), since
+// a black box cannot tell. Submission skip's own attempts insert at most
+// its one message, and a live-only text is never retained.
 func (lg *ledger) namedBetween(session, except, skip int32, from, to int64) int {
 	n := 0
 	for _, r := range lg.named {

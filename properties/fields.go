@@ -84,8 +84,8 @@ type updView struct {
 	typed        bool
 	typedContent bool
 	// ids: sessionH and msgH are session's and msgID's handles (a
-	// digest's, from its step); otherwise the checker interns them
-	// (checker.updIDs).
+	// digest's, from its step); otherwise fact making interns them
+	// (Interner.idOf).
 	ids            bool
 	sessionH, msgH int32
 }

@@ -7,14 +7,19 @@ import (
 	"strings"
 )
 
-// The final transcripts as the core judges them (steps 3 and 4 of the
-// rewrite): after the pass, each session's final transcript is laid out
-// once as a run of rows in fmsgs, where attribution keeps what it decides
-// of each message (the seq before which it was inserted, the response that
-// owns it). Under ACP v1 a run of unnamed chunks that is a concatenation of
-// texts submitted in its session is split into those messages first
-// (unnamed_split.go says why), as the present checker does before it
-// attributes.
+// The final transcripts as the core judges them: after the pass, each
+// session's final transcript is laid out once as a run of rows in fmsgs,
+// where attribution keeps what it decides of each message (the seq before
+// which it was inserted, the response that owns it).
+//
+// ACP v1 replays user messages as chunks that may carry no messageId, and
+// two user messages replayed back to back (a turn that ended before any
+// reply, a cancel) are then one run of chunks: the frames cannot show where
+// one ends. Read as one message, it matches no submission and every
+// submission in it would be reported lost. So under v1 a run of unnamed
+// chunks whose text is no text submitted in its session, but is a
+// concatenation of such texts, is taken as those messages, in order,
+// before attribution.
 
 // fmsg is a message of a final transcript.
 type fmsg struct {

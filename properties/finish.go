@@ -7,10 +7,9 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The ledger's report (finish.go's finish, over the ledger): every
-// judgement run in the checker's order, the anomalies ordered by kind and
-// first event, each submission's row, and the ids cut as the prose cut
-// them.
+// After the pass: run every judgement, then order the anomalies (by kind,
+// then first event) and fill the report (each submission's row, the ids
+// cut as the prose cut them), so equal traces give equal reports.
 
 // finishReport judges the run and builds its report.
 func (lg *ledger) finishReport() *Report {
@@ -78,7 +77,13 @@ func firstOf(seqs []int64) int64 {
 	return seqs[0]
 }
 
-// judge runs every judgement, in the checker's order (finish.go).
+// judge runs every judgement. The order matters where a rule reads what
+// another decided: the insertions responses name come before attribution
+// (a candidate's verdict class counts them), attribution before the
+// verdicts, judgeSetups before judgeSub (subRow.unchecked) and
+// reportSetups, and the verdicts and judgeShared before judgeAnswers and
+// judgeLiveIDs, which do not tell again what was told. Elsewhere the
+// order only breaks ties between anomalies of one kind and first event.
 func (lg *ledger) judge() {
 	lg.startCore()
 	lg.missingReplies()

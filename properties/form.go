@@ -8,14 +8,14 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The form the rewritten checker reads (docs/design.md, "The rewrite, step
-// by step", step 0): every event the rules read becomes facts, one for each
-// message of a frame (a batch gives several) and one for an event without
-// a frame. A fact is a fixed-size record without pointers: each string the
-// rules compare is a handle, each word they test a handle seeded with a
-// constant value, so a table of facts costs the collector nothing and a
-// rule compares integers. The strings stay in the Interner, for the rules
-// that need their characters (a key's, a text's) and for explanations.
+// The form the checker reads: every event the rules read becomes facts,
+// one for each message of a frame (a batch gives several) and one for an
+// event without a frame. A fact is a fixed-size record without pointers:
+// each string the rules compare is a handle, each word they test a handle
+// seeded with a constant value, so a table of facts costs the collector
+// nothing and a rule compares integers. The strings stay in the Interner,
+// for the rules that need their characters (a key's, a text's) and for
+// explanations; only the leak scan reads a frame's bytes.
 //
 // The facts are made where the event is made or first read (Interner.facts):
 // from the frame's digest where it has one, else from the bytes, and both
@@ -104,7 +104,7 @@ const (
 const keyNull = keyBad + 1
 
 // fact is one message of a frame or one event without a frame, as the
-// rewritten checker reads it. Which fields an event kind sets is listed
+// checker reads it. Which fields an event kind sets is listed
 // beside them; a field a kind does not set is zero.
 type fact struct {
 	// Every event: its number, time (only ever printed), kind, and the

@@ -49,8 +49,8 @@ type inFlight struct {
 	seq   int64
 }
 
-// ready makes the tables at their first use: the present checker, which
-// makes no facts, pays nothing for them.
+// ready makes the tables at their first use: an Interner that only gives
+// out handles (Step, ID) pays nothing for them.
 func (f *formState) ready() {
 	if f.words == nil {
 		f.init()
@@ -116,7 +116,8 @@ func (in *Interner) list(x *fact) []int32 { return in.form.lists[x.listAt : x.li
 func (in *Interner) peerOf(x *fact) acp.PeerVersion { return in.form.peers[x.peer-1] }
 
 // formLinkOf is the link of handle h, its Client read from its name at its
-// first sight, as the checker reads it (checker.link).
+// first sight (linkEnds) until a connect event says it, as the ledger
+// reads a link's ends (ledger.link).
 func (in *Interner) formLinkOf(h int32) *formLink {
 	if h < 0 {
 		h = noName
@@ -323,8 +324,9 @@ func (l *formLink) askedList(id acp.ID) bool {
 	return false
 }
 
-// listFact reads a session/list answer's sessions, as the checker decodes
-// them: listed only when the whole result decodes.
+// listFact reads a session/list answer's sessions: listed only when the
+// whole result decodes, since a list read in part would make sessions it
+// names look gone.
 func (in *Interner) listFact(y *fact, v *msgView) {
 	var res acp.ListSessionsResult
 	if json.Unmarshal([]byte(v.rawResult()), &res) != nil {

@@ -168,12 +168,12 @@ func describeFrame(frame string) string {
 	return list(parts)
 }
 
-// Key leaks in the ledger (leak.go says what a leak is and how a string is
-// looked through; key_index.go finds the keys in it): every string of every
-// Agent-to-Client frame sent, looked through for the keys Clients had sent
-// by then. The key index is the present checker's, fed the same keys; what
-// the ledger keeps beside it is pointer-free: a key's first prompt as a
-// request's index, and a row per needle found.
+// Key leaks: every string of every Agent-to-Client frame sent, looked
+// through for the keys Clients had sent by then (key_index.go finds them
+// in it). The leak scan runs in the pass, as each frame is sent, since
+// which keys were sent by then is a matter of order; what the ledger keeps
+// beside the index is pointer-free: a key's first prompt as a request's
+// index, and a row per needle found.
 
 // leakRow gathers the frames that leak one needle: a key, or the field name.
 type leakRow struct {
@@ -207,9 +207,9 @@ func (lg *ledger) keyIndex() *keyIndex {
 // promptKeySent reads the key of prompt request i (fact x): every JSON
 // string sent as a key, legal or not, is looked for in what Agents send
 // from then on, and a legal key's first request, sent or (not sent) only
-// delivered, is the one its leak names. That is what the checker's
-// keyIndex.sentBy keeps with its early requests: a key not yet indexed
-// takes its first request when it is.
+// delivered, is the one its leak names: a key first read from a frame
+// never sent (delivered or dropped without a send) still names that
+// request once a send adds the key to the index.
 func (lg *ledger) promptKeySent(x *fact, i int32, sent bool) {
 	if sent && x.key != noID {
 		lg.keyIndex().addByHandle(x.key, lg.in.IDName(x.key))
@@ -244,9 +244,10 @@ func (lg *ledger) sendLeaks(st *Step, facts []fact) {
 	}
 }
 
-// scanLeaks looks through every string of an Agent-to-Client frame, as
-// checker.scanLeaks does: from its digest when it describes the frame,
-// else from the bytes, decoded so that no escape hides a key.
+// scanLeaks looks through every string of an Agent-to-Client frame, object
+// keys included, for the keys Clients have sent so far: from its digest
+// when it describes the frame, else from the bytes, decoded so that no
+// JSON escape can hide a key.
 func (lg *ledger) scanLeaks(st *Step) {
 	e, keys := st.Event, lg.keyIndex()
 	fn := func(s string, isKey bool) {
@@ -329,7 +330,7 @@ func (lg *ledger) judgeLeaks() {
 			s = r.sub
 			ev.add(r.sendSeq)
 			// A first request only ever delivered (no send event) is told
-			// "sent ... at 0ms", as the checker tells it.
+			// "sent ... at 0ms": its send time is unknown.
 			origin = fmt.Sprintf("%s sent it as the idempotencyKey of %s at %s", in.wordName(lg.links[max(r.link, noName)].client), lg.reqOf(ri), ms(r.sendT))
 		}
 		lg.report(KeyLeak, s, noID, ev, "key %q leaked: %s; the Agent wrote it inside %s %q in %s%s.",
@@ -342,8 +343,9 @@ func (lg *ledger) leakAt(a *leakRow) string {
 	return fmt.Sprintf("%s on %s sent at %s", lg.in.textName(a.what), lg.in.Link(a.link), ms(a.t))
 }
 
-// The harness's spelling of the keys and leaks (ledger_compare.go): every
-// key indexed with its first request, then every leak in the order found.
+// spellKeyFirst and spellLeak spell a key's first request and a leak as
+// one line each, and all lists the keys an index holds. Nothing in the
+// package calls them any more.
 
 func spellKeyFirst(link, id string, sendSeq, delSeq int64) string {
 	return fmt.Sprintf("%s %s sent=%d delivered=%d", link, id, sendSeq, delSeq)

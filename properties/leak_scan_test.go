@@ -9,8 +9,7 @@ import (
 )
 
 // The two ways a key reaches the index that no other test's trace takes,
-// judged by the checker here and held to the ledger by the harness
-// (TestMain), as every trace Check judges is.
+// each judged through Check.
 
 func keyLeaks(r *Report) []Anomaly {
 	var out []Anomaly

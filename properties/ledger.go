@@ -4,18 +4,18 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The ledger is the rewritten checker's pass (docs/design.md, "The rewrite,
-// step by step", step 1): the tables every rule reads, built from the facts
-// (form.go) in one pass, with no judgement. Every table is a slice of
-// fixed-size rows without pointers, indexed by a handle or by its place;
-// a row names another by its index, and the lists a row owns (a
-// submission's requests, the requests with one id on a link) are threaded
-// through the rows they list by int32 "next" indices, so the tables cost
-// the collector nothing and a rule follows indices, not pointers. The
-// present checker stays the oracle until the switch: ledger_spell.go spells
-// out the ledger's tables and the checker's records alike, ledger_compare.go
-// holds the two to each other (and the reports they make) on every trace
-// the tests judge.
+// The ledger is the checker's one pass over the trace: the tables every
+// rule reads, built from the facts (form.go) as events come, with no
+// judgement; the judgements run after the pass, in finish.go's order.
+// Every table is a slice of fixed-size rows without pointers, indexed by a
+// handle or by its place; a row names another by its index, and the lists
+// a row owns (a submission's requests, the requests with one id on a link)
+// are threaded through the rows they list by int32 "next" indices, so the
+// tables cost the collector nothing and a rule follows indices, not
+// pointers. What must be decided as of an event (which prompts a cancel
+// caught, whether an answer came from a binding, whether a user message is
+// new on its link) is decided in the pass; everything else waits for the
+// end, when the final transcripts are known.
 
 // none is the index of no row.
 const none int32 = -1
@@ -50,6 +50,9 @@ type ledger struct {
 	msgAt   map[msgKey]int32
 	// created are the sessions the Agent answered a Client's session/new
 	// with, once each, in order; isCreated and used are by id handle.
+	// used: some Client (not the observer) named the session in a
+	// request; a session no Client knew of can only be an orphan, or a
+	// fork whose answer was lost.
 	created   []int32
 	isCreated []bool
 	used      []bool
@@ -87,20 +90,22 @@ type ledger struct {
 	strayCancels []strayRow
 	cancelled    []respRef
 
-	// v1: a peer spoke ACP v1, as v1Line says (ledger_version.go).
+	// v1: a peer spoke ACP v1, as v1Line says (version.go).
 	v1     bool
 	v1Line string
 	// rework are the second rounds of work after a binding's answer.
 	rework []reworkRow
 	// twice are the requests answered twice, bad the prompts with a
 	// malformed key not refused, refused those with a legal key refused
-	// (ledger_replies.go); keyedReqs the delivered requests with a legal
+	// (replies.go); keyedReqs the delivered requests with a legal
 	// key by session and key, made when a refusal needs them.
 	twice, bad, refused []int32
 	keyedReqs           map[msgKey][]int32
-	// inconclusive: a judgement found the run stopped while busy.
+	// inconclusive: a judgement found the run stopped while busy
+	// (missingReplies, unjudged).
 	inconclusive bool
-	// What the core reads (ledger_core.go): live user messages no
+	// What the core reads that the pass must keep (noteLive, forked,
+	// noteNamed, promptAnswered): live user messages no
 	// response had named when announced (by liveAt), session/fork
 	// requests sent, each fork's parent, the messages named under "last
 	// N" (retainN; 0: all kept), and success answers naming a message
@@ -112,8 +117,8 @@ type ledger struct {
 	retainN int
 	named   []namedRow
 	shared  []respRef
-	// out are the anomalies the families moved to the ledger report, in
-	// the order they report them.
+	// out are the anomalies found, in the order the judgements report
+	// them (sortAnomalies orders them for the report).
 	out []ledgerAnomaly
 
 	stats  Stats
@@ -124,13 +129,13 @@ type ledger struct {
 	// keys are the keys Clients sent (key_index.go); keyFirst, by key
 	// handle, 1 + the first prompt request that carried each as its
 	// legal key; leaks the needles the Agent wrote, found by leakOf (key
-	// handle: 1 + the row), the field name's at fieldLeak (ledger_leaks.go).
+	// handle: 1 + the row), the field name's at fieldLeak (leak.go).
 	keys      *keyIndex
 	keyFirst  []int32
 	leaks     []leakRow
 	leakOf    map[int32]int32
 	fieldLeak int32
-	// setups are the set-up groups (ledger_setup.go) in order of their
+	// setups are the set-up groups (setup.go) in order of their
 	// first answer, found by setupAt; setupAnswers their answers,
 	// uncheckedIn the submissions each names as unchecked. healSeq is the
 	// first heal event's seq (0: none); noLoad: a v1 Agent answered
@@ -141,7 +146,7 @@ type ledger struct {
 	uncheckedIn  []uncheckedRow
 	healSeq      int64
 	noLoad       bool
-	// procs are the Agent processes (ledger_sessions.go), procAt their
+	// procs are the Agent processes (sessions.go), procAt their
 	// index by name (1 + it); sessRows what each session's frames show,
 	// in order of first sight, sessAt their index by id handle (1 + it);
 	// seens the processes that had each or did not know it; hadBy a
@@ -156,8 +161,8 @@ type ledger struct {
 	listedBy map[procSess]bool
 	sessV    sessVerdict
 
-	// The core's judgement, after the pass (ledger_finals.go,
-	// ledger_attr.go, ledger_verdicts.go): the final transcripts laid out
+	// The core's judgement, after the pass (finals.go, attribute.go,
+	// verdicts.go): the final transcripts laid out
 	// (fmsgs, fins, found by finAt), and what is decided of each
 	// submission (core, by handle).
 	fins  []finalRow
@@ -196,7 +201,7 @@ func (lg *ledger) read(facts []fact) {
 	for i := 0; i < len(facts); {
 		x := &facts[i]
 		if x.link < 0 {
-			x.link = noName // an event of a link kind naming none, as the checker reads it
+			x.link = noName // an event of a link kind naming none
 		}
 		switch x.ev {
 		case wSend, wDeliver, wDrop:

@@ -1,11 +1,10 @@
 package properties
 
-// What the core's rules (at most once, never lost: step 3 and 4 of the
-// rewrite) read that must be decided in the pass, kept as the pass goes:
-// a live user message's owner as of its update (live_ids.go), forks and
-// their parents (fork.go), when each message was first named under a
-// "last N" retention (messages.go), and answers naming a message another
-// submission owns (responses.go).
+// What the core's rules (at most once, never lost) read that must be
+// decided in the pass, kept as the pass goes: whether a live user message
+// had an owner as of its update (judgeLiveIDs), forks and their parents
+// (inherited), and when each message was first named under a "last N"
+// retention (namedBetween).
 
 // liveRow is a user message the Agent announced live, not in a replay,
 // under an id no response had named yet.
@@ -16,9 +15,12 @@ type liveRow struct {
 }
 
 // noteLive keeps a live user message (or a chunk of one) x announced on
-// link under an id no response has named so far; m is its message's row.
-// A session's replay (a resume in progress on the link, or the
-// observer's) repeats stored messages and announces nothing.
+// its link under an id no response has named so far; m is its message's
+// row. Only those can be an insertion no response owns, and an Agent that
+// answers before it announces has none, so the rule costs nothing on a
+// correct run: keeping every live message's text would be a second copy
+// of every prompt. A session's replay (a resume in progress on the link,
+// or the observer's) repeats stored messages and announces nothing.
 func (lg *ledger) noteLive(x *fact, m *msgRow, replaying bool) {
 	if lg.links[x.link].observer || replaying || m.owned {
 		return
@@ -50,7 +52,9 @@ type namedRow struct {
 }
 
 // noteNamed records a message named for the first time, under a "last N"
-// retention only; text is its text handle (0: none known).
+// retention only; text is its text handle (0: none known). How many newer
+// messages had been named by a retry's arrival says whether retention can
+// have pushed the first one out (forgotten).
 func (lg *ledger) noteNamed(session, id int32, seq int64, text int32) {
 	if lg.retainN == 0 {
 		return

@@ -8,19 +8,22 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The rewrite's anomalies and the words they are told in, from the
-// ledger's rows: the same sentences prose.go makes from the present
-// checker's records, so that a family moved to the ledger reports byte for
-// byte what it did.
+// Explanations must let a reader check an anomaly by hand: these name
+// submissions and requests, and collect the events an explanation cites
+// (story.go tells what became of each request and what the user was
+// told).
 
-// ledgerAnomaly is an anomaly and the submissions it concerns (by handle).
+// ledgerAnomaly is an anomaly and every submission it concerns (by
+// handle; an unattributable group concerns several), for the table's
+// anomalies column.
 type ledgerAnomaly struct {
 	Anomaly
 	subs []int32
 }
 
 // report adds an anomaly of kind about submission s (none: no
-// submission), as checker.add does.
+// submission) in session. A trace recorded at a tap cannot show the kinds
+// that need the whole history (NeedWholeHistory): those are dropped.
 func (lg *ledger) report(kind string, s int32, session int32, ev *evs, format string, args ...any) {
 	if lg.h.Observed == traces.ObservedAtTap && slices.Contains(NeedWholeHistory, kind) {
 		return
@@ -33,8 +36,9 @@ func (lg *ledger) report(kind string, s int32, session int32, ev *evs, format st
 }
 
 // emit records anomaly a, and indexes it for the rules that tell a kind
-// once per submission when it concerns one (checker.emit); session is
-// a.Session's handle.
+// once per submission when it concerns one; session is a.Session's
+// handle. An index, since a trace of many wrong ids asks once for each,
+// and walking every anomaly each time was quadratic.
 func (lg *ledger) emit(a ledgerAnomaly, session int32) {
 	lg.out = append(lg.out, a)
 	if len(a.subs) == 1 {

@@ -11,13 +11,26 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// Replies in the ledger (replies.go, legal_keys.go and cancel.go say what
-// they mean): the Agent owes every delivered request one right answer.
-// What each answer shows is noted as it is read (noteReply); the
+// The Agent owes every delivered request one right answer: requests never
+// answered, answered twice, a malformed key not refused, a legal key
+// refused, responses to nothing, and the cancel rules' answers (cancel.go).
+// What each answer shows is noted as it is read (noteReply, answered); the
 // judgements run after the pass.
+//
+// A legal key refused (RFD "The idempotencyKey parameter"): a key is "an
+// opaque, case-sensitive string of 1 to 255 characters", counted in code
+// points as JSON Schema's maxLength counts (the trace header's
+// keyLengthUnit). An Agent that counts UTF-8 bytes or UTF-16 units refuses
+// legal keys of non-ASCII code points with -32602, and its Client, told the
+// prompt failed, drops the user's input. The one -32602 the RFD allows a
+// legal key is for "a recorded key with a different prompt", so a refusal
+// stands when an earlier request in the session carried the key with
+// another prompt.
 
-// noteReply notes what a prompt's response (ref) shows about replies: a
-// second answer, a malformed key not refused, a legal key refused.
+// noteReply notes what request ri's response (ref) shows about replies: a
+// second answer; for a prompt, a malformed key not refused, or a legal key
+// or an explicit null ("Omitted and null are equivalent and mean no key")
+// refused with -32602 as its first answer.
 func (lg *ledger) noteReply(ri int32, ref respRef) {
 	r, rp := &lg.reqs[ri], lg.resp(ref)
 	if r.nResps == 2 {
@@ -51,8 +64,9 @@ func (lg *ledger) missingReplies() {
 				continue
 			}
 			if !l.ended && stopped || l.note == wClose && lg.endNote() == traces.EndCap {
-				// The run stopped while busy: a pending request is no
-				// verdict.
+				// The run stopped while busy (the links closed because a
+				// run was cut at its cap among it): a pending request is
+				// no verdict.
 				lg.inconclusive = true
 				continue
 			}
@@ -72,7 +86,8 @@ func (lg *ledger) missingReplies() {
 }
 
 // stoppedWhy says how the run stopped before it was done, "" when it
-// ended quiet (inconclusive.go).
+// ended quiet: then nothing was left to read, and a transcript the
+// observer lacks is the Agent's to answer for.
 func (lg *ledger) stoppedWhy() string {
 	switch lg.endNote() {
 	case traces.EndCap:
@@ -160,7 +175,9 @@ func (lg *ledger) judgeRefusedKeys() {
 }
 
 // keyUsedForOtherPrompt reports whether a request delivered before ri, in
-// its session, carried its key with a prompt other than its own.
+// its session, carried its key with a prompt other than its own. The
+// delivered keyed requests are indexed by session and key once
+// (keyedReqs), so that judging many refused keys stays linear.
 func (lg *ledger) keyUsedForOtherPrompt(ri int32) bool {
 	if lg.keyedReqs == nil {
 		lg.keyedReqs = map[msgKey][]int32{}
@@ -223,7 +240,8 @@ func (lg *ledger) judgeCancelled() {
 	}
 }
 
-// cancelText tells what withdrew request ri and when the Agent read it.
+// cancelText tells what withdrew request ri and when the Agent read it,
+// citing events.
 func (lg *ledger) cancelText(ri int32, ev *evs) string {
 	r := &lg.reqs[ri]
 	cr := &lg.cancels[r.cancel-1]
@@ -243,8 +261,14 @@ func (lg *ledger) cancelText(ri int32, ev *evs) string {
 		lg.reqOf(cr.named), short(lg.in.IDName(n.key)), short(lg.in.IDName(n.session)), ms(cr.delT))
 }
 
-// readBy is, for a trace seen at a proxy or a tap, the first event that
-// shows the Agent had read cancel ci (cancel.go's readBy); 0: none.
+// readBy is, for a trace seen at a proxy or a tap (a real Agent), the
+// first event that shows the Agent had read cancel ci: its answer to a
+// request written to it after the cancel, or its -32800 to a prompt the
+// cancel withdrew. A proxy sees when a cancel was written to the Agent,
+// not when the Agent read it, so a response sent before that evidence may
+// have been written before the Agent read the cancel: it stands, as a
+// response sent before a cancel arrives does in the simulator. 0: no such
+// evidence, every later answer stands.
 func (lg *ledger) readBy(ci int32) int64 {
 	cr := &lg.cancels[ci]
 	var first int64

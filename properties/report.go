@@ -6,11 +6,11 @@
 // the simulator's own notes (traces.Bookkeeping), so it judges a model Agent,
 // a Go plug-in Agent and a real executable by the same evidence, held to the
 // contract the Agent declares in the trace header (traces.Contract): what the
-// contract lets it forget is expected, not an anomaly. It runs in one pass
-// over the trace, with maps keyed by link and JSON-RPC id, and never searches
-// over interleavings; a Checker takes the events one at a time, so a trace
-// is judged as it is read, in memory that grows with its submissions and
-// sessions, not its frames.
+// contract lets it forget is expected, not an anomaly. It reads the trace
+// in one pass into pointer-free tables indexed by handles, judges after the
+// pass, and never searches over interleavings; a Checker takes the events
+// one at a time, so a trace is judged as it is read, in memory that grows
+// with its submissions and sessions, not its frames.
 package properties
 
 // Anomaly kinds, in the order reports list them.
@@ -70,7 +70,7 @@ const (
 	// no cancel reached it: no $/cancel_request named it (or, for a keyed
 	// prompt, another pending attempt of its key), and no session/cancel or
 	// session/close of its session was read while it was pending
-	// (stray_cancel.go).
+	// (cancel.go).
 	StrayCancel = "stray-cancel"
 	// Unattributable: transcript messages that no response names could not be
 	// matched to submissions without changing some verdict, or match none.

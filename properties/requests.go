@@ -6,8 +6,10 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 )
 
-// Requests and responses in the ledger: the Client's requests as the Agent
-// receives them, the responses each got, and the messages those name.
+// The Client's requests as the Agent receives them, the Agent's responses
+// (which request each answers; what a prompt's messageId says about
+// insertions, bindings and ids given to two submissions), and the messages
+// they name: a message's first naming success response owns it.
 
 // reqRow is a request a Client sent (or a delivered entry the Agent owes
 // an error), with its first response.
@@ -451,7 +453,8 @@ func (lg *ledger) promptAnswered(l *linkRow, ri int32, ref respRef) {
 	}
 	// Answered from a binding: the message existed before this request
 	// arrived. A request held and answered with the insertion it waited
-	// for is not a retry served from a binding.
+	// for is not a retry served from a binding, whatever order the Agent
+	// writes the response and the user message in.
 	if known && r.delivered && m.first < r.delSeq {
 		rp.binding, rp.firstSeen, rp.firstT = true, m.first, m.firstT
 		m.bound = true

@@ -10,8 +10,15 @@ import (
 )
 
 // Groups of same-text messages no response named, matched to the requests
-// that can have inserted them (attribute.go's resolve, duplicate.go,
-// unattributable.go, and cancel.go's silent insertions), over the ledger.
+// that can have inserted them. A group is resolved only where every way of
+// matching gives each candidate the same verdict. Where the frames prove a
+// duplicate without telling whose (every matching inserts some candidate
+// twice), the duplicate is reported naming them all; where the owner
+// decides a verdict the frames cannot settle, the messages are
+// unattributable: the checker will not pass such a trace, and says which
+// submissions could hold them. A group's messages that only withdrawn
+// requests can have inserted are a silent insertion after a cancel
+// (cancel.go).
 
 // inserted counts the insertions of submission s the frames show: its
 // messages in the final transcripts plus those only a response names.
@@ -21,7 +28,9 @@ func (lg *ledger) inserted(s int32) int32 {
 }
 
 // vclass is the verdict class of submission s holding k transcript
-// messages in all (attribute.go).
+// messages in all: equal classes give equal anomalies. Insertions only
+// responses name count towards a duplicate, not towards a phantom or a
+// loss.
 func (lg *ledger) vclass(s int32, k int32) int {
 	v := 0
 	x := &lg.subs[s]
@@ -37,8 +46,14 @@ func (lg *ledger) vclass(s int32, k int32) int {
 	return v
 }
 
-// resolve matches group gi's messages to its candidates' requests, as
-// checker.resolve does.
+// resolve matches group gi's messages to its candidates' requests. A
+// message may go to a request delivered before its bound; the messages'
+// bounds only grow along the transcript, so each one's eligible requests
+// are a prefix of the requests in delivery order, and the prefixes are
+// nested. For nested prefixes Hall's condition on prefixes decides
+// everything without search: how many messages each candidate holds at
+// least and at most over all complete matchings (shares), and every count
+// in between is possible.
 func (lg *ledger) resolve(gi int32) {
 	g := &lg.core.groups[gi]
 	var slots []slot
@@ -56,7 +71,7 @@ func (lg *ledger) resolve(gi int32) {
 		lg.withdrawnInserted(gi, lo)
 	}
 	var varying []int
-	onlyDup := true
+	onlyDup := true // the split decides nothing but which one is a duplicate
 	for ci, x := range g.cands {
 		base := lg.core.subs[x.sub].nMsgs
 		vlo, vhi := lg.vclass(x.sub, base+int32(lo[ci])), lg.vclass(x.sub, base+int32(hi[ci]))
@@ -81,8 +96,12 @@ func (lg *ledger) resolve(gi int32) {
 		lg.core.subs[g.cands[ci].sub].ambiguous = true
 	}
 	if !feasible {
+		// Some message belongs to no candidate, so each may hold none;
+		// those not varying keep the verdict of what they already hold.
 		return
 	}
+	// Any complete matching gives every non-varying candidate the same
+	// verdict: take the one that gives each message the earliest request.
 	for k, mi := range g.msgs {
 		ci := slots[k].cand
 		if slices.Contains(varying, ci) {
@@ -93,7 +112,10 @@ func (lg *ledger) resolve(gi int32) {
 }
 
 // dupCertain reports whether every complete matching makes some candidate
-// a duplicate (duplicate.go).
+// a duplicate: none exists in which the candidates already holding a
+// message take none and the others at most one. slots are sorted by
+// delivery, so keeping each other candidate's earliest request keeps the
+// most options.
 func (lg *ledger) dupCertain(g *lgroup, slots []slot, bounds []int64) bool {
 	kept := make([]bool, len(g.cands))
 	var one []slot
@@ -107,9 +129,15 @@ func (lg *ledger) dupCertain(g *lgroup, slots []slot, bounds []int64) bool {
 	return !ok
 }
 
-// withdrawnInserted notes each candidate of group gi that holds at least
-// one of its messages although every request of it that could have
-// inserted one had been withdrawn by a cancel (cancel.go).
+// withdrawnInserted notes the candidates of group gi that hold a message
+// of it however the group splits (lo) although every request of theirs
+// that could have inserted one was withdrawn before insertion.
+//
+// Seen at a proxy or a tap, a cancel was written to the Agent, not read: a
+// request counts as withdrawn only where the Agent showed it had read the
+// cancel (readBy), as judgeCancelled asks. An Agent that died right after
+// the cancel was written (a crash after insertion) may never have read it,
+// and inserted the prompt before it would have.
 func (lg *ledger) withdrawnInserted(gi int32, lo []int) {
 	g := &lg.core.groups[gi]
 	proxy := lg.h.Observed == traces.ObservedAtProxy || lg.h.Observed == traces.ObservedAtTap
@@ -128,8 +156,9 @@ func (lg *ledger) withdrawnInserted(gi int32, lo []int) {
 	}
 }
 
-// judgeSilent reports the insertions after a cancel withdrawn
-// withdrawnInserted found (cancel.go's judgeSilent).
+// judgeSilent reports the insertions withdrawnInserted found: an Agent
+// that answers -32800 and inserts the prompt anyway, silently, shows only
+// in the final transcript.
 func (lg *ledger) judgeSilent() {
 	for _, sr := range lg.core.silent {
 		g := &lg.core.groups[sr.g]
@@ -164,7 +193,8 @@ func (lg *ledger) groupEvidence(g *lgroup, ev *evs) (ids []string, f *finalRow) 
 }
 
 // someDuplicate reports a duplicate the frames prove without telling
-// whose (duplicate.go).
+// whose: every way of matching the group's messages to requests inserts
+// one of the candidates varying twice. It names them all, and no one Sub.
 func (lg *ledger) someDuplicate(g *lgroup, varying []int) {
 	ev := &evs{}
 	var names, held, stories []string
@@ -204,8 +234,12 @@ func (lg *ledger) someDuplicate(g *lgroup, varying []int) {
 		Events: ev.sorted()}, subs: subs}, g.session)
 }
 
-// unattributable reports messages whose owner decides a verdict the frames
-// cannot settle (unattributable.go).
+// unattributable reports group g, whose owner decides a verdict the
+// frames cannot settle: lo and hi are how many of its messages each
+// candidate holds at least and at most (shares), varying the candidates
+// whose verdict the split decides; feasible false: the candidates cannot
+// hold them all, or there are none. dupSure: some submission is a
+// duplicate either way.
 func (lg *ledger) unattributable(g *lgroup, feasible bool, varying, lo, hi []int, dupSure bool) {
 	ev := &evs{}
 	var ids []string

@@ -1,9 +1,10 @@
 package properties
 
-// Rework in the ledger (rework.go says what it is): a retry answered from
-// the binding, then state running after idle with no new user message in
-// between. Whether a user message is new, and whether the retry's answer
-// is still waiting for a turn, are decided as the Agent's updates are read.
+// Rework: a retry answered from the binding, then idle to running with no
+// new user message, is a second round of work for a message already
+// inserted; seen in the Agent's updates as sent. Whether a user message is
+// new, and whether the retry's answer is still waiting for a turn, are
+// decided as the updates are read.
 
 // reworkRow is a second round of work after a retry answered from the
 // binding (retry): the idle and running states that show it.

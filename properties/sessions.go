@@ -8,12 +8,18 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// Sessions in the ledger (sessions.go says what the session contract is and
-// why a vanished session is told once): the Agent processes by name, as
-// restart, kill, connect and disconnect events show them; what the first
-// answer to each request shows of which processes had a session and which
-// did not know it; and, after the pass, the contract chosen, the sessions
-// that vanished, and their session-lost anomalies.
+// The session contract: whether the Agent's sessions outlive the process that
+// made them. The ACP v2 notes (trace T3b) let an Agent keep sessions in
+// memory: "If S1 itself was not persisted, session/resume fails (session
+// unknown) and the client must session/new". Under the process contract a
+// session's disappearance with its process is not a loss of its messages;
+// under the durable contract it is, and is told once per session
+// (session-lost) instead of once per message (lost).
+//
+// The pass follows the Agent processes (restart, kill, connect and
+// disconnect events) and what each request's first answer shows of which
+// processes had a session (answered its session/new, resume, fork or a
+// prompt in it) and which did not know it; the contract is chosen after.
 
 // procRow is one Agent process as the trace shows it.
 type procRow struct {
@@ -71,7 +77,7 @@ const (
 type procSess struct{ proc, session int32 }
 
 // sessVerdict is the session contract chosen for the run and which
-// sessions vanished (sessionVerdict), decided once after the pass.
+// sessions vanished, decided once after the pass (decideSessions).
 type sessVerdict struct {
 	decided                  bool
 	requested, chosen        string
@@ -212,10 +218,9 @@ func (lg *ledger) hadIn(si int32, agent string) bool {
 // about the session r concerns (or, for session/new and session/fork,
 // creates).
 func (lg *ledger) sessionAnswer(r *reqRow, x *fact) {
-	// As the checker does, the process is whatever the delivery named,
-	// a name with no "#" (an endpoint) too: it counts among those that
-	// had a session (and so towards one that survived), though it is no
-	// process of procs.
+	// The process is whatever the delivery named, a name with no "#" (an
+	// endpoint) too: it counts among those that had a session (and so
+	// towards one that survived), though it is no process of procs.
 	proc := r.to
 	switch r.method {
 	case wSessionNew, wSessionFork:
@@ -223,8 +228,8 @@ func (lg *ledger) sessionAnswer(r *reqRow, x *fact) {
 			lg.sawHad(x.session, proc, x, sawCreated)
 		}
 	case wSessionResume:
-		// The session's row is made whatever the answer (a prompt's only
-		// on success): the checker's order of sessions.
+		// The row is made whatever the answer (a prompt's only on
+		// success): the rows' order is the order sessions are judged in.
 		s := &lg.sessRows[lg.sess(r.session)]
 		switch {
 		case !x.hasErr:
@@ -279,8 +284,11 @@ func (lg *ledger) seenHow(seen *seenRow) string {
 }
 
 // readBefore reports whether session S's final transcript, if any, was
-// read from a process that started before process p (checker.readBefore
-// says why that matters).
+// read from a process that started before process p: then p's list lacking
+// S says S vanished after the reading (a transcript read on a Client's
+// live connection, then a fresh process that does not know it). A
+// transcript read from p or later leaves p's list to say nothing (an
+// observer cut short before it read S).
 func (lg *ledger) readBefore(S, p int32) bool {
 	t := valueAt(lg.final, S)
 	if t == 0 {
@@ -291,7 +299,11 @@ func (lg *ledger) readBefore(S, p int32) bool {
 }
 
 // goneAlive finds a process that had the session of row si and later said
-// it did not know it (checker.goneAlive): the seens of both.
+// it did not know it (its session/resume answered -32002): the session
+// vanished while that process lived, which no session contract allows.
+// Only a name the trace shows to be one process counts (a1#3, not an
+// endpoint such as a remote a1 whose server may have restarted in
+// between). It returns the seens of both.
 func (lg *ledger) goneAlive(si int32) (had, unknown int32, ok bool) {
 	s := &lg.sessRows[si]
 	for u := s.unknown; u != none; u = lg.seens[u].next {
@@ -308,7 +320,8 @@ func (lg *ledger) goneAlive(si int32) (had, unknown int32, ok bool) {
 }
 
 // gone is the seen of the process after whose start the session of row si
-// was unknown (checker.gone).
+// was unknown: one started after every process that had it, which answered
+// its resume -32002 or whose observer's list lacked it.
 func (lg *ledger) gone(si int32) (int32, bool) {
 	s := &lg.sessRows[si]
 	lastStart := int64(-1)
@@ -353,12 +366,14 @@ func (lg *ledger) decideSessions() *sessVerdict {
 		if s.nHad > 1 {
 			v.survived++
 		}
-		// Only the observer's list on a process of an Agent that had the
-		// session says it is gone (judgeSessions says why).
+		// The observer's process lists the sessions its Agent knows:
+		// another Agent's list says nothing of the session (its own
+		// observer may have been cut short at the cap before it read it).
 		for p := range lg.procs {
 			q := &lg.procs[p]
 			// Not checked against the unknown already noted, unlike a
-			// resume's -32002, as the checker does.
+			// resume's -32002: a process may be noted twice, and gone and
+			// goneAlive take the first note that fits.
 			if q.listed && !lg.listedBy[procSess{int32(p), h}] && lg.readBefore(h, int32(p)) && lg.hadIn(int32(si), agentOf(lg.in.wordName(q.name))) {
 				lg.addSeen(&s.unknown, &s.unknownLast, seenRow{proc: q.name, how: sawNotListed, seq: q.listedSeq, t: q.listT})
 			}
@@ -425,8 +440,9 @@ func (lg *ledger) judgeSessions() {
 }
 
 // sessionGone reports whether session S's final transcript is missing
-// because the session vanished (checker.sessionGone): its messages are not
-// lost one by one.
+// because the session vanished, which the process contract allows and the
+// durable contract reports once as session-lost: either way its messages
+// are not lost one by one.
 func (lg *ledger) sessionGone(S int32) bool {
 	if valueAt(lg.final, S) != 0 {
 		return false

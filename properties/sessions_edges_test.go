@@ -10,8 +10,7 @@ import (
 )
 
 // Edges of the session contract no pinned trace reaches; each is judged
-// through Check, so the rewrite's harness (TestMain) holds the ledger to
-// the checker on it too.
+// through Check.
 
 // promptIn has the Client's sub answered with message m in session S on link.
 func (b *tb) promptIn(link, sub, S, m string) {

@@ -8,12 +8,14 @@ import (
 	"github.com/acpsim/acpsim/actors/acp"
 )
 
-// Set-up in the ledger (setup.go says what it means): the answers the Agent
-// gave each session's session/resume (or each Client's session/new), read
-// as first responses arrive; after the pass, the groups whose set-up kept
-// failing since healing, and the submissions whose verdict would rest on a
-// final transcript that failed set-up kept the observer from reading
-// (subRow.unchecked, for the verdicts to read).
+// Session set-up that keeps failing: the Agent answers session/resume of a
+// session (or session/new of a Client) with errors after healing and never
+// with success since. One anomaly names the requests, the error and how
+// often; the submissions whose verdict would rest on the transcript the
+// Agent cannot give back are not reported lost on top of it, but named in
+// it as unchecked (subRow.unchecked, for the verdicts to read). The
+// answers are noted as first responses arrive, the groups judged after
+// the pass.
 
 // setupKey finds a set-up group: the session resumed, or the Client whose
 // session/new it is (a word handle).
@@ -67,8 +69,9 @@ func (lg *ledger) setupAnswered(r *reqRow, x *fact) {
 		return
 	}
 	if x.hasErr && x.errCode == acp.CodeResourceNotFound {
-		// The Agent does not have the session: the Client makes a new
-		// one, which is the session contract's business.
+		// The Agent says it does not have the session: the Client makes
+		// a new one. Whether that was allowed is the session contract's
+		// business, not a set-up that keeps failing.
 		return
 	}
 	gi, ok := lg.setupAt[key]
@@ -140,14 +143,15 @@ func (lg *ledger) judgeSetups() {
 
 // setupUncheckable says whether submission s's verdict rests only on final
 // transcripts the observer could not read because their sessions' set-up
-// failed, and those sessions. The checker decides it in judgeSub, as the
-// last excuse before lost, for a submission told inserted or nothing: it
-// is decided here from what judgeSub would test before it. The sessions
-// have no final transcript, so none of s's messages was attributed (each
-// comes from a final transcript of one of s's sessions) and the contract's
-// retention cannot excuse s: only live-only can, where a prompt of s
-// reached the Agent in one of them; every final transcript unread, noLoad
-// excuses s; every session vanished excuses it too.
+// failed, and those sessions. judgeSub reads it (subRow.unchecked) as the
+// last excuse before lost, for a submission told inserted or nothing; it
+// is decided before judgeSub runs, from what judgeSub tests before it, so
+// that the failed group can name s. The sessions have no final
+// transcript, so none of s's messages was attributed (each comes from a
+// final transcript of one of s's sessions) and the contract's retention
+// cannot excuse s: only live-only can, where a prompt of s reached the
+// Agent in one of them; every final transcript unread, noLoad excuses s;
+// every session vanished excuses it too.
 func (lg *ledger) setupUncheckable(s int32) ([]int32, bool) {
 	x := &lg.subs[s]
 	var sessions []int32
@@ -183,8 +187,7 @@ func (lg *ledger) setupUncheckable(s int32) ([]int32, bool) {
 }
 
 // outcomeCands are the sessions an inserted(M) outcome of s may be found
-// in: the session of s's answer naming M, else every session of s
-// (verdicts.go's outcomeSession).
+// in: the session of s's answer naming M, else every session of s.
 func (lg *ledger) outcomeCands(s int32) []int32 {
 	x := &lg.subs[s]
 	for j := x.answers; j != none; j = lg.answers[j].next {
@@ -200,7 +203,7 @@ func (lg *ledger) outcomeCands(s int32) []int32 {
 }
 
 // deliveredIn reports whether a prompt request of s reached an Agent in
-// session S.
+// session S: only then may the Agent have had a message of s to drop.
 func (lg *ledger) deliveredIn(s, S int32) bool {
 	for i := lg.subs[s].firstReq; i != none; i = lg.reqs[i].nextOfSub {
 		if r := &lg.reqs[i]; r.delivered && r.session == S {
@@ -257,8 +260,8 @@ func (lg *ledger) reportSetups() {
 			said = append(said, k+" "+times(counts[k]))
 		}
 		method := lg.in.wordName(g.method)
-		// A resume naming no session reads "session/resume of ", as the
-		// checker's group of session "" does (kept for byte-identity).
+		// A resume naming no session reads "session/resume of " (its
+		// group has no client either).
 		what := method + " of " + lg.in.wordName(g.client)
 		if g.session != noID {
 			what = method + " of session " + short(lg.in.IDName(g.session))
@@ -281,8 +284,9 @@ func (lg *ledger) reportSetups() {
 		if len(names) > 0 {
 			unchecked = fmt.Sprintf("; its final transcript could not be read, so %s cannot be checked", list(names))
 		}
-		// Told as the checker emits it: no one submission, never cut at a
-		// tap (setup-failed needs no whole history).
+		// Not through report, which takes one submission: it names every
+		// unchecked submission (subs) and none as its Sub. Like report, it
+		// keeps it at a tap (setup-failed needs no whole history).
 		lg.out = append(lg.out, ledgerAnomaly{Anomaly: Anomaly{Kind: SetupFailed, Session: lg.in.IDName(g.session), Events: ev.sorted(),
 			Explanation: fmt.Sprintf("%s answered %s after %s%s, the last at %s, and never succeeded since%s.",
 				what, strings.Join(said, ", "), since, tail, ms(last.t), unchecked)}, subs: subs})

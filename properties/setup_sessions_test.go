@@ -10,8 +10,8 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The set-up family's excuses and odd groups, each a trace the ledger is
-// held to the checker on (TestMain) as well as a test of the checker.
+// The set-up rules' excuses and odd groups, each a trace judged through
+// Check.
 
 // setupRun is setupFailing's run (s1 inserted as M1 in S1, every resume of
 // S1 after the kill answered -32603, the observer never reading S1) with

@@ -11,9 +11,9 @@ import (
 // Step is an event as the checker judges it: the event, with the ids it
 // names as small integers (handles) an Interner gave out, once, where the
 // event was made or first read. The checker indexes its tables by handles
-// instead of looking strings up (docs/design.md, "The checker on handles"):
-// a step at a time, the checker's reads move from the Event to the Step's
-// fields; until they all have, the Step carries its Event.
+// instead of looking strings up (docs/design.md, "The checker on handles");
+// the Step carries its Event for what no handle holds (the frame's bytes,
+// which the facts and the leak scan read).
 type Step struct {
 	Event *traces.Event
 	// Link and Sub are the handles of the event's link and submission; -1:

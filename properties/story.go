@@ -5,10 +5,9 @@ import (
 	"strings"
 )
 
-// The stories of requests and submissions, told from the ledger's rows:
-// what became of each prompt request of a submission and what its Client
-// told the user, in the words prose.go tells them from the present
-// checker's records, citing the same events.
+// The stories of requests and submissions: what became of each prompt
+// request of a submission and what its Client told the user, citing the
+// events that show it, so that a reader can check an anomaly by hand.
 
 // subEvents starts the events an explanation about submission s cites:
 // its submit.
@@ -40,9 +39,9 @@ func (lg *ledger) story(ri int32, ev *evs) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "request %s on %s", in.rpcIDName(r.id), in.Link(r.link))
 	// The key is told only when the submission's keys differ, and only
-	// when its first prompt carried a legal one (the checker's keyed &&
-	// mixed): a submission first sent without a key and then with one
-	// tells no keys.
+	// when its first prompt carried a legal one (keyed && mixed): a
+	// submission first sent without a key and then with one tells no
+	// keys.
 	if r.sub != none && lg.subs[r.sub].keyed && lg.subs[r.sub].mixed {
 		switch r.keyState {
 		case keyValid:

@@ -4,9 +4,10 @@ import (
 	"strconv"
 )
 
-// Transcripts in the ledger: what the observer read replaying each
-// session, made final by its session/resume answer, and what the Agent's
-// own updates named (the messages table).
+// The final transcripts are the evidence of what was inserted: what the
+// observer read replaying each session, made final by its session/resume
+// answer. The Agent's own updates are read here too: what they name (the
+// messages table), and what rework and live ids need of them.
 
 // transRow is a transcript: a candidate the observer is reading on a link,
 // or, once its resume answer arrived (seq), a session's final one.
@@ -113,7 +114,8 @@ func (lg *ledger) apply(ti int32, u *updRow, seq int64) {
 	j, ok := lg.tmsgAt[transKey{ti, u.message}]
 	if ok && u.kind == wUserMessage && lg.tmsgs[j].pos < t.sealed {
 		// The replay came back to a message it had moved past: the
-		// history holds this id twice, two messages under one name.
+		// history holds this id twice, two messages under one name (an
+		// adapter whose runtime appended a repeated id).
 		ok = false
 	}
 	if !ok {
@@ -133,9 +135,9 @@ func (lg *ledger) apply(ti int32, u *updRow, seq int64) {
 }
 
 // applyUnnamed adds a user message update that carries no messageId, as
-// ACP v1's replay sends them: consecutive chunks are one message, and
-// each message gets a name of its own, by its place in the replay, that no
-// Agent's messageId can take.
+// ACP v1's replay sends them: consecutive chunks (nothing else replayed
+// between them) are one message, and each message gets a name of its own,
+// by its place in the replay, that no Agent's messageId can take.
 func (lg *ledger) applyUnnamed(ti int32, u *updRow, seq int64) {
 	t := &lg.trans[ti]
 	if n := t.n; n == 0 || n <= t.sealed || !lg.tmsgs[t.last].unnamed || u.kind != wUserMessageChunk {
@@ -193,7 +195,8 @@ func (lg *ledger) finalize(link, session int32, seq, t int64) {
 		lg.sessOrder = append(lg.sessOrder, session)
 	}
 	*at = ti + 1
-	// Live updates after the resume answer are not history: they start a
-	// new candidate that only a later resume would make final.
+	// Live updates after the resume answer (the observer's probes, work
+	// that goes on) are not history: they start a new candidate that only
+	// a later resume would make final.
 	delete(lg.cand, ck)
 }

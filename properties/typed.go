@@ -150,7 +150,7 @@ func DigestDiff(e *traces.Event) string {
 	case tv.kind == acp.KindResponse && !tv.hasErr:
 		same("result", [2]string{tv.messageID(), tv.resultSession()}, [2]string{bv.messageID(), bv.resultSession()})
 	}
-	// The facts the rewritten checker reads (form.go), from each.
+	// The facts the checker reads (form.go), from each.
 	bare := *e
 	bare.Digest = nil
 	tf, bf := factsOf(e), factsOf(&bare)

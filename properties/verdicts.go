@@ -5,11 +5,19 @@ import (
 	"strings"
 )
 
-// The verdicts on each submission once its messages are attributed
-// (verdicts.go says the rules), over the ledger: duplicate, lost, phantom,
-// unresolved, wrong id.
+// The verdicts on each submission once its messages are attributed:
+// duplicate, lost, phantom, unresolved, and several messageIds for one
+// key.
 
-// judgeSub judges submission s, as checker.judgeSub does.
+// judgeSub judges submission s. One duplicate per submission, whichever
+// evidence shows it: messages in the transcript, responses naming
+// insertions, or both. A message the contract lets the Agent drop
+// (live-only, or discarded under "last N") is not lost when it is missing,
+// nor one whose every session vanished (allowed by the process contract,
+// told once per session as session-lost by the durable one), nor one whose
+// transcripts the Agent could not give back (noLoad, a failed set-up) or
+// the run stopped before reading (inconclusive, with why). A tap sees no
+// outcomes at all, so no submission of it is unresolved.
 func (lg *ledger) judgeSub(s int32) {
 	x, c := &lg.subs[s], &lg.core.subs[s]
 	if n := lg.inserted(s); !c.ambiguous && n >= 2 {
@@ -88,8 +96,9 @@ func (lg *ledger) judgeSub(s int32) {
 }
 
 // judgeKeyIDs reports a keyed submission given several messageIds for its
-// one key in a session, unless the contract let the Agent forget each one
-// before the next.
+// one key in a session. Each new messageId is expected, and counted as
+// such, when the contract let the Agent forget the one before it, and the
+// key with it (forgotten).
 func (lg *ledger) judgeKeyIDs(s int32) {
 	x := &lg.subs[s]
 	for j := x.sessions; j != none; j = lg.sessions[j].next {
@@ -132,7 +141,9 @@ func (lg *ledger) judgeKeyIDs(s int32) {
 }
 
 // outcomeSession says in which session the inserted(M) outcome of s
-// should be found and whether it is there, and the sessions it may be in.
+// should be found and whether it is there, and the sessions it may be in
+// (outcomeCands). An outcome with no messageId is there when s holds any
+// message.
 func (lg *ledger) outcomeSession(s int32) (int32, bool, []int32) {
 	x := &lg.subs[s]
 	cands := lg.outcomeCands(s)
@@ -169,8 +180,18 @@ func (lg *ledger) noneRead(sessions []int32) bool {
 	return true
 }
 
+// No verdict without its evidence: a run that stopped before it was done
+// (its cap, or a trace cut short) leaves some submissions without an
+// outcome, and some sessions whose final transcript the observer never
+// read. Those submissions are inconclusive, each with why; they are not
+// lost, unresolved or anything else a finished run would make them. What
+// the frames show whatever the transcript says (a duplicate, a key leak, a
+// bad reply) is still judged.
+
 // unread is the first of sessions whose final transcript the observer
-// never read because the run stopped first, and why (inconclusive.go).
+// never read because the run stopped first (a session that vanished is
+// not unread: the Agent said it no longer had it), and why; "" when there
+// is none.
 func (lg *ledger) unread(sessions []int32) (int32, string) {
 	why := lg.stoppedWhy()
 	if why == "" {
@@ -185,7 +206,7 @@ func (lg *ledger) unread(sessions []int32) (int32, string) {
 }
 
 // unjudged notes s as inconclusive: the run stopped before its verdict
-// could be given.
+// could be given, for the reason the explanation tells.
 func (lg *ledger) unjudged(s, session int32, ev *evs, format string, args ...any) {
 	lg.inconclusive = true
 	lg.core.subs[s].unjudged = true

@@ -5,13 +5,18 @@ import (
 	"github.com/acpsim/acpsim/traces"
 )
 
-// The protocol version in the ledger (version.go says why it matters): the
-// first initialize, of either side, that reads as ACP v1 makes the trace
-// v1's. An Agent's answer counts only where it answers an initialize the
-// Client side sent on its link.
+// The protocol version of a trace's peers. acpsim's properties are ACP v2's
+// and the idempotency RFD's; a trace whose Agent answered initialize in ACP
+// v1 (or whose Client asked in v1's shape) holds a conversation not all of
+// those rules apply to (v1's cancel answers a turn, not an insertion), so
+// the report says so in one line (Report.V1), with what is judged under v1
+// and what is not. The first initialize, of either side, that reads as v1
+// makes the trace v1's; an Agent's answer counts only where it answers an
+// initialize the Client side sent on its link.
 
 // readVersion reads the initialize messages of a frame sent on l, before
-// its messages are read, as the checker does.
+// its messages are read: v1 changes how an answer reads (setupAnswered:
+// a v1 Agent may have no session/load).
 func (lg *ledger) readVersion(l *linkRow, facts []fact) {
 	if lg.v1 {
 		return
