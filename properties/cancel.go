@@ -360,6 +360,3 @@ const (
 	bySessionClose
 	byCancelRequest
 )
-
-// sessKey is a key within a session: the RFD scopes keys to sessions.
-type sessKey struct{ session, key string }

@@ -20,8 +20,9 @@ func (lg *ledger) finishReport() *Report {
 	rep.Stats = lg.ledgerStats()
 	rep.Stats.RespLostAfterInsert, rep.Stats.ExpectedForgotten = lg.core.respLost, lg.core.forgotten
 	// A run cut at its cap, or one with nothing submitted, is no pass; nor
-	// one that stopped while a submission was still to be judged.
-	rep.Inconclusive = rep.End == traces.EndCap || len(lg.subOrder) == 0 || len(lg.core.unjudged) > 0
+	// one that stopped while a submission was still to be judged, or while
+	// a request was pending on a live link (missingReplies).
+	rep.Inconclusive = rep.End == traces.EndCap || len(lg.subOrder) == 0 || len(lg.core.unjudged) > 0 || lg.inconclusive
 	rep.Unjudged = lg.core.unjudged
 	rep.Accounts = lg.accounts()
 	lg.sortAnomalies()

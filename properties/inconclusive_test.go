@@ -162,6 +162,13 @@ func TestInconclusive(t *testing.T) {
 		{"unresolved with no end event", single{outcome: "-", end: "-"}.build(), nil, true, "the trace has no end event while it was still pending"},
 		{"unresolved when quiet", single{outcome: "-"}.build(), []string{Unresolved}, false, ""},
 		{"pending request at cap", noReply("", "cap"), nil, true, ""},
+		// A trace cut short while a request was pending on a live link:
+		// every submission has its verdict, the run's does not.
+		{"pending request with no end event", func() *tb {
+			b := noReply("", traces.EndQuiet)
+			b.evs = b.evs[:len(b.evs)-1] // the end event
+			return b
+		}(), nil, true, ""},
 		// The simulator closes the links of a run cut at its cap while
 		// they are busy: the Agent was not done, not silent.
 		{"orderly-closed link at cap", noReply("close", "cap"), nil, true, ""},

@@ -342,32 +342,3 @@ func (lg *ledger) judgeLeaks() {
 func (lg *ledger) leakAt(a *leakRow) string {
 	return fmt.Sprintf("%s on %s sent at %s", lg.in.textName(a.what), lg.in.Link(a.link), ms(a.t))
 }
-
-// spellKeyFirst and spellLeak spell a key's first request and a leak as
-// one line each, and all lists the keys an index holds. Nothing in the
-// package calls them any more.
-
-func spellKeyFirst(link, id string, sendSeq, delSeq int64) string {
-	return fmt.Sprintf("%s %s sent=%d delivered=%d", link, id, sendSeq, delSeq)
-}
-
-func spellLeak(name, first string, count int, seqs []int64, at string, asKey bool, where string, lastSeq int64) string {
-	return fmt.Sprintf("leak %s first=%s count=%d seqs=%v at=%q asKey=%t where=%q last=%d", name, first, count, seqs, at, asKey, where, lastSeq)
-}
-
-// all are the keys x holds, each once, in no order.
-func (x *keyIndex) all() []*keyInfo {
-	var out []*keyInfo
-	seen := map[*keyInfo]bool{}
-	for _, ki := range x.byHandle {
-		if ki != nil {
-			out, seen[ki] = append(out, ki), true
-		}
-	}
-	for _, ki := range x.byString {
-		if !seen[ki] {
-			out = append(out, ki)
-		}
-	}
-	return out
-}
