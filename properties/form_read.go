@@ -32,6 +32,17 @@ type formState struct {
 	subText []bool
 	links   []formLink
 	views   []msgView
+	// recent are the words read last, by value: an event's ends and note
+	// repeat from event to event (a link's two processes), and comparing
+	// a short string costs less than hashing it into words.
+	recent [8]recentWord
+	next   uint8
+}
+
+// recentWord is a word read lately, as the interner keeps its string.
+type recentWord struct {
+	s string
+	w word
 }
 
 // formLink is a link as fact making sees it.
@@ -42,6 +53,9 @@ type formLink struct {
 	flight [2]fifo[inFlight]
 	// listIDs are the ids of the session/list requests sent on it.
 	listIDs []acp.ID
+	// ends are the words its events' From and To read as last: the two
+	// processes at its ends, nearly always.
+	ends [2]recentWord
 }
 
 type inFlight struct {
@@ -70,8 +84,21 @@ func (f *formState) init() {
 
 // word is the handle of w.
 func (in *Interner) word(w string) word {
+	if w == "" {
+		return wNone
+	}
 	in.form.ready()
-	return intern(in.form.words, &in.form.wordNames, w, in.borrow)
+	f := &in.form
+	for i := range f.recent {
+		if r := &f.recent[i]; len(r.s) == len(w) && r.s == w {
+			return r.w
+		}
+	}
+	h := intern(f.words, &f.wordNames, w, in.borrow)
+	// The interner's own string: the event's may be a caller's buffer.
+	f.recent[f.next%uint8(len(f.recent))] = recentWord{f.wordNames[h], h}
+	f.next++
+	return h
 }
 
 // wordName is the string of word w.
@@ -137,11 +164,17 @@ func (in *Interner) formLinkOf(h int32) *formLink {
 func (in *Interner) facts(st *Step, out []fact) []fact {
 	in.form.ready()
 	e := st.Event
-	ev, ok := in.form.words[e.Kind]
-	if !ok || ev == wNone || ev >= wInitialize {
+	ev := kindWord(e.Kind)
+	if ev == wNone {
 		return out
 	}
-	x := fact{seq: e.Seq, t: e.T, ev: ev, link: st.Link, sub: st.Sub, from: in.word(e.From), to: in.word(e.To), note: in.word(e.Note)}
+	x := fact{seq: e.Seq, t: e.T, ev: ev, link: st.Link, sub: st.Sub, note: in.word(e.Note)}
+	if st.Link >= 0 {
+		l := in.formLinkOf(st.Link)
+		x.from, x.to = in.endWord(&l.ends[0], e.From), in.endWord(&l.ends[1], e.To)
+	} else {
+		x.from, x.to = in.word(e.From), in.word(e.To)
+	}
 	switch ev {
 	case wSubmit:
 		x.text, x.client = in.text(e.Text), in.word(e.Client)
@@ -161,6 +194,48 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 		return in.frameFacts(st, x, out)
 	}
 	return append(out, x)
+}
+
+// endWord is the word of s, an end of a link as its event names it, with
+// last the word that end read as last.
+func (in *Interner) endWord(last *recentWord, s string) word {
+	if len(last.s) == len(s) && last.s == s {
+		return last.w
+	}
+	w := in.word(s)
+	*last = recentWord{in.form.wordNames[w], w}
+	return w
+}
+
+// kindWord is the word of an event kind the checker reads, wNone for the
+// others: a switch on the few kinds, which every event passes through,
+// costs less than a lookup in words.
+func kindWord(kind string) word {
+	switch kind {
+	case traces.KindSend:
+		return wSend
+	case traces.KindDeliver:
+		return wDeliver
+	case traces.KindDrop:
+		return wDrop
+	case traces.KindSubmit:
+		return wSubmit
+	case traces.KindOutcome:
+		return wOutcome
+	case traces.KindConnect:
+		return wConnect
+	case traces.KindDisconnect:
+		return wDisconnect
+	case traces.KindEnd:
+		return wEnd
+	case traces.KindHeal:
+		return wHeal
+	case traces.KindRestart:
+		return wRestart
+	case traces.KindKill:
+		return wKill
+	}
+	return wNone
 }
 
 // frameFacts appends the facts of a frame event, x its event's.
@@ -253,7 +328,10 @@ func (in *Interner) messageFact(l *formLink, y *fact, v *msgView, st *Step) {
 	case y.dir == dirA2C && y.method == wSessionUpdate:
 		if u, ok := v.update(); ok {
 			y.session, y.message = in.idOf(u.ids, u.sessionH, u.session), in.idOf(u.ids, u.msgH, u.msgID)
-			y.update, y.state, y.content, y.text = in.word(u.kind), in.word(u.state), u.hasContent(), in.text(u.text())
+			y.update, y.state, y.content = in.word(u.kind), in.word(u.state), u.hasContent()
+			if y.update == wUserMessage || y.update == wUserMessageChunk {
+				y.text = in.text(u.text()) // no rule reads another update's text
+			}
 		} else {
 			y.update = -1 // unreadable
 		}

@@ -51,3 +51,18 @@ func TestSeededWordsHaveTheirConstants(t *testing.T) {
 		}
 	}
 }
+
+// Every event kind the checker reads has its seeded word, and no other
+// kind does.
+func TestKindWordsAreTheSeededKinds(t *testing.T) {
+	for w := wSubmit; w <= wKill; w++ {
+		if got := kindWord(seededWords[w]); got != w {
+			t.Errorf("kind %q reads as word %d, want %d", seededWords[w], got, w)
+		}
+	}
+	for _, k := range []string{traces.KindChoose, traces.KindInsert, traces.KindTimer, "", "send "} {
+		if got := kindWord(k); got != wNone {
+			t.Errorf("kind %q reads as word %d, want none", k, got)
+		}
+	}
+}
