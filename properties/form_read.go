@@ -53,8 +53,8 @@ type formLink struct {
 	flight [2]fifo[inFlight]
 	// listIDs are the ids of the session/list requests sent on it.
 	listIDs []acp.ID
-	// ends are the words its events' From and To read as last: the two
-	// processes at its ends, nearly always.
+	// ends are the last two words its events' From and To read as: the
+	// two processes at its ends, nearly always.
 	ends [2]recentWord
 }
 
@@ -171,7 +171,7 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 	x := fact{seq: e.Seq, t: e.T, ev: ev, link: st.Link, sub: st.Sub, note: in.word(e.Note)}
 	if st.Link >= 0 {
 		l := in.formLinkOf(st.Link)
-		x.from, x.to = in.endWord(&l.ends[0], e.From), in.endWord(&l.ends[1], e.To)
+		x.from, x.to = in.endWord(&l.ends, e.From), in.endWord(&l.ends, e.To)
 	} else {
 		x.from, x.to = in.word(e.From), in.word(e.To)
 	}
@@ -196,14 +196,18 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 	return append(out, x)
 }
 
-// endWord is the word of s, an end of a link as its event names it, with
-// last the word that end read as last.
-func (in *Interner) endWord(last *recentWord, s string) word {
-	if len(last.s) == len(s) && last.s == s {
-		return last.w
+// endWord is the word of s, an end of a link as its event names it: one
+// of the two ends the link's events named last (a frame's From and To
+// swap with its direction), else looked up and kept in the place of the
+// older.
+func (in *Interner) endWord(ends *[2]recentWord, s string) word {
+	for i := range ends {
+		if len(ends[i].s) == len(s) && ends[i].s == s {
+			return ends[i].w
+		}
 	}
 	w := in.word(s)
-	*last = recentWord{in.form.wordNames[w], w}
+	ends[1], ends[0] = ends[0], recentWord{in.form.wordNames[w], w}
 	return w
 }
 

@@ -5,6 +5,7 @@ import (
 	"maps"
 	"slices"
 	"sort"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -12,9 +13,12 @@ import (
 
 // keyIndex finds every Client key inside a string in time linear in the
 // string. A key that leaks only as a whole string (under leakAsToken code
-// points) is one lookup of the string. Other keys of gramLen bytes or more
-// (UUIDs, and most keys) are found by their first gramLen bytes: one lookup
-// per position of the string, whatever the number and lengths of the keys.
+// points) is one lookup of the string. A key shaped as a UUID (every key
+// the simulator's Clients draw, and most real ones) is found at the dashes
+// of a string, which a byte search finds: one lookup per UUID-shaped
+// window. Other keys of gramLen bytes or more are found by their first
+// gramLen bytes: one lookup per position of the string, whatever the
+// number and lengths of the keys.
 // Shorter ones have a Rabin-Karp rolling hash per length, of which there are
 // at most four. A rolling hash per length for every key made the scan of a
 // string cost its length times the keys' distinct lengths, hundreds once
@@ -31,10 +35,14 @@ type keyIndex struct {
 	// handle before is found under it.
 	handleOf func(string) (int32, bool)
 	whole    map[string]*keyInfo // the keys that leak only as a whole string
-	lens     []int               // the lengths of the short token keys, ascending
-	byLen    map[int]*lenIndex
-	grams    gramIndex
-	hint     int // keys expected
+	// uuids are the keys shaped as UUIDs (every key the simulator's
+	// Clients draw): found at the dashes of a string, which a byte search
+	// finds, with no gram, filter or hash of their own.
+	uuids map[string]*keyInfo
+	lens  []int // the lengths of the short token keys, ascending
+	byLen map[int]*lenIndex
+	grams gramIndex
+	hint  int // keys expected
 	// literalsHold is whether a key is found in one of acp.DigestLiterals:
 	// until one is, the leak scan skips a digest's literal strings.
 	literalsHold bool
@@ -200,6 +208,13 @@ func (x *keyIndex) index(key string) *keyInfo {
 		x.whole[key] = ki
 		return ki
 	}
+	if uuidShaped(key) {
+		if x.uuids == nil {
+			x.uuids = make(map[string]*keyInfo, x.hint)
+		}
+		x.uuids[key] = ki
+		return ki
+	}
 	if len(key) >= gramLen {
 		x.addLong(ki)
 		return ki
@@ -253,6 +268,9 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 	if g := &x.grams; g.keys != nil && len(s) >= g.shortest {
 		found = x.findLong(s, found)
 	}
+	if x.uuids != nil && len(s) >= uuidLen {
+		found = x.findUUIDs(s, found)
+	}
 	if len(found) > 1 {
 		// Two keys at one length and position would be one string, one key.
 		slices.SortFunc(found, func(a, b keyAt) int {
@@ -280,6 +298,53 @@ func (x *keyIndex) findLong(s string, found []keyAt) []keyAt {
 				found = append(found, keyAt{ki, i})
 			}
 		}
+	}
+	return found
+}
+
+// uuidLen is the length of a UUID's text, 8-4-4-4-12 hex digits.
+const uuidLen = 36
+
+// uuidShaped says whether s is the text of a UUID, in either case: a key
+// of that shape leaks anywhere (leakAnywhere), and is found by its first
+// dash (findUUIDs).
+func uuidShaped(s string) bool {
+	if len(s) != uuidLen {
+		return false
+	}
+	for i := 0; i < uuidLen; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// findUUIDs appends the UUID-shaped keys s holds to found: every UUID in s
+// has its first dash eight bytes in, so each dash is tried as a first one.
+func (x *keyIndex) findUUIDs(s string, found []keyAt) []keyAt {
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '-')
+		if j < 0 {
+			break
+		}
+		d := i + j
+		if at := d - 8; at >= 0 && at+uuidLen <= len(s) {
+			if w := s[at : at+uuidLen]; uuidShaped(w) {
+				if ki := x.uuids[w]; ki != nil {
+					found = append(found, keyAt{ki, at})
+				}
+			}
+		}
+		i = d + 1
 	}
 	return found
 }
