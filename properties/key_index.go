@@ -39,10 +39,14 @@ type keyIndex struct {
 	// Clients draw): found at the dashes of a string, which a byte search
 	// finds, with no gram, filter or hash of their own.
 	uuids map[string]*keyInfo
-	lens  []int // the lengths of the short token keys, ascending
-	byLen map[int]*lenIndex
-	grams gramIndex
-	hint  int // keys expected
+	// uuidFirst has a bit for each UUID key's first gramLen bytes: most
+	// UUIDs in an Agent's frames are its ids, not keys, and a bit rejects
+	// one for less than its shape and a lookup cost.
+	uuidFirst bitFilter
+	lens      []int // the lengths of the short token keys, ascending
+	byLen     map[int]*lenIndex
+	grams     gramIndex
+	hint      int // keys expected
 	// literalsHold is whether a key is found in one of acp.DigestLiterals:
 	// until one is, the leak scan skips a digest's literal strings.
 	literalsHold bool
@@ -73,6 +77,19 @@ func (f *bitFilter) bit(h uint64) (word int, mask uint64) {
 func (f *bitFilter) mayHave(h uint64) bool {
 	w, m := f.bit(h)
 	return f.bits[w]&m != 0
+}
+
+// reserve sizes an empty filter for n values, so that it need not grow
+// until it holds more.
+func (f *bitFilter) reserve(n int) {
+	if f.logBits != 0 {
+		return
+	}
+	f.logBits = minFilterLog
+	for n*16 > 1<<f.logBits {
+		f.logBits++
+	}
+	f.bits = make([]uint64, 1<<(f.logBits-6))
 }
 
 // note sets h's bit; n is how many values the filter will then hold, and
@@ -211,8 +228,16 @@ func (x *keyIndex) index(key string) *keyInfo {
 	if uuidShaped(key) {
 		if x.uuids == nil {
 			x.uuids = make(map[string]*keyInfo, x.hint)
+			x.uuidFirst.reserve(x.hint) // rebuilt as it grows, from a walk of uuids
 		}
 		x.uuids[key] = ki
+		x.uuidFirst.note(gramAt(key, 0), len(x.uuids), func(yield func(uint64) bool) {
+			for k := range x.uuids { // only fills a filter: the order cannot show
+				if !yield(gramAt(k, 0)) {
+					return
+				}
+			}
+		})
 		return ki
 	}
 	if len(key) >= gramLen {
@@ -312,21 +337,24 @@ func uuidShaped(s string) bool {
 	if len(s) != uuidLen {
 		return false
 	}
+	if s[8] != '-' || s[13] != '-' || s[18] != '-' || s[23] != '-' {
+		return false
+	}
 	for i := 0; i < uuidLen; i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
+		if !hexDigit[s[i]] && i != 8 && i != 13 && i != 18 && i != 23 {
+			return false
 		}
 	}
 	return true
 }
+
+// hexDigit holds the bytes that are hex digits, in either case.
+var hexDigit = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF" {
+		t[c] = true
+	}
+	return t
+}()
 
 // findUUIDs appends the UUID-shaped keys s holds to found: every UUID in s
 // has its first dash eight bytes in, so each dash is tried as a first one.
@@ -337,7 +365,7 @@ func (x *keyIndex) findUUIDs(s string, found []keyAt) []keyAt {
 			break
 		}
 		d := i + j
-		if at := d - 8; at >= 0 && at+uuidLen <= len(s) {
+		if at := d - 8; at >= 0 && at+uuidLen <= len(s) && x.uuidFirst.mayHave(gramAt(s, at)) {
 			if w := s[at : at+uuidLen]; uuidShaped(w) {
 				if ki := x.uuids[w]; ki != nil {
 					found = append(found, keyAt{ki, at})
