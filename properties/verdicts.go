@@ -33,41 +33,21 @@ func (lg *ledger) judgeSub(s int32) {
 	case wInserted:
 		c.loss = lossJudged
 		S, ok, cands := lg.outcomeSession(s)
-		switch {
-		case ok || lg.mayLack(s, cands...):
-		case lg.allGone(cands):
-			c.loss = lossSessionGone
-		case lg.noLoad && lg.noneRead(cands):
-			c.loss = lossNoLoad
-		case x.unchecked:
-			c.loss = lossSetupFailed
-		default:
-			if U, why := lg.unread(cands); why != "" {
-				c.loss = lossStopped
-				lg.unreadLost(s, U, why)
-				break
-			}
+		if ok || lg.mayLack(s, cands...) {
+			break
+		}
+		if c.loss = lg.lossExcuse(s, cands); c.loss == lossJudged {
 			ev := lg.subEvents(s)
 			lg.report(Lost, s, S, ev, "%s is missing from the final transcript although the user was told it was inserted: %s; %s; yet %s%s.",
 				lg.subName(s), lg.attempts(s, ev), lg.told(s, ev), lg.transcriptOf(s, S, x.outcomeMsg, ev), lg.retainedWhy(s, S))
 		}
 	case wAbandoned:
 		c.loss = lossJudged
+		if c.ambiguous || c.nMsgs > 0 || !lg.mustRetain(s) {
+			break
+		}
 		sessions := lg.sessionsOf(s)
-		switch {
-		case c.ambiguous || c.nMsgs > 0 || !lg.mustRetain(s):
-		case lg.allGone(sessions):
-			c.loss = lossSessionGone
-		case lg.noLoad && lg.noneRead(sessions):
-			c.loss = lossNoLoad
-		case x.unchecked:
-			c.loss = lossSetupFailed
-		default:
-			if U, why := lg.unread(sessions); why != "" {
-				c.loss = lossStopped
-				lg.unreadLost(s, U, why)
-				break
-			}
+		if c.loss = lg.lossExcuse(s, sessions); c.loss == lossJudged {
 			ev := lg.subEvents(s)
 			why := ""
 			if len(sessions) == 1 {
@@ -93,6 +73,27 @@ func (lg *ledger) judgeSub(s int32) {
 	if x.keyed && !x.mixed {
 		lg.judgeKeyIDs(s)
 	}
+}
+
+// lossExcuse says whether the frames can judge s lost for its absence from
+// the final transcripts of sessions (lossJudged), or why not: every one of
+// them vanished with its process, none could be read (a v1 Agent without
+// session/load), their set-up failed, or the run stopped before one was
+// read, in which case s is noted unjudged.
+func (lg *ledger) lossExcuse(s int32, sessions []int32) lossJudgement {
+	switch {
+	case lg.allGone(sessions):
+		return lossSessionGone
+	case lg.noLoad && lg.noneRead(sessions):
+		return lossNoLoad
+	case lg.subs[s].unchecked:
+		return lossSetupFailed
+	}
+	if U, why := lg.unread(sessions); why != "" {
+		lg.unreadLost(s, U, why)
+		return lossStopped
+	}
+	return lossJudged
 }
 
 // judgeKeyIDs reports a keyed submission given several messageIds for its
