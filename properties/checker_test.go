@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"unsafe"
+	"weak"
 
 	"github.com/acpsim/acpsim/traces"
 )
@@ -161,4 +163,53 @@ func TestACheckerTakesWhatItWasMadeFor(t *testing.T) {
 	if r := sc.Finish(); in.Subs() != n || r.Stats.Submissions != 1 {
 		t.Errorf("a nameless submission: the checker left the interner at %d handles (want %d) and counted %d submissions (want 1)", in.Subs(), n, r.Stats.Submissions)
 	}
+}
+
+// A Checker keeps no string of the events it is handed (NewChecker, Add):
+// its caller may drop or reuse them. Each event's strings here are cut
+// from one buffer of its own; once every frame has been delivered, no
+// buffer is still reachable but the last event's (whose frame the next
+// Add would let go).
+func TestACheckerKeepsNoStringOfItsEvents(t *testing.T) {
+	b := noReply("", traces.EndQuiet) // connects, prompts, a session/list request, the observer's replay
+	ch := NewChecker(b.h)
+	var bufs []weak.Pointer[byte]
+	for i := range b.evs {
+		e, buf := ownedCopy(b.evs[i])
+		bufs = append(bufs, buf)
+		ch.Add(&e)
+	}
+	runtime.GC()
+	runtime.GC()
+	for i, p := range bufs[:len(bufs)-1] {
+		if p.Value() != nil {
+			t.Errorf("event %d (%s %s): the checker still holds a string of it", i+1, b.evs[i].Kind, b.evs[i].Frame)
+		}
+	}
+	if r := ch.Finish(); len(r.Submissions) != 1 {
+		t.Fatalf("judged %d submissions, want 1", len(r.Submissions))
+	}
+}
+
+// ownedCopy is e with every string cut from one new buffer, and a weak
+// pointer to that buffer.
+func ownedCopy(e traces.Event) (traces.Event, weak.Pointer[byte]) {
+	fields := []*string{&e.Kind, &e.Link, &e.From, &e.To, &e.Dir, &e.Frame, &e.Client, &e.Sub, &e.Text,
+		&e.Outcome, &e.Session, &e.MessageID, &e.Decision, &e.Site, &e.Note}
+	n := 1
+	for _, f := range fields {
+		n += len(*f)
+	}
+	buf := make([]byte, max(n, 64)) // not a tiny allocation, which shares its block with others
+	at := 1                         // every string past the first byte, so none is the buffer's start alone
+	for _, f := range fields {
+		if *f == "" {
+			continue
+		}
+		k := copy(buf[at:], *f)
+		*f = unsafe.String(&buf[at], k)
+		at += k
+	}
+	e.Digest = nil
+	return e, weak.Make(&buf[0])
 }

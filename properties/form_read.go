@@ -47,12 +47,14 @@ type recentWord struct {
 
 // formLink is a link as fact making sees it.
 type formLink struct {
-	seen   bool
+	seen bool
+	// client is its Client end's name, as the interner keeps strings: a
+	// non-borrowing interner keeps no string of the caller's events.
 	client string
 	// flight are the sends in flight, by direction, oldest first.
 	flight [2]fifo[inFlight]
 	// listIDs are the ids of the session/list requests sent on it.
-	listIDs []acp.ID
+	listIDs []rpcID
 	// ends are the last two words its events' From and To read as: the
 	// two processes at its ends, nearly always.
 	ends [2]recentWord
@@ -95,7 +97,8 @@ func (in *Interner) word(w string) word {
 		}
 	}
 	h := intern(f.words, &f.wordNames, w, in.borrow)
-	// The interner's own string: the event's may be a caller's buffer.
+	// The string as the interner keeps it (a copy, unless it borrows the
+	// caller's events): the event's own may be a caller's buffer.
 	f.recent[f.next%uint8(len(f.recent))] = recentWord{f.wordNames[h], h}
 	f.next++
 	return h
@@ -184,7 +187,7 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 	case wOutcome:
 		x.outcome, x.message, x.client = in.word(e.Outcome), st.Msg, in.word(e.Client)
 	case wConnect:
-		in.formLinkOf(st.Link).client = e.From
+		in.formLinkOf(st.Link).client = in.keep(e.From)
 	case wDisconnect:
 		// What was in flight is lost: no delivery pairs with it.
 		l := in.formLinkOf(st.Link)
@@ -269,7 +272,9 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 	} else {
 		views = viewFrame(e.Frame, in.form.views[:0])
 	}
-	in.form.views = views
+	// The views point into the frame: the scratch keeps none of them past
+	// this call, so that no frame outlives its event in the interner.
+	defer func() { clear(views); in.form.views = views[:0] }()
 	x.entries = int16(min(len(views), 1<<15-1))
 	if len(views) == 0 {
 		return append(out, x)
@@ -322,7 +327,7 @@ func (in *Interner) messageFact(l *formLink, y *fact, v *msgView, st *Step) {
 		// success result may say.
 		y.message = in.idOf(v.ids, v.msgH, v.messageID())
 		y.session = in.idOf(v.ids, v.sessH, v.resultSession())
-		if y.dir == dirA2C && l.askedList(v.id) {
+		if y.dir == dirA2C && l.askedList(y.id) {
 			in.listFact(y, v)
 		}
 		return
@@ -350,7 +355,7 @@ func (in *Interner) messageFact(l *formLink, y *fact, v *msgView, st *Step) {
 	case y.method == wSessionClose, y.method == wSessionFork, y.method == wSessionResume, y.method == wSessionLoad:
 		y.session = in.idOf(v.ids, v.sessH, v.sessionParam())
 	case y.method == wSessionList:
-		l.listIDs = append(l.listIDs, v.id)
+		l.listIDs = append(l.listIDs, y.id)
 	}
 }
 
@@ -396,8 +401,17 @@ func (in *Interner) promptFact(y *fact, v *msgView, st *Step) {
 	y.textRead, y.text, *has = true, in.text(text), text != ""
 }
 
+// keep is s as the interner keeps a string: itself when it borrows, else
+// a copy, so that no string of the caller's events stays in its tables.
+func (in *Interner) keep(s string) string {
+	if in.borrow {
+		return s
+	}
+	return strings.Clone(s)
+}
+
 // askedList reports whether a session/list request with id was sent on l.
-func (l *formLink) askedList(id acp.ID) bool {
+func (l *formLink) askedList(id rpcID) bool {
 	for _, x := range l.listIDs {
 		if x == id {
 			return true

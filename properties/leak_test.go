@@ -113,10 +113,27 @@ func TestEachString(t *testing.T) {
 }
 
 // The index finds every one of many keys, and no key that was never added,
-// while its filters grow past their first size.
+// while its filters grow past their first size: long keys by their grams,
+// UUID-shaped ones at their dashes.
 func TestKeyIndexFindsEveryKeyAsItGrows(t *testing.T) {
+	for _, shape := range []struct {
+		name string
+		key  func(i int) string
+		bits func(x *keyIndex) uint
+	}{
+		{"long", func(i int) string { return fmt.Sprintf("%016x-key-%d", uint64(i)*0x9E3779B97F4A7C15, i) },
+			func(x *keyIndex) uint { return x.grams.filter.logBits }},
+		{"uuid", func(i int) string {
+			h := uint64(i) * 0x9E3779B97F4A7C15
+			return fmt.Sprintf("%08x-%04x-%04x-%04x-%012x", h>>32, h>>16&0xffff, h&0xffff, i&0xffff, i)
+		}, func(x *keyIndex) uint { return x.uuidFirst.logBits }},
+	} {
+		t.Run(shape.name, func(t *testing.T) { keyIndexGrows(t, shape.key, shape.bits) })
+	}
+}
+
+func keyIndexGrows(t *testing.T, key func(int) string, bits func(*keyIndex) uint) {
 	x := newKeyIndex(0, strings.Clone, nil)
-	key := func(i int) string { return fmt.Sprintf("%016x-key-%d", uint64(i)*0x9E3779B97F4A7C15, i) }
 	for i := range 5000 {
 		x.add(key(i))
 		for _, j := range []int{0, i / 2, i} {
@@ -132,8 +149,8 @@ func TestKeyIndexFindsEveryKeyAsItGrows(t *testing.T) {
 			t.Fatalf("after %d keys, found %v, never added", i+1, got)
 		}
 	}
-	if f := x.grams.filter; f.logBits <= minFilterLog {
-		t.Fatalf("the filter never grew: %d bits for 5000 keys", 1<<f.logBits)
+	if b := bits(x); b <= minFilterLog {
+		t.Fatalf("the filter never grew: %d bits for 5000 keys", 1<<b)
 	}
 }
 
