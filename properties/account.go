@@ -95,6 +95,16 @@ func (r *Report) Account(kind string) Account {
 	return Account{Property: kind}
 }
 
+// Stopped says how the run of an inconclusive report stopped before it was
+// done: at its cap, or cut short (a trace without its end event, as a
+// recording stopped midway leaves it).
+func (r *Report) Stopped() string {
+	if r.End == "" {
+		return "the trace has no end event: the run was cut short before it was done"
+	}
+	return "the run stopped at its cap before it was done"
+}
+
 // Verdict values (Report.Verdict).
 const (
 	VerdictPass         = "pass"
@@ -114,7 +124,7 @@ func (r *Report) Verdict() (verdict, line string) {
 		return VerdictInconclusive, "INCONCLUSIVE: nothing judged: " + r.NothingJudged + "; no verdict is a pass without a submission"
 	}
 	if r.Inconclusive {
-		return VerdictInconclusive, "INCONCLUSIVE: the run stopped at its cap before it was done: no anomaly in what it did, and what it could not finish has no verdict"
+		return VerdictInconclusive, "INCONCLUSIVE: " + r.Stopped() + ": no anomaly in what it did, and what it could not finish has no verdict"
 	}
 	tap := len(r.NotJudged) > 0
 	lost, dup := r.Account(Lost), r.Account(Duplicate)

@@ -157,3 +157,20 @@ func ExampleInterner_UseNames() {
 	// true true
 	// true
 }
+
+// A trace cut short (here, its last line lost, with the end event) gives no
+// verdict on what it could not show: the report says how the run stopped.
+func ExampleReport_Stopped() {
+	h := traces.Header{Format: traces.FormatVersion}
+	r := properties.Check(h, []traces.Event{
+		{Seq: 1, Kind: traces.KindSubmit, Client: "c1", Sub: "s1", Text: "fix the tests"},
+	})
+	verdict, line := r.Verdict()
+	fmt.Println(verdict)
+	fmt.Println(r.Stopped())
+	fmt.Println(strings.HasPrefix(line, "INCONCLUSIVE: "+r.Stopped()))
+	// Output:
+	// inconclusive
+	// the trace has no end event: the run was cut short before it was done
+	// true
+}

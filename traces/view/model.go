@@ -226,7 +226,7 @@ func verdict(rep *properties.Report) string {
 			return "inconclusive: nothing judged: " + rep.NothingJudged
 		}
 		if rep.Inconclusive {
-			return fmt.Sprintf("inconclusive: the run stopped at its cap before it was done; no anomaly found, %d submission(s) not judged", len(rep.Unjudged))
+			return fmt.Sprintf("inconclusive: %s; no anomaly found, %d submission(s) not judged", rep.Stopped(), len(rep.Unjudged))
 		}
 		_, line := rep.Verdict()
 		return line
