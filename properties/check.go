@@ -76,9 +76,11 @@ func (c *Checker) UseNames(n *sim.Names) {
 	c.own.UseNames(n)
 }
 
-// Add hands the checker the next event, in Seq order. Add does not retain e
-// (only copies of the few strings a verdict needs), so the caller may reuse
-// it for the next event.
+// Add hands the checker the next event, in Seq order. Add does not retain e,
+// so the caller may reuse it for the next event; of its strings it keeps
+// copies of the few a verdict needs, and a sent frame itself while it is in
+// flight (to pair its delivery by its bytes), until it is delivered, dropped
+// or its link ends.
 func (c *Checker) Add(e *traces.Event) {
 	if c.finished {
 		panic("properties: Checker.Add after Finish")
