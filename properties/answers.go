@@ -141,7 +141,7 @@ func (lg *ledger) misnamed(s int32, a *answerRow, f *finalRow, i int32) {
 	}
 	id := short(lg.in.IDName(a.msg))
 	head := fmt.Sprintf("%s: its %s delivered at %s was answered with messageId %s at %s, but the final transcript of session %s (read on %s at %s) holds %s as %q%s, not the prompt %q",
-		lg.subName(s), lg.bareReq(ri), ms(r.delT), id, ms(rp.t), short(lg.in.IDName(S)), lg.finLink(f), ms(lg.finT(f)), id, clip(lg.textOf(m.text), 60), whose, clip(lg.textOf(x.text), 60))
+		lg.subName(s), lg.bareReq(ri), ms(r.delT), id, ms(rp.t), short(lg.in.IDName(S)), lg.finLink(f), ms(lg.finT(f)), id, clip(lg.in.textName(m.text), 60), whose, clip(lg.in.textName(x.text), 60))
 	var own []string
 	for _, tm := range lg.msgsOf(f) {
 		if tm.text == x.text {
@@ -192,7 +192,7 @@ func (lg *ledger) judgeLiveIDs() {
 			held = "holds " + short(lg.in.IDName(a.msg)) + " once"
 		}
 		lg.report(Duplicate, s, x.session, ev, "%s was announced inserted twice: its %s delivered at %s was answered with messageId %s at %s, then at %s the Agent announced on %s a user_message %q under another messageId, %s, which no response names and the final transcript of session %s (read on %s at %s) does not hold (it %s): every Client on the session was shown the prompt twice; %s.",
-			lg.subName(s), lg.bareReq(ri), ms(r.delT), short(lg.in.IDName(a.msg)), ms(rp.t), ms(x.t), lg.in.Link(x.link), clip(lg.textOf(x.text), 60), short(lg.in.IDName(x.id)), short(lg.in.IDName(x.session)), lg.finLink(f), ms(lg.finT(f)), held, lg.attempts(s, ev))
+			lg.subName(s), lg.bareReq(ri), ms(r.delT), short(lg.in.IDName(a.msg)), ms(rp.t), ms(x.t), lg.in.Link(x.link), clip(lg.in.textName(x.text), 60), short(lg.in.IDName(x.id)), short(lg.in.IDName(x.session)), lg.finLink(f), ms(lg.finT(f)), held, lg.attempts(s, ev))
 	}
 }
 

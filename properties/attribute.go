@@ -365,13 +365,14 @@ func (lg *ledger) inherited(S int32) int32 {
 // copiedPrefix is how many leading messages of S's final transcript are
 // copies of P's history, S being P's fork.
 func (lg *ledger) copiedPrefix(S, P int32) int32 {
-	t, parent := lg.msgsOf(lg.fin(S)), lg.msgsOf(lg.fin(P))
-	if lg.fin(P) == nil {
+	pf := lg.fin(P)
+	if pf == nil {
 		return 0
 	}
 	if lg.retainN > 0 {
 		return lg.copiedUnderRetention(S, P)
 	}
+	t, parent := lg.msgsOf(lg.fin(S)), lg.msgsOf(pf)
 	n := 0
 	for n < len(t) && n < len(parent) && t[n].text == parent[n].text {
 		if t[n].owned { // some submission inserted it: not a copy

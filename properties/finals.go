@@ -60,11 +60,15 @@ func (lg *ledger) layFinals() {
 		t := &lg.trans[ti]
 		f := finalRow{trans: ti, from: int32(len(lg.fmsgs))}
 		split := false
+		var set map[string]bool // texts[S] as concatOf takes them, made at its first use
 		for j := t.first; j != none; j = lg.tmsgs[j].next {
 			m := &lg.tmsgs[j]
 			row := fmsg{id: m.id, text: m.text, seq: m.seq, unnamed: m.unnamed}
 			if m.unnamed && len(texts[S]) > 0 && !slices.Contains(texts[S], m.text) {
-				if parts := concatOf(lg.in.textName(m.text), lg.textSet(texts[S])); parts != nil {
+				if set == nil {
+					set = lg.textSet(texts[S])
+				}
+				if parts := concatOf(lg.in.textName(m.text), set); parts != nil {
 					split = true
 					for k, p := range parts {
 						n := row
@@ -157,9 +161,6 @@ func (lg *ledger) holds(S, id int32) bool {
 func (lg *ledger) finLink(f *finalRow) string { return lg.in.Link(lg.trans[f.trans].link) }
 func (lg *ledger) finSeq(f *finalRow) int64   { return lg.trans[f.trans].seq }
 func (lg *ledger) finT(f *finalRow) int64     { return lg.trans[f.trans].t }
-
-// textOf is text handle h's string, for the explanations.
-func (lg *ledger) textOf(h int32) string { return lg.in.textName(h) }
 
 // concatOf returns texts (from the set) whose concatenation is s, or nil.
 // The texts are tried longest first, then in order, so the split is the

@@ -230,7 +230,7 @@ func (lg *ledger) someDuplicate(g *lgroup, varying []int) {
 	ids, f := lg.groupEvidence(g, ev)
 	lg.emit(ledgerAnomaly{Anomaly: Anomaly{Kind: Duplicate, Session: lg.in.IDName(g.session),
 		Explanation: fmt.Sprintf("one of %s (%q) was inserted twice, and the frames cannot tell which: the final transcript of session %s (read on %s at %s) holds %s that no response named (%s); only these requests, which no response named either, can have inserted %s: %s; but %s already, so whichever it was, that submission is in the transcript twice.",
-			list(names), clip(lg.textOf(g.text), 40), short(lg.in.IDName(g.session)), lg.finLink(f), ms(lg.finT(f)), plural(len(g.msgs), "message"), list(ids), pronounObj(len(g.msgs)), strings.Join(stories, "; "), list(held)),
+			list(names), clip(lg.in.textName(g.text), 40), short(lg.in.IDName(g.session)), lg.finLink(f), ms(lg.finT(f)), plural(len(g.msgs), "message"), list(ids), pronounObj(len(g.msgs)), strings.Join(stories, "; "), list(held)),
 		Events: ev.sorted()}, subs: subs}, g.session)
 }
 
@@ -252,7 +252,7 @@ func (lg *ledger) unattributable(g *lgroup, feasible bool, varying, lo, hi []int
 		ev.add(lg.finSeq(f))
 	}
 	head := fmt.Sprintf("the final transcript of session %s holds %s with text %q that no response named (%s)",
-		short(lg.in.IDName(g.session)), plural(len(g.msgs), "message"), clip(lg.textOf(g.text), 40), list(ids))
+		short(lg.in.IDName(g.session)), plural(len(g.msgs), "message"), clip(lg.in.textName(g.text), 40), list(ids))
 	var cands []string
 	for ci, x := range g.cands {
 		for _, ri := range x.reqs {
