@@ -32,6 +32,11 @@ type formState struct {
 	subText []bool
 	links   []formLink
 	views   []msgView
+	// again are the frames without a digest that name a protocol version
+	// (a peer's initialize and its answer), read last, with what was read
+	// of them: the same bytes come at every connect, and are read once.
+	again    [4]readFrame
+	nextRead uint8
 	// recent are the words read last, by value: an event's ends and note
 	// repeat from event to event (a link's two processes), and comparing
 	// a short string costs less than hashing it into words.
@@ -58,6 +63,16 @@ type formLink struct {
 	// ends are the last two words its events' From and To read as: the
 	// two processes at its ends, nearly always.
 	ends [2]recentWord
+}
+
+// readFrame is a frame read from its bytes, as the interner keeps strings,
+// with its messages (pointing into it) and the index in peers of what each
+// says of its peer's version in either direction (peerFact), 0 for none
+// and -1 for not read yet.
+type readFrame struct {
+	frame string
+	views []msgView
+	peers [][2]int32
 }
 
 type inFlight struct {
@@ -89,6 +104,9 @@ func (in *Interner) word(w string) word {
 	if w == "" {
 		return wNone
 	}
+	if h := seededWord(w); h != wNone {
+		return h
+	}
 	in.form.ready()
 	f := &in.form
 	for i := range f.recent {
@@ -102,6 +120,61 @@ func (in *Interner) word(w string) word {
 	f.recent[f.next%uint8(len(f.recent))] = recentWord{f.wordNames[h], h}
 	f.next++
 	return h
+}
+
+// seededWord is the seeded word of s, wNone when s is none: the methods,
+// update kinds and states of nearly every frame, and most notes, found by
+// a switch on their few lengths instead of a hash.
+func seededWord(s string) word {
+	switch s {
+	case acp.MethodInitialize:
+		return wInitialize
+	case acp.MethodSessionNew:
+		return wSessionNew
+	case acp.MethodSessionResume:
+		return wSessionResume
+	case acp.MethodSessionLoad:
+		return wSessionLoad
+	case acp.MethodSessionList:
+		return wSessionList
+	case acp.MethodSessionClose:
+		return wSessionClose
+	case acp.MethodSessionPrompt:
+		return wSessionPrompt
+	case acp.MethodSessionCancel:
+		return wSessionCancel
+	case acp.MethodSessionUpdate:
+		return wSessionUpdate
+	case acp.MethodSessionFork:
+		return wSessionFork
+	case acp.MethodCancelRequest:
+		return wCancelRequest
+	case acp.UpdateUserMessage:
+		return wUserMessage
+	case acp.UpdateUserMessageChunk:
+		return wUserMessageChunk
+	case acp.UpdateState:
+		return wStateUpdate
+	case acp.StateRunning:
+		return wRunning
+	case acp.StateIdle:
+		return wIdle
+	case traces.OutcomeInserted:
+		return wInserted
+	case traces.OutcomeFailed:
+		return wFailed
+	case traces.OutcomeAbandoned:
+		return wAbandoned
+	case traces.NoteObserve:
+		return wObserve
+	case "close":
+		return wClose
+	case traces.EndCap:
+		return wCap
+	case traces.Observer:
+		return wObserver
+	}
+	return kindWord(s)
 }
 
 // wordName is the string of word w.
@@ -266,38 +339,66 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 		l.flight[x.dir].push(inFlight{e.Frame, e.Seq})
 	}
 	var views []msgView
-	if v, ok := digestView(e); ok && sent {
+	var again *readFrame
+	if v, ok := digestView(e); ok && sent && v.method != acp.MethodInitialize {
 		v.ids, v.sessH, v.msgH, v.keyH = true, st.Session, st.Msg, st.Key
 		views = append(in.form.views[:0], v)
+	} else if again = in.readAgain(e.Frame); again != nil {
+		views = again.views
 	} else {
 		views = viewFrame(e.Frame, in.form.views[:0])
 	}
-	// The views point into the frame: the scratch keeps none of them past
-	// this call, so that no frame outlives its event in the interner.
-	defer func() { clear(views); in.form.views = views[:0] }()
+	if again == nil {
+		// The views point into the frame: the scratch keeps none of them
+		// past this call, so that no frame outlives its event in the
+		// interner.
+		defer func() { clear(views); in.form.views = views[:0] }()
+	}
 	x.entries = int16(min(len(views), 1<<15-1))
 	if len(views) == 0 {
 		return append(out, x)
 	}
-	version := sent && mayNameVersion(e)
-	var versionViews []msgView
-	if version && views[0].dig != nil {
-		versionViews = viewFrame(e.Frame, nil) // a digest holds no params or result
-	}
+	// A version is read from bytes only (again): no digested shape is an
+	// initialize request or its answer (an InitializeResult gets none).
+	version := sent && again != nil
 	for i := range views {
 		y := x
 		y.entry = int16(min(i, 1<<15-1))
 		in.messageFact(l, &y, &views[i], st)
 		if version {
-			bv := &views[i]
-			if versionViews != nil && i < len(versionViews) {
-				bv = &versionViews[i]
+			at := &again.peers[i][y.dir]
+			if *at < 0 {
+				*at = in.peerFact(y.dir, &views[i])
 			}
-			in.peerFact(&y, bv)
+			y.peer = *at
 		}
 		out = append(out, y)
 	}
 	return out
+}
+
+// readAgain is the frame without a digest that names a protocol version,
+// read, from the frames read last or now; nil for any other frame.
+func (in *Interner) readAgain(frame string) *readFrame {
+	f := &in.form
+	for i := range f.again {
+		if r := &f.again[i]; len(r.frame) == len(frame) && r.frame != "" && r.frame == frame {
+			return r
+		}
+	}
+	if !strings.Contains(frame, "protocolVersion") {
+		return nil
+	}
+	r := &f.again[f.nextRead%uint8(len(f.again))]
+	f.nextRead++
+	// The frame as the interner keeps strings: its views point into it.
+	r.frame = in.keep(frame)
+	r.views = viewFrame(r.frame, r.views[:0])
+	r.peers = r.peers[:0]
+	for range r.views {
+		r.peers = append(r.peers, [2]int32{-1, -1})
+	}
+	return r
 }
 
 // take is the number of the oldest send in flight in direction d with
@@ -435,18 +536,19 @@ func (in *Interner) listFact(y *fact, v *msgView) {
 	y.listSize = int32(len(in.form.lists)) - y.listAt
 }
 
-// peerFact reads what an initialize request or a success answer says of
-// its peer's version, from bv, the message's bytes.
-func (in *Interner) peerFact(y *fact, bv *msgView) {
+// peerFact is the fact.peer of message bv sent in direction dir: what an
+// initialize request or a success answer says of its peer's version, read
+// from its bytes.
+func (in *Interner) peerFact(dir uint8, bv *msgView) int32 {
 	var raw string
 	switch {
-	case y.dir == dirC2A && bv.kind == acp.KindRequest && bv.method == acp.MethodInitialize:
+	case dir == dirC2A && bv.kind == acp.KindRequest && bv.method == acp.MethodInitialize:
 		raw = bv.params
-	case y.dir == dirA2C && bv.kind == acp.KindResponse && !bv.hasErr:
+	case dir == dirA2C && bv.kind == acp.KindResponse && !bv.hasErr:
 		raw = bv.result
 	default:
-		return
+		return 0
 	}
 	in.form.peers = append(in.form.peers, acp.ReadPeerVersionValid(raw))
-	y.peer = int32(len(in.form.peers))
+	return int32(len(in.form.peers))
 }

@@ -52,6 +52,21 @@ func TestSeededWordsHaveTheirConstants(t *testing.T) {
 	}
 }
 
+// The switch that finds a seeded word without a hash knows every seeded
+// word, and nothing else.
+func TestSeededWordKnowsTheSeededWords(t *testing.T) {
+	for w := wNone + 1; w < wordsSeeded; w++ {
+		if got := seededWord(seededWords[w]); got != w {
+			t.Errorf("%q reads as word %d, want %d", seededWords[w], got, w)
+		}
+	}
+	for _, s := range []string{"", "agent_message_chunk", "session/prompt ", "Idle", "c1", "a1"} {
+		if got := seededWord(s); got != wNone {
+			t.Errorf("%q reads as seeded word %d, want none", s, got)
+		}
+	}
+}
+
 // Every event kind the checker reads has its seeded word, and no other
 // kind does.
 func TestKindWordsAreTheSeededKinds(t *testing.T) {

@@ -93,17 +93,6 @@ func (v *msgView) resultSession() string {
 	return readSession(v.result)
 }
 
-// mayNameVersion reports whether a frame may be an initialize request or
-// answer, as readVersion asks: its bytes spell protocolVersion.
-func mayNameVersion(e *traces.Event) bool {
-	if d := e.Digest; d.Describes(e.Frame) && d.Method != acp.MethodInitialize {
-		// No digested shape is an initialize request or its answer (an
-		// InitializeResult gets none), and readVersion reads nothing else.
-		return false
-	}
-	return strings.Contains(e.Frame, "protocolVersion")
-}
-
 // DigestDiff says where a send event's digest reads otherwise than its
 // frame's bytes ("" when it reads the same, or carries none): every field
 // the checker takes from a digest, against the same read of the bytes. The
