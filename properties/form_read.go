@@ -99,6 +99,20 @@ func (f *formState) init() {
 	f.textNames = []string{""}
 }
 
+// reserve sizes the texts' table for a trace of about n events, when it
+// holds none yet: a text a submission or so, one submission in 16 events
+// or so (as Interner.reserve sizes the ids), so that it is not grown again
+// and again from empty.
+func (f *formState) reserve(n int) {
+	f.ready()
+	if n <= 0 || len(f.textNames) > 1 {
+		return
+	}
+	f.texts = make(map[string]int32, n/12)
+	f.texts[""] = 0
+	f.textNames = make([]string, 1, n/12+1)
+}
+
 // word is the handle of w.
 func (in *Interner) word(w string) word {
 	if w == "" {

@@ -53,6 +53,9 @@ type keyIndex struct {
 	// own is a key as the index keeps it: the checker's own (a copy, or
 	// the string itself when the checker borrows its events).
 	own func(string) string
+	// slab is where the next keys' keyInfos are cut from: one allocation
+	// for many keys, not one each.
+	slab []keyInfo
 }
 
 // gramLen is how many of a long key's first bytes index it.
@@ -217,7 +220,11 @@ var literals = acp.DigestLiterals()
 // index indexes a key not indexed yet.
 func (x *keyIndex) index(key string) *keyInfo {
 	n := utf8.RuneCountInString(key)
-	ki := &keyInfo{key: key, anywhere: n >= leakAnywhere, token: n >= leakAsToken}
+	if len(x.slab) == cap(x.slab) {
+		x.slab = make([]keyInfo, 0, min(max(16, x.hint/4), 4096))
+	}
+	x.slab = append(x.slab, keyInfo{key: key, anywhere: n >= leakAnywhere, token: n >= leakAsToken})
+	ki := &x.slab[len(x.slab)-1]
 	if !ki.token {
 		if x.whole == nil {
 			x.whole = map[string]*keyInfo{}

@@ -182,6 +182,7 @@ func newLedger(h traces.Header, in *Interner, events int) *ledger {
 	if all || err != nil {
 		retain = 0
 	}
+	in.form.reserve(events)
 	return &ledger{h: h, in: in, retainN: retain,
 		subs: make([]subRow, 0, hint), subOrder: make([]int32, 0, hint), reqs: make([]reqRow, 0, hint),
 		msgs: make([]msgRow, 0, hint), answers: make([]answerRow, 0, hint), sessions: make([]sessionRow, 0, hint),
