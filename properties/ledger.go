@@ -173,10 +173,14 @@ type ledger struct {
 
 // newLedger starts the ledger of a trace with header h, whose handles in
 // gives out; events is how many events it is expected to hold (0:
-// unknown), to size the tables: a submission, a request, a message per
-// dozen events or so, as traces run.
+// unknown), to size the tables.
 func newLedger(h traces.Header, in *Interner, events int) *ledger {
-	hint := events/6 + 8
+	// Each table sized for the rows a trace of that many events holds, a
+	// little over what the bench history (14 to 16 events a row of each
+	// table a submission has one of, 7 a request) and ten-prompt seeds
+	// (20 to 40, 8 a request and an update) were measured to need: grown
+	// again and again from empty, the tables cost more than their rows.
+	perSub, perReq, perUpd := events/13+8, events/6+8, events/8+8
 	// An unknown or invalid retention promises the most: everything.
 	retain, all, err := h.Contract.RetainLast()
 	if all || err != nil {
@@ -184,9 +188,9 @@ func newLedger(h traces.Header, in *Interner, events int) *ledger {
 	}
 	in.form.reserve(events)
 	return &ledger{h: h, in: in, retainN: retain,
-		subs: make([]subRow, 0, hint), subOrder: make([]int32, 0, hint), reqs: make([]reqRow, 0, hint),
-		msgs: make([]msgRow, 0, hint), answers: make([]answerRow, 0, hint), sessions: make([]sessionRow, 0, hint),
-		tos: make([]toRow, 0, hint), tmsgs: make([]tmsgRow, 0, hint), upds: make([]updRow, 0, hint)}
+		subs: make([]subRow, 0, perSub), subOrder: make([]int32, 0, perSub), reqs: make([]reqRow, 0, perReq),
+		msgs: make([]msgRow, 0, perSub), answers: make([]answerRow, 0, perSub), sessions: make([]sessionRow, 0, perSub),
+		tos: make([]toRow, 0, perSub), tmsgs: make([]tmsgRow, 0, perSub), upds: make([]updRow, 0, perUpd)}
 }
 
 // add reads the next event, in Seq order, with its handles.
