@@ -50,6 +50,9 @@ type keyIndex struct {
 	// literalsHold is whether a key is found in one of acp.DigestLiterals:
 	// until one is, the leak scan skips a digest's literal strings.
 	literalsHold bool
+	// shortest is the length of the shortest key in bytes, 0 while there
+	// is none: no string shorter holds a key, and most of a frame's are.
+	shortest int
 	// own is a key as the index keeps it: the checker's own (a copy, or
 	// the string itself when the checker borrows its events).
 	own func(string) string
@@ -219,6 +222,9 @@ var literals = acp.DigestLiterals()
 
 // index indexes a key not indexed yet.
 func (x *keyIndex) index(key string) *keyInfo {
+	if x.shortest == 0 || len(key) < x.shortest {
+		x.shortest = len(key)
+	}
 	n := utf8.RuneCountInString(key)
 	if len(x.slab) == cap(x.slab) {
 		x.slab = make([]keyInfo, 0, min(max(16, x.hint/4), 4096))
@@ -292,6 +298,9 @@ type keyAt struct {
 // s. It calls fn by the key's length, then its position in s, as a scan per
 // length finds them.
 func (x *keyIndex) find(s string, fn func(*keyInfo)) {
+	if x.shortest == 0 || len(s) < x.shortest {
+		return
+	}
 	var buf [4]keyAt
 	found := x.findShort(s, buf[:0])
 	if ki := x.whole[s]; ki != nil {
@@ -366,13 +375,16 @@ var hexDigit = func() (t [256]bool) {
 // findUUIDs appends the UUID-shaped keys s holds to found: every UUID in s
 // has its first dash eight bytes in, so each dash is tried as a first one.
 func (x *keyIndex) findUUIDs(s string, found []keyAt) []keyAt {
-	for i := 0; i < len(s); {
-		j := strings.IndexByte(s[i:], '-')
+	// A first dash is eight bytes into its UUID, which must end in s: only
+	// the dashes from 8 to len(s)-28 are tried (one, in a UUID alone).
+	last := len(s) - uuidLen + 8
+	for i := 8; i <= last; {
+		j := strings.IndexByte(s[i:last+1], '-')
 		if j < 0 {
 			break
 		}
 		d := i + j
-		if at := d - 8; at >= 0 && at+uuidLen <= len(s) && x.uuidFirst.mayHave(gramAt(s, at)) {
+		if at := d - 8; x.uuidFirst.mayHave(gramAt(s, at)) {
 			if w := s[at : at+uuidLen]; uuidShaped(w) {
 				if ki := x.uuids[w]; ki != nil {
 					found = append(found, keyAt{ki, at})

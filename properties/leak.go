@@ -257,6 +257,22 @@ func (lg *ledger) scanLeaks(st *Step) {
 		keys.find(s, func(ki *keyInfo) { lg.leak(st, ki, isKey, s) })
 	}
 	if d := e.Digest; d.Describes(e.Frame) {
+		if !keys.literalsHold {
+			// Most of a frame's strings are its member names, which hold
+			// a key only where a Client chose one of them as its key: the
+			// strings that vary are read alone, unless the frame names
+			// the key field, which is a leak of its own.
+			values, namesKey := d.AppendValues(lg.values[:0])
+			// The scratch keeps no string past the call: no frame
+			// outlives its event in the checker.
+			defer func() { clear(values); lg.values = values[:0] }()
+			if !namesKey {
+				for _, s := range values {
+					keys.find(s, func(ki *keyInfo) { lg.leak(st, ki, false, s) })
+				}
+				return
+			}
+		}
 		d.EachString(func(s string, isKey, literal bool) {
 			// Most of a frame's strings are its member names, which hold
 			// a key only where a Client chose one of them as its key.

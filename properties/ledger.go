@@ -25,6 +25,8 @@ type ledger struct {
 	in *Interner
 	// scratch: the facts of the event being read.
 	scratch []fact
+	// values: the strings of the frame being scanned for leaks.
+	values []string
 
 	subs     []subRow // by submission handle
 	subOrder []int32  // submission handles in order of first sight

@@ -144,14 +144,23 @@ func DigestDiff(e *traces.Event) string {
 	bare.Digest = nil
 	tf, bf := factsOf(e), factsOf(&bare)
 	same("facts", strings.Join(tf, "\n"), strings.Join(bf, "\n"))
-	var ts, bs []string
+	var ts, bs, varying []string
+	namesKey := false
 	literals := acp.DigestLiterals()
 	e.Digest.EachString(func(s string, isKey, literal bool) {
 		ts = append(ts, fmt.Sprint(s, isKey))
 		if literal && !slices.Contains(literals, s) {
 			diffs = append(diffs, fmt.Sprintf("%q is passed as a literal and is not one of acp.DigestLiterals", s))
 		}
+		if !literal {
+			varying = append(varying, s)
+		}
+		namesKey = namesKey || isKey && s == keyField
 	})
+	// The leak scan reads the strings that vary without the rest.
+	values, valuesNameKey := e.Digest.AppendValues(nil)
+	same("values", strings.Join(values, " | "), strings.Join(varying, " | "))
+	same("names idempotencyKey", valuesNameKey, namesKey)
 	eachString(e.Frame, func(s string, isKey bool) { bs = append(bs, fmt.Sprint(s, isKey)) })
 	same("strings", strings.Join(ts, " | "), strings.Join(bs, " | "))
 	return strings.Join(diffs, "; ")

@@ -76,3 +76,13 @@ func ExampleID_SmallNum() {
 	// 1.5 0 false
 	// 1000000000 0 false
 }
+
+// A reader looking for what varies in a frame (a leaked key, say) reads the
+// values of its digest alone, not its member names.
+func ExampleDigest_AppendValues() {
+	_, d := acp.UpdateFrameDigest("sess-1", acp.MessageUpdate(acp.UpdateUserMessage, "msg-1", "fix the build"))
+	values, namesKey := d.AppendValues(nil)
+	fmt.Printf("%q %v\n", values, namesKey)
+	// Output:
+	// ["session/update" "sess-1" "user_message" "msg-1" "fix the build"] false
+}
