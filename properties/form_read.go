@@ -99,13 +99,14 @@ func (f *formState) init() {
 	f.textNames = []string{""}
 }
 
-// reserve sizes the texts' table for a trace of about n events, when it
-// holds none yet: a text a submission or so, one submission in 16 events
-// or so (as Interner.reserve sizes the ids), so that it is not grown again
-// and again from empty.
-func (f *formState) reserve(n int) {
+// reserveTexts sizes the texts' table for a trace of about n events, when
+// it holds none yet and no register holds them: a text a submission or
+// so, one submission in 16 events or so (as Interner.reserve sizes the
+// ids), so that it is not grown again and again from empty.
+func (in *Interner) reserveTexts(n int) {
+	f := &in.form
 	f.ready()
-	if n <= 0 || len(f.textNames) > 1 {
+	if n <= 0 || len(f.textNames) > 1 || in.names != nil {
 		return
 	}
 	f.texts = make(map[string]int32, n/12)
@@ -199,7 +200,14 @@ func (in *Interner) wordName(w word) string {
 
 // text is the handle of a text (a prompt's, an update's, an error's
 // message, a key's JSON); 0 for "".
+//
+// With the run's register (UseNames), texts are its strings too: a text a
+// user typed, sent by its Client and echoed by the Agent, is found from
+// its address; any other is registered there.
 func (in *Interner) text(s string) int32 {
+	if in.names != nil {
+		return in.ID(s)
+	}
 	in.form.ready()
 	return intern(in.form.texts, &in.form.textNames, s, in.borrow)
 }
@@ -222,6 +230,9 @@ func intern[H ~int32](m map[string]H, names *[]string, s string, borrow bool) H 
 
 // textName is the string of text handle h.
 func (in *Interner) textName(h int32) string {
+	if in.names != nil {
+		return in.names.Name(h)
+	}
 	in.form.ready()
 	return in.form.textNames[h]
 }

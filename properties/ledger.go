@@ -188,7 +188,7 @@ func newLedger(h traces.Header, in *Interner, events int) *ledger {
 	if all || err != nil {
 		retain = 0
 	}
-	in.form.reserve(events)
+	in.reserveTexts(events)
 	return &ledger{h: h, in: in, retainN: retain,
 		subs: make([]subRow, 0, perSub), subOrder: make([]int32, 0, perSub), reqs: make([]reqRow, 0, perReq),
 		msgs: make([]msgRow, 0, perSub), answers: make([]answerRow, 0, perSub), sessions: make([]sessionRow, 0, perSub),

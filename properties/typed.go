@@ -123,6 +123,10 @@ func DigestDiff(e *traces.Event) string {
 		var blocks []acp.ContentBlock
 		_ = json.Unmarshal([]byte(bp.prompt), &blocks)
 		same("prompt", [3]string{tp.session, tp.key, tp.text}, [3]string{bp.session, bp.key, acp.PromptText(blocks)})
+		// An Agent handed the digest reads the params the bytes hold.
+		if diff := promptParamsDiff(e.Digest, bv.params); diff != "" {
+			diffs = append(diffs, diff)
+		}
 		// The key its Client holds, where it said, is the key the bytes
 		// hold.
 		if k := e.Digest.Key(); k != "" {
@@ -164,6 +168,28 @@ func DigestDiff(e *traces.Event) string {
 	eachString(e.Frame, func(s string, isKey bool) { bs = append(bs, fmt.Sprint(s, isKey)) })
 	same("strings", strings.Join(ts, " | "), strings.Join(bs, " | "))
 	return strings.Join(diffs, "; ")
+}
+
+// promptParamsDiff says where the params a prompt's digest gives
+// (acp.Digest.PromptParams) differ from those its params' bytes decode to,
+// written again as the Agent writes a stored prompt; "" when they agree or
+// the digest gives none.
+func promptParamsDiff(d *acp.Digest, params string) string {
+	var dp, bp acp.PromptParams
+	if !d.PromptParams(&dp) {
+		return ""
+	}
+	if err := acp.DecodePromptParams(json.RawMessage(params), &bp); err != nil {
+		return fmt.Sprintf("the digest gives params, the bytes decode to an error: %v", err)
+	}
+	dj, _ := json.Marshal(dp.Prompt)
+	bj, _ := json.Marshal(bp.Prompt)
+	got := fmt.Sprintf("%q %q %s %s", dp.SessionID, acp.PromptText(dp.Prompt), dp.IdempotencyKey, dj)
+	want := fmt.Sprintf("%q %q %s %s", bp.SessionID, acp.PromptText(bp.Prompt), bp.IdempotencyKey, bj)
+	if got != want || dp.Meta != nil || (dp.IdempotencyKey == nil) != (bp.IdempotencyKey == nil) {
+		return fmt.Sprintf("prompt params: digest %s, bytes %s", got, want)
+	}
+	return ""
 }
 
 // factsOf spells out the facts of e, a send, read by an interner of its own.

@@ -2,17 +2,16 @@ package sim
 
 import (
 	"slices"
-	"strings"
 	"unsafe"
 )
 
 // Names is a run's register of the ids it mints (session and message ids,
-// idempotency keys), each given a handle, a small integer from 1, where it
-// is made. It is what lets the checker index its records by handle without
-// hashing an id at every mention (docs/design.md, "The checker on handles"):
-// an id of UUIDLen bytes is minted into an arena, and Handle finds the
-// handle of the arena's own string from where its bytes lie, with no hash
-// and no compare. A copy of an id (one decoded from a frame) has bytes of
+// idempotency keys) and of its users' texts, each given a handle, a small
+// integer from 1, where it is made. It is what lets the checker index its
+// records by handle without hashing an id at every mention (docs/design.md,
+// "The checker on handles"): an id of UUIDLen bytes is minted into an
+// arena, a text into another, and Handle finds the handle of an arena's
+// own string from where its bytes lie, with no hash and no compare. A copy of an id (one decoded from a frame) has bytes of
 // its own: Handle finds it by its value, as a map would, and Canonical
 // gives back the arena's string, for an actor that keeps an id it read to
 // mention it as the minted one.
@@ -30,6 +29,11 @@ type Names struct {
 	chunks  []chunk  // the arena, sorted by base address
 	cur     *chunk   // the chunk ids are minted into
 	last    int      // the chunk Handle found last, tried first
+	// texts is the arena of the other strings (names_text.go), sorted by
+	// base address; curText the chunk they are minted into (-1: none
+	// yet), lastText the one Handle found last.
+	texts             []textChunk
+	curText, lastText int
 }
 
 // UUIDLen is the length of a UUID's text, the ids Names keeps in its arena.
@@ -57,7 +61,7 @@ func NewNames() *Names {
 	// Sized for a short run's ids (a ten-prompt seed mints a few dozen):
 	// growing from nothing took more than the minting.
 	names := make([]string, 1, firstChunkIDs+1)
-	return &Names{byValue: make(map[string]int32, firstChunkIDs), names: names}
+	return &Names{byValue: make(map[string]int32, firstChunkIDs), names: names, curText: -1}
 }
 
 // Len is the number of names registered.
@@ -85,10 +89,10 @@ func (n *Names) MintString(s string) string {
 	return id
 }
 
-// Mint registers s, an id made as a string, and returns the register's
-// string for it with its handle; s itself is not kept. An id of another
-// length than a UUID's is kept outside the arena: Handle finds it by its
-// value.
+// Mint registers s, an id or a text made as a string, and returns the
+// register's string for it with its handle; s itself is not kept. A string
+// of another length than a UUID's is kept in the text arena
+// (names_text.go), where Handle finds it from its address as well.
 func (n *Names) Mint(s string) (string, int32) {
 	switch {
 	case s == "":
@@ -97,7 +101,7 @@ func (n *Names) Mint(s string) (string, int32) {
 		if h, ok := n.byValue[s]; ok {
 			return n.names[h], h
 		}
-		s = strings.Clone(s)
+		s = n.mintText(s, int32(len(n.names)))
 		return s, n.add(s)
 	}
 	slot := n.freeSlot()
@@ -163,9 +167,14 @@ func (n *Names) grow() {
 // Handle is the handle of s, 0 when s was never registered. The arena's
 // own strings are found from their address; any other string by its value.
 func (n *Names) Handle(s string) int32 {
-	if len(s) == UUIDLen && len(n.chunks) > 0 {
+	switch {
+	case len(s) == UUIDLen && len(n.chunks) > 0:
 		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 		if h := n.inArena(p); h > 0 {
+			return h
+		}
+	case len(s) > 0 && len(n.texts) > 0:
+		if h := n.inTexts(s); h > 0 {
 			return h
 		}
 	}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -125,7 +126,69 @@ func TestNamesMintAgainKeepsTheSlot(t *testing.T) {
 	}
 }
 
-// An id of another length is registered by its value, outside the arena.
+// Texts of every length, from one byte to more than a chunk, interleaved
+// with UUIDs, are each found by the register's own string (from its
+// address) and by a copy (by value); a string inside the text arena that
+// does not start one of its texts, or starts one but is shorter, is
+// found by value or not at all.
+func TestNamesFindEveryMintedText(t *testing.T) {
+	n := NewNames()
+	rng := rand.New(rand.NewPCG(3, 4))
+	var texts []string
+	var handles []int32
+	for i := range 3000 {
+		size := 1 + rng.IntN(200)
+		if i%997 == 0 {
+			size = textChunkMax + 1 + rng.IntN(100) // beyond any chunk's size
+		}
+		text := fmt.Sprintf("%d:%s", i, strings.Repeat("é", size/2))
+		if i%3 == 0 {
+			n.MintUUID([16]byte{byte(i), byte(i >> 8), 1})
+		}
+		s, h := n.Mint(text)
+		if s != text || unsafe.StringData(s) == unsafe.StringData(text) {
+			t.Fatalf("text %d: minted %q, want a copy of %q", i, s, text)
+		}
+		texts, handles = append(texts, s), append(handles, h)
+	}
+	for i, s := range texts {
+		h := handles[i]
+		if got := n.Handle(s); got != h {
+			t.Fatalf("text %d: Handle of the register's string = %d, want %d", i, got, h)
+		}
+		if got := n.Handle(strings.Clone(s)); got != h {
+			t.Fatalf("text %d: Handle of a copy = %d, want %d", i, got, h)
+		}
+		if again, ah := n.Mint(strings.Clone(s)); ah != h || unsafe.StringData(again) != unsafe.StringData(s) {
+			t.Fatalf("text %d minted again: handle %d, want %d and the first string", i, ah, h)
+		}
+		if len(s) > 1 {
+			// A prefix starts where the text does; a tail starts inside it,
+			// behind bytes that may read as any handle.
+			prefix, tail := s[:len(s)-1], s[1:]
+			for _, part := range []string{prefix, tail} {
+				if got, want := n.Handle(part), n.byValue[part]; got != want {
+					t.Fatalf("text %d: Handle of a part %q = %d, want %d (by its value)", i, part, got, want)
+				}
+			}
+		}
+	}
+	if n.Handle("never minted") != 0 {
+		t.Fatal("a text never minted has a handle")
+	}
+	// Bytes that spell a handle in front of a string of its text's length
+	// make it no text of the register.
+	m := NewNames()
+	_, h := m.Mint("ab")
+	var spelled [4]byte
+	binary.LittleEndian.PutUint32(spelled[:], uint32(h))
+	b, _ := m.Mint(string(spelled[:]) + "zz")
+	if got := m.Handle(b[4:]); got != 0 {
+		t.Fatalf("the tail %q of another text, behind bytes that spell handle %d, has handle %d", b[4:], h, got)
+	}
+}
+
+// An id of another length is registered by its value, in the text arena.
 func TestNamesKeepOtherIDsByValue(t *testing.T) {
 	n := NewNames()
 	big := "session-" + strings.Repeat("x", 40)

@@ -434,6 +434,9 @@ func UpdateFrameDigest(sessionID string, u Update) ([]byte, Digest) {
 		if !ok {
 			return frame, Digest{}
 		}
+		if first == u.text {
+			first = u.text // the maker's string, not a copy cut from the bytes
+		}
 		d.content, d.s[slotText] = true, first
 		if more != nil {
 			d.more, d.s[slotText] = more, strings.Join(more, "")

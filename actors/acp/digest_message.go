@@ -7,6 +7,8 @@ package acp
 import (
 	"strings"
 	"unsafe"
+
+	json "github.com/goccy/go-json"
 )
 
 // Message is the frame d describes as ParseLine reads it, when the frame is
@@ -57,4 +59,45 @@ func (d *Digest) Message(frame []byte) (m Message, ok bool) {
 		m.Method, m.Params = d.Method, frame[at:end:end]
 	}
 	return m, true
+}
+
+// PromptParams reads a session/prompt's params from its digest into p as
+// DecodePromptParams reads them from the frame's bytes, when p is zero and
+// the params are plain (a plain session id, at least one text block of
+// plain text, a key as written that the decoder keeps as it is): the
+// strings are the sender's own, not copies cut from the bytes, so a text
+// keeps its register's handle (sim.Names) through the Agent that stores
+// and echoes it. It reads nothing and says so otherwise (the bytes are to
+// be read).
+func (d *Digest) PromptParams(p *PromptParams) bool {
+	if d.shape != shapePrompt || d.Method != MethodSessionPrompt || d.notice ||
+		p.SessionID != "" || p.Prompt != nil || p.IdempotencyKey != nil || p.Meta != nil {
+		return false
+	}
+	texts := d.more
+	if texts == nil {
+		texts = d.s[slotText : slotText+1]
+	}
+	// An empty prompt is written null or []: the digest does not say which.
+	if len(texts) == 0 || !plainString(d.s[slotSession]) {
+		return false
+	}
+	for _, t := range texts {
+		if !plainString(t) {
+			return false
+		}
+	}
+	key := d.s[slotUpdate]
+	if key != "" && key != "null" && !verbatimString(key) {
+		return false
+	}
+	blocks := make([]ContentBlock, len(texts))
+	for i, t := range texts {
+		blocks[i] = ContentBlock{Type: "text", Text: t}
+	}
+	p.SessionID, p.Prompt = d.s[slotSession], blocks
+	if key != "" {
+		p.IdempotencyKey = json.RawMessage(key)
+	}
+	return true
 }

@@ -86,3 +86,28 @@ func ExampleDigest_AppendValues() {
 	// Output:
 	// ["session/update" "sess-1" "user_message" "msg-1" "fix the build"] false
 }
+
+// An Agent handed a prompt's digest reads the params from it: the texts are
+// the Client's own strings, not copies cut from the bytes.
+func ExampleDigest_PromptParams() {
+	text := "fix the build"
+	frame, d := acp.RequestDigest("7", acp.MethodSessionPrompt, acp.PromptParams{SessionID: "sess-1", Prompt: []acp.ContentBlock{acp.Text(text)}, IdempotencyKey: acp.KeyJSON("k-1"), KeyText: "k-1"})
+	var p acp.PromptParams
+	ok := d.PromptParams(&p)
+	fmt.Println(ok, p.SessionID, string(p.IdempotencyKey), unsafe.StringData(p.Prompt[0].Text) == unsafe.StringData(text))
+	fmt.Println(len(frame) > 0)
+	// Output:
+	// true sess-1 "k-1" true
+	// true
+}
+
+// A stored message is echoed as its content was written; the update's
+// digest names the text it was written from.
+func ExampleContentUpdate() {
+	text := "fix the build"
+	stored := []byte(`[{"type":"text","text":"fix the build"}]`)
+	_, d := acp.UpdateFrameDigest("sess-1", acp.ContentUpdate(acp.UpdateUserMessage, "msg-1", stored, text))
+	fmt.Println(d.Text(), unsafe.StringData(d.Text()) == unsafe.StringData(text))
+	// Output:
+	// fix the build true
+}

@@ -322,6 +322,11 @@ type Update struct {
 	State      string          `json:"state,omitempty"`
 	StopReason string          `json:"stopReason,omitempty"`
 	Meta       json.RawMessage `json:"_meta,omitempty"`
+	// text is the string Content's one text block was written from, when
+	// its maker had it (MessageUpdate, ChunkUpdate, ContentUpdate): the
+	// frame's digest names that string, not a copy cut from the bytes, so
+	// that a text keeps its register's handle (sim.Names) on the way.
+	text string
 }
 
 // SessionUpdateParams are the params of session/update.
@@ -334,7 +339,14 @@ type SessionUpdateParams struct {
 // MessageUpdate is a whole-message update carrying text content.
 func MessageUpdate(kind, messageID, text string) Update {
 	c := append(textBlock([]byte{'['}, text), ']')
-	return Update{Kind: kind, MessageID: messageID, Content: c}
+	return Update{Kind: kind, MessageID: messageID, Content: c, text: text}
+}
+
+// ContentUpdate is a whole-message update carrying content as written
+// before (a stored message's), whose text is text when it is one text
+// block.
+func ContentUpdate(kind, messageID string, content json.RawMessage, text string) Update {
+	return Update{Kind: kind, MessageID: messageID, Content: content, text: text}
 }
 
 // BlocksUpdate is a whole-message update carrying content blocks as given.
@@ -345,7 +357,7 @@ func BlocksUpdate(kind, messageID string, blocks []ContentBlock) Update {
 
 // ChunkUpdate is a chunk update carrying one text block.
 func ChunkUpdate(kind, messageID, text string) Update {
-	return Update{Kind: kind, MessageID: messageID, Content: textBlock(nil, text)}
+	return Update{Kind: kind, MessageID: messageID, Content: textBlock(nil, text), text: text}
 }
 
 // StateUpdate is a state_update; stopReason is set only for idle.

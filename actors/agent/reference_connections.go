@@ -7,6 +7,7 @@ package agent
 
 import (
 	"sort"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -71,7 +72,9 @@ func dropWaiters(ws []waiter, conn string) []waiter {
 // copy of the frame and no scan of it.
 func (a *Agent) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Output {
 	if m, ok := d.Message(frame); ok {
+		a.digest, a.digestParams = d, unsafe.SliceData(m.Params)
 		a.handle(conn, acp.Parsed{Msg: m})
+		a.digest, a.digestParams = nil, nil
 		return a.flush()
 	}
 	return a.Receive(conn, frame)

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent/store"
@@ -17,7 +18,7 @@ import (
 
 func (a *Agent) prompt(conn string, m *acp.Message) {
 	var p acp.PromptParams
-	if e := acp.DecodePromptParams(m.Params, &p); e != nil {
+	if e := a.promptParams(m, &p); e != nil {
 		a.fail(conn, m.ID, e)
 		return
 	}
@@ -271,6 +272,16 @@ func (a *Agent) applyRetention(s *session) {
 	}
 }
 
+// promptParams reads m's params into p: from the digest of its frame when
+// the Agent is handed one (ReceiveDigest) and it gives them, else from the
+// bytes.
+func (a *Agent) promptParams(m *acp.Message, p *acp.PromptParams) *acp.Error {
+	if a.digest != nil && len(m.Params) > 0 && unsafe.SliceData(m.Params) == a.digestParams && a.digest.PromptParams(p) {
+		return nil
+	}
+	return acp.DecodePromptParams(m.Params, p)
+}
+
 // messageUpdate is the whole-message update of a stored message: the user's
 // content blocks as sent, or the agent's text.
 func messageUpdate(m store.Message) acp.Update {
@@ -278,7 +289,7 @@ func messageUpdate(m store.Message) acp.Update {
 		return acp.MessageUpdate(acp.UpdateAgentMessage, m.ID, m.Text)
 	}
 	if m.Content != nil {
-		return acp.Update{Kind: acp.UpdateUserMessage, MessageID: m.ID, Content: m.Content}
+		return acp.ContentUpdate(acp.UpdateUserMessage, m.ID, m.Content, m.Text)
 	}
 	return acp.MessageUpdate(acp.UpdateUserMessage, m.ID, m.Text)
 }

@@ -70,7 +70,9 @@ func (c *client) submission(sub int) {
 	g := c.g
 	c.t += 1 + int64(g.rng.IntN(maxGap))
 	p := pending{sub: sub, session: c.sessions[g.rng.IntN(len(c.sessions))], key: g.uuid()}
-	p.text = fmt.Sprintf("%s #%d", users.Texts[g.rng.IntN(12)], sub+1)
+	// Minted where the user types it, as the simulator's are: the Client
+	// sends the register's string and the Agent echoes it.
+	p.text = g.h.Names.MintString(fmt.Sprintf("%s #%d", users.Texts[g.rng.IntN(12)], sub+1))
 	g.h.Texts[sub] = p.text
 	kind := g.kind(sub)
 	if c.link == "" {

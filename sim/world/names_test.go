@@ -3,6 +3,7 @@ package world
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"testing"
 	"unsafe"
 
@@ -16,11 +17,13 @@ import (
 // handles"): every session and message id a model Agent or Client writes,
 // on the live runs (every link, policy and mutant) and 40 default seeds,
 // and every legal key a Client gives its prompt. The only keys not handed
-// on are the probes of the key rules, which are not keys.
+// on are the probes of the key rules, which are not keys. So is every
+// text a user typed, in the prompts and user messages of the reference
+// Agent's runs (a mutant Agent reads its prompts from the bytes).
 func TestDigestIDsAreTheMintedStrings(t *testing.T) {
 	var r Runner
 	type count struct{ minted, copied, unknown int }
-	var sessions, messages, keys count
+	var sessions, messages, keys, prompts, echoes count
 	tally := func(c *count, s string) {
 		switch h := r.names.Handle(s); {
 		case s == "":
@@ -47,6 +50,15 @@ func TestDigestIDsAreTheMintedStrings(t *testing.T) {
 			}
 			tally(&sessions, e.Digest.Session())
 			tally(&messages, e.Digest.MessageID())
+			// The reference Agent's seeds: every text a user typed is sent
+			// and echoed as the string minted where it was typed.
+			switch d := e.Digest; {
+			case cfg.Agent != "reference":
+			case d.Method == acp.MethodSessionPrompt && !strings.HasPrefix(d.Text(), "acpsim probe:"):
+				tally(&prompts, d.Text())
+			case d.Update() == acp.UpdateUserMessage || d.Update() == acp.UpdateUserMessageChunk:
+				tally(&echoes, d.Text())
+			}
 			if k := e.Digest.Key(); k != "" {
 				tally(&keys, k)
 			} else if raw := e.Digest.KeyRaw(); raw != "" && raw != "null" {
@@ -64,12 +76,13 @@ func TestDigestIDsAreTheMintedStrings(t *testing.T) {
 	for _, c := range []struct {
 		name string
 		c    count
-	}{{"session ids", sessions}, {"message ids", messages}, {"keys", keys}} {
+	}{{"session ids", sessions}, {"message ids", messages}, {"keys", keys}, {"prompts' texts", prompts}, {"user messages' texts", echoes}} {
 		if c.c.minted == 0 || c.c.copied+c.c.unknown > 0 {
 			t.Errorf("%s: %d the minted string, %d a copy, %d never minted: want every one minted", c.name, c.c.minted, c.c.copied, c.c.unknown)
 		}
 	}
 	t.Logf("minted strings: %d session ids, %d message ids, %d keys; %d key probes", sessions.minted, messages.minted, keys.minted, probes)
+	t.Logf("minted texts of the reference Agent's runs: %d in prompts, %d in user messages", prompts.minted, echoes.minted)
 }
 
 // sameString says a and b are the same string: the same bytes in memory.

@@ -46,6 +46,10 @@ func (w *world) schedule() time.Duration {
 			})
 			continue
 		}
+		// The text is minted where the user types it: the Client sends the
+		// register's string, the Agent echoes it, and the checker finds its
+		// handle from where its bytes lie (sim.Names).
+		e.Text = w.names.MintString(e.Text)
 		var submit func()
 		submit = func() {
 			if cn.c == nil {
