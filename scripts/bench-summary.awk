@@ -161,7 +161,7 @@ END {
 		label, dur(s), dur(s * 1000000 / subs), subs / 1000000 / s, runs[bench]
 	v = mean("BenchmarkCheckMillionSteps submissions/cpu-s")
 	w = mean("BenchmarkIntern submissions/cpu-s")
-	if (v >= 0 && w >= 0) printf "%-46s %12s   (ids interned before the clock, as once the simulator hands steps; the interning alone: %s; not a gain, the same work split)\n", "checker on steps, submissions/core-s", commas(v), commas(w)
+	if (v >= 0 && w >= 0) printf "%-46s %12s   (the handles the history's register gives, as the simulator's checker takes them: ids before the clock, texts inside it from their address; the ids' interning alone: %s)\n", "checker on steps, submissions/core-s", commas(v), commas(w)
 	v = mean("BenchmarkCheckMillionBytes submissions/cpu-s")
 	if (v >= 0) printf "%-46s %12s   (the bytes alone, no digests: %.2f× the typed events' time)\n", "checker on the bytes, submissions/core-s", commas(v), mean(bench " submissions/cpu-s") / v
 	v = mean("BenchmarkCheckFloor/strings submissions/cpu-s")
