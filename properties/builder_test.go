@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/sim"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -231,7 +232,22 @@ func (b *tb) finish(note string, links ...string) {
 	b.add(traces.Event{Kind: traces.KindEnd, Note: note})
 }
 
-func (b *tb) check() *Report { return Check(b.h, b.evs) }
+// check judges the trace. Every scenario is judged twice: as Check judges
+// it, hashing every string, and as the simulator's checker does, its
+// handles from a run's register (UseNames: every id and text registered on
+// sight, since no actor minted them); the two reports must be the same.
+func (b *tb) check() *Report {
+	r := Check(b.h, b.evs)
+	c := NewBorrowingChecker(b.h, len(b.evs))
+	c.UseNames(sim.NewNames())
+	for i := range b.evs {
+		c.Add(&b.evs[i])
+	}
+	if got, want := dump(c.Finish()), dump(r); got != want {
+		panic("the report with a run's register differs from Check's:\n" + got + "\nCheck's:\n" + want)
+	}
+	return r
+}
 
 func stripBookkeeping(evs []traces.Event) []traces.Event {
 	var out []traces.Event

@@ -66,9 +66,10 @@ func NewStepChecker(h traces.Header, in *Interner, events int) *Checker {
 	return &Checker{lg: newLedger(h, in, events)}
 }
 
-// UseNames makes the run's register of minted ids the source of the
-// handles the checker gives ids (Interner.UseNames): the simulator's
-// checker, whose actors mint every id there. Call it before the first Add.
+// UseNames makes the run's register of minted ids and texts the source of
+// the handles the checker gives ids and texts (Interner.UseNames): the
+// simulator's checker, whose actors mint every id and user's text there.
+// Call it before the first Add.
 func (c *Checker) UseNames(n *sim.Names) {
 	if c.own == nil {
 		panic("properties: Checker.UseNames on a NewStepChecker (its Interner's UseNames)")

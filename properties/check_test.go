@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/acpsim/acpsim/actors/acp"
+	"github.com/acpsim/acpsim/sim/bench"
 	"github.com/acpsim/acpsim/traces"
 )
 
@@ -486,5 +487,30 @@ func TestASubmissionsTextIsItsFirstNonEmptyPrompt(t *testing.T) {
 	r := b.check()
 	if len(r.Submissions) != 1 || r.Submissions[0].Text != "fix the tests" {
 		t.Fatalf("submissions %+v, want s1 with the text of its first prompt that has one", r.Submissions)
+	}
+}
+
+// A checker that takes its handles from the run's register (UseNames: ids
+// and texts found from their address, any other string registered there)
+// writes the report one that hashes every string writes, on a history with
+// duplicates to explain as on a healthy one.
+func TestAReportIsTheSameWithTheRunsRegister(t *testing.T) {
+	for _, dups := range []int{0, 3} {
+		cfg := bench.Defaults(400)
+		cfg.Duplicates = dups
+		h := bench.Generate(cfg)
+		hashed := Check(h.Header, h.Events)
+		c := NewBorrowingChecker(h.Header, len(h.Events))
+		c.UseNames(h.Names)
+		for i := range h.Events {
+			c.Add(&h.Events[i])
+		}
+		registered := c.Finish()
+		if got, want := dump(registered), dump(hashed); got != want {
+			t.Fatalf("%d duplicates planted: the report with the register:\n%s\nwithout:\n%s", dups, got, want)
+		}
+		if dups > 0 && hashed.OK() {
+			t.Fatalf("%d duplicates planted and the report passes: the comparison judged nothing", dups)
+		}
 	}
 }

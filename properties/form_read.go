@@ -65,16 +65,6 @@ type formLink struct {
 	ends [2]recentWord
 }
 
-// readFrame is a frame read from its bytes, as the interner keeps strings,
-// with its messages (pointing into it) and the index in peers of what each
-// says of its peer's version in either direction (peerFact), 0 for none
-// and -1 for not read yet.
-type readFrame struct {
-	frame string
-	views []msgView
-	peers [][2]int32
-}
-
 type inFlight struct {
 	frame string
 	seq   int64
@@ -100,9 +90,9 @@ func (f *formState) init() {
 }
 
 // reserveTexts sizes the texts' table for a trace of about n events, when
-// it holds none yet and no register holds them: a text a submission or
-// so, one submission in 16 events or so (as Interner.reserve sizes the
-// ids), so that it is not grown again and again from empty.
+// it holds none yet and no register holds them (UseNames drops it): a text
+// in 12 events or so (the bench history has one in 15), so that it is not
+// grown again and again from empty.
 func (in *Interner) reserveTexts(n int) {
 	f := &in.form
 	f.ready()
@@ -135,61 +125,6 @@ func (in *Interner) word(w string) word {
 	f.recent[f.next%uint8(len(f.recent))] = recentWord{f.wordNames[h], h}
 	f.next++
 	return h
-}
-
-// seededWord is the seeded word of s, wNone when s is none: the methods,
-// update kinds and states of nearly every frame, and most notes, found by
-// a switch on their few lengths instead of a hash.
-func seededWord(s string) word {
-	switch s {
-	case acp.MethodInitialize:
-		return wInitialize
-	case acp.MethodSessionNew:
-		return wSessionNew
-	case acp.MethodSessionResume:
-		return wSessionResume
-	case acp.MethodSessionLoad:
-		return wSessionLoad
-	case acp.MethodSessionList:
-		return wSessionList
-	case acp.MethodSessionClose:
-		return wSessionClose
-	case acp.MethodSessionPrompt:
-		return wSessionPrompt
-	case acp.MethodSessionCancel:
-		return wSessionCancel
-	case acp.MethodSessionUpdate:
-		return wSessionUpdate
-	case acp.MethodSessionFork:
-		return wSessionFork
-	case acp.MethodCancelRequest:
-		return wCancelRequest
-	case acp.UpdateUserMessage:
-		return wUserMessage
-	case acp.UpdateUserMessageChunk:
-		return wUserMessageChunk
-	case acp.UpdateState:
-		return wStateUpdate
-	case acp.StateRunning:
-		return wRunning
-	case acp.StateIdle:
-		return wIdle
-	case traces.OutcomeInserted:
-		return wInserted
-	case traces.OutcomeFailed:
-		return wFailed
-	case traces.OutcomeAbandoned:
-		return wAbandoned
-	case traces.NoteObserve:
-		return wObserve
-	case "close":
-		return wClose
-	case traces.EndCap:
-		return wCap
-	case traces.Observer:
-		return wObserver
-	}
-	return kindWord(s)
 }
 
 // wordName is the string of word w.
@@ -312,37 +247,6 @@ func (in *Interner) endWord(ends *[2]recentWord, s string) word {
 	return w
 }
 
-// kindWord is the word of an event kind the checker reads, wNone for the
-// others: a switch on the few kinds, which every event passes through,
-// costs less than a lookup in words.
-func kindWord(kind string) word {
-	switch kind {
-	case traces.KindSend:
-		return wSend
-	case traces.KindDeliver:
-		return wDeliver
-	case traces.KindDrop:
-		return wDrop
-	case traces.KindSubmit:
-		return wSubmit
-	case traces.KindOutcome:
-		return wOutcome
-	case traces.KindConnect:
-		return wConnect
-	case traces.KindDisconnect:
-		return wDisconnect
-	case traces.KindEnd:
-		return wEnd
-	case traces.KindHeal:
-		return wHeal
-	case traces.KindRestart:
-		return wRestart
-	case traces.KindKill:
-		return wKill
-	}
-	return wNone
-}
-
 // frameFacts appends the facts of a frame event, x its event's.
 func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 	e := st.Event
@@ -400,30 +304,6 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 		out = append(out, y)
 	}
 	return out
-}
-
-// readAgain is the frame without a digest that names a protocol version,
-// read, from the frames read last or now; nil for any other frame.
-func (in *Interner) readAgain(frame string) *readFrame {
-	f := &in.form
-	for i := range f.again {
-		if r := &f.again[i]; len(r.frame) == len(frame) && r.frame != "" && r.frame == frame {
-			return r
-		}
-	}
-	if !strings.Contains(frame, "protocolVersion") {
-		return nil
-	}
-	r := &f.again[f.nextRead%uint8(len(f.again))]
-	f.nextRead++
-	// The frame as the interner keeps strings: its views point into it.
-	r.frame = in.keep(frame)
-	r.views = viewFrame(r.frame, r.views[:0])
-	r.peers = r.peers[:0]
-	for range r.views {
-		r.peers = append(r.peers, [2]int32{-1, -1})
-	}
-	return r
 }
 
 // take is the number of the oldest send in flight in direction d with

@@ -279,3 +279,35 @@ func TestLeakScanOfADigestSkipsLiteralsOnlyWhileNoKeyIsOne(t *testing.T) {
 		})
 	}
 }
+
+// A digested frame the Agent writes that names the key field (a prompt of
+// its own, which no model Agent sends) leaks it as the bytes do: the scan of
+// a digest's varying strings leaves such a frame to the whole walk.
+func TestLeakScanOfADigestThatNamesTheKeyField(t *testing.T) {
+	frame, d := acp.RequestDigest("9", acp.MethodSessionPrompt, acp.PromptParams{SessionID: S1, Prompt: []acp.ContentBlock{acp.Text("and you?")}, IdempotencyKey: acp.KeyJSON("agent-own-key"), KeyText: "agent-own-key"})
+	b := single{key: K1, extra: agentSays(string(frame))}.build()
+	digested := 0
+	for i := range b.evs {
+		if e := &b.evs[i]; e.Kind == traces.KindSend && e.Frame == string(frame) {
+			e.Frame, e.Digest = unsafe.String(unsafe.SliceData(frame), len(frame)), &d
+			digested++
+		}
+	}
+	if digested != 1 {
+		t.Fatalf("%d frames carry the digest, want 1", digested)
+	}
+	typed := b.check()
+	for i := range b.evs {
+		b.evs[i].Digest = nil
+	}
+	if got, want := dump(typed), dump(b.check()); got != want {
+		t.Fatalf("the digest's report:\n%s\nthe bytes':\n%s", got, want)
+	}
+	field := false
+	for _, a := range typed.Anomalies {
+		field = field || a.Kind == KeyLeak && strings.Contains(a.Explanation, keyField)
+	}
+	if !field {
+		t.Fatalf("no key-leak names the field %s:\n%s", keyField, dump(typed))
+	}
+}

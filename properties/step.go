@@ -50,9 +50,9 @@ type Interner struct {
 	// table, as a peer may reuse a string for any of them.
 	ids     map[string]int32
 	idNames []string
-	// names, when set (UseNames), gives the ids their handles instead of
-	// ids: the run's register, where an id it minted is found by its
-	// address, not hashed.
+	// names, when set (UseNames), gives the ids and the texts their
+	// handles instead of ids and form's texts: the run's register, where
+	// an id or text it minted is found by its address, not hashed.
 	names *sim.Names
 	// The last link and submission named, with their handles: events
 	// come in runs on one link and of one submission.
@@ -140,22 +140,25 @@ func (in *Interner) ID(s string) int32 {
 		if h := in.names.Handle(s); h != 0 {
 			return h
 		}
-		_, h := in.names.Mint(s) // an id no actor minted: an Agent's own, or garbage
+		_, h := in.names.Mint(s) // an id or text no actor minted: an Agent's own, an error's, or garbage
 		return h
 	}
 	return in.handle(in.ids, &in.idNames, s)
 }
 
-// UseNames makes the run's register of minted ids (sim.Names) the source
-// of the interner's id handles, so an id an actor minted costs no hashing;
-// one it never minted is registered there. Call it before the first step.
-// The register's handles are then the ids' handles: Handle and Name of
-// the register agree with ID and IDName.
+// UseNames makes the run's register of minted ids and texts (sim.Names)
+// the source of the interner's id and text handles, so an id or a user's
+// text an actor minted costs no hashing; any other (an Agent's own id, an
+// error's message, a frame's description in an explanation) is registered
+// there. Call it before the first step. The register's handles are then
+// the ids' and texts' handles, one space for both: Handle and Name of the
+// register agree with ID and IDName.
 func (in *Interner) UseNames(n *sim.Names) {
-	if len(in.idNames) > 1 {
-		panic("properties: Interner.UseNames after ids were given out")
+	if len(in.idNames) > 1 || len(in.form.textNames) > 1 {
+		panic("properties: Interner.UseNames after ids or texts were given out")
 	}
 	in.names = n
+	in.form.texts, in.form.textNames = nil, nil // a table sized ahead (reserveTexts) goes unused
 }
 
 // lookup is the handle of s, if given out; it gives out none.

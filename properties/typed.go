@@ -172,8 +172,9 @@ func DigestDiff(e *traces.Event) string {
 
 // promptParamsDiff says where the params a prompt's digest gives
 // (acp.Digest.PromptParams) differ from those its params' bytes decode to,
-// written again as the Agent writes a stored prompt; "" when they agree or
-// the digest gives none.
+// their blocks written again as the Agent writes a stored prompt (its
+// encoder and this one both call ContentBlock.MarshalJSON, which writes a
+// plain block by hand); "" when they agree or the digest gives none.
 func promptParamsDiff(d *acp.Digest, params string) string {
 	var dp, bp acp.PromptParams
 	if !d.PromptParams(&dp) {

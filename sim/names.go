@@ -9,9 +9,10 @@ import (
 // idempotency keys) and of its users' texts, each given a handle, a small
 // integer from 1, where it is made. It is what lets the checker index its
 // records by handle without hashing an id at every mention (docs/design.md,
-// "The checker on handles"): an id of UUIDLen bytes is minted into an
-// arena, a text into another, and Handle finds the handle of an arena's
-// own string from where its bytes lie, with no hash and no compare. A copy of an id (one decoded from a frame) has bytes of
+// "The checker on handles"): a string of UUIDLen bytes is minted into an
+// arena of such slots, any other (a text) into an arena of its own
+// (names_text.go), and Handle finds the handle of an arena's own string
+// from where its bytes lie, with no hash and no compare. A copy of an id (one decoded from a frame) has bytes of
 // its own: Handle finds it by its value, as a map would, and Canonical
 // gives back the arena's string, for an actor that keeps an id it read to
 // mention it as the minted one.
@@ -22,7 +23,8 @@ import (
 //
 // A run owns its register: it is not safe for concurrent use (Handle
 // remembers the chunk it found last). An id kept after the run (a session
-// named in a kept report) keeps its whole chunk alive, up to 147 KB.
+// named in a kept report) keeps its whole chunk alive, up to 147 KB; a
+// text, its text chunk, 64 KB or the text's size.
 type Names struct {
 	byValue map[string]int32
 	names   []string // by handle; names[0] is ""

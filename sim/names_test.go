@@ -156,6 +156,15 @@ func TestNamesFindEveryMintedText(t *testing.T) {
 		if got := n.Handle(s); got != h {
 			t.Fatalf("text %d: Handle of the register's string = %d, want %d", i, got, h)
 		}
+		// From its address, not only by value: in the UUID arena when it
+		// has a UUID's length, else in the text arena.
+		at := n.inTexts
+		if len(s) == UUIDLen {
+			at = func(s string) int32 { return n.inArena(uintptr(unsafe.Pointer(unsafe.StringData(s)))) }
+		}
+		if got := at(s); got != h {
+			t.Fatalf("text %d (%d bytes): not found from its address (%d), want %d", i, len(s), got, h)
+		}
 		if got := n.Handle(strings.Clone(s)); got != h {
 			t.Fatalf("text %d: Handle of a copy = %d, want %d", i, got, h)
 		}
@@ -188,7 +197,8 @@ func TestNamesFindEveryMintedText(t *testing.T) {
 	}
 }
 
-// An id of another length is registered by its value, in the text arena.
+// An id of another length is registered in the text arena, and found by
+// its value as well.
 func TestNamesKeepOtherIDsByValue(t *testing.T) {
 	n := NewNames()
 	big := "session-" + strings.Repeat("x", 40)

@@ -84,7 +84,7 @@ func (n *Names) inTexts(s string) int32 {
 		c = &n.texts[i]
 	}
 	off := int(p - c.base)
-	if off < textHeader || off > c.used {
+	if off < textHeader || off >= c.used {
 		return 0
 	}
 	h := int32(binary.LittleEndian.Uint32(c.bytes[off-textHeader:]))

@@ -62,3 +62,32 @@ func TestDigestPromptParamsAreTheBytesParams(t *testing.T) {
 		}
 	}
 }
+
+// An update's digest names the string its maker gave only where that
+// string is the content's one text block; otherwise the text the bytes
+// hold (several blocks: their texts joined).
+func TestUpdateDigestNamesTheMakersTextOnlyWhereItIsTheContents(t *testing.T) {
+	text := "fix the build"
+	one := []byte(`[{"type":"text","text":"fix the build"}]`)
+	two := []byte(`[{"type":"text","text":"fix the build"},{"type":"text","text":" now"}]`)
+	for _, c := range []struct {
+		name   string
+		u      Update
+		want   string
+		makers bool
+	}{
+		{"the content's text", ContentUpdate(UpdateUserMessage, "m1", one, text), text, true},
+		{"another text", ContentUpdate(UpdateUserMessage, "m1", one, "something else"), text, false},
+		{"several blocks", ContentUpdate(UpdateUserMessage, "m1", two, text), "fix the build now", false},
+		{"a message update", MessageUpdate(UpdateUserMessage, "m1", text), text, true},
+		{"a chunk", ChunkUpdate(UpdateUserMessageChunk, "m1", text), text, true},
+	} {
+		_, d := UpdateFrameDigest("s1", c.u)
+		if d.Text() != c.want {
+			t.Fatalf("%s: the digest names %q, want %q", c.name, d.Text(), c.want)
+		}
+		if got := unsafe.StringData(d.Text()) == unsafe.StringData(text); got != c.makers {
+			t.Fatalf("%s: the digest names the maker's string: %v, want %v", c.name, got, c.makers)
+		}
+	}
+}

@@ -19,7 +19,8 @@ import (
 // and every legal key a Client gives its prompt. The only keys not handed
 // on are the probes of the key rules, which are not keys. So is every
 // text a user typed, in the prompts and user messages of the reference
-// Agent's runs (a mutant Agent reads its prompts from the bytes).
+// Agent's runs (a mutant that wraps the reference Agent hides its
+// ReceiveDigest and reads its prompts from the bytes).
 func TestDigestIDsAreTheMintedStrings(t *testing.T) {
 	var r Runner
 	type count struct{ minted, copied, unknown int }
