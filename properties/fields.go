@@ -174,7 +174,9 @@ func contentText(c string) (string, bool) {
 // or null, bad otherwise. A plain string is read in place.
 func promptKey(raw string) (key string, present, bad bool) {
 	if s, ok := jsonscan.PlainString(raw); ok && !jsonscan.HasControl(s) {
-		if n := utf8.RuneCountInString(s); n >= 1 && n <= acp.MaxKeyLength {
+		// A key of no more bytes than the limit has no more code points
+		// either: only a longer one is counted.
+		if n := len(s); n >= 1 && (n <= acp.MaxKeyLength || utf8.RuneCountInString(s) <= acp.MaxKeyLength) {
 			return s, true, false
 		}
 	}

@@ -303,8 +303,13 @@ func (x *keyIndex) find(s string, fn func(*keyInfo)) {
 	}
 	var buf [4]keyAt
 	found := x.findShort(s, buf[:0])
-	if ki := x.whole[s]; ki != nil {
-		found = append(found, keyAt{ki, 0})
+	// A whole key has fewer than leakAsToken code points: no longer string
+	// is one, and most are longer (hashing each for the lookup was a
+	// seed's 1%).
+	if len(s) < leakAsToken*utf8.UTFMax && x.whole != nil {
+		if ki := x.whole[s]; ki != nil {
+			found = append(found, keyAt{ki, 0})
+		}
 	}
 	if g := &x.grams; g.keys != nil && len(s) >= g.shortest {
 		found = x.findLong(s, found)
