@@ -247,18 +247,7 @@ func TestLeakScanOfADigestSkipsLiteralsOnlyWhileNoKeyIsOne(t *testing.T) {
 		t.Run(tc.key, func(t *testing.T) {
 			frame, d := acp.UpdateFrameDigest(S1, acp.MessageUpdate(acp.UpdateAgentMessage, "O9", "working on it"))
 			b := single{key: tc.key, extra: agentSays(string(frame))}.build()
-			digested := 0
-			for i := range b.evs {
-				if e := &b.evs[i]; e.Kind == traces.KindSend && e.Frame == string(frame) {
-					// The very bytes the digest was made with, as the
-					// simulator hands them over.
-					e.Frame, e.Digest = unsafe.String(unsafe.SliceData(frame), len(frame)), &d
-					digested++
-				}
-			}
-			if digested != 1 {
-				t.Fatalf("%d frames carry the digest, want 1", digested)
-			}
+			handDigest(t, b, frame, &d)
 			typed := b.check()
 			for i := range b.evs {
 				b.evs[i].Digest = nil
@@ -286,16 +275,7 @@ func TestLeakScanOfADigestSkipsLiteralsOnlyWhileNoKeyIsOne(t *testing.T) {
 func TestLeakScanOfADigestThatNamesTheKeyField(t *testing.T) {
 	frame, d := acp.RequestDigest("9", acp.MethodSessionPrompt, acp.PromptParams{SessionID: S1, Prompt: []acp.ContentBlock{acp.Text("and you?")}, IdempotencyKey: acp.KeyJSON("agent-own-key"), KeyText: "agent-own-key"})
 	b := single{key: K1, extra: agentSays(string(frame))}.build()
-	digested := 0
-	for i := range b.evs {
-		if e := &b.evs[i]; e.Kind == traces.KindSend && e.Frame == string(frame) {
-			e.Frame, e.Digest = unsafe.String(unsafe.SliceData(frame), len(frame)), &d
-			digested++
-		}
-	}
-	if digested != 1 {
-		t.Fatalf("%d frames carry the digest, want 1", digested)
-	}
+	handDigest(t, b, frame, &d)
 	typed := b.check()
 	for i := range b.evs {
 		b.evs[i].Digest = nil
@@ -309,5 +289,21 @@ func TestLeakScanOfADigestThatNamesTheKeyField(t *testing.T) {
 	}
 	if !field {
 		t.Fatalf("no key-leak names the field %s:\n%s", keyField, dump(typed))
+	}
+}
+
+// handDigest gives the one send of frame in b its digest d, with the very
+// bytes the digest was made with, as the simulator hands them over.
+func handDigest(t *testing.T, b *tb, frame []byte, d *acp.Digest) {
+	t.Helper()
+	digested := 0
+	for i := range b.evs {
+		if e := &b.evs[i]; e.Kind == traces.KindSend && e.Frame == string(frame) {
+			e.Frame, e.Digest = unsafe.String(unsafe.SliceData(frame), len(frame)), d
+			digested++
+		}
+	}
+	if digested != 1 {
+		t.Fatalf("%d frames carry the digest, want 1", digested)
 	}
 }

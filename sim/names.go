@@ -188,15 +188,7 @@ func (n *Names) Handle(s string) int32 {
 func (n *Names) inArena(p uintptr) int32 {
 	c := &n.chunks[n.last]
 	if p < c.base || p >= c.base+uintptr(c.n)*UUIDLen {
-		i, found := slices.BinarySearchFunc(n.chunks, p, func(c chunk, p uintptr) int {
-			switch {
-			case c.base+uintptr(len(c.bytes)) <= p:
-				return -1
-			case c.base > p:
-				return 1
-			}
-			return 0
-		})
+		i, found := slices.BinarySearchFunc(n.chunks, p, func(c chunk, p uintptr) int { return holds(c.base, c.bytes, p) })
 		if !found {
 			return 0
 		}
@@ -208,6 +200,18 @@ func (n *Names) inArena(p uintptr) int32 {
 		return 0
 	}
 	return c.handles[off/UUIDLen]
+}
+
+// holds orders a block of bytes at base against address p, for a binary
+// search of the blocks sorted by address: 0 when the block holds p.
+func holds(base uintptr, bytes []byte, p uintptr) int {
+	switch {
+	case base+uintptr(len(bytes)) <= p:
+		return -1
+	case base > p:
+		return 1
+	}
+	return 0
 }
 
 // Canonical is the register's string for s (the arena's, for a UUID), or s

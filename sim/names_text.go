@@ -68,15 +68,7 @@ func (n *Names) inTexts(s string) int32 {
 	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
 	c := &n.texts[n.lastText]
 	if p < c.base || p >= c.base+uintptr(c.used) {
-		i, found := slices.BinarySearchFunc(n.texts, p, func(c textChunk, p uintptr) int {
-			switch {
-			case c.base+uintptr(len(c.bytes)) <= p:
-				return -1
-			case c.base > p:
-				return 1
-			}
-			return 0
-		})
+		i, found := slices.BinarySearchFunc(n.texts, p, func(c textChunk, p uintptr) int { return holds(c.base, c.bytes, p) })
 		if !found {
 			return 0
 		}
