@@ -273,8 +273,12 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
 	}
-	if n := utf8.RuneCountInString(key); n < 1 || n > MaxKeyLength {
-		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, n)
+	// No more bytes than the limit is no more characters either: only a
+	// longer key is counted.
+	if n := len(key); n < 1 || n > MaxKeyLength {
+		if n := utf8.RuneCountInString(key); n < 1 || n > MaxKeyLength {
+			return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, n)
+		}
 	}
 	return key, true, nil
 }
