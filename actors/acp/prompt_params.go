@@ -213,12 +213,13 @@ func stringToken(tok string) (verbatim, kept bool) {
 	}
 	kept = true
 	for i := 1; i < len(tok)-1; i++ {
-		switch c := tok[i]; {
-		case c == '"' || c == '\\' || c < 0x20:
+		switch tokenByte[tok[i]] {
+		case tokenPlain:
+		case tokenEnds:
 			return false, false
-		case c == '<' || c == '>' || c == '&':
+		case tokenEscaped:
 			kept = false
-		case c == 0xE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
+		case tokenE2: // U+2028 and U+2029 are E2 80 A8 and E2 80 A9
 			if tok[i+1] == 0x80 && (tok[i+2] == 0xA8 || tok[i+2] == 0xA9) {
 				kept = false
 			}
@@ -226,6 +227,28 @@ func stringToken(tok string) (verbatim, kept bool) {
 	}
 	return true, kept
 }
+
+// What a byte inside a key's JSON string token is to stringToken, looked
+// up rather than tested (every prompt's key is read so, three times on its
+// way): plain; the end of a verbatim token (a quote, a backslash, a
+// control byte); escaped by the encoder in raw JSON (<, >, &); the first
+// byte of U+2028 or U+2029.
+const (
+	tokenPlain = iota
+	tokenEnds
+	tokenEscaped
+	tokenE2
+)
+
+var tokenByte = func() (t [256]uint8) {
+	for c := range 0x20 {
+		t[c] = tokenEnds
+	}
+	t['"'], t['\\'] = tokenEnds, tokenEnds
+	t['<'], t['>'], t['&'] = tokenEscaped, tokenEscaped, tokenEscaped
+	t[0xE2] = tokenE2
+	return t
+}()
 
 // DecodePromptParams is DecodeParams into a PromptParams: by hand where
 // readPromptParams reads it, and then p does not escape to the heap (every

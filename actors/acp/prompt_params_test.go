@@ -212,3 +212,26 @@ func TestKeptKeyLeavesWhatTheEncoderEscapes(t *testing.T) {
 		}
 	}
 }
+
+// A key's token reads as verbatim (the decoder keeps it as it is) and kept
+// (the encoder writes it as it is) byte class by byte class, U+2028's
+// neighbours left alone.
+func TestStringTokenClassifiesEveryByteClass(t *testing.T) {
+	for tok, want := range map[string][2]bool{
+		`"plain-key_1"`:    {true, true},
+		"\"\u2027\u202a\"": {true, true},
+		"\"\u2028\"":       {true, false},
+		`"a<b"`:            {true, false},
+		`"a&"`:             {true, false},
+		"\"a\x1fb\"":       {false, false},
+		`"a\u0041"`:        {false, false},
+		`"a"b"`:            {false, false},
+		`"é"`:              {true, true},
+		"\"\xe2\"":         {false, false},
+		`"`:                {false, false},
+	} {
+		if v, k := stringToken(tok); v != want[0] || k != want[1] {
+			t.Errorf("stringToken(%q) = verbatim %v, kept %v; want %v, %v", tok, v, k, want[0], want[1])
+		}
+	}
+}
