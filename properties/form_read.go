@@ -79,12 +79,11 @@ func (f *formState) ready() {
 }
 
 func (f *formState) init() {
-	f.words = make(map[string]word, 2*wordsSeeded)
+	// The seeded words are found by seededWord, never in the table: it
+	// holds the others (a run's processes, the update kinds no rule tests).
+	f.words = make(map[string]word, 8)
 	f.wordNames = make([]string, 0, 2*wordsSeeded)
-	for _, w := range seededWords {
-		f.words[w] = word(len(f.wordNames))
-		f.wordNames = append(f.wordNames, w)
-	}
+	f.wordNames = append(f.wordNames, seededWords[:]...)
 	f.texts = map[string]int32{"": 0}
 	f.textNames = []string{""}
 }

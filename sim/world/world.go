@@ -217,7 +217,9 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		// Borrowing the run's strings spares a copy each; a Report kept
 		// after the run holds the frames its strings are cut from (a
 		// swarm keeps only its failures' explanations, built afresh).
-		w.check = properties.NewBorrowingChecker(h, want)
+		// Sized for the events a seed has (about 20 a prompt a Client),
+		// not for want, the most it might keep.
+		w.check = properties.NewBorrowingChecker(h, 20*(cfg.Prompts+4)*cfg.Clients)
 		w.check.UseNames(r.names) // the actors' ids need no hashing
 	}
 	if what&runCover != 0 {
