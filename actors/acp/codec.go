@@ -43,6 +43,11 @@ type Parsed struct {
 	// ErrID is the id to put on the error response: the entry's id when it
 	// could be read, otherwise null.
 	ErrID ID
+	// Digest describes the frame Msg was read from, when its sender made
+	// one and Msg is the frame's one message (Digest.Message): a receiver
+	// may read the message's params from it, the sender's own strings,
+	// instead of from the bytes. Nil for a message read from bytes.
+	Digest *Digest
 }
 
 // Line is one decoded ndjson line.

@@ -30,11 +30,10 @@ type Agent struct {
 	knobs Knobs
 	st    store.Store
 	env   Env
-	// digest describes the frame being handled while ReceiveDigest handles
-	// it, whose params start at digestParams: a prompt's params are read
-	// from it (the Client's own strings), not decoded from the bytes again.
-	digest       *acp.Digest
-	digestParams *byte
+	// digest describes the frame of the request being handled, when it came
+	// with one (acp.Parsed.Digest): a prompt's params are read from it (the
+	// Client's own strings), not decoded from the bytes again.
+	digest *acp.Digest
 
 	conns    map[string]*connState
 	sessions map[string]*session

@@ -7,7 +7,6 @@ package agent
 
 import (
 	"sort"
-	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 )
@@ -72,9 +71,7 @@ func dropWaiters(ws []waiter, conn string) []waiter {
 // copy of the frame and no scan of it.
 func (a *Agent) ReceiveDigest(conn string, frame []byte, d *acp.Digest) []Output {
 	if m, ok := d.Message(frame); ok {
-		a.digest, a.digestParams = d, unsafe.SliceData(m.Params)
-		a.handle(conn, acp.Parsed{Msg: m})
-		a.digest, a.digestParams = nil, nil
+		a.handle(conn, acp.Parsed{Msg: m, Digest: d})
 		return a.flush()
 	}
 	return a.Receive(conn, frame)
@@ -212,7 +209,12 @@ func (a *Agent) handle(conn string, p acp.Parsed) {
 		a.fail(conn, m.ID, acp.Errorf(acp.CodeAuthRequired, "authentication required"))
 		return
 	}
+	// The digest goes with the one message it describes, for as long as
+	// its handler runs: a message deferred and handled later is read from
+	// its bytes.
+	a.digest = p.Digest
 	h(a, conn, m)
+	a.digest = nil
 }
 
 // Methods lists the requests and notifications the reference Agent serves,

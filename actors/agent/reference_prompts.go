@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
-	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
 	"github.com/acpsim/acpsim/actors/agent/store"
@@ -273,10 +272,9 @@ func (a *Agent) applyRetention(s *session) {
 }
 
 // promptParams reads m's params into p: from the digest of its frame when
-// the Agent is handed one (ReceiveDigest) and it gives them, else from the
-// bytes.
+// it came with one (ReceiveDigest) that gives them, else from the bytes.
 func (a *Agent) promptParams(m *acp.Message, p *acp.PromptParams) *acp.Error {
-	if a.digest != nil && len(m.Params) > 0 && unsafe.SliceData(m.Params) == a.digestParams && a.digest.PromptParams(p) {
+	if a.digest != nil && a.digest.PromptParams(p) {
 		return nil
 	}
 	return acp.DecodePromptParams(m.Params, p)
