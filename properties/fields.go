@@ -1,8 +1,6 @@
 package properties
 
 import (
-	"unicode/utf8"
-
 	json "github.com/goccy/go-json"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -174,9 +172,7 @@ func contentText(c string) (string, bool) {
 // or null, bad otherwise. A plain string is read in place.
 func promptKey(raw string) (key string, present, bad bool) {
 	if s, ok := jsonscan.PlainString(raw); ok && !jsonscan.HasControl(s) {
-		// A key of no more bytes than the limit has no more code points
-		// either: only a longer one is counted.
-		if n := len(s); n >= 1 && (n <= acp.MaxKeyLength || utf8.RuneCountInString(s) <= acp.MaxKeyLength) {
+		if acp.KeyFits(s) {
 			return s, true, false
 		}
 	}

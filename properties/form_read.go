@@ -20,8 +20,11 @@ import (
 type formState struct {
 	words     map[string]word
 	wordNames []string
+	// texts and textNames are made at the first text (Interner.text),
+	// textHint in size.
 	texts     map[string]int32
 	textNames []string
+	textHint  int
 	// lists holds the sessions each session/list answer names, one run
 	// after another (fact.listAt, listSize); peers what each initialize
 	// frame says of its peer's version (fact.peer).
@@ -84,24 +87,13 @@ func (f *formState) init() {
 	f.words = make(map[string]word, 8)
 	f.wordNames = make([]string, 0, 2*wordsSeeded)
 	f.wordNames = append(f.wordNames, seededWords[:]...)
-	f.texts = map[string]int32{"": 0}
-	f.textNames = []string{""}
 }
 
-// reserveTexts sizes the texts' table for a trace of about n events, when
-// it holds none yet and no register holds them (UseNames drops it): a text
-// in 12 events or so (the bench history has one in 15), so that it is not
-// grown again and again from empty.
-func (in *Interner) reserveTexts(n int) {
-	f := &in.form
-	f.ready()
-	if n <= 0 || len(f.textNames) > 1 || in.names != nil {
-		return
-	}
-	f.texts = make(map[string]int32, n/12)
-	f.texts[""] = 0
-	f.textNames = make([]string, 1, n/12+1)
-}
+// reserveTexts sizes the texts' table, made at the first text an interner
+// with no register reads, for a trace of about n events: a text in 12
+// events or so (the bench history has one in 15), so that it is not grown
+// again and again from empty.
+func (in *Interner) reserveTexts(n int) { in.form.textHint = max(n/12, 0) }
 
 // word is the handle of w.
 func (in *Interner) word(w string) word {
@@ -142,8 +134,13 @@ func (in *Interner) text(s string) int32 {
 	if in.names != nil {
 		return in.ID(s)
 	}
-	in.form.ready()
-	return intern(in.form.texts, &in.form.textNames, s, in.borrow)
+	f := &in.form
+	if f.texts == nil {
+		f.texts = make(map[string]int32, f.textHint+1)
+		f.texts[""] = 0
+		f.textNames = make([]string, 1, f.textHint+1)
+	}
+	return intern(f.texts, &f.textNames, s, in.borrow)
 }
 
 // intern is the handle of s in table m, whose strings names holds by
@@ -164,10 +161,12 @@ func intern[H ~int32](m map[string]H, names *[]string, s string, borrow bool) H 
 
 // textName is the string of text handle h.
 func (in *Interner) textName(h int32) string {
-	if in.names != nil {
+	switch {
+	case in.names != nil:
 		return in.names.Name(h)
+	case h == 0:
+		return "" // before any text was read
 	}
-	in.form.ready()
 	return in.form.textNames[h]
 }
 

@@ -158,7 +158,6 @@ func (in *Interner) UseNames(n *sim.Names) {
 		panic("properties: Interner.UseNames after ids or texts were given out")
 	}
 	in.names = n
-	in.form.texts, in.form.textNames = nil, nil // a table sized ahead (reserveTexts) goes unused
 }
 
 // lookup is the handle of s, if given out; it gives out none.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"slices"
 	"unsafe"
 )
@@ -12,10 +13,10 @@ import (
 // "The checker on handles"): a string of UUIDLen bytes is minted into an
 // arena of such slots, any other (a text) into an arena of its own
 // (names_text.go), and Handle finds the handle of an arena's own string
-// from where its bytes lie, with no hash and no compare. A copy of an id (one decoded from a frame) has bytes of
-// its own: Handle finds it by its value, as a map would, and Canonical
-// gives back the arena's string, for an actor that keeps an id it read to
-// mention it as the minted one.
+// from where its bytes lie, with no hash and no compare. A copy of an id
+// (one decoded from a frame) has bytes of its own: Handle finds it by its
+// value, as a map would, and Canonical gives back the arena's string, for
+// an actor that keeps an id it read to mention it as the minted one.
 //
 // One value is one handle: minting a value again (a key drawn again from
 // its submission's stream) gives the first string and handle back. The
@@ -150,15 +151,7 @@ func (n *Names) grow() {
 	}
 	b := make([]byte, size*UUIDLen)
 	c := chunk{base: uintptr(unsafe.Pointer(&b[0])), bytes: b, handles: make([]int32, 0, size)}
-	i, _ := slices.BinarySearchFunc(n.chunks, c.base, func(c chunk, base uintptr) int {
-		switch {
-		case c.base < base:
-			return -1
-		case c.base > base:
-			return 1
-		}
-		return 0
-	})
+	i, _ := slices.BinarySearchFunc(n.chunks, c.base, func(c chunk, base uintptr) int { return cmp.Compare(c.base, base) })
 	n.chunks = slices.Insert(n.chunks, i, c)
 	// Insert may have moved the chunk headers (never their bytes): cur
 	// points at the new one's, and nothing inserts again until it is full.

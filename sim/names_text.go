@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"cmp"
 	"encoding/binary"
 	"slices"
 	"unsafe"
@@ -55,9 +56,7 @@ func (n *Names) growText(need int) {
 	}
 	b := make([]byte, max(size, need))
 	c := textChunk{base: uintptr(unsafe.Pointer(&b[0])), bytes: b}
-	i, _ := slices.BinarySearchFunc(n.texts, c.base, func(c textChunk, base uintptr) int {
-		return cmpAddr(c.base, base)
-	})
+	i, _ := slices.BinarySearchFunc(n.texts, c.base, func(c textChunk, base uintptr) int { return cmp.Compare(c.base, base) })
 	n.texts = slices.Insert(n.texts, i, c)
 	n.curText, n.lastText = i, i
 }
@@ -89,14 +88,4 @@ func (n *Names) inTexts(s string) int32 {
 		return 0
 	}
 	return h
-}
-
-func cmpAddr(a, b uintptr) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }

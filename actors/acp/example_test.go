@@ -3,6 +3,7 @@ package acp_test
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"unsafe"
 
 	"github.com/acpsim/acpsim/actors/acp"
@@ -110,4 +111,11 @@ func ExampleContentUpdate() {
 	fmt.Println(d.Text(), unsafe.StringData(d.Text()) == unsafe.StringData(text))
 	// Output:
 	// fix the build true
+}
+
+// A key is 1 to MaxKeyLength characters, counted in code points.
+func ExampleKeyFits() {
+	fmt.Println(acp.KeyFits(""), acp.KeyFits("k-1"), acp.KeyFits(strings.Repeat("é", acp.MaxKeyLength)), acp.KeyFits(strings.Repeat("é", acp.MaxKeyLength+1)))
+	// Output:
+	// false true true false
 }

@@ -273,14 +273,18 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
 	}
-	// No more bytes than the limit is no more characters either: only a
-	// longer key is counted.
-	if n := len(key); n < 1 || n > MaxKeyLength {
-		if n := utf8.RuneCountInString(key); n < 1 || n > MaxKeyLength {
-			return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, n)
-		}
+	if !KeyFits(key) {
+		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, utf8.RuneCountInString(key))
 	}
 	return key, true, nil
+}
+
+// KeyFits reports whether key is 1 to MaxKeyLength characters (code
+// points) long, as the RFD allows. No more bytes than the limit is no more
+// characters either: only a longer key is counted.
+func KeyFits(key string) bool {
+	n := len(key)
+	return n >= 1 && (n <= MaxKeyLength || utf8.RuneCountInString(key) <= MaxKeyLength)
 }
 
 // PromptText joins the text blocks of a prompt; the model actors compare prompts by it.

@@ -173,7 +173,10 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		return nil, nil, err
 	}
 	r.loop.Reset()
-	want := 40 * (cfg.Prompts + 4) * cfg.Clients // events, as seeds run
+	// About the events a seed has (20 a prompt a Client, with set-up), and
+	// room for twice that in a trace kept.
+	seedEvents := 20 * (cfg.Prompts + 4) * cfg.Clients
+	want := 2 * seedEvents
 	var events []traces.Event
 	clear(r.events) // what the last seed left must not outlive it
 	r.events = r.events[:0]
@@ -217,9 +220,7 @@ func (r *Runner) run(cfg Config, what int) (*Result, *properties.Report, error) 
 		// Borrowing the run's strings spares a copy each; a Report kept
 		// after the run holds the frames its strings are cut from (a
 		// swarm keeps only its failures' explanations, built afresh).
-		// Sized for the events a seed has (about 20 a prompt a Client),
-		// not for want, the most it might keep.
-		w.check = properties.NewBorrowingChecker(h, 20*(cfg.Prompts+4)*cfg.Clients)
+		w.check = properties.NewBorrowingChecker(h, seedEvents)
 		w.check.UseNames(r.names) // the actors' ids need no hashing
 	}
 	if what&runCover != 0 {
