@@ -46,6 +46,17 @@ func NewChecker(h traces.Header) *Checker {
 	return &Checker{lg: newLedger(h, in, 0), own: in}
 }
 
+// NewCheckerSized is NewChecker for a trace of about events events: its
+// tables are made that size at the start instead of grown from empty, as
+// a trace is read (a table grown copies all its rows each time; on the
+// bench history that was a tenth of judging it). Estimate low
+// (traces.EstimateEvents): a table too small still grows, while one too
+// large holds memory it never fills. 0 is NewChecker.
+func NewCheckerSized(h traces.Header, events int) *Checker {
+	in := NewInterner(false)
+	return &Checker{lg: newLedger(h, in, max(events, 0)), own: in}
+}
+
 // NewBorrowingChecker is NewChecker for a caller whose events' strings may
 // stay in memory as long as the checker: what it keeps of them (keys, ids,
 // texts, names) are those strings or substrings of them, not copies, which

@@ -174,3 +174,29 @@ func ExampleReport_Stopped() {
 	// the trace has no end event: the run was cut short before it was done
 	// true
 }
+
+// A checker of a trace file whose size is known sizes its tables from it
+// (traces.EstimateEvents reads the first MiB), as acpsim judge does,
+// instead of growing them as the trace is read.
+func ExampleNewCheckerSized() {
+	trace := `{"format":2,"tool":"acpsim","source":"seed","seed":1,"policy":"keyed","agent":"reference","link":"stdio","clients":1,"sessions":1,"prompts":1,"rates":null,"knobs":null,"contract":{"retention":"all","liveOnly":[]},"keyLengthUnit":"","command":""}
+{"t":0,"kind":"submit","client":"c1","sub":"s1","text":"fix the tests"}
+{"t":100,"kind":"end","note":"quiet"}
+`
+	file := strings.NewReader(trace) // an *os.File in acpsim judge
+	events := traces.EstimateEvents(file, int64(len(trace)))
+	d := traces.NewDecoder(file, "run.ndjson")
+	h, err := d.Header()
+	if err != nil {
+		panic(err)
+	}
+	c := properties.NewCheckerSized(h, events)
+	var e traces.Event
+	for d.Next(&e) == nil {
+		c.Add(&e)
+	}
+	r := c.Finish()
+	fmt.Printf("%d lines, %d submission, %d anomaly: %s\n", events, r.Stats.Submissions, len(r.Anomalies), r.Anomalies[0].Kind)
+	// Output:
+	// 3 lines, 1 submission, 1 anomaly: unresolved
+}

@@ -43,8 +43,8 @@ func (f *fifo[T]) take(match func(*T) bool) (T, bool) {
 // all are the elements, front first.
 func (f *fifo[T]) all() []T { return f.q[f.head:] }
 
-// clear empties the queue.
-func (f *fifo[T]) clear() {
-	clear(f.q)
-	f.q, f.head = f.q[:0], 0
-}
+// release empties the queue and lets its array go: for a queue that
+// will not be pushed to again (a link that ended), whose array would
+// otherwise be kept for as long as the checker (a link's two queues are
+// about 400 bytes; a trace may have a link per submission or two).
+func (f *fifo[T]) release() { f.q, f.head = nil, 0 }

@@ -222,8 +222,8 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 	case wDisconnect:
 		// What was in flight is lost: no delivery pairs with it.
 		l := in.formLinkOf(st.Link)
-		l.flight[0].clear()
-		l.flight[1].clear()
+		l.flight[0].release()
+		l.flight[1].release()
 	case wSend, wDeliver, wDrop:
 		return in.frameFacts(st, x, out)
 	}

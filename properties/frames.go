@@ -162,6 +162,6 @@ func (lg *ledger) disconnect(x *fact) {
 				lg.lose(it, lostLinkEnd, x.note, x.seq)
 			}
 		}
-		l.flight[d].clear()
+		l.flight[d].release()
 	}
 }
