@@ -6,7 +6,7 @@ STATICCHECK ?= honnef.co/go/tools/cmd/staticcheck@v0.8.2
 BENCHSTAT ?= golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
 BENCHCOUNT ?= 6
 
-.PHONY: test lint unit race race-real bench bench-quick bench-pair run
+.PHONY: test lint unit race race-real bench bench-quick bench-pair bench-ir run
 
 test: deps lint unit race-real fuzz
 
@@ -155,6 +155,14 @@ PAIRS ?= 3
 ARGS ?= -test.benchtime 5x -check.subs=100000
 bench-pair:
 	BENCHSTAT=$(BENCHSTAT) scripts/bench-pair '$(BASE)' '$(PKG)' '$(BENCH)' '$(PAIRS)' $(ARGS)
+
+# The same comparison in instructions, which the machine's load cannot move:
+# one iteration of BENCH at BASE and at the working tree under valgrind's
+# cachegrind, the collector off (scripts/bench-ir; needs valgrind). Sizes
+# small, as a run is 50 times slower: IR_ARGS go to the test binaries.
+IR_ARGS ?= -check.subs=5000
+bench-ir:
+	scripts/bench-ir '$(BASE)' '$(PKG)' '$(BENCH)' $(IR_ARGS)
 
 # A page of a duplicate and its screenshot, artifacts to look at: the
 # browser test of package view leaves its page as view-demo.html (after
