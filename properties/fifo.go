@@ -16,6 +16,22 @@ func (f *fifo[T]) push(x T) {
 	f.q = append(f.q, x)
 }
 
+// takeFront removes and returns the first element; false when there is
+// none.
+func (f *fifo[T]) takeFront() (T, bool) {
+	var zero T
+	if f.head == len(f.q) {
+		return zero, false
+	}
+	x := f.q[f.head]
+	f.q[f.head] = zero
+	f.head++
+	if f.head == len(f.q) {
+		f.q, f.head = f.q[:0], 0
+	}
+	return x, true
+}
+
 // take removes and returns the first element match accepts.
 func (f *fifo[T]) take(match func(*T) bool) (T, bool) {
 	var zero T

@@ -203,8 +203,9 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 		return out
 	}
 	x := fact{seq: e.Seq, t: e.T, ev: ev, link: st.Link, sub: st.Sub, note: in.word(e.Note)}
+	var l *formLink
 	if st.Link >= 0 {
-		l := in.formLinkOf(st.Link)
+		l = in.formLinkOf(st.Link)
 		x.from, x.to = in.endWord(&l.ends, e.From), in.endWord(&l.ends, e.To)
 	} else {
 		x.from, x.to = in.word(e.From), in.word(e.To)
@@ -225,7 +226,10 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 		l.flight[0].release()
 		l.flight[1].release()
 	case wSend, wDeliver, wDrop:
-		return in.frameFacts(st, x, out)
+		if l == nil {
+			l = in.formLinkOf(st.Link) // a frame event naming no link
+		}
+		return in.frameFacts(st, l, x, out)
 	}
 	return append(out, x)
 }
@@ -235,20 +239,20 @@ func (in *Interner) facts(st *Step, out []fact) []fact {
 // swap with its direction), else looked up and kept in the place of the
 // older.
 func (in *Interner) endWord(ends *[2]recentWord, s string) word {
-	for i := range ends {
-		if len(ends[i].s) == len(s) && ends[i].s == s {
-			return ends[i].w
-		}
+	if ends[0].s == s {
+		return ends[0].w
+	}
+	if ends[1].s == s {
+		return ends[1].w
 	}
 	w := in.word(s)
 	ends[1], ends[0] = ends[0], recentWord{in.form.wordNames[w], w}
 	return w
 }
 
-// frameFacts appends the facts of a frame event, x its event's.
-func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
+// frameFacts appends the facts of a frame event on link l, x its event's.
+func (in *Interner) frameFacts(st *Step, l *formLink, x fact, out []fact) []fact {
 	e := st.Event
-	l := in.formLinkOf(st.Link)
 	x.dir = dirA2C
 	switch {
 	case e.Dir == traces.ClientToAgent:
@@ -265,17 +269,19 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 	} else {
 		l.flight[x.dir].push(inFlight{e.Frame, e.Seq})
 	}
+	if v, ok := digestView(e); ok && sent && v.method != acp.MethodInitialize {
+		// A digested frame is one message, read from its digest.
+		v.ids, v.sessH, v.msgH, v.keyH = true, st.Session, st.Msg, st.Key
+		x.entries = 1
+		in.messageFact(l, &x, &v, st)
+		return append(out, x)
+	}
 	var views []msgView
 	var again *readFrame
-	if v, ok := digestView(e); ok && sent && v.method != acp.MethodInitialize {
-		v.ids, v.sessH, v.msgH, v.keyH = true, st.Session, st.Msg, st.Key
-		views = append(in.form.views[:0], v)
-	} else if again = in.readAgain(e.Frame); again != nil {
+	if again = in.readAgain(e.Frame); again != nil {
 		views = again.views
 	} else {
 		views = viewFrame(e.Frame, in.form.views[:0])
-	}
-	if again == nil {
 		// The views point into the frame: the scratch keeps none of them
 		// past this call, so that no frame outlives its event in the
 		// interner.
@@ -307,7 +313,12 @@ func (in *Interner) frameFacts(st *Step, x fact, out []fact) []fact {
 // take is the number of the oldest send in flight in direction d with
 // frame's bytes, taken out of flight; 0 for none.
 func (l *formLink) take(d uint8, frame string) int64 {
-	f, _ := l.flight[d].take(func(x *inFlight) bool { return x.frame == frame })
+	q := &l.flight[d]
+	if q.head < len(q.q) && q.q[q.head].frame == frame {
+		f, _ := q.takeFront() // nearly always: frames arrive in the order sent
+		return f.seq
+	}
+	f, _ := q.take(func(x *inFlight) bool { return x.frame == frame })
 	return f.seq
 }
 
