@@ -1,6 +1,7 @@
 package acp
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 
@@ -401,7 +402,13 @@ func validUnicode(lit []byte) bool {
 		return false
 	}
 	for i := 0; i < len(lit); i++ {
-		if lit[i] != '\\' || i+1 >= len(lit) {
+		// From escape to escape (a key may be a thousand bytes, and most
+		// have none).
+		j := bytes.IndexByte(lit[i:], '\\')
+		if j < 0 {
+			break
+		}
+		if i += j; i+1 >= len(lit) {
 			continue
 		}
 		if lit[i+1] != 'u' {

@@ -8,6 +8,7 @@
 package jsonscan
 
 import (
+	"encoding/binary"
 	"strings"
 	"unicode/utf8"
 
@@ -70,8 +71,7 @@ func HasControl(s string) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		x := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
-			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		x := binary.LittleEndian.Uint64([]byte(s[i : i+8])) // one load: the conversion copies nothing
 		// A byte below 0x20 borrows into its high bit; bytes with the high
 		// bit already set are excluded by ^x.
 		if (x-0x20*ones)&^x&highs != 0 {

@@ -42,3 +42,31 @@ func TestHasControl(t *testing.T) {
 		}
 	}
 }
+
+// HasControl finds a byte below 0x20 wherever it is, eight bytes at a time
+// or in the tail, among bytes of every other value, and allocates nothing.
+func TestHasControlFindsEveryControlByte(t *testing.T) {
+	for n := 0; n <= 19; n++ {
+		for _, fill := range []byte{' ', 'k', 0x7f, 0x80, 0xff} {
+			for at := -1; at < n; at++ {
+				for c := range 256 {
+					b := make([]byte, n)
+					for i := range b {
+						b[i] = fill
+					}
+					if at >= 0 {
+						b[at] = byte(c)
+					}
+					want := at >= 0 && c < 0x20
+					if got := HasControl(string(b)); got != want {
+						t.Fatalf("HasControl(%q) = %t, expected %t", b, got, want)
+					}
+				}
+			}
+		}
+	}
+	key := strings.Repeat("k", 1000)
+	if n := testing.AllocsPerRun(100, func() { HasControl(key) }); n != 0 {
+		t.Errorf("HasControl allocates %v times a call, expected none", n)
+	}
+}
