@@ -87,10 +87,10 @@ func (d *Digest) PromptParams(p *PromptParams) bool {
 			return false
 		}
 	}
+	// The key needs no test: a prompt's digest holds its key token only
+	// where the frame holds it as written (keptKey, by appendPromptParams
+	// or RequestDigest), which the decoder keeps as it is (verbatimString).
 	key := d.s[slotUpdate]
-	if key != "" && key != "null" && !verbatimString(key) {
-		return false
-	}
 	blocks := make([]ContentBlock, len(texts))
 	for i, t := range texts {
 		blocks[i] = ContentBlock{Type: "text", Text: t}
