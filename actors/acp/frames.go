@@ -64,12 +64,9 @@ func textBlock(b []byte, s string) []byte {
 // appendString appends s as a JSON string. Plain ASCII is copied; anything
 // that needs escaping goes through encoding/json, so the bytes match it.
 func appendString(b []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c >= 0x80 || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			q, _ := stdjson.Marshal(s)
-			return append(b, q...)
-		}
+	if !plainString(s) {
+		q, _ := stdjson.Marshal(s)
+		return append(b, q...)
 	}
 	b = append(b, '"')
 	b = append(b, s...)
@@ -139,13 +136,20 @@ func appendEnvelope(b []byte, m *Message) ([]byte, bool) {
 }
 
 // plainByte is a byte a JSON encoder copies as it is inside a string.
-func plainByte(c byte) bool {
-	return c >= 0x20 && c < 0x80 && c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-}
+func plainByte(c byte) bool { return plainBytes[c] }
+
+// plainBytes is plainByte by byte: one load a byte, where the five tests
+// took twice the instructions over a frame's texts.
+var plainBytes = func() (t [256]bool) {
+	for c := 0x20; c < 0x80; c++ {
+		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	}
+	return t
+}()
 
 func plainString(s string) bool {
 	for i := 0; i < len(s); i++ {
-		if !plainByte(s[i]) {
+		if !plainBytes[s[i]] {
 			return false
 		}
 	}

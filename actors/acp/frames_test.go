@@ -171,3 +171,23 @@ func TestPlainBlocksAreReadAndWrittenAsTheCodecDoes(t *testing.T) {
 		}
 	}
 }
+
+// A plain byte is one encoding/json copies into a string as it is: every
+// byte value, alone in a string, is plain exactly when json.Marshal writes
+// the string as the byte between quotes (invalid UTF-8 alone is rewritten,
+// so the bytes of 0x80 and above are not plain).
+func TestPlainBytesAreWhatEncodingJSONCopies(t *testing.T) {
+	for c := range 256 {
+		q, err := stdjson.Marshal(string([]byte{byte(c)}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		copied := string(q) == `"`+string([]byte{byte(c)})+`"`
+		if plainByte(byte(c)) != copied {
+			t.Errorf("byte 0x%02x: plain %t, but json.Marshal writes %s", c, plainByte(byte(c)), q)
+		}
+		if got := string(appendString(nil, string([]byte{byte(c)}))); got != string(q) {
+			t.Errorf("appendString of byte 0x%02x = %s, json.Marshal writes %s", c, got, q)
+		}
+	}
+}
