@@ -172,7 +172,7 @@ func contentText(c string) (string, bool) {
 // or null, bad otherwise. A plain string is read in place.
 func promptKey(raw string) (key string, present, bad bool) {
 	if s, ok := jsonscan.PlainString(raw); ok && !jsonscan.HasControl(s) {
-		if acp.KeyFits(s) {
+		if acp.ValidKeyFits(s) {
 			return s, true, false
 		}
 	}

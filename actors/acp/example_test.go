@@ -119,3 +119,10 @@ func ExampleKeyFits() {
 	// Output:
 	// false true true false
 }
+
+// A key read from a frame is valid UTF-8; its length is counted without
+// decoding it.
+func ExampleValidKeyFits() {
+	fmt.Println(acp.ValidKeyFits(strings.Repeat("😀", acp.MaxKeyLength)), acp.ValidKeyFits(strings.Repeat("😀", acp.MaxKeyLength+1)))
+	// Output: true false
+}

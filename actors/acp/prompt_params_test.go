@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 	"pgregory.net/rapid"
@@ -234,4 +235,39 @@ func TestStringTokenClassifiesEveryByteClass(t *testing.T) {
 			t.Errorf("stringToken(%q) = verbatim %v, kept %v; want %v, %v", tok, v, k, want[0], want[1])
 		}
 	}
+}
+
+// The key length rule counts code points as utf8.RuneCountInString does,
+// for any bytes (KeyFits) and, counting the bytes that begin a code point,
+// for valid UTF-8 (ValidKeyFits): around the limit and the four bytes a
+// code point may take, with every width of code point.
+func TestKeyFitsCountsCodePoints(t *testing.T) {
+	// The widest code points at the limit: 1,020 bytes fit, 1,024 do not.
+	for _, fits := range []func(string) bool{KeyFits, ValidKeyFits} {
+		if !fits(strings.Repeat("😀", MaxKeyLength)) || fits(strings.Repeat("😀", MaxKeyLength+1)) {
+			t.Fatal("a key of 255 four-byte code points must fit, one of 256 must not")
+		}
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		// rapid favours short slices: the length is drawn on its own, near
+		// the limit as often as not.
+		n := rapid.OneOf(rapid.IntRange(0, 2*MaxKeyLength), rapid.IntRange(MaxKeyLength-4, MaxKeyLength+4)).Draw(t, "code points")
+		runes := rapid.SliceOfN(rapid.SampledFrom([]rune{'k', 'é', '€', '😀', utf8.RuneError}), n, n).Draw(t, "runes")
+		key := string(runes)
+		if rapid.Bool().Draw(t, "invalid") && len(key) > 0 {
+			b := []byte(key)
+			b[rapid.IntRange(0, len(b)-1).Draw(t, "at")] = rapid.SampledFrom([]byte{0x80, 0xbf, 0xc3, 0xe2, 0xf0, 0xff}).Draw(t, "byte")
+			key = string(b)
+		}
+		count := utf8.RuneCountInString(key)
+		want := count >= 1 && count <= MaxKeyLength
+		if got := KeyFits(key); got != want {
+			t.Fatalf("KeyFits of %d bytes, %d code points = %t, expected %t", len(key), count, got, want)
+		}
+		if utf8.ValidString(key) {
+			if got := ValidKeyFits(key); got != want {
+				t.Fatalf("ValidKeyFits of %d bytes, %d code points = %t, expected %t", len(key), count, got, want)
+			}
+		}
+	})
 }

@@ -2,6 +2,8 @@ package acp
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math/bits"
 	"strings"
 	"unicode/utf8"
 
@@ -274,7 +276,7 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
 	}
-	if !KeyFits(key) {
+	if !ValidKeyFits(key) { // key is valid UTF-8: validUnicode read raw
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, utf8.RuneCountInString(key))
 	}
 	return key, true, nil
@@ -285,7 +287,31 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 // characters either: only a longer key is counted.
 func KeyFits(key string) bool {
 	n := len(key)
-	return n >= 1 && (n <= MaxKeyLength || utf8.RuneCountInString(key) <= MaxKeyLength)
+	return n >= 1 && (n <= MaxKeyLength || n <= utf8.UTFMax*MaxKeyLength && utf8.RuneCountInString(key) <= MaxKeyLength)
+}
+
+// ValidKeyFits is KeyFits for a key known to be valid UTF-8 (as Key reads
+// one, or as jsonscan.PlainString returns it): its code points are its
+// bytes that begin one, counted eight at a time, where RuneCountInString
+// decodes every code point of a key of 255 of them in up to a thousand
+// bytes, which a simulation's Clients send to probe the limit.
+func ValidKeyFits(key string) bool {
+	n := len(key)
+	if n <= MaxKeyLength || n > utf8.UTFMax*MaxKeyLength {
+		return n >= 1 && n <= MaxKeyLength
+	}
+	const tops = 0x8080808080808080
+	conts, i := 0, 0
+	for ; i+8 <= n; i += 8 {
+		x := binary.LittleEndian.Uint64([]byte(key[i : i+8]))
+		conts += bits.OnesCount64(x &^ (x << 1) & tops) // 10xxxxxx: a continuation byte
+	}
+	for ; i < n; i++ {
+		if key[i]&0xc0 == 0x80 {
+			conts++
+		}
+	}
+	return n-conts <= MaxKeyLength
 }
 
 // PromptText joins the text blocks of a prompt; the model actors compare prompts by it.
