@@ -268,10 +268,7 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 		// U+FFFD, so two different keys would name one submission.
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be valid Unicode (no lone surrogates, no invalid UTF-8)")
 	}
-	if plain, ok := jsonscan.PlainString(string(raw)); ok && raw[len(raw)-1] == '"' &&
-		strings.IndexByte(plain, '"') < 0 && !jsonscan.HasControl(plain) {
-		// A whole JSON string with nothing to unescape (no quote, backslash
-		// or control byte inside): the usual key, read without the decoder.
+	if plain, ok := plainKey(raw); ok {
 		key = plain
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
@@ -280,6 +277,22 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be 1 to %d characters, got %d", MaxKeyLength, utf8.RuneCountInString(key))
 	}
 	return key, true, nil
+}
+
+// plainKey is the key token raw holds when it is a whole JSON string with
+// nothing to unescape (no quote, backslash or control byte inside): the
+// usual key, read without the decoder. raw must be valid UTF-8 (Key has
+// validUnicode read it), and so is the key.
+func plainKey(raw []byte) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') >= 0 || bytes.IndexByte(inner, '"') >= 0 {
+		return "", false
+	}
+	key := string(inner)
+	return key, !jsonscan.HasControl(key)
 }
 
 // KeyFits reports whether key is 1 to MaxKeyLength characters (code
