@@ -386,7 +386,7 @@ func (in *Interner) idOf(ids bool, h int32, s string) int32 {
 func (in *Interner) promptFact(y *fact, v *msgView, st *Step) {
 	p := v.prompt()
 	y.session = in.idOf(v.ids, v.sessH, p.session)
-	key, present, bad := promptKey(p.key)
+	key, present, bad := promptKey(p.key, v.dig != nil) // a digest's strings are valid UTF-8
 	switch {
 	case bad:
 		y.keyState, y.keyRaw = keyBad, in.text(p.key)

@@ -130,7 +130,7 @@ func DigestDiff(e *traces.Event) string {
 		// The key its Client holds, where it said, is the key the bytes
 		// hold.
 		if k := e.Digest.Key(); k != "" {
-			if key, present, bad := promptKey(bp.key); !present || bad || key != k {
+			if key, present, bad := promptKey(bp.key, false); !present || bad || key != k {
 				diffs = append(diffs, fmt.Sprintf("key its Client holds: digest %q, bytes %s", k, bp.key))
 			}
 		}
