@@ -3,6 +3,7 @@ package acp
 import (
 	"bytes"
 	stdjson "encoding/json"
+	"strings"
 	"testing"
 
 	json "github.com/goccy/go-json"
@@ -190,4 +191,31 @@ func TestPlainBytesAreWhatEncodingJSONCopies(t *testing.T) {
 			t.Errorf("appendString of byte 0x%02x = %s, json.Marshal writes %s", c, got, q)
 		}
 	}
+}
+
+// appendString writes any string as json.Marshal writes it: any bytes,
+// invalid UTF-8 and lone continuation bytes among them, every control
+// byte, the HTML characters and the two separators JSONP cannot hold.
+func TestAppendStringWritesWhatEncodingJSONWrites(t *testing.T) {
+	pieces := []string{"k", "é", "😀", "\u2028", "\u2029", "<", ">", "&", `"`, `\`, "\x00", "\x1f", "\x7f", "\b", "\f", "\n", "\r", "\t", "\x80", "\xbf", "\xc3", "\xe2\x80", "\xff", "\ufffd"}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.OneOf(
+			rapid.StringOf(rapid.Rune()),
+			rapid.Custom(func(t *rapid.T) string { return string(rapid.SliceOf(rapid.Byte()).Draw(t, "bytes")) }),
+			rapid.Custom(func(t *rapid.T) string {
+				var b strings.Builder
+				for _, p := range rapid.SliceOf(rapid.SampledFrom(pieces)).Draw(t, "pieces") {
+					b.WriteString(p)
+				}
+				return b.String()
+			}),
+		).Draw(t, "s")
+		want, err := stdjson.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := appendString([]byte("x"), s); string(got) != "x"+string(want) {
+			t.Fatalf("appendString(%q) = %s, json.Marshal writes %s", s, got[1:], want)
+		}
+	})
 }
