@@ -49,7 +49,7 @@ func NewChecker(h traces.Header) *Checker {
 // NewCheckerSized is NewChecker for a trace of about events events: its
 // tables are made that size at the start instead of grown from empty, as
 // a trace is read (a table grown copies all its rows each time; on the
-// bench history that was a tenth of judging it). Estimate low
+// bench history that was about 6% of judging it). Estimate low
 // (traces.EstimateEvents): a table too small still grows, while one too
 // large holds memory it never fills. 0 is NewChecker.
 func NewCheckerSized(h traces.Header, events int) *Checker {

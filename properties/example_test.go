@@ -196,7 +196,7 @@ func ExampleNewCheckerSized() {
 		c.Add(&e)
 	}
 	r := c.Finish()
-	fmt.Printf("%d lines, %d submission, %d anomaly: %s\n", events, r.Stats.Submissions, len(r.Anomalies), r.Anomalies[0].Kind)
+	fmt.Printf("%d events, %d submission, %d anomaly: %s\n", events, r.Stats.Submissions, len(r.Anomalies), r.Anomalies[0].Kind)
 	// Output:
-	// 3 lines, 1 submission, 1 anomaly: unresolved
+	// 2 events, 1 submission, 1 anomaly: unresolved
 }

@@ -59,8 +59,9 @@ func (f *fifo[T]) take(match func(*T) bool) (T, bool) {
 // all are the elements, front first.
 func (f *fifo[T]) all() []T { return f.q[f.head:] }
 
-// release empties the queue and lets its array go: for a queue that
-// will not be pushed to again (a link that ended), whose array would
-// otherwise be kept for as long as the checker (a link's two queues are
-// about 400 bytes; a trace may have a link per submission or two).
+// release empties the queue and lets its array go: for the queue of a
+// link that ended, whose array would otherwise be kept for as long as
+// the checker (a link's two queues are about 400 bytes; a trace may have
+// a link per submission or two). A push after it (a malformed trace's
+// send on an ended link) makes a new array.
 func (f *fifo[T]) release() { f.q, f.head = nil, 0 }

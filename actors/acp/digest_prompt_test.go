@@ -24,6 +24,9 @@ func TestDigestPromptParamsAreTheBytesParams(t *testing.T) {
 		{"an empty prompt", "5", PromptParams{SessionID: "s1", Prompt: []ContentBlock{}}, false},
 		{"a text with a quote", "6", PromptParams{SessionID: "s1", Prompt: []ContentBlock{Text(`say "hi"`)}}, false},
 		{"a notification", "", PromptParams{SessionID: "s1", Prompt: []ContentBlock{Text(text)}}, false},
+		// A key the encoder writes otherwise than given: no digest names it.
+		{"a key with HTML characters", "7", PromptParams{SessionID: "s1", Prompt: []ContentBlock{Text(text)}, IdempotencyKey: json.RawMessage(`"a<b&c"`)}, false},
+		{"an escaped key", "8", PromptParams{SessionID: "s1", Prompt: []ContentBlock{Text(text)}, IdempotencyKey: json.RawMessage(`"\u0041"`)}, false},
 	} {
 		frame, d := RequestDigest(c.id, MethodSessionPrompt, c.params)
 		if !d.Describes(unsafe.String(unsafe.SliceData(frame), len(frame))) {

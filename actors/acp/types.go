@@ -296,8 +296,10 @@ func plainKey(raw []byte) (string, bool) {
 }
 
 // KeyFits reports whether key is 1 to MaxKeyLength characters (code
-// points) long, as the RFD allows. No more bytes than the limit is no more
-// characters either: only a longer key is counted.
+// points) long, as the RFD allows, counted as utf8.RuneCountInString
+// counts them (an invalid byte is one). No more bytes than the limit is no
+// more characters either, and more than four bytes a character's worth
+// (1,020) is more characters: only a key in between is counted.
 func KeyFits(key string) bool {
 	n := len(key)
 	return n >= 1 && (n <= MaxKeyLength || n <= utf8.UTFMax*MaxKeyLength && utf8.RuneCountInString(key) <= MaxKeyLength)
@@ -307,7 +309,9 @@ func KeyFits(key string) bool {
 // one, or as jsonscan.PlainString returns it): its code points are its
 // bytes that begin one, counted eight at a time, where RuneCountInString
 // decodes every code point of a key of 255 of them in up to a thousand
-// bytes, which a simulation's Clients send to probe the limit.
+// bytes, which a simulation's Clients send to probe the limit. On invalid
+// UTF-8 its answer is not KeyFits's (a lone continuation byte counts for
+// none): its callers know their keys valid.
 func ValidKeyFits(key string) bool {
 	n := len(key)
 	if n <= MaxKeyLength || n > utf8.UTFMax*MaxKeyLength {

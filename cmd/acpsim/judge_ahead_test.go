@@ -59,3 +59,35 @@ func describeReport(r *properties.Report) string {
 	r.WriteText(&b)
 	return b.String()
 }
+
+// A trace whose first MiB is blank lines and whose rest is a hole (a file
+// truncated to a length it never had) fails at its second line, as it
+// did before judge sized its checker from the file: the size is no reason
+// to reserve tables for events no line holds. (Sized from the raw line
+// count, the first MiB of a 2 GiB file reserved tables for a billion
+// events and ran out of memory.)
+func TestJudgeOfAHollowTraceFailsAtItsSecondLine(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "hollow.ndjson")
+	good := filepath.Join(dir, "good.ndjson")
+	run(t, "run", "--trace", good)
+	data, err := os.ReadFile(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, _, _ := bytes.Cut(data, []byte("\n"))
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(header)
+	f.Write(bytes.Repeat([]byte("\n"), 1<<20))
+	if err := f.Truncate(256 << 20); err != nil { // a hole: no disk, no writes
+		t.Fatal(err)
+	}
+	f.Close()
+	_, _, _, err = judgeFile(path, "", nil)
+	if want := path + ":2: empty line, expected an event"; err == nil || !strings.HasPrefix(err.Error(), want) {
+		t.Fatalf("judging a header, blank lines and a hole: %v, expected %q…", err, want)
+	}
+}
