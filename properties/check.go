@@ -41,10 +41,7 @@ type Checker struct {
 }
 
 // NewChecker starts judging a trace with header h.
-func NewChecker(h traces.Header) *Checker {
-	in := NewInterner(false)
-	return &Checker{lg: newLedger(h, in, 0), own: in}
-}
+func NewChecker(h traces.Header) *Checker { return NewCheckerSized(h, 0) }
 
 // NewCheckerSized is NewChecker for a trace of about events events: its
 // tables are made that size at the start instead of grown from empty, as

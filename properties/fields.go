@@ -1,7 +1,7 @@
 package properties
 
 import (
-	"strings"
+	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
 
@@ -171,16 +171,12 @@ func contentText(c string) (string, bool) {
 
 // promptKey reads a prompt's raw idempotencyKey as acp.PromptParams.Key
 // does: present with a string of 1 to 255 code points, absent when omitted
-// or null, bad otherwise. A plain string is read in place; valid says raw
-// is known valid UTF-8 (a digest's strings are), so as not to check it
-// again.
+// or null, bad otherwise. A plain string is read in place (acp.PlainKey);
+// valid says raw is known valid UTF-8 (a digest's strings are), so as not
+// to check it again.
 func promptKey(raw string, valid bool) (key string, present, bad bool) {
-	if valid && len(raw) >= 2 && raw[0] == '"' && raw[len(raw)-1] == '"' && strings.IndexByte(raw, '\\') < 0 {
-		if s := raw[1 : len(raw)-1]; !jsonscan.HasControl(s) && acp.ValidKeyFits(s) {
-			return s, true, false
-		}
-	} else if s, ok := jsonscan.PlainString(raw); ok && !jsonscan.HasControl(s) {
-		if acp.ValidKeyFits(s) {
+	if valid || utf8.ValidString(raw) {
+		if s, ok := acp.PlainKey(raw); ok && acp.ValidKeyFits(s) {
 			return s, true, false
 		}
 	}

@@ -2,6 +2,7 @@ package acp
 
 import (
 	stdjson "encoding/json"
+	"unicode/utf8"
 )
 
 // The frames every simulated step writes, encoded by hand: a session/update
@@ -139,10 +140,11 @@ func appendEnvelope(b []byte, m *Message) ([]byte, bool) {
 func plainByte(c byte) bool { return plainBytes[c] }
 
 // plainBytes is plainByte by byte: one load a byte, where the five tests
-// took twice the instructions over a frame's texts.
+// took twice the instructions over a frame's texts. The ASCII a key token
+// holds as it is (tokenByte) is what the encoder copies.
 var plainBytes = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
+	for c := range utf8.RuneSelf {
+		t[c] = tokenByte[c] == tokenPlain
 	}
 	return t
 }()

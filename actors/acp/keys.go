@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"math/bits"
+	"strings"
 	"unicode/utf8"
 
 	json "github.com/goccy/go-json"
@@ -41,7 +42,7 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 		// U+FFFD, so two different keys would name one submission.
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey must be valid Unicode (no lone surrogates, no invalid UTF-8)")
 	}
-	if plain, ok := plainKey(raw); ok {
+	if plain, ok := PlainKey(string(raw)); ok {
 		key = plain
 	} else if err := json.Unmarshal(raw, &key); err != nil {
 		return "", false, Errorf(CodeInvalidParams, "invalid params: idempotencyKey: %v", err)
@@ -52,20 +53,21 @@ func (p *PromptParams) Key() (key string, present bool, err *Error) {
 	return key, true, nil
 }
 
-// plainKey is the key token raw holds when it is a whole JSON string with
-// nothing to unescape (no quote, backslash or control byte inside): the
-// usual key, read without the decoder. raw must be valid UTF-8 (Key has
-// validUnicode read it), and so is the key.
-func plainKey(raw []byte) (string, bool) {
-	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+// PlainKey is the key the raw idempotencyKey token tok holds when it is a
+// whole JSON string with nothing to unescape (no quote, backslash or
+// control byte inside): the usual key, read without the decoder, as a
+// substring of tok. tok must be valid UTF-8 (Key has validUnicode read it;
+// a digest's strings are), and so is the key; whether it fits is
+// ValidKeyFits's to say. The checker reads keys with it as Key does.
+func PlainKey(tok string) (string, bool) {
+	if len(tok) < 2 || tok[0] != '"' || tok[len(tok)-1] != '"' {
 		return "", false
 	}
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') >= 0 || bytes.IndexByte(inner, '"') >= 0 {
+	key := tok[1 : len(tok)-1]
+	if strings.IndexByte(key, '\\') >= 0 || strings.IndexByte(key, '"') >= 0 || jsonscan.HasControl(key) {
 		return "", false
 	}
-	key := string(inner)
-	return key, !jsonscan.HasControl(key)
+	return key, true
 }
 
 // KeyFits reports whether key is 1 to MaxKeyLength characters (code
