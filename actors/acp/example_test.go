@@ -122,6 +122,19 @@ func ExampleKeyFits() {
 
 // A key read from a frame is valid UTF-8; its length is counted without
 // decoding it.
+// The usual key token is read in place; one with an escape is the
+// decoder's to read (PromptParams.Key).
+func ExamplePlainKey() {
+	for _, tok := range []string{`"k-1"`, `"k\u002d1"`, `null`} {
+		key, ok := acp.PlainKey(tok)
+		fmt.Printf("%s: %q %t\n", tok, key, ok)
+	}
+	// Output:
+	// "k-1": "k-1" true
+	// "k\u002d1": "" false
+	// null: "" false
+}
+
 func ExampleValidKeyFits() {
 	fmt.Println(acp.ValidKeyFits(strings.Repeat("😀", acp.MaxKeyLength)), acp.ValidKeyFits(strings.Repeat("😀", acp.MaxKeyLength+1)))
 	// Output: true false
